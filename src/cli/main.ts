@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+import process from 'node:process';
+import type { CliIo } from './io.js';
+import { runProgram } from './program.js';
+
+// The composition root: the only place that touches `process`.
+const stop = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => stop.abort(signal));
+}
+
+const io: CliIo = {
+  stdout: { write: (s) => void process.stdout.write(s), isTTY: process.stdout.isTTY === true },
+  stderr: { write: (s) => void process.stderr.write(s), isTTY: process.stderr.isTTY === true },
+  env: process.env,
+  cwd: process.cwd(),
+  stopSignal: stop.signal,
+};
+
+process.exitCode = await runProgram(process.argv.slice(2), io);

@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { GuidectlError } from '../core/errors.js';
+import type { CliIo, CommandContext, ExitStatus } from './io.js';
+import { registerServeCommand } from './serve.js';
+
+/** Builds the commander program; every command reports through `ctx.io`, never `process`. */
+export function buildProgram(ctx: CommandContext): Command {
+  const program = new Command('guidectl')
+    .description('Manage WeChat shopping guides as code.')
+    .showHelpAfterError()
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+    })
+    .exitOverride();
+  registerServeCommand(program, ctx);
+  return program;
+}
+
+/**
+ * Runs the program and turns every outcome into an exit status. User errors and known failures
+ * print one clear line; only a bug (an error that is not a GuidectlError) prints a stack trace.
+ */
+export async function runProgram(argv: readonly string[], io: CliIo): Promise<ExitStatus> {
+  let status: ExitStatus = 0;
+  const program = buildProgram({
+    io,
+    setExit: (s) => {
+      status = s;
+    },
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return status;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
+    if (error instanceof GuidectlError) {
+      io.stderr.write(`guidectl: ${error.message}\n`);
+      return 1;
+    }
+    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`guidectl: internal error (please report it):\n${stack}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,125 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { GuideService, parseFaults } from '../service/index.js';
+import type { CommandContext } from './io.js';
+
+export const DEFAULT_LOCAL_DB = '.guidectl/local.db';
+
+function integer(name: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^[0-9]+$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    }
+    return n;
+  };
+}
+
+function faults(value: string): string {
+  try {
+    parseFaults(value);
+  } catch (error) {
+    if (error instanceof UsageError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
+  return value;
+}
+
+interface ServeOptions {
+  host: string;
+  port: number;
+  db: string;
+  durability: 'normal' | 'full';
+  appid?: string;
+  secret?: string;
+  tokenTtl: number;
+  sensitiveWords: 'append' | 'replace';
+  invites: 'auto' | 'manual';
+  maxGuides: number;
+  faults: string;
+  simulation: boolean;
+}
+
+export function registerServeCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('serve')
+    .description('Run the guide service: the whole guide API over HTTP, stored in SQLite.')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0, 65535), 8080)
+    .option('--db <file>', 'SQLite database file, or :memory:', DEFAULT_LOCAL_DB)
+    .addOption(
+      new Option('--durability <level>', 'normal: survives a crash of the process; full: also a power cut')
+        .choices(['normal', 'full'])
+        .default('normal'),
+    )
+    .option('--appid <appid>', 'app id that token requests must present (generated when not given)')
+    .option('--secret <secret>', 'app secret (generated when not given; or set GUIDECTL_SERVICE_SECRET)')
+    .option('--token-ttl <seconds>', 'lifetime of access tokens', integer('--token-ttl', 1, 31_536_000), 7200)
+    .addOption(
+      new Option('--sensitive-words <semantics>', 'what black_keyword with is_delete:false does')
+        .choices(['append', 'replace'])
+        .default('append'),
+    )
+    .addOption(
+      new Option('--invites <mode>', 'auto: invitations are accepted at once; manual: via /__sim/invitation')
+        .choices(['auto', 'manual'])
+        .default('auto'),
+    )
+    .option(
+      '--max-guides <n>',
+      'guide count limit of the account',
+      integer('--max-guides', 1, 10_000_000),
+      100_000,
+    )
+    .option(
+      '--faults <spec>',
+      'inject faults, e.g. latency=20ms,system_error=0.05,minute_quota=0.02,lost_answer=0.01,seed=7',
+      faults,
+      '',
+    )
+    .option('--simulation', 'enable the /__sim/ interface (users, customers, time)', false)
+    .action(async (options: ServeOptions) => {
+      const { io } = ctx;
+      const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
+      if (db !== ':memory:') await mkdir(dirname(db), { recursive: true });
+      const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
+      const service = await GuideService.start({
+        db,
+        durability: options.durability,
+        host: options.host,
+        port: options.port,
+        ...(options.appid === undefined ? {} : { appid: options.appid }),
+        ...(secret === undefined ? {} : { secret }),
+        settings: {
+          tokenTtl: options.tokenTtl,
+          sensitiveWords: options.sensitiveWords,
+          invites: options.invites,
+          maxGuides: options.maxGuides,
+        },
+        faults: options.faults,
+        simulation: options.simulation,
+        log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
+      });
+      io.stdout.write(`guidectl serve: listening on ${service.url}\n`);
+      io.stdout.write(`  database   ${db}\n`);
+      io.stdout.write(`  appid      ${service.credentials.appid}\n`);
+      if (service.credentialsGenerated) {
+        io.stdout.write(
+          `  secret     ${service.credentials.secret}  (generated now and kept in the database)\n`,
+        );
+      }
+      io.stdout.write(
+        `  behaviour  sensitive words: ${options.sensitiveWords}, invitations: ${options.invites}, token ttl: ${options.tokenTtl}s${options.simulation ? ', simulation at /__sim/' : ''}${options.faults === '' ? '' : `, faults: ${options.faults}`}\n`,
+      );
+      if (!io.stopSignal.aborted) {
+        await new Promise<void>((done) =>
+          io.stopSignal.addEventListener('abort', () => done(), { once: true }),
+        );
+      }
+      io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
+      await service.close();
+      io.stderr.write('guidectl serve: stopped\n');
+    });
+}

@@ -1,0 +1,18 @@
+/**
+ * Thrown errors are for failures of the program, the network or the remote service; mistakes in
+ * what a user wrote are returned as diagnostics instead. Every error class carries a stable `code`
+ * that callers and tests branch on; the message is for people and may change.
+ */
+export abstract class GuidectlError extends Error {
+  abstract readonly code: string;
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A setting or argument given to the program is unusable (bad flag value, unreadable file). */
+export class UsageError extends GuidectlError {
+  override readonly code = 'GUIDECTL_USAGE';
+}

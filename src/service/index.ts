@@ -1,0 +1,6 @@
+export type { ServiceSettings } from './context.js';
+export { DEFAULT_SETTINGS, MAX_PAGE_SIZE } from './context.js';
+export type { FaultSpec } from './faults.js';
+export { parseFaults } from './faults.js';
+export type { CallRecord, GuideServiceOptions } from './server.js';
+export { GuideService } from './server.js';

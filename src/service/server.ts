@@ -1,0 +1,380 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Clock, systemClock } from '../core/clock.js';
+import { GuidectlError } from '../core/errors.js';
+import { ERRCODE } from '../wire/errcodes.js';
+import { parseJson, stringifyJson } from '../wire/json.js';
+import { isOperationName, OPERATIONS, type OperationName } from '../wire/operations.js';
+import { ApiError } from './api-error.js';
+import { ServiceClock } from './clock.js';
+import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './context.js';
+import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
+import { type Body, isObject } from './fields.js';
+import { OPERATION_HANDLERS } from './ops/index.js';
+import { SIM_VERBS, type SimHost } from './sim.js';
+import { type Durability, Store } from './store.js';
+import {
+  type AppCredentials,
+  checkAccessToken,
+  generateCredentials,
+  getStableToken,
+  getToken,
+} from './tokens.js';
+
+export interface GuideServiceOptions {
+  /** SQLite file, or `:memory:` (the default). */
+  readonly db?: string;
+  readonly durability?: Durability;
+  readonly host?: string;
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+  /** App credentials; generated (and kept in the database) when not given. */
+  readonly appid?: string;
+  readonly secret?: string;
+  readonly settings?: Partial<ServiceSettings>;
+  readonly faults?: FaultSpec | string;
+  /** Enables the `/__sim/` interface. */
+  readonly simulation?: boolean;
+  /** The base clock (the system clock by default); the simulation moves time on top of it. */
+  readonly clock?: Clock;
+  /** Largest request body accepted, in bytes (1 MiB). */
+  readonly maxBodyBytes?: number;
+  /** Where the service reports what it does not answer to a caller (internal errors). */
+  readonly log?: (line: string) => void;
+}
+
+/** One answered guide call, as kept in the call record. */
+export interface CallRecord {
+  readonly seq: number;
+  readonly operation: OperationName;
+  readonly writes: boolean;
+  readonly errcode: number;
+  /** Service clock, Unix milliseconds. */
+  readonly at: number;
+}
+
+const MAX_CALL_RECORDS = 1_000_000;
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+class BodyTooLarge extends Error {}
+
+/**
+ * The guide service: the whole guide API over HTTP, backed by a SQLite store. Start it with
+ * `GuideService.start`; stop it with `close()`, which finishes the calls in flight, then closes
+ * the store.
+ */
+export class GuideService {
+  readonly clock: ServiceClock;
+  readonly credentials: AppCredentials;
+  /** True when the credentials were generated on this start (so they should be shown once). */
+  readonly credentialsGenerated: boolean;
+  readonly settings: ServiceSettings;
+  readonly simulation: boolean;
+  private readonly store: Store;
+  private readonly server: Server;
+  private readonly maxBodyBytes: number;
+  private readonly log: (line: string) => void;
+  private faults: FaultInjector;
+  private callRecord: CallRecord[] = [];
+  private callSeq = 0;
+  private closing: Promise<void> | undefined;
+  private address = '';
+
+  private constructor(options: GuideServiceOptions) {
+    this.store = new Store(options.db ?? ':memory:', options.durability ?? 'normal');
+    this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
+    this.simulation = options.simulation === true;
+    this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+    this.log = options.log ?? (() => {});
+    const faults = options.faults ?? NO_FAULTS;
+    this.faults = new FaultInjector(typeof faults === 'string' ? parseFaults(faults) : faults);
+    const offset = this.simulation ? Number(this.store.getMeta('clock_offset_ms') ?? 0) : 0;
+    this.clock = new ServiceClock(options.clock ?? systemClock, offset, (ms) => {
+      if (this.simulation) this.store.setMeta('clock_offset_ms', String(ms));
+    });
+    const stored = { appid: this.store.getMeta('appid'), secret: this.store.getMeta('secret') };
+    const appid = options.appid ?? stored.appid;
+    const secret = options.secret ?? stored.secret;
+    const generated = appid === undefined || secret === undefined ? generateCredentials() : undefined;
+    this.credentials = { appid: appid ?? generated?.appid ?? '', secret: secret ?? generated?.secret ?? '' };
+    this.credentialsGenerated = generated !== undefined;
+    this.store.setMeta('appid', this.credentials.appid);
+    this.store.setMeta('secret', this.credentials.secret);
+    this.server = createServer({ keepAlive: true }, (req, res) => {
+      this.handle(req, res).catch((error: unknown) => this.fail(res, error));
+    });
+    this.server.keepAliveTimeout = 30_000;
+    this.server.headersTimeout = 20_000;
+    this.server.requestTimeout = 60_000;
+  }
+
+  static async start(options: GuideServiceOptions = {}): Promise<GuideService> {
+    const service = new GuideService(options);
+    try {
+      service.server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+      await once(service.server, 'listening');
+    } catch (error) {
+      service.store.close();
+      throw error;
+    }
+    const { address, port } = service.server.address() as AddressInfo;
+    service.address = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    return service;
+  }
+
+  /** The base URL clients use, e.g. `http://127.0.0.1:8080`. */
+  get url(): string {
+    return this.address;
+  }
+
+  /** The guide calls answered so far, oldest first. */
+  calls(): readonly CallRecord[] {
+    return this.callRecord;
+  }
+
+  resetCalls(): void {
+    this.callRecord = [];
+  }
+
+  setFaults(spec: FaultSpec): void {
+    this.faults = new FaultInjector(spec);
+  }
+
+  /** Stops accepting calls, finishes those in flight, closes the store. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      this.server.closeIdleConnections();
+      const force = setTimeout(() => this.server.closeAllConnections(), 10_000);
+      await closed;
+      clearTimeout(force);
+      this.store.close();
+    })();
+    return this.closing;
+  }
+
+  private context(): OpContext {
+    const nowMs = this.clock.now();
+    return { store: this.store, now: Math.floor(nowMs / 1000), nowMs, settings: this.settings };
+  }
+
+  private transaction<T>(fn: (ctx: OpContext) => T): T {
+    return this.store.transaction(() => fn(this.context()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://service.invalid');
+    const path = url.pathname;
+    if (path.startsWith('/cgi-bin/guide/')) {
+      await this.handleOperation(req, res, path.slice('/cgi-bin/guide/'.length), url.searchParams);
+    } else if (path === '/cgi-bin/token') {
+      if (req.method !== 'GET')
+        return this.answerError(res, new ApiError(ERRCODE.invalidArgs, 'invalid args: use GET'));
+      req.resume();
+      this.answer(
+        res,
+        200,
+        this.attempt(() => this.transaction((ctx) => getToken(ctx, this.credentials, url.searchParams))),
+      );
+    } else if (path === '/cgi-bin/stable_token') {
+      if (req.method !== 'POST')
+        return this.answerError(res, new ApiError(ERRCODE.requirePost, 'require POST method'));
+      const body = await this.readBody(req, res);
+      if (body === undefined) return;
+      this.answer(
+        res,
+        200,
+        this.attempt(() => this.transaction((ctx) => getStableToken(ctx, this.credentials, body))),
+      );
+    } else if (this.simulation && path.startsWith('/__sim/')) {
+      await this.handleSim(req, res, path.slice('/__sim/'.length), url.searchParams);
+    } else {
+      req.resume();
+      this.answer(res, 404, { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` });
+    }
+  }
+
+  private async handleOperation(
+    req: IncomingMessage,
+    res: ServerResponse,
+    name: string,
+    query: URLSearchParams,
+  ): Promise<void> {
+    if (!isOperationName(name)) {
+      req.resume();
+      return this.answer(res, 404, {
+        errcode: ERRCODE.invalidUrl,
+        errmsg: `invalid url: no such operation ${name}`,
+      });
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      return this.answerError(res, new ApiError(ERRCODE.requirePost, 'require POST method'));
+    }
+    const raw = await this.readRaw(req, res);
+    if (raw === undefined) return;
+    const record = (errcode: number): void => this.record(name, errcode);
+    try {
+      this.transaction((ctx) => checkAccessToken(ctx, query.get('access_token')));
+    } catch (error) {
+      record(error instanceof ApiError ? error.errcode : ERRCODE.systemBusy);
+      return this.answerError(res, error);
+    }
+    const fault = this.faults.decide();
+    if (this.faults.spec.latencyMs > 0) await sleep(this.faults.spec.latencyMs);
+    if (fault === 'system_error' || fault === 'minute_quota') {
+      const error =
+        fault === 'system_error'
+          ? new ApiError(ERRCODE.systemBusy, 'system error')
+          : new ApiError(ERRCODE.minuteQuota, 'api minute-quota reach limit mustslower retry next minute');
+      record(error.errcode);
+      return this.answerError(res, error);
+    }
+    const answer = this.attempt(() => {
+      const body = parseBody(raw);
+      const handler = OPERATION_HANDLERS[name];
+      return this.transaction((ctx) => handler(ctx, body));
+    });
+    record(Number(answer['errcode']));
+    if (fault === 'lost_answer') {
+      // The call took effect; the answer never reaches the caller.
+      res.socket?.destroy();
+      return;
+    }
+    this.answer(res, 200, answer);
+  }
+
+  private async handleSim(
+    req: IncomingMessage,
+    res: ServerResponse,
+    verb: string,
+    query: URLSearchParams,
+  ): Promise<void> {
+    const handler = Object.hasOwn(SIM_VERBS, verb) ? SIM_VERBS[verb] : undefined;
+    if (handler === undefined) {
+      req.resume();
+      return this.answer(res, 404, {
+        errcode: ERRCODE.invalidUrl,
+        errmsg: `invalid url: no simulation verb ${verb}`,
+      });
+    }
+    const raw = await this.readRaw(req, res);
+    if (raw === undefined) return;
+    const host: SimHost = {
+      clock: this.clock,
+      transaction: (fn) => this.transaction(fn),
+      setFaults: (spec) => this.setFaults(spec),
+      calls: () => this.callRecord,
+      resetCalls: () => this.resetCalls(),
+      resetData: () => this.store.reset(['appid', 'secret', 'last_id64', 'clock_offset_ms']),
+    };
+    this.answer(
+      res,
+      200,
+      this.attempt(() => handler(host, raw.length === 0 ? {} : parseBody(raw), query)),
+    );
+  }
+
+  /** Runs one call; an ApiError becomes its answer, anything else a logged -1. */
+  private attempt(fn: () => object): Record<string, unknown> {
+    try {
+      return { errcode: 0, errmsg: 'ok', ...fn() };
+    } catch (error) {
+      return this.errorAnswer(error);
+    }
+  }
+
+  private errorAnswer(error: unknown): Record<string, unknown> {
+    if (error instanceof ApiError) return { errcode: error.errcode, errmsg: error.errmsg };
+    if (error instanceof GuidectlError)
+      return { errcode: ERRCODE.invalidArgs, errmsg: `invalid args: ${error.message}` };
+    this.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return { errcode: ERRCODE.systemBusy, errmsg: 'system error' };
+  }
+
+  private record(operation: OperationName, errcode: number): void {
+    if (this.callRecord.length >= MAX_CALL_RECORDS) this.callRecord.splice(0, MAX_CALL_RECORDS / 10);
+    this.callRecord.push({
+      seq: ++this.callSeq,
+      operation,
+      writes: OPERATIONS[operation].writes,
+      errcode,
+      at: this.clock.now(),
+    });
+  }
+
+  private async readBody(req: IncomingMessage, res: ServerResponse): Promise<Body | undefined> {
+    const raw = await this.readRaw(req, res);
+    if (raw === undefined) return undefined;
+    try {
+      return parseBody(raw);
+    } catch (error) {
+      this.answerError(res, error);
+      return undefined;
+    }
+  }
+
+  /** The whole request body, or undefined when it was refused (over the size limit) or cut off. */
+  private async readRaw(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    try {
+      if (declared > this.maxBodyBytes) throw new BodyTooLarge();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of req) {
+        const buffer = chunk instanceof Buffer ? chunk : Buffer.from(String(chunk));
+        size += buffer.length;
+        if (size > this.maxBodyBytes) throw new BodyTooLarge();
+        chunks.push(buffer);
+      }
+      return Buffer.concat(chunks);
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        res.setHeader('connection', 'close');
+        this.answer(res, 413, {
+          errcode: ERRCODE.contentTooLarge,
+          errmsg: `content size out of limit: the body is larger than ${this.maxBodyBytes} bytes`,
+        });
+        res.once('finish', () => req.destroy());
+      } else {
+        req.destroy();
+      }
+      return undefined;
+    }
+  }
+
+  private answerError(res: ServerResponse, error: unknown): void {
+    this.answer(res, 200, this.errorAnswer(error));
+  }
+
+  private answer(res: ServerResponse, status: number, body: object): void {
+    if (res.headersSent || res.destroyed) return;
+    const text = stringifyJson(body);
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  private fail(res: ServerResponse, error: unknown): void {
+    this.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (!res.headersSent && !res.destroyed)
+      this.answer(res, 500, { errcode: ERRCODE.systemBusy, errmsg: 'system error' });
+  }
+}
+
+/** A request body: JSON text of an object (47001 for anything that is not JSON). */
+function parseBody(raw: Buffer): Body {
+  let value: unknown;
+  try {
+    value = parseJson(raw.toString('utf8'));
+  } catch {
+    throw new ApiError(ERRCODE.invalidJson, 'data format error: the body is not valid JSON');
+  }
+  if (!isObject(value))
+    throw new ApiError(ERRCODE.invalidArgs, 'invalid args: the body must be a JSON object');
+  return value;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

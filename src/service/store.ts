@@ -1,0 +1,214 @@
+import Database from 'better-sqlite3';
+
+/**
+ * The service's durable state: one SQLite database (WAL journal). Every API call runs as one
+ * transaction (`Store.transaction`), so a call either happens whole or not at all, and what was
+ * acknowledged survives a restart or a kill -9 of the process (WAL with synchronous=NORMAL is
+ * durable against process crashes; `durability: 'full'` also survives a power cut, at a cost).
+ */
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE tokens (
+  token TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,              -- 'token' (/cgi-bin/token) or 'stable' (/cgi-bin/stable_token)
+  issued_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  superseded INTEGER NOT NULL DEFAULT 0  -- 1 once a newer token of its kind was issued
+) STRICT;
+CREATE TABLE guides (
+  id INTEGER PRIMARY KEY,
+  account TEXT UNIQUE,             -- set when added by guide_account
+  openid TEXT UNIQUE,              -- set when added by guide_openid
+  nickname TEXT NOT NULL,
+  headimgurl TEXT NOT NULL,
+  status INTEGER NOT NULL,         -- 1 pending, 2 confirmed, 3 rejected, 4 expired
+  create_time INTEGER NOT NULL,
+  update_time INTEGER NOT NULL
+) STRICT;
+CREATE TABLE fast_replies (
+  guide_id INTEGER NOT NULL REFERENCES guides(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  updatetime INTEGER NOT NULL,
+  PRIMARY KEY (guide_id, seq)
+) STRICT;
+CREATE TABLE auto_replies (
+  owner INTEGER NOT NULL,          -- a guide id, or 0 for the account-wide default
+  slot INTEGER NOT NULL,           -- 1 guide_auto_reply, 2 guide_auto_reply_plus
+  msgtype INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  updatetime INTEGER NOT NULL,
+  PRIMARY KEY (owner, slot)
+) STRICT;
+CREATE TABLE black_keywords (seq INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE) STRICT;
+CREATE TABLE groups (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,         -- unsigned 64-bit, decimal
+  name TEXT NOT NULL,
+  create_time INTEGER NOT NULL,
+  update_time INTEGER NOT NULL
+) STRICT;
+CREATE TABLE group_members (
+  group_seq INTEGER NOT NULL REFERENCES groups(seq) ON DELETE CASCADE,
+  guide_id INTEGER NOT NULL REFERENCES guides(id) ON DELETE CASCADE,
+  create_time INTEGER NOT NULL,
+  PRIMARY KEY (group_seq, guide_id)
+) STRICT;
+CREATE INDEX group_members_by_guide ON group_members(guide_id);
+CREATE TABLE followers (openid TEXT PRIMARY KEY, followed_at INTEGER NOT NULL) STRICT;
+CREATE TABLE bindings (
+  openid TEXT PRIMARY KEY,
+  guide_id INTEGER NOT NULL REFERENCES guides(id) ON DELETE CASCADE,
+  bound_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX bindings_by_guide ON bindings(guide_id);
+CREATE TABLE qrcodes (
+  ticket TEXT PRIMARY KEY,
+  guide_id INTEGER NOT NULL REFERENCES guides(id) ON DELETE CASCADE,
+  qrcode_info TEXT,
+  create_time INTEGER NOT NULL
+) STRICT;
+CREATE TABLE pending_scans (
+  openid TEXT PRIMARY KEY,
+  ticket TEXT NOT NULL,
+  guide_id INTEGER NOT NULL REFERENCES guides(id) ON DELETE CASCADE,
+  scanned_at INTEGER NOT NULL
+) STRICT;
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY,
+  create_time INTEGER NOT NULL,
+  payload TEXT NOT NULL            -- JSON of the event as WeChat would push it
+) STRICT;
+CREATE TABLE chat_messages (
+  seq INTEGER PRIMARY KEY,
+  guide_id INTEGER NOT NULL REFERENCES guides(id) ON DELETE CASCADE,
+  openid TEXT NOT NULL,
+  create_time INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  content_type INTEGER NOT NULL,
+  direction INTEGER NOT NULL
+) STRICT;
+CREATE INDEX chat_by_guide_time ON chat_messages(guide_id, create_time);
+CREATE TABLE mini_programs (appid TEXT PRIMARY KEY, kind TEXT NOT NULL, linked INTEGER NOT NULL) STRICT;
+CREATE TABLE wxa_menus (
+  wxa_appid TEXT NOT NULL,
+  wx_username TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (wxa_appid, wx_username)
+) STRICT;
+CREATE TABLE tasks (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,         -- unsigned 64-bit, decimal
+  guide_id INTEGER NOT NULL REFERENCES guides(id) ON DELETE CASCADE,
+  task_name TEXT NOT NULL,
+  task_remark TEXT NOT NULL,
+  push_time INTEGER NOT NULL,
+  create_time INTEGER NOT NULL,
+  update_time INTEGER NOT NULL,
+  finish_time INTEGER NOT NULL,
+  task_status INTEGER NOT NULL,    -- 1 not executed, 2 executed, 3 completed, 4 cancelled
+  material TEXT NOT NULL           -- JSON array of materials as read back
+) STRICT;
+CREATE INDEX tasks_by_guide ON tasks(guide_id);
+CREATE INDEX tasks_due ON tasks(task_status, push_time);
+CREATE TABLE task_buyers (
+  task_seq INTEGER NOT NULL REFERENCES tasks(seq) ON DELETE CASCADE,
+  openid TEXT NOT NULL,
+  send_status INTEGER NOT NULL,    -- 1 not sent, 2 sent, 3 not a follower, 4 no quota, 5 system error
+  PRIMARY KEY (task_seq, openid)
+) STRICT;
+`;
+
+export type Durability = 'normal' | 'full';
+
+export type SqlValue = string | number | bigint | null;
+
+export class Store {
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(file: string, durability: Durability = 'normal') {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    const version = Number(this.db.pragma('user_version', { simple: true }));
+    if (version === SCHEMA_VERSION) return;
+    if (version !== 0) {
+      throw new Error(
+        `database schema version ${version} is newer than this guidectl understands (${SCHEMA_VERSION})`,
+      );
+    }
+    this.db.transaction(() => {
+      this.db.exec(SCHEMA);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+  }
+
+  /** A prepared statement, cached by its text. */
+  stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (s === undefined) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  get<T>(sql: string, ...params: SqlValue[]): T | undefined {
+    return this.stmt(sql).get(...params) as T | undefined;
+  }
+
+  all<T>(sql: string, ...params: SqlValue[]): T[] {
+    return this.stmt(sql).all(...params) as T[];
+  }
+
+  run(sql: string, ...params: SqlValue[]): Database.RunResult {
+    return this.stmt(sql).run(...params);
+  }
+
+  /** Runs `fn` as one transaction (BEGIN IMMEDIATE); a throw rolls everything back. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', key)?.value;
+  }
+
+  setMeta(key: string, value: string | undefined): void {
+    if (value === undefined) this.run('DELETE FROM meta WHERE key = ?', key);
+    else
+      this.run(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+        key,
+        value,
+      );
+  }
+
+  /** Empties every table (the simulation's reset); the credentials in `meta` are kept. */
+  reset(keepMeta: readonly string[]): void {
+    this.transaction(() => {
+      const tables = this.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'");
+      for (const { name } of tables) {
+        if (name === 'meta') {
+          const keep = keepMeta.map(() => '?').join(', ');
+          this.db.prepare(`DELETE FROM meta WHERE key NOT IN (${keep || "''"})`).run(...keepMeta);
+        } else if (name !== 'tokens') {
+          this.db.prepare(`DELETE FROM ${name}`).run();
+        }
+      }
+    });
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Every operation of the guide API, by its wire name (`POST /cgi-bin/guide/<name>`).
+ * `writes` is true for operations that change state: plan mode must never be given a client that
+ * can make them, and the service records them separately.
+ */
+export const OPERATIONS = {
+  addguideacct: { writes: true },
+  updateguideacct: { writes: true },
+  getguideacct: { writes: false },
+  delguideacct: { writes: true },
+  getguideacctlist: { writes: false },
+  guidecreateqrcode: { writes: true },
+  getguidebuyerchatrecord: { writes: false },
+  pushshowwxapathmenu: { writes: true },
+  setguideconfig: { writes: true },
+  getguideconfig: { writes: false },
+  setguideacctconfig: { writes: true },
+  getguideacctconfig: { writes: false },
+  newguidegroup: { writes: true },
+  getguidegrouplist: { writes: false },
+  getgroupinfo: { writes: false },
+  addguide2guidegroup: { writes: true },
+  delguide2guidegroup: { writes: true },
+  getgroupbyguide: { writes: false },
+  delguidegroup: { writes: true },
+  addguidemassendjob: { writes: true },
+  getguidemassendjob: { writes: false },
+  getguidemassendjoblist: { writes: false },
+  updateguidemassendjob: { writes: true },
+  cancelguidemassendjob: { writes: true },
+} as const satisfies Record<string, { writes: boolean }>;
+
+/** The closed set of operation names. */
+export type OperationName = keyof typeof OPERATIONS;
+
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(OPERATIONS, name);
+}
+
+/** Path of an operation below the base URL, without the query string. */
+export function operationPath(name: OperationName): string {
+  return `/cgi-bin/guide/${name}`;
+}
