@@ -39,14 +39,18 @@ export const MAX_PAGE_SIZE = 100;
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
 // Snowflake-style 64-bit ids, like the real ones (e.g. 1860131524965138433): milliseconds since
-// 2010-11-04 shifted left by 22 bits, plus a sequence. Strictly increasing, even if the clock
-// is moved back, because the last id is kept in the store.
+// 2010-11-04 shifted left by 22 bits, then worker and sequence bits. Ids are odd, so that none
+// can be held exactly by a double (they exceed 2^53): a client that rounds them through
+// JSON.parse is caught at once. Strictly increasing, even if the clock is moved back, because
+// the last id is kept in the store.
 const ID_EPOCH_MS = 1_288_834_974_657n;
+const WORKER_AND_FIRST_SEQUENCE = (0x2a5n << 12n) | 1n;
 
 export function nextId64(ctx: OpContext): string {
-  const fromClock = (BigInt(Math.max(ctx.nowMs, Number(ID_EPOCH_MS))) - ID_EPOCH_MS) << 22n;
+  const fromClock =
+    ((BigInt(Math.max(ctx.nowMs, Number(ID_EPOCH_MS))) - ID_EPOCH_MS) << 22n) | WORKER_AND_FIRST_SEQUENCE;
   const last = BigInt(ctx.store.getMeta('last_id64') ?? '0');
-  const id = fromClock > last ? fromClock : last + 1n;
+  const id = fromClock > last ? fromClock : last + 2n;
   ctx.store.setMeta('last_id64', id.toString());
   return id.toString();
 }

@@ -11,7 +11,7 @@ import { ServiceClock } from './clock.js';
 import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './context.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
 import { type Body, isObject } from './fields.js';
-import { OPERATION_HANDLERS } from './ops/index.js';
+import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store } from './store.js';
 import {
@@ -159,8 +159,8 @@ export class GuideService {
     return { store: this.store, now: Math.floor(nowMs / 1000), nowMs, settings: this.settings };
   }
 
-  private transaction<T>(fn: (ctx: OpContext) => T): T {
-    return this.store.transaction(() => fn(this.context()));
+  private transaction<T>(fn: (ctx: OpContext) => T, mode: 'read' | 'write' = 'write'): T {
+    return this.store.transaction(() => fn(this.context()), mode);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -216,7 +216,7 @@ export class GuideService {
     if (raw === undefined) return;
     const record = (errcode: number): void => this.record(name, errcode);
     try {
-      this.transaction((ctx) => checkAccessToken(ctx, query.get('access_token')));
+      checkAccessToken(this.context(), query.get('access_token'));
     } catch (error) {
       record(error instanceof ApiError ? error.errcode : ERRCODE.systemBusy);
       return this.answerError(res, error);
@@ -234,7 +234,7 @@ export class GuideService {
     const answer = this.attempt(() => {
       const body = parseBody(raw);
       const handler = OPERATION_HANDLERS[name];
-      return this.transaction((ctx) => handler(ctx, body));
+      return this.transaction((ctx) => handler(ctx, body), lockMode(name));
     });
     record(Number(answer['errcode']));
     if (fault === 'lost_answer') {

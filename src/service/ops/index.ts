@@ -1,4 +1,4 @@
-import type { OperationName } from '../../wire/operations.js';
+import { OPERATIONS, type OperationName } from '../../wire/operations.js';
 import type { OpContext } from '../context.js';
 import type { Body } from '../fields.js';
 import * as chat from './chat.js';
@@ -37,3 +37,13 @@ export const OPERATION_HANDLERS: Readonly<Record<OperationName, OperationHandler
   updateguidemassendjob: tasks.updateguidemassendjob,
   cancelguidemassendjob: tasks.cancelguidemassendjob,
 };
+
+/** Reads that move tasks along with the clock (settleTasks), and so need the write lock. */
+const READS_THAT_WRITE: ReadonlySet<OperationName> = new Set([
+  'getguidemassendjob',
+  'getguidemassendjoblist',
+]);
+
+export function lockMode(name: OperationName): 'read' | 'write' {
+  return OPERATIONS[name].writes || READS_THAT_WRITE.has(name) ? 'write' : 'read';
+}

@@ -1,0 +1,20 @@
+import { benchService } from './service.js';
+
+/**
+ * `npm run bench`: every benchmark of the project, each printing its figures and aims.
+ * `npm run bench -- service` runs only the sections named.
+ */
+const sections: Record<string, () => Promise<void>> = {
+  service: benchService,
+};
+
+const wanted = process.argv.slice(2);
+console.log(
+  `guidectl benchmarks — command: npm run bench${wanted.length > 0 ? ` -- ${wanted.join(' ')}` : ''}`,
+);
+console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`);
+for (const [name, run] of Object.entries(sections)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  await run();
+  console.log('');
+}

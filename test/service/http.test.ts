@@ -1,0 +1,157 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guideBody, rawRequest, startTestService, type TestService } from '../helpers/service.js';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+describe('bad input never crashes the service', () => {
+  it('answers 47001 to a body that is not JSON, 40097 to one that is not an object', async () => {
+    for (const body of ['', '{', 'null x', '\u0000\u0001binary', '{"a":1,}']) {
+      expect((await t.call('getguideacct', body)).json['errcode'], JSON.stringify(body)).toBe(47001);
+    }
+    for (const body of ['[]', '"text"', '42', 'null']) {
+      expect((await t.call('getguideacct', body)).json['errcode'], body).toBe(40097);
+    }
+  });
+
+  it('answers 404 with a JSON error for an unknown operation or path', async () => {
+    const op = await t.call('getguidenothing', {});
+    expect(op.status).toBe(404);
+    expect(op.json['errmsg']).toContain('getguidenothing');
+    const path = await rawRequest(`${t.url}/elsewhere`);
+    expect(path.status).toBe(404);
+    expect(path.json['errcode']).toBe(40066);
+  });
+
+  it('answers 43002 to a GET on an operation', async () => {
+    const answer = await rawRequest(`${t.url}/cgi-bin/guide/getguideacctlist?access_token=${t.token}`);
+    expect(answer.json['errcode']).toBe(43002);
+  });
+
+  it('ignores unknown fields and names the field of a wrong type', async () => {
+    await t.ok('addguideacct', { ...guideBody('extra_fields'), unexpected: { deep: [1, 2] }, __proto__x: 1 });
+    const wrong = await t.call('updateguideacct', { guide_account: 'extra_fields', guide_nickname: ['A'] });
+    expect(wrong.json).toEqual({ errcode: 40097, errmsg: 'invalid args: guide_nickname must be a string' });
+    const proto = await t.call('getguideacct', '{"__proto__": {"guide_account": "extra_fields"}}');
+    expect(proto.json['errcode']).toBe(40101);
+  });
+
+  it('refuses a body over 1 MiB with 413 and keeps serving', async () => {
+    const big = JSON.stringify({ guide_account: 'x', pad: 'x'.repeat(1024 * 1024) });
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        `${t.url}/cgi-bin/guide/getguideacct?access_token=${t.token}`,
+        { method: 'POST' },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            text += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(big);
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.text).toContain('45002');
+    await t.ok('getguidegrouplist', {});
+  });
+
+  it('keeps serving other clients while one sends a body slowly', async () => {
+    const slow = request(`${t.url}/cgi-bin/guide/getguideacct?access_token=${t.token}`, {
+      method: 'POST',
+      headers: { 'content-length': '100' },
+    });
+    slow.on('error', () => {});
+    slow.write('{"guide_acc');
+    await t.ok('getguidegrouplist', {});
+    slow.destroy();
+  });
+});
+
+describe('concurrency', () => {
+  it('keeps 200 concurrent adds of distinct guides, none lost', async () => {
+    await t.sim('reset');
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => t.call('addguideacct', guideBody(`concurrent_${i}`))),
+    );
+    expect(answers.every((a) => a.json['errcode'] === 0)).toBe(true);
+    const first = await t.ok('getguideacctlist', { page: 0, num: 100 });
+    const second = await t.ok('getguideacctlist', { page: 1, num: 100 });
+    const accounts = new Set(
+      [
+        ...(first['list'] as Array<{ guide_account: string }>),
+        ...(second['list'] as Array<{ guide_account: string }>),
+      ].map((g) => g.guide_account),
+    );
+    expect(first['total_num']).toBe(200);
+    expect(accounts.size).toBe(200);
+  });
+});
+
+describe('faults', () => {
+  it('answers -1 and 45011 on a seeded share of calls, without effect, the same way each run', async () => {
+    const runs: string[] = [];
+    for (let run = 0; run < 2; run++) {
+      await t.sim('reset');
+      await t.sim('faults', { faults: 'system_error=0.3,minute_quota=0.2,seed=11' });
+      const codes: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        codes.push(Number((await t.call('addguideacct', guideBody(`faulty_${i}`))).json['errcode']));
+      }
+      await t.sim('faults', { faults: '' });
+      const added = Number((await t.ok('getguideacctlist', { page: 0, num: 100 }))['total_num']);
+      expect(added).toBe(codes.filter((c) => c === 0).length);
+      expect(codes.filter((c) => c === -1).length).toBeGreaterThan(5);
+      expect(codes.filter((c) => c === 45011).length).toBeGreaterThan(3);
+      runs.push(codes.join(','));
+    }
+    expect(runs[1]).toBe(runs[0]);
+  });
+
+  it('a lost answer takes effect but never reaches the caller', async () => {
+    await t.sim('reset');
+    await t.sim('faults', { faults: 'lost_answer=1' });
+    await expect(t.call('addguideacct', guideBody('lost_wx'))).rejects.toThrow();
+    await t.sim('faults', { faults: '' });
+    await t.ok('getguideacct', { guide_account: 'lost_wx' });
+  });
+
+  it('adds latency to each guide call', async () => {
+    await t.sim('faults', { faults: 'latency=40ms' });
+    const started = performance.now();
+    await t.ok('getguidegrouplist', {});
+    const took = performance.now() - started;
+    await t.sim('faults', { faults: '' });
+    expect(took).toBeGreaterThanOrEqual(39);
+  });
+
+  it('refuses a malformed fault spec with a message that names the fix', async () => {
+    const answer = await rawRequest(`${t.url}/__sim/faults`, {
+      method: 'POST',
+      body: '{"faults": "system_error=2"}',
+    });
+    expect(answer.json['errmsg']).toContain('between 0 and 1');
+  });
+});
+
+describe('the call record', () => {
+  it('lists every guide call with its operation, write flag and errcode', async () => {
+    await t.sim('calls', { reset: true });
+    await t.ok('getguidegrouplist', {});
+    await t.call('getguideacct', { guide_account: 'ghost_wx' });
+    await t.ok('newguidegroup', { group_name: 'g' });
+    const calls = (await t.sim('calls'))['calls'] as Array<Record<string, unknown>>;
+    expect(calls.map((c) => [c['operation'], c['writes'], c['errcode']])).toEqual([
+      ['getguidegrouplist', false, 0],
+      ['getguideacct', false, 9300804],
+      ['newguidegroup', true, 0],
+    ]);
+  });
+});

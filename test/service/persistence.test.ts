@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GuideService } from '../../src/service/index.js';
+import { fetchToken, guideBody, rawRequest } from '../helpers/service.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'guidectl-store-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const creds = { appid: 'wx00000000000000cc', secret: 'persist-secret' };
+
+async function add(url: string, token: string, account: string): Promise<number> {
+  const answer = await rawRequest(`${url}/cgi-bin/guide/addguideacct?access_token=${token}`, {
+    method: 'POST',
+    body: JSON.stringify(guideBody(account)),
+  });
+  return Number(answer.json['errcode']);
+}
+
+describe('durability', () => {
+  it('keeps everything and the credentials across a restart', async () => {
+    const db = join(dir, 'restart.db');
+    const first = await GuideService.start({ db });
+    const generated = first.credentials;
+    const token = await fetchToken(first.url, generated.appid, generated.secret);
+    await add(first.url, token, 'kept_wx');
+    const group = await rawRequest(`${first.url}/cgi-bin/guide/newguidegroup?access_token=${token}`, {
+      method: 'POST',
+      body: '{"group_name": "kept"}',
+    });
+    const groupId = /"group_id":([0-9]+)/.exec(group.text)?.[1];
+    await first.close();
+
+    const second = await GuideService.start({ db });
+    try {
+      expect(second.credentials).toEqual(generated);
+      expect(second.credentialsGenerated).toBe(false);
+      // The token issued before the restart is still valid.
+      const list = await rawRequest(`${second.url}/cgi-bin/guide/getguidegrouplist?access_token=${token}`, {
+        method: 'POST',
+        body: '{}',
+      });
+      expect(list.text).toContain(`"id":${groupId}`);
+      const guide = await rawRequest(`${second.url}/cgi-bin/guide/getguideacct?access_token=${token}`, {
+        method: 'POST',
+        body: '{"guide_account": "kept_wx"}',
+      });
+      expect(guide.json['errcode']).toBe(0);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('loses nothing acknowledged when the process is killed with SIGKILL under load', async () => {
+    const db = join(dir, 'kill.db');
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [CLI, 'serve', '--db', db, '--port', '0', '--appid', creds.appid, '--secret', creds.secret],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m?.[1] !== undefined) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited early (${code})`)));
+    });
+    const token = await fetchToken(url, creds.appid, creds.secret);
+    const acknowledged: string[] = [];
+    let stop = false;
+    const worker = async (w: number): Promise<void> => {
+      for (let i = 0; !stop && i < 5000; i++) {
+        const account = `load_${w}_${i}`;
+        try {
+          if ((await add(url, token, account)) === 0) acknowledged.push(account);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(workers);
+    expect(acknowledged.length).toBeGreaterThan(20);
+
+    const after = await GuideService.start({ db, ...creds });
+    try {
+      const afterToken = await fetchToken(after.url, creds.appid, creds.secret);
+      const stored = new Set<string>();
+      for (let page = 0; ; page++) {
+        const answer = await rawRequest(
+          `${after.url}/cgi-bin/guide/getguideacctlist?access_token=${afterToken}`,
+          {
+            method: 'POST',
+            body: JSON.stringify({ page, num: 100 }),
+          },
+        );
+        const list = answer.json['list'] as Array<{ guide_account: string }>;
+        if (list.length === 0) break;
+        for (const g of list) stored.add(g.guide_account);
+      }
+      const lost = acknowledged.filter((a) => !stored.has(a));
+      expect(lost).toEqual([]);
+    } finally {
+      await after.close();
+    }
+  });
+});

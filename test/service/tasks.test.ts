@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { guideBody, startTestService, type TestService } from '../helpers/service.js';
+
+let t: TestService;
+let now: number;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+const alice = { guide_account: 'alice_wx' };
+
+async function bindCustomer(openid: string, guide = alice): Promise<void> {
+  await t.sim('follow', { openid });
+  const { qrcode_url } = await t.ok('guidecreateqrcode', guide);
+  const scan = await t.sim('scan', { openid, qrcode_url });
+  expect(scan['action']).toBe(2);
+}
+
+beforeEach(async () => {
+  await t.sim('reset');
+  now = Number((await t.sim('clock'))['now']);
+  await t.ok('addguideacct', guideBody('alice_wx'));
+  await t.ok('addguideacct', guideBody('bob_wx'));
+  await bindCustomer('oCustomer1');
+  await bindCustomer('oCustomer2');
+});
+
+function taskBody(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...alice,
+    task_name: 'Spring sale',
+    task_remark: 'for regulars',
+    push_time: now + 3600,
+    openid: ['oCustomer1', 'oCustomer2'],
+    material: [
+      { type: 1, word: 'Hello' },
+      { type: 3, media_id: 'IMG_1' },
+      { type: 49, title: 'Shop', path: 'pages/index', appid: 'wx1234567890abcdef', media_id: 'COVER_1' },
+    ],
+    ...over,
+  };
+}
+
+async function addTask(over: Record<string, unknown> = {}): Promise<string> {
+  const answer = await t.call('addguidemassendjob', taskBody(over));
+  expect(answer.json['errcode'], answer.text).toBe(0);
+  const m = /"task_id":([0-9]+)/.exec(answer.text);
+  if (m?.[1] === undefined) throw new Error(answer.text);
+  return m[1];
+}
+
+async function job(taskId: string): Promise<Record<string, unknown>> {
+  return (await t.ok('getguidemassendjob', { task_id: taskId }))['job'] as Record<string, unknown>;
+}
+
+describe('mass-send tasks', () => {
+  it('creates a task with a 64-bit id and reads it back with pic_url instead of media_id', async () => {
+    const taskId = await addTask();
+    expect(BigInt(taskId) > 2n ** 53n).toBe(true);
+    const created = await t.call('addguidemassendjob', taskBody({ task_name: 'second' }));
+    expect(created.text).toMatch(
+      /"task_result":\[\{"task_id":[0-9]{19},"openid":\["oCustomer1","oCustomer2"\]\}\]/,
+    );
+    const read = await t.call('getguidemassendjob', `{"task_id": ${taskId}}`);
+    expect(read.text).toContain(`"task_id":${taskId}`);
+    const task = await job(taskId);
+    expect(task).toMatchObject({
+      guide_account: 'alice_wx',
+      task_name: 'Spring sale',
+      task_remark: 'for regulars',
+      push_time: now + 3600,
+      finish_time: 0,
+      task_status: 1,
+      buyer_info: [
+        { openid: 'oCustomer1', send_status: 1 },
+        { openid: 'oCustomer2', send_status: 1 },
+      ],
+    });
+    const material = task['material'] as Array<Record<string, unknown>>;
+    expect(material[0]).toEqual({ type: 1, word: 'Hello' });
+    expect(material[1]).not.toHaveProperty('media_id');
+    expect(String(material[1]?.['pic_url'])).toContain('IMG_1');
+    expect(material[2]).toMatchObject({
+      type: 49,
+      title: 'Shop',
+      path: 'pages/index',
+      appid: 'wx1234567890abcdef',
+    });
+  });
+
+  it('moves 1 → 2 when the push time passes → 3 when delivered, recipients sent or not following', async () => {
+    const taskId = await addTask();
+    await t.sim('unfollow', { openid: 'oCustomer2' });
+    await t.sim('clock', { advance: 3600 });
+    expect((await job(taskId))['task_status']).toBe(2);
+    await t.sim('clock', { advance: 120 });
+    const done = await job(taskId);
+    expect(done['task_status']).toBe(3);
+    expect(done['finish_time']).toBe(now + 3600 + 60);
+    expect(done['buyer_info']).toEqual([
+      { openid: 'oCustomer1', send_status: 2 },
+      { openid: 'oCustomer2', send_status: 3 },
+    ]);
+  });
+
+  it('updates and cancels only a task not yet executed; otherwise 40097 and no change', async () => {
+    const taskId = await addTask();
+    await t.ok('updateguidemassendjob', { task_id: taskId, task_name: 'Renamed', openid: ['oCustomer1'] });
+    let task = await job(taskId);
+    expect(task['task_name']).toBe('Renamed');
+    expect(task['buyer_info']).toEqual([{ openid: 'oCustomer1', send_status: 1 }]);
+    await t.ok('cancelguidemassendjob', { task_id: taskId });
+    expect((await job(taskId))['task_status']).toBe(4);
+    const again = await t.call('cancelguidemassendjob', { task_id: taskId });
+    expect(again.json['errcode']).toBe(40097);
+    const update = await t.call('updateguidemassendjob', { task_id: taskId, task_name: 'Nope' });
+    expect(update.json['errcode']).toBe(40097);
+    task = await job(taskId);
+    expect(task).toMatchObject({ task_name: 'Renamed', task_status: 4 });
+
+    const executed = await addTask({ push_time: now + 10 });
+    await t.sim('clock', { advance: 11 });
+    expect(
+      (await t.call('updateguidemassendjob', { task_id: executed, task_name: 'Late' })).json['errcode'],
+    ).toBe(40097);
+    expect((await t.call('cancelguidemassendjob', { task_id: executed })).json['errcode']).toBe(40097);
+    expect((await job(executed))['task_name']).toBe('Spring sale');
+  });
+
+  it('lists the tasks of a guide by status with offset and limit', async () => {
+    const ids = [await addTask(), await addTask(), await addTask()];
+    await t.ok('cancelguidemassendjob', { task_id: ids[1] });
+    const all = await t.ok('getguidemassendjoblist', alice);
+    expect(all['total_count']).toBe(3);
+    const cancelled = await t.ok('getguidemassendjoblist', { ...alice, task_status: [4] });
+    expect(cancelled['total_count']).toBe(1);
+    const page = await t.ok('getguidemassendjoblist', { ...alice, task_status: [], offset: 1, limit: 1 });
+    expect((page['list'] as unknown[]).length).toBe(1);
+    expect((await t.ok('getguidemassendjoblist', { guide_account: 'bob_wx' }))['total_count']).toBe(0);
+  });
+
+  it('holds every limit at the boundary and refuses one past it with 40097', async () => {
+    await addTask({ task_name: '一'.repeat(16), task_remark: 'r'.repeat(100) });
+    await addTask({ material: [{ type: 1, word: 'a'.repeat(300) }] });
+    await addTask({
+      material: [{ type: 49, title: 't'.repeat(35), path: 'p', appid: 'wx1234567890abcdef', media_id: 'M' }],
+    });
+    await addTask({ push_time: now + 30 * 86_400 });
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['task_name', { task_name: '一'.repeat(17) }],
+      ['task_remark', { task_remark: 'r'.repeat(101) }],
+      [
+        'material',
+        {
+          material: [
+            { type: 1, word: 'a' },
+            { type: 1, word: 'b' },
+            { type: 1, word: 'c' },
+            { type: 1, word: 'd' },
+          ],
+        },
+      ],
+      ['bytes', { material: [{ type: 1, word: '字'.repeat(101) }] }],
+      [
+        'title',
+        {
+          material: [
+            { type: 49, title: 't'.repeat(36), path: 'p', appid: 'wx1234567890abcdef', media_id: 'M' },
+          ],
+        },
+      ],
+      ['past', { push_time: now - 1 }],
+      ['month ahead', { push_time: now + 30 * 86_400 + 1 }],
+      ['type', { material: [{ type: 2, word: 'x' }] }],
+    ];
+    for (const [hint, over] of cases) {
+      const answer = await t.call('addguidemassendjob', taskBody(over));
+      expect(answer.json['errcode'], hint).toBe(40097);
+      expect(String(answer.json['errmsg']), hint).toContain(
+        hint === 'type' ? 'type' : hint === 'bytes' ? '303 bytes' : hint,
+      );
+    }
+    expect((await t.ok('getguidemassendjoblist', alice))['total_count']).toBe(4);
+  });
+
+  it('sends only to customers bound to the guide (9300806)', async () => {
+    const notBound = await t.call('addguidemassendjob', taskBody({ openid: ['oCustomer1', 'oStranger'] }));
+    expect(notBound.json['errcode']).toBe(9300806);
+    expect(notBound.json['errmsg']).toContain('oStranger');
+    const otherGuide = await t.call('addguidemassendjob', taskBody({ guide_account: 'bob_wx' }));
+    expect(otherGuide.json['errcode']).toBe(9300806);
+  });
+
+  it('answers 40097 for an unknown task and 40101 without task_id', async () => {
+    expect((await t.call('getguidemassendjob', { task_id: '1860131524965138433' })).json['errcode']).toBe(
+      40097,
+    );
+    expect((await t.call('getguidemassendjob', {})).json['errcode']).toBe(40101);
+  });
+});
