@@ -351,6 +351,8 @@ export class GuideService {
   private answer(res: ServerResponse, status: number, body: object): void {
     if (res.headersSent || res.destroyed) return;
     const text = stringifyJson(body);
+    // While closing, every answer ends its connection, so that no keep-alive socket holds us up.
+    if (this.closing !== undefined) res.setHeader('connection', 'close');
     res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
     res.end(text);
   }

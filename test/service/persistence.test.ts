@@ -24,6 +24,25 @@ async function add(url: string, token: string, account: string): Promise<number>
   return Number(answer.json['errcode']);
 }
 
+/** `guidectl serve` as a child process (the built CLI), on a free port. */
+async function serve(db: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--db', db, '--port', '0', '--appid', creds.appid, '--secret', creds.secret, ...extra],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1] !== undefined) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited early (${code})`)));
+  });
+  return { child, url };
+}
+
 describe('durability', () => {
   it('keeps everything and the credentials across a restart', async () => {
     const db = join(dir, 'restart.db');
@@ -58,22 +77,28 @@ describe('durability', () => {
     }
   });
 
+  it('finishes the calls in flight on SIGTERM, then exits 0', async () => {
+    const { child, url } = await serve(join(dir, 'term.db'), ['--faults', 'latency=300ms']);
+    const token = await fetchToken(url, creds.appid, creds.secret);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const inFlight = add(url, token, 'in_flight_wx');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    child.kill('SIGTERM');
+    expect(await inFlight).toBe(0);
+    expect(await exited).toBe(0);
+    const after = await GuideService.start({ db: join(dir, 'term.db') });
+    const afterToken = await fetchToken(after.url, creds.appid, creds.secret);
+    const got = await rawRequest(`${after.url}/cgi-bin/guide/getguideacct?access_token=${afterToken}`, {
+      method: 'POST',
+      body: '{"guide_account": "in_flight_wx"}',
+    });
+    await after.close();
+    expect(got.json['errcode']).toBe(0);
+  });
+
   it('loses nothing acknowledged when the process is killed with SIGKILL under load', async () => {
     const db = join(dir, 'kill.db');
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [CLI, 'serve', '--db', db, '--port', '0', '--appid', creds.appid, '--secret', creds.secret],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited early (${code})`)));
-    });
+    const { child, url } = await serve(db);
     const token = await fetchToken(url, creds.appid, creds.secret);
     const acknowledged: string[] = [];
     let stop = false;
