@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { GuidectlError } from '../core/errors.js';
 import type { CliIo, CommandContext, ExitStatus } from './io.js';
 import { registerServeCommand } from './serve.js';
+import { registerValidateCommand } from './validate.js';
 
 /** Builds the commander program; every command reports through `ctx.io`, never `process`. */
 export function buildProgram(ctx: CommandContext): Command {
@@ -13,6 +14,7 @@ export function buildProgram(ctx: CommandContext): Command {
       writeErr: (s) => ctx.io.stderr.write(s),
     })
     .exitOverride();
+  registerValidateCommand(program, ctx);
   registerServeCommand(program, ctx);
   return program;
 }

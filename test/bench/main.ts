@@ -1,4 +1,5 @@
 import { benchService } from './service.js';
+import { benchValidate } from './validate.js';
 
 /**
  * `npm run bench`: every benchmark of the project, each printing its figures and aims.
@@ -6,6 +7,7 @@ import { benchService } from './service.js';
  */
 const sections: Record<string, () => Promise<void>> = {
   service: benchService,
+  validate: benchValidate,
 };
 
 const wanted = process.argv.slice(2);

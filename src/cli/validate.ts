@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { loadDesiredState } from '../config/index.js';
+import { hasErrors } from '../core/diagnostics.js';
+import { renderDiagnostics, renderDiagnosticsJson, renderSummary } from '../report/diagnostics.js';
+import type { CommandContext } from './io.js';
+
+/** `guidectl validate PATH…`: schema and semantic checks of desired-state files; no network. */
+export function registerValidateCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('validate')
+    .description('check desired-state files against the schema and the rules (no network)')
+    .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged')
+    .option('--json', 'print the diagnostics as a JSON array, and nothing else')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when there is no error (warnings allowed), 1 otherwise.\n' +
+        'Output lines: FILE:LINE:COL: error|warning: MESSAGE [CODE]\n',
+    )
+    .action(async (paths: string[], options: { json?: boolean }) => {
+      const { io } = ctx;
+      const result = await loadDesiredState(paths, { cwd: io.cwd });
+      ctx.setExit(hasErrors(result.diagnostics) ? 1 : 0);
+
+      if (options.json === true) {
+        io.stdout.write(renderDiagnosticsJson(result.diagnostics, { cwd: io.cwd }));
+        return;
+      }
+      const color = io.stdout.isTTY && !io.env['NO_COLOR'];
+      const sources = new Map(result.files.map((f) => [f.file, f.text]));
+      io.stdout.write(renderDiagnostics(result.diagnostics, { cwd: io.cwd, color, sources }));
+      const files = new Set([...result.files.map((f) => f.file), ...result.diagnostics.map((d) => d.file)]);
+      io.stdout.write(
+        renderSummary(
+          result.diagnostics,
+          {
+            files: files.size,
+            ...(result.state === undefined
+              ? {}
+              : { guides: result.state.guides.length, groups: result.state.groups.length }),
+          },
+          { color },
+        ),
+      );
+    });
+}

@@ -1,0 +1,633 @@
+import { readFile, stat } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import { GuidectlError } from '../core/errors.js';
+import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
+import { suggest } from './suggest.js';
+import type {
+  Indexed,
+  WrittenAccount,
+  WrittenFile,
+  WrittenGroup,
+  WrittenGuide,
+  WrittenParts,
+  WrittenPrune,
+} from './written.js';
+
+/** The format version this program reads. */
+export const FORMAT_VERSION = 1;
+
+const SCHEMA_RELATIVE_PATH = nodePath.join('schema', 'guidectl.schema.json');
+
+/** The schema compiled once; `defNames` names each `$defs` entry by its object, for messages. */
+export interface CompiledSchema {
+  readonly validate: ValidateFunction<WrittenFile>;
+  /** Validators of single parts, to salvage the valid parts of an invalid file; compiled on first use. */
+  readonly parts: () => PartValidators;
+  readonly schema: SchemaObject;
+  readonly defNames: ReadonlyMap<object, string>;
+}
+
+/** The schema file is missing or broken: the installation is damaged (not a mistake of the user's). */
+export class SchemaLoadError extends GuidectlError {
+  override readonly code = 'GUIDECTL_SCHEMA';
+}
+
+export interface PartValidators {
+  readonly account: ValidateFunction<WrittenAccount>;
+  readonly prune: ValidateFunction<WrittenPrune>;
+  readonly guide: ValidateFunction<WrittenGuide>;
+  readonly group: ValidateFunction<WrittenGroup>;
+}
+
+const compiled = new Map<string, Promise<CompiledSchema>>();
+
+/**
+ * Finds `schema/guidectl.schema.json` at the top of the package: from `src/config/` (tests),
+ * `dist/config/` (the installed program) or a compiled copy deeper down (the benchmark), the
+ * first `schema/` folder on the way up.
+ */
+export async function findSchemaFile(): Promise<string> {
+  let dir = nodePath.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 8; i++) {
+    const candidate = nodePath.join(dir, SCHEMA_RELATIVE_PATH);
+    try {
+      if ((await stat(candidate)).isFile()) return candidate;
+    } catch {
+      // Not here: look one folder up.
+    }
+    const parent = nodePath.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new SchemaLoadError(
+    `cannot find ${SCHEMA_RELATIVE_PATH} above ${fileURLToPath(import.meta.url)}; reinstall guidectl`,
+  );
+}
+
+/** Compiles the schema on first use and keeps it for the life of the process. */
+export function loadSchema(schemaFile?: string): Promise<CompiledSchema> {
+  const key = schemaFile ?? '';
+  let entry = compiled.get(key);
+  if (entry === undefined) {
+    entry = compileSchema(schemaFile);
+    compiled.set(key, entry);
+    // A failure is not cached: the next call tries again.
+    entry.catch(() => compiled.delete(key));
+  }
+  return entry;
+}
+
+async function compileSchema(schemaFile: string | undefined): Promise<CompiledSchema> {
+  const file = schemaFile ?? (await findSchemaFile());
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new SchemaLoadError(`cannot read the schema ${file}: ${String(error)}`, { cause: error });
+  }
+  if (!isSchemaObject(parsed)) throw new SchemaLoadError(`${file} is not a JSON Schema object`);
+  return compileSchemaObject(parsed);
+}
+
+/** Compiles a schema object under ajv's strict mode (the test of the schema file uses this too). */
+export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
+  // Strict mode refuses unknown keywords, ignored keywords and loose types in the schema itself;
+  // union types are allowed for `offline_auto_reply` (text or null). `verbose` puts the failing
+  // sub-schema on each error, which is how errors are mapped to codes below.
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, verbose: true });
+  const key = 'guidectl.schema.json';
+  ajv.addSchema(schema, key);
+  const validator = <T>(ref: string): ValidateFunction<T> => {
+    const v = ajv.getSchema<T>(ref);
+    if (v === undefined || '$async' in v) throw new SchemaLoadError(`the schema has no usable ${ref}`);
+    return v;
+  };
+  const validate = validator<WrittenFile>(key);
+  const defNames = new Map<object, string>([[schema, 'root']]);
+  const defs: unknown = schema['$defs'];
+  if (isRecord(defs)) {
+    for (const [name, def] of Object.entries(defs)) if (isRecord(def)) defNames.set(def, name);
+  }
+  let parts: PartValidators | undefined;
+  const getParts = (): PartValidators => {
+    parts ??= {
+      account: validator<WrittenAccount>(`${key}#/$defs/account`),
+      prune: validator<WrittenPrune>(`${key}#/$defs/prune`),
+      guide: validator<WrittenGuide>(`${key}#/$defs/guide`),
+      group: validator<WrittenGroup>(`${key}#/$defs/group`),
+    };
+    return parts;
+  };
+  return { validate, parts: getParts, schema, defNames };
+}
+
+function isSchemaObject(value: unknown): value is SchemaObject {
+  return isRecord(value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export interface SchemaCheckResult {
+  /** The file as written, when it passed; absent otherwise. */
+  readonly written?: WrittenFile;
+  /** The parts that passed (all of `written` when it passed); absent when the version is not 1. */
+  readonly parts?: WrittenParts;
+  readonly diagnostics: Diagnostic[];
+}
+
+/** The parts of a file that passed as a whole. */
+export function partsOf(written: WrittenFile): WrittenParts {
+  return {
+    ...(written.account === undefined ? {} : { account: written.account }),
+    ...(written.prune === undefined ? {} : { prune: written.prune }),
+    guides: indexed(written.guides ?? []),
+    groups: indexed(written.groups ?? []),
+  };
+}
+
+function indexed<T>(list: readonly T[]): Indexed<T>[] {
+  return list.map((value, index) => ({ index, value }));
+}
+
+/** The parts of an invalid file that pass on their own. */
+function salvageParts(value: Record<string, unknown>, parts: PartValidators): WrittenParts {
+  const pick = <T>(list: unknown, valid: ValidateFunction<T>): Indexed<T>[] => {
+    if (!Array.isArray(list)) return [];
+    const out: Indexed<T>[] = [];
+    list.forEach((item: unknown, index) => {
+      if (valid(item)) out.push({ index, value: item });
+    });
+    return out;
+  };
+  const account = value['account'];
+  const prune = value['prune'];
+  return {
+    ...(parts.account(account) ? { account } : {}),
+    ...(parts.prune(prune) ? { prune } : {}),
+    guides: pick(value['guides'], parts.guide),
+    groups: pick(value['groups'], parts.group),
+  };
+}
+
+/**
+ * Checks the version, then the schema, and turns every failure into a diagnostic in plain words
+ * at the position of the offending key or value. A file whose version is not 1 is not checked
+ * further: its format is not this one.
+ */
+export function checkSchema(parsed: ParsedYaml, compiledSchema: CompiledSchema): SchemaCheckResult {
+  const { value } = parsed;
+  const diagnostics: Diagnostic[] = [];
+  const emit = (
+    code: DiagnosticCode,
+    path: ValuePath,
+    part: SpanPart,
+    message: string,
+    hint?: string,
+  ): void => {
+    const span = parsed.locate(path, part);
+    diagnostics.push({
+      severity: 'error',
+      code,
+      message,
+      file: parsed.file,
+      ...span,
+      ...(hint === undefined ? {} : { hint }),
+    });
+  };
+
+  if (!isRecord(value)) return { diagnostics };
+  if (!('version' in value)) {
+    emit(
+      'version-missing',
+      [],
+      'value',
+      'the file has no "version"',
+      'add "version: 1" as the first line (every file of a folder needs it)',
+    );
+  } else if (value['version'] !== FORMAT_VERSION) {
+    const v = value['version'];
+    if (typeof v === 'number') {
+      emit(
+        'version-unsupported',
+        ['version'],
+        'value',
+        `version ${v} is not supported; this guidectl reads version ${FORMAT_VERSION}`,
+        v > FORMAT_VERSION
+          ? 'the file is newer than this guidectl: upgrade guidectl'
+          : `write "version: ${FORMAT_VERSION}"`,
+      );
+    } else {
+      emit(
+        'version-unsupported',
+        ['version'],
+        'value',
+        `version must be the number ${FORMAT_VERSION}, not ${describeValue(v)}`,
+        `write "version: ${FORMAT_VERSION}"`,
+      );
+    }
+    return { diagnostics };
+  }
+
+  const { validate } = compiledSchema;
+  if (validate(value)) {
+    if (diagnostics.length === 0) return { written: value, parts: partsOf(value), diagnostics };
+    return { parts: partsOf(value), diagnostics };
+  }
+
+  const seen = new Set<string>();
+  const errors = validate.errors ?? [];
+  const context = errorContext(errors);
+  for (const e of errors) {
+    const mapped = mapError(e, compiledSchema, context);
+    if (mapped === undefined) continue;
+    const key = `${mapped.code}\u0000${mapped.path.join('\u0000')}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    emit(mapped.code, mapped.path, mapped.part, mapped.message, mapped.hint);
+  }
+  return { parts: salvageParts(value, compiledSchema.parts()), diagnostics };
+}
+
+/** What one error's mapping needs to know about the others. */
+interface ErrorsContext {
+  /** Paths whose value has the wrong type: its other constraints are not reported. */
+  readonly typeFailed: ReadonlySet<string>;
+  /** Per mapping path, the keys that an unknown key there looks like a misspelling of. */
+  readonly misspelt: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+function errorContext(errors: readonly ErrorObject[]): ErrorsContext {
+  const typeFailed = new Set<string>();
+  const misspelt = new Map<string, Set<string>>();
+  for (const e of errors) {
+    if (e.keyword === 'type') typeFailed.add(e.instancePath);
+    if (e.keyword === 'additionalProperties') {
+      const guess = suggest(String(e.params['additionalProperty']), allowedKeys(e.parentSchema));
+      if (guess === undefined) continue;
+      const keys = misspelt.get(e.instancePath) ?? new Set<string>();
+      keys.add(guess);
+      misspelt.set(e.instancePath, keys);
+    }
+  }
+  return { typeFailed, misspelt };
+}
+
+interface MappedError {
+  readonly code: DiagnosticCode;
+  readonly path: ValuePath;
+  readonly part: SpanPart;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+/** What a constraint of one `$defs` entry means, in words. `$defs name/keyword` → code and message. */
+type Describe = (ctx: ErrorContext) => { code: DiagnosticCode; message: string; hint?: string };
+
+interface ErrorContext {
+  readonly path: ValuePath;
+  /** The key or item name of the value, as the user would say it: `nickname`, `a quick reply`. */
+  readonly name: string;
+  readonly data: unknown;
+  readonly limit: number;
+}
+
+const empty =
+  (code: DiagnosticCode, what: string, hint?: string): Describe =>
+  ({ data }) => ({
+    code,
+    message: typeof data === 'string' && data.length > 0 ? `${what} is blank` : `${what} is empty`,
+    ...(hint === undefined ? {} : { hint }),
+  });
+
+const tooLong =
+  (code: DiagnosticCode, what: string, hint?: string): Describe =>
+  ({ data, limit }) => ({
+    code,
+    message: `${what} ${quote(data)} is ${countChars(data)} characters; the limit is ${limit}`,
+    ...(hint === undefined ? {} : { hint }),
+  });
+
+const IDENTIFIER_HINT = 'use only letters, digits, "_" and "-", with no spaces';
+
+/**
+ * Every constraint of the schema, by `$defs` entry and keyword. A test checks that each
+ * constraint keyword in the schema has an entry, so that no user sees ajv's raw text.
+ */
+export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
+  'nickname/minLength': empty('nickname-empty', 'the nickname', 'write 1 to 16 characters'),
+  'nickname/pattern': empty('nickname-empty', 'the nickname', 'write 1 to 16 characters'),
+  'nickname/maxLength': tooLong('nickname-too-long', 'nickname'),
+  'headImageUrl/pattern': ({ data }) => ({
+    code: 'head-image-url-invalid',
+    message: `head_image_url ${quote(data)} is not an http(s) URL`,
+    hint: 'write the full address of the picture, starting with https://',
+  }),
+  'guideAccount/pattern': ({ data }) => ({
+    code: 'guide-account-invalid',
+    message: data === '' ? 'the account is empty' : `account ${quote(data)} is not a WeChat ID`,
+    hint: IDENTIFIER_HINT,
+  }),
+  'openid/pattern': ({ data }) => ({
+    code: 'openid-invalid',
+    message: data === '' ? 'the openid is empty' : `openid ${quote(data)} is not an openid`,
+    hint: IDENTIFIER_HINT,
+  }),
+  'member/pattern': ({ data }) => ({
+    code: 'member-invalid',
+    message: data === '' ? 'a member is empty' : `member ${quote(data)} is not a guide account (WeChat ID)`,
+    hint: IDENTIFIER_HINT,
+  }),
+  'quickReply/minLength': empty('quick-reply-empty', 'a quick reply', 'remove it or write its text'),
+  'quickReply/pattern': empty('quick-reply-empty', 'a quick reply', 'remove it or write its text'),
+  'welcome/maxItems': ({ data, limit }) => ({
+    code: 'welcome-too-many',
+    message: `a guide has at most ${limit} welcome messages; this one has ${Array.isArray(data) ? data.length : '?'}`,
+    hint: 'WeChat sends the first and the second message only; remove the others',
+  }),
+  'defaultWelcome/maxItems': ({ data, limit }) => ({
+    code: 'default-welcome-too-many',
+    message: `the account has at most ${limit} default welcome messages; this list has ${Array.isArray(data) ? data.length : '?'}`,
+    hint: 'WeChat sends the first and the second message only; remove the others',
+  }),
+  'welcomeMessage/minProperties': () => ({
+    code: 'welcome-form-missing',
+    message: 'this welcome message is empty; it needs one of "text", "image" or "miniprogram"',
+    hint: 'for example: - text: "Welcome!"',
+  }),
+  'welcomeMessage/maxProperties': ({ data }) => ({
+    code: 'welcome-form-multiple',
+    message: `a welcome message has exactly one of "text", "image" or "miniprogram"; this one has ${listKeys(data)}`,
+    hint: 'make each of them its own entry of the list (each starting with "- ")',
+  }),
+  'welcomeText/minLength': empty('welcome-text-empty', 'the text of this welcome message'),
+  'welcomeText/pattern': empty('welcome-text-empty', 'the text of this welcome message'),
+  'mediaId/pattern': ({ data, name }) => ({
+    code: 'media-id-invalid',
+    message:
+      data === '' ? `${name} is empty; it must be a media id` : `${name} ${quote(data)} is not a media id`,
+    hint: 'a media id is made of letters, digits, "_" and "-", as returned when the material was uploaded',
+  }),
+  'appid/pattern': ({ data }) => ({
+    code: 'appid-invalid',
+    message: `appid ${quote(data)} is not a mini-program appid`,
+    hint: 'an appid is "wx" followed by 16 lowercase hexadecimal digits, such as wx1234567890abcdef',
+  }),
+  'miniprogramTitle/minLength': empty('miniprogram-title-empty', 'the title of the mini-program card'),
+  'miniprogramTitle/pattern': empty('miniprogram-title-empty', 'the title of the mini-program card'),
+  'miniprogramTitle/maxLength': tooLong('miniprogram-title-too-long', 'title'),
+  'miniprogramPath/minLength': empty(
+    'miniprogram-path-empty',
+    'the path of the mini-program card',
+    'write the page to open, such as pages/index/index',
+  ),
+  'miniprogramPath/pattern': empty(
+    'miniprogram-path-empty',
+    'the path of the mini-program card',
+    'write the page to open, such as pages/index/index',
+  ),
+  'offlineAutoReply/minLength': empty(
+    'offline-reply-empty',
+    'offline_auto_reply',
+    'write null to delete the offline reply, or remove the key to leave it alone',
+  ),
+  'offlineAutoReply/pattern': empty(
+    'offline-reply-empty',
+    'offline_auto_reply',
+    'write null to delete the offline reply, or remove the key to leave it alone',
+  ),
+  'offlineAutoReply/maxLength': ({ data, limit }) => ({
+    code: 'offline-reply-too-long',
+    message: `offline_auto_reply is ${countChars(data)} characters; the limit is ${limit}`,
+  }),
+  'semantics/enum': ({ data }) => {
+    const guess = typeof data === 'string' ? suggest(data, ['append', 'replace']) : undefined;
+    return {
+      code: 'semantics-invalid',
+      message: `semantics ${quote(data)} is not one of: append, replace${guess === undefined ? '' : `; did you mean "${guess}"?`}`,
+      hint: '"append" if the target adds the words it is sent (how WeChat behaves), "replace" if it replaces the list',
+    };
+  },
+  'sensitiveWord/minLength': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
+  'sensitiveWord/pattern': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
+  'groupName/minLength': empty('group-name-empty', 'the group name'),
+  'groupName/pattern': empty('group-name-empty', 'the group name'),
+  'guide/oneOf': ({ data }) =>
+    isRecord(data) && 'account' in data && 'openid' in data
+      ? {
+          code: 'guide-identity-both',
+          message: 'this guide has both "account" and "openid"; a guide is named by exactly one of them',
+          hint: 'keep "account" if the guide must be in a group (membership works by account only)',
+        }
+      : {
+          code: 'guide-identity-missing',
+          message: 'this guide has neither "account" nor "openid"; a guide is named by exactly one of them',
+          hint: 'add "account: <WeChat ID>" (or "openid: …" for a guide without a WeChat ID)',
+        },
+};
+
+/** Advice for required keys, by key name. */
+const MISSING_KEY_HINTS: Readonly<Record<string, string>> = {
+  nickname: 'add the name customers see, 1 to 16 characters: nickname: Alice',
+  head_image_url: 'add the URL of the profile picture: head_image_url: https://…',
+  semantics: 'add "semantics: append" (how WeChat behaves) or "semantics: replace"',
+  words: 'add the list of words; "words: []" deletes them all',
+  name: 'add the name of the group',
+  appid: 'add the appid of the mini program: appid: wx…',
+  title: 'add the title of the card, 1 to 35 characters',
+  path: 'add the page to open: path: pages/index/index',
+  media_id: 'add the media id of the cover image',
+};
+
+function mapError(
+  e: ErrorObject,
+  compiledSchema: CompiledSchema,
+  context: ErrorsContext,
+): MappedError | undefined {
+  const path = pointerToPath(e.instancePath);
+  // The branches of the guide's oneOf are reported once, as the oneOf itself.
+  if (e.schemaPath.includes('/oneOf/')) return undefined;
+  // The version was checked first, with better words.
+  if (path[0] === 'version' || (e.keyword === 'required' && e.params['missingProperty'] === 'version'))
+    return undefined;
+  // A value of the wrong type gets one error, not one per constraint it also fails.
+  if (e.keyword !== 'type' && context.typeFailed.has(e.instancePath)) return undefined;
+  // "unknown key nicknam; did you mean nickname?" says it all: no "has no nickname" besides.
+  const misspelt = context.misspelt.get(e.instancePath);
+  if (misspelt !== undefined) {
+    if (e.keyword === 'required' && misspelt.has(String(e.params['missingProperty']))) return undefined;
+    if (e.keyword === 'oneOf' && (misspelt.has('account') || misspelt.has('openid'))) return undefined;
+  }
+
+  const data: unknown = e.data;
+  const defName = e.parentSchema === undefined ? undefined : compiledSchema.defNames.get(e.parentSchema);
+
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const key = String(e.params['additionalProperty']);
+      const allowed = allowedKeys(e.parentSchema);
+      const guess = suggest(key, allowed);
+      return {
+        code: 'unknown-key',
+        path: [...path, key],
+        part: 'key',
+        message: `unknown key "${key}" in ${describeContainer(path)}${guess === undefined ? '' : `; did you mean "${guess}"?`}`,
+        hint: allowed.length > 0 ? `the keys allowed here are: ${allowed.join(', ')}` : 'remove it',
+      };
+    }
+    case 'required': {
+      const key = String(e.params['missingProperty']);
+      return {
+        code: 'missing-key',
+        path,
+        part: 'value',
+        message: `${describeContainer(path)} has no "${key}"`,
+        ...(MISSING_KEY_HINTS[key] === undefined ? {} : { hint: MISSING_KEY_HINTS[key] }),
+      };
+    }
+    case 'type': {
+      const expected = describeType(e.params['type']);
+      const name = describeValueName(path);
+      const quotable = (typeof data === 'number' || typeof data === 'boolean') && expected === 'text';
+      return {
+        code: 'wrong-type',
+        path,
+        part: 'value',
+        message:
+          data === null
+            ? `${name} has no value; it must be ${expected}`
+            : `${name} must be ${expected}, not ${describeValue(data)}`,
+        ...(data === null
+          ? { hint: 'write a value after the colon, or remove the key' }
+          : quotable
+            ? { hint: `put the value in quotes: "${String(data)}"` }
+            : expected === 'true or false' && typeof data === 'string'
+              ? { hint: 'write true or false (YAML 1.2 reads yes, no, on and off as text)' }
+              : {}),
+      };
+    }
+    default:
+      break;
+  }
+
+  const describe = defName === undefined ? undefined : SCHEMA_MESSAGES[`${defName}/${e.keyword}`];
+  if (describe !== undefined) {
+    if (e.keyword === 'oneOf' && !isRecord(data)) return undefined;
+    const limit = Number(e.params['limit']);
+    const d = describe({ path, name: describeValueName(path), data, limit });
+    // Too many entries: point at the first one too many.
+    const at = e.keyword === 'maxItems' && Array.isArray(data) ? [...path, limit] : path;
+    return { ...d, path: at, part: 'value' };
+  }
+  return {
+    code: 'schema-violation',
+    path,
+    part: 'value',
+    message: `${describeValueName(path)} ${e.message ?? 'is not valid'}`,
+  };
+}
+
+function allowedKeys(parentSchema: unknown): string[] {
+  if (!isRecord(parentSchema)) return [];
+  const properties = parentSchema['properties'];
+  return isRecord(properties) ? Object.keys(properties) : [];
+}
+
+/** JSON pointer (`/guides/0/nickname`) to path segments, numbers for list indexes. */
+export function pointerToPath(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => {
+      const unescaped = s.replace(/~1/g, '/').replace(/~0/g, '~');
+      return /^(0|[1-9][0-9]*)$/.test(unescaped) ? Number(unescaped) : unescaped;
+    });
+}
+
+const ITEM_NAMES: Readonly<Record<string, string>> = {
+  guides: 'a guide',
+  groups: 'a group',
+  quick_replies: 'a quick reply',
+  welcome: 'a welcome message',
+  default_welcome: 'a welcome message',
+  words: 'a sensitive word',
+  members: 'a member',
+};
+
+/** How to name the value at `path` in a sentence: `"nickname"`, `a quick reply`. */
+export function describeValueName(path: ValuePath): string {
+  const last = path.at(-1);
+  if (last === undefined) return 'the file';
+  if (typeof last === 'string') return `"${last}"`;
+  const parent = path.at(-2);
+  return (typeof parent === 'string' ? ITEM_NAMES[parent] : undefined) ?? 'an entry';
+}
+
+/** How to name the mapping at `path` in a sentence: `this guide`, `the mini-program card`. */
+function describeContainer(path: ValuePath): string {
+  const last = path.at(-1);
+  const parent = path.at(-2);
+  if (last === undefined) return 'the top level of the file';
+  if (typeof last === 'number' && typeof parent === 'string') {
+    if (parent === 'guides') return 'this guide';
+    if (parent === 'groups') return 'this group';
+    if (parent === 'welcome' || parent === 'default_welcome') return 'this welcome message';
+  }
+  if (last === 'miniprogram') return 'the mini-program card';
+  return typeof last === 'string' ? `"${last}"` : 'this entry';
+}
+
+function describeType(type: unknown): string {
+  const names: Record<string, string> = {
+    string: 'text',
+    number: 'a number',
+    integer: 'a whole number',
+    boolean: 'true or false',
+    array: 'a list',
+    object: 'a mapping (key: value lines)',
+    null: 'null',
+  };
+  const types = Array.isArray(type) ? type : [type];
+  return types.map((t) => names[String(t)] ?? String(t)).join(' or ');
+}
+
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
+    case 'string':
+      return `the text ${quote(value)}`;
+    case 'number':
+      return `the number ${value}`;
+    case 'boolean':
+      return `${value}`;
+    case 'object':
+      return 'a mapping';
+    default:
+      return typeof value;
+  }
+}
+
+function listKeys(data: unknown): string {
+  if (!isRecord(data)) return 'several';
+  const keys = Object.keys(data).map((k) => `"${k}"`);
+  return keys.length <= 1 ? keys.join('') : `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}`;
+}
+
+/** A value quoted for a message, shortened when long. */
+export function quote(value: unknown): string {
+  const s = typeof value === 'string' ? value : String(value);
+  const chars = [...s];
+  const shown = chars.length > 40 ? `${chars.slice(0, 37).join('')}…` : s;
+  return JSON.stringify(shown);
+}
+
+/** Characters as WeChat counts them: code points. */
+export function countChars(value: unknown): number {
+  return typeof value === 'string' ? [...value].length : 0;
+}

@@ -1,0 +1,296 @@
+import * as fsp from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import { positionOf } from './parse-yaml.js';
+
+/** The file-system reads the loader makes; injected in tests. Paths are as given (absolute or relative). */
+export interface ConfigFs {
+  stat(path: string): Promise<{ isFile(): boolean; isDirectory(): boolean; readonly size: number }>;
+  readdir(path: string): Promise<string[]>;
+  readFile(path: string): Promise<Uint8Array>;
+}
+
+export const nodeConfigFs: ConfigFs = {
+  stat: (path) => fsp.stat(path),
+  readdir: (path) => fsp.readdir(path),
+  readFile: (path) => fsp.readFile(path),
+};
+
+/** Files larger than this are refused before they are read: 10 MiB holds about 40,000 guides. */
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export interface LoadFilesOptions {
+  readonly fs: ConfigFs;
+  /** Relative paths are resolved against this; when absent they are used as given. */
+  readonly cwd?: string;
+  readonly maxFileBytes: number;
+}
+
+/** A file's text, decoded from UTF-8 without its byte-order mark. */
+export interface SourceFile {
+  readonly file: string;
+  readonly text: string;
+}
+
+export interface LoadFilesResult {
+  /** In the order of the paths given; a folder's files sorted by name; each file once. */
+  readonly files: SourceFile[];
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Whether a folder entry is a desired-state file: `*.yaml` or `*.yml`, not hidden (editor backups). */
+export function isConfigFileName(name: string): boolean {
+  return /\.ya?ml$/i.test(name) && !name.startsWith('.');
+}
+
+/**
+ * Expands each path (a file, or a folder of `*.yaml`/`*.yml` files, not recursive) and reads the
+ * files. Problems with paths and bytes become diagnostics at 1:1 of the path concerned.
+ */
+export async function loadFiles(
+  paths: readonly string[],
+  options: LoadFilesOptions,
+): Promise<LoadFilesResult> {
+  const { fs, cwd } = options;
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const toRead: string[] = [];
+
+  const add = (file: string): void => {
+    const key = nodePath.normalize(file);
+    if (seen.has(key)) return;
+    seen.add(key);
+    toRead.push(file);
+  };
+
+  for (const given of paths) {
+    const path = cwd === undefined ? given : nodePath.resolve(cwd, given);
+    let stats: Awaited<ReturnType<ConfigFs['stat']>>;
+    try {
+      stats = await fs.stat(path);
+    } catch (error) {
+      diagnostics.push(pathDiagnostic(path, error));
+      continue;
+    }
+    if (stats.isDirectory()) {
+      let names: string[];
+      try {
+        names = await fs.readdir(path);
+      } catch (error) {
+        diagnostics.push(pathDiagnostic(path, error));
+        continue;
+      }
+      const candidates = names.filter(isConfigFileName).sort(compareNames);
+      const problemsBefore = diagnostics.length;
+      const files: string[] = [];
+      for (const name of candidates) {
+        const file = nodePath.join(path, name);
+        try {
+          if ((await fs.stat(file)).isFile()) files.push(file);
+        } catch (error) {
+          diagnostics.push(pathDiagnostic(file, error));
+        }
+      }
+      if (files.length === 0 && diagnostics.length === problemsBefore) {
+        diagnostics.push(
+          fileDiagnostic(
+            path,
+            'folder-empty',
+            'the folder holds no *.yaml or *.yml file',
+            'give a folder of desired-state files, or the path of one file; subfolders are not read',
+          ),
+        );
+      }
+      for (const file of files) add(file);
+    } else if (stats.isFile()) {
+      add(path);
+    } else {
+      diagnostics.push(
+        fileDiagnostic(
+          path,
+          'path-unreadable',
+          'this is neither a file nor a folder',
+          'give a YAML file or a folder',
+        ),
+      );
+    }
+  }
+
+  const files: SourceFile[] = [];
+  for (const file of toRead) {
+    const result = await readSourceFile(file, options);
+    if ('text' in result) files.push(result);
+    else diagnostics.push(result);
+  }
+  return { files, diagnostics };
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+async function readSourceFile(file: string, options: LoadFilesOptions): Promise<SourceFile | Diagnostic> {
+  const { fs, maxFileBytes } = options;
+  try {
+    const { size } = await fs.stat(file);
+    if (size > maxFileBytes) return tooLarge(file, size, maxFileBytes);
+    const bytes = await fs.readFile(file);
+    // The file may have grown between stat and read.
+    if (bytes.length > maxFileBytes) return tooLarge(file, bytes.length, maxFileBytes);
+    return decodeText(file, bytes);
+  } catch (error) {
+    return pathDiagnostic(file, error);
+  }
+}
+
+function tooLarge(file: string, size: number, limit: number): Diagnostic {
+  return fileDiagnostic(
+    file,
+    'file-too-large',
+    `the file is ${formatBytes(size)}; the limit is ${formatBytes(limit)}`,
+    'split it into several files in one folder and give the folder',
+  );
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1).replace(/\.0$/, '')} KiB`;
+  return `${n} bytes`;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** The first control character that YAML does not allow anywhere in a file (tab, LF and CR are allowed), or -1. */
+function findControlCharacter(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0x7f) return i;
+  }
+  return -1;
+}
+
+/** Decodes UTF-8 text, refusing binary files, other encodings and control characters, with their position. */
+export function decodeText(file: string, bytes: Uint8Array): SourceFile | Diagnostic {
+  const notText = (message: string, hint: string, line = 1, column = 1): Diagnostic => ({
+    ...fileDiagnostic(file, 'file-not-text', message, hint),
+    line,
+    column,
+  });
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    return notText('the file is encoded in UTF-16', 'save it as UTF-8');
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    const { line, column } = positionOf(utf8Prefix(bytes, offset), offset);
+    return notText(
+      `the file is not UTF-8 text: byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} is not valid UTF-8`,
+      'is this a binary file? Otherwise save it as UTF-8',
+      line,
+      column,
+    );
+  }
+  const control = findControlCharacter(text);
+  if (control !== -1) {
+    const { line, column } = positionOf(text, control);
+    const codePoint = text.charCodeAt(control);
+    return notText(
+      codePoint === 0
+        ? 'the file contains a NUL byte; it looks like a binary file, not YAML'
+        : `the file contains the control character U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}, which YAML does not allow`,
+      'give a YAML text file; to put a control character in a value, write it as an escape in "double quotes" such as "\\t"',
+      line,
+      column,
+    );
+  }
+  return { file, text };
+}
+
+/** The offset of the first byte that does not belong to a valid UTF-8 sequence. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] ?? 0;
+    const need =
+      b < 0x80
+        ? 0
+        : b >= 0xc2 && b <= 0xdf
+          ? 1
+          : b >= 0xe0 && b <= 0xef
+            ? 2
+            : b >= 0xf0 && b <= 0xf4
+              ? 3
+              : -1;
+    if (need < 0) return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+    }
+    // Overlong, surrogate and out-of-range forms are rejected by the decoder; point at their start.
+    if (need === 2 && !validThreeByte(b, bytes[i + 1] ?? 0)) return i;
+    if (need === 3 && !validFourByte(b, bytes[i + 1] ?? 0)) return i;
+    i += need + 1;
+  }
+  return bytes.length;
+}
+
+function validThreeByte(b0: number, b1: number): boolean {
+  if (b0 === 0xe0) return b1 >= 0xa0;
+  if (b0 === 0xed) return b1 <= 0x9f;
+  return true;
+}
+
+function validFourByte(b0: number, b1: number): boolean {
+  if (b0 === 0xf0) return b1 >= 0x90;
+  if (b0 === 0xf4) return b1 <= 0x8f;
+  return true;
+}
+
+/** The text before `offset`, good enough to count lines and columns. */
+function utf8Prefix(bytes: Uint8Array, offset: number): string {
+  return new TextDecoder('utf-8').decode(bytes.subarray(0, offset));
+}
+
+function fileDiagnostic(file: string, code: DiagnosticCode, message: string, hint?: string): Diagnostic {
+  return {
+    severity: 'error',
+    code,
+    message,
+    file,
+    line: 1,
+    column: 1,
+    ...(hint === undefined ? {} : { hint }),
+  };
+}
+
+function pathDiagnostic(path: string, error: unknown): Diagnostic {
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return fileDiagnostic(
+        path,
+        'path-not-found',
+        'no such file or folder',
+        'check the path and its spelling',
+      );
+    case 'EACCES':
+    case 'EPERM':
+      return fileDiagnostic(
+        path,
+        'path-unreadable',
+        'permission denied: this user may not read it',
+        'check the permissions of the file and of the folders above it',
+      );
+    case 'EISDIR':
+      return fileDiagnostic(path, 'path-unreadable', 'this is a folder, not a file');
+    case 'ELOOP':
+      return fileDiagnostic(path, 'path-unreadable', 'too many symbolic links (a link loop?)');
+    default: {
+      const detail = error instanceof Error ? error.message : String(error);
+      return fileDiagnostic(path, 'path-unreadable', `cannot read it: ${detail}`);
+    }
+  }
+}

@@ -1,0 +1,562 @@
+import {
+  type Alias,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseDocument,
+  type YAMLError,
+} from 'yaml';
+import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+
+/** A range in a file, 1-based; the end is exclusive. */
+export interface Span {
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+}
+
+/** A path into the parsed value: mapping keys and list indexes. */
+export type ValuePath = readonly (string | number)[];
+
+/** Which part of a mapping entry to point at: its key (for unknown keys) or its value. */
+export type SpanPart = 'key' | 'value';
+
+/** A YAML file parsed into a plain value, that can still say where each part of the value was written. */
+export interface ParsedYaml {
+  readonly file: string;
+  /** Plain data: objects, arrays, strings, numbers, booleans and null only. */
+  readonly value: unknown;
+  /** Where the value at `path` was written; falls back to the nearest enclosing node that exists. */
+  locate(path: ValuePath, part?: SpanPart): Span;
+}
+
+export interface ParseYamlResult {
+  /** Present when the file is well-formed YAML holding a mapping (it may still break the schema). */
+  readonly parsed?: ParsedYaml;
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Collections nested deeper than this are refused: the file format needs about 6 levels. */
+export const MAX_NESTING = 64;
+/**
+ * How many nodes aliases may add to the document when expanded. Sharing a list of quick replies
+ * between thousands of guides stays far below; an "alias bomb" (a few lines that expand to
+ * billions of nodes) goes far above.
+ */
+export const MAX_ALIAS_EXPANSION = 1_000_000;
+
+const CORE_TAG_PREFIX = 'tag:yaml.org,2002:';
+const ALLOWED_TAGS = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => CORE_TAG_PREFIX + t),
+);
+
+/**
+ * Parses one file's text. Diagnostics are pinned to positions in `text`; `parsed` is absent when
+ * the file is not usable YAML (syntax errors, an empty file, a top level that is not a mapping).
+ */
+export function parseYaml(file: string, text: string): ParseYamlResult {
+  const lineCounter = new LineCounter();
+  const at = (code: DiagnosticCode, start: number, end: number, message: string, hint?: string): Diagnostic =>
+    makeDiagnostic(file, lineCounter, code, start, end, message, hint);
+
+  const deep = findDeepFlowNesting(text);
+  if (deep !== undefined) {
+    // Count lines ourselves: the yaml package has not been run, so the line counter is empty.
+    const { line, column } = positionOf(text, deep);
+    return {
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'yaml-nesting-too-deep',
+          message: `lists and mappings are nested more than ${MAX_NESTING} levels deep here`,
+          hint: 'a desired-state file needs about 6 levels; check for unbalanced "[" or "{"',
+          file,
+          line,
+          column,
+        },
+      ],
+    };
+  }
+
+  const doc = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    strict: true,
+    // 'error' keeps warnings off stderr; 'silent' would also drop the error for a second document.
+    logLevel: 'error',
+  });
+
+  const syntax = syntaxDiagnostics(doc.errors, text, at);
+  if (syntax.length > 0) return { diagnostics: syntax };
+
+  const root = doc.contents;
+  if (root === null || (isScalar(root) && root.value === null && isBlank(text, root.range))) {
+    return {
+      diagnostics: [
+        at(
+          'file-empty',
+          0,
+          0,
+          'the file is empty',
+          'a desired-state file is a mapping that starts with "version: 1"; delete the file if it is not needed',
+        ),
+      ],
+    };
+  }
+
+  const walker = new NodeWalker(text, at);
+  const value = walker.walk(root, 0);
+  if (walker.diagnostics.length > 0) return { diagnostics: walker.diagnostics };
+
+  if (!isMap(root)) {
+    const [start, end] = rangeOf(root);
+    return {
+      diagnostics: [
+        at(
+          'top-level-not-mapping',
+          start,
+          end,
+          `the top level of the file is ${describeNode(root)}; it must be a mapping of keys such as "version", "guides" and "groups"`,
+          'start the file with "version: 1" on its own line',
+        ),
+      ],
+    };
+  }
+
+  const aliasTargets = walker.aliasTargets;
+  const locate = (path: ValuePath, part: SpanPart = 'value'): Span => {
+    const [start, end] = locateRange(root, path, part, aliasTargets);
+    return spanOf(lineCounter, start, end);
+  };
+  return { parsed: { file, value, locate }, diagnostics: [] };
+}
+
+function makeDiagnostic(
+  file: string,
+  lineCounter: LineCounter,
+  code: DiagnosticCode,
+  start: number,
+  end: number,
+  message: string,
+  hint: string | undefined,
+): Diagnostic {
+  const span = spanOf(lineCounter, start, end);
+  return {
+    severity: 'error',
+    code,
+    message,
+    file,
+    line: span.line,
+    column: span.column,
+    endLine: span.endLine,
+    endColumn: span.endColumn,
+    ...(hint === undefined ? {} : { hint }),
+  };
+}
+
+type At = (code: DiagnosticCode, start: number, end: number, message: string, hint?: string) => Diagnostic;
+
+function spanOf(lineCounter: LineCounter, start: number, end: number): Span {
+  const a = lineCounter.linePos(start);
+  const b = lineCounter.linePos(Math.max(start, end));
+  return { line: a.line, column: a.col, endLine: b.line, endColumn: b.col };
+}
+
+/** Plain-word advice for the yaml package's most common syntax errors. */
+const SYNTAX_HINTS: Partial<Record<YAMLError['code'], string>> = {
+  BAD_INDENT: 'check the indentation of this line against the lines above it',
+  BLOCK_AS_IMPLICIT_KEY: 'a value that contains ": " must be quoted, e.g. title: "Sale: 50% off"',
+  MISSING_CHAR: 'a quote, bracket or brace is not closed',
+  MULTILINE_IMPLICIT_KEY: 'a key must fit on one line; check for a missing ":" or a stray indent',
+  UNEXPECTED_TOKEN: 'check for a stray character, or quote the value',
+  BAD_SCALAR_START: 'quote a value that starts with a special character such as "@", "`", "%" or "|"',
+  BAD_DQ_ESCAPE: 'inside "double quotes" a backslash starts an escape; use single quotes or write "\\\\"',
+};
+
+function syntaxDiagnostics(errors: readonly YAMLError[], text: string, at: At): Diagnostic[] {
+  if (errors.length === 0) return [];
+  // A tab in the indentation throws off everything after it; report only the tabs then.
+  const tabs = errors.filter((e) => e.code === 'TAB_AS_INDENT');
+  if (tabs.length > 0) {
+    return tabs.map((e) =>
+      at(
+        'yaml-tab-indent',
+        e.pos[0],
+        e.pos[1],
+        'a tab is used for indentation; YAML allows only spaces there',
+        'replace the tab with spaces (set your editor to insert spaces for .yaml files)',
+      ),
+    );
+  }
+  const out: Diagnostic[] = [];
+  const seenLines = new Set<number>();
+  for (const e of errors) {
+    const d = syntaxDiagnostic(e, text, at);
+    // One error per line: the later ones on a line are almost always echoes of the first.
+    if (seenLines.has(d.line)) continue;
+    seenLines.add(d.line);
+    out.push(d);
+  }
+  return out;
+}
+
+function syntaxDiagnostic(e: YAMLError, text: string, at: At): Diagnostic {
+  const [start, end] = e.pos;
+  if (e.code === 'MULTIPLE_DOCS') {
+    return at(
+      'yaml-multiple-documents',
+      start,
+      end,
+      'the file holds more than one YAML document (a second "---")',
+      'keep one document per file; to split the configuration, use a folder of files',
+    );
+  }
+  if (e.code === 'DUPLICATE_KEY') {
+    const key = keyTextAt(text, start);
+    return at(
+      'yaml-duplicate-key',
+      start,
+      key === undefined ? end : start + key.length,
+      `key ${key === undefined ? '' : `"${key}" `}appears twice in the same mapping`,
+      'remove one of the two, or merge their values',
+    );
+  }
+  if (/maximum call stack/i.test(e.message)) {
+    return at('yaml-nesting-too-deep', start, end, 'lists and mappings are nested too deeply here');
+  }
+  return at('yaml-syntax', start, end, `invalid YAML: ${lowerFirst(e.message)}`, SYNTAX_HINTS[e.code]);
+}
+
+/** The plain key written at `offset` (for messages only): the rest of the token up to ":". */
+function keyTextAt(text: string, offset: number): string | undefined {
+  const match = /^["']?([^"':\n]*)/.exec(text.slice(offset, offset + 200));
+  const key = match?.[1]?.trim();
+  return key === undefined || key === '' ? undefined : key;
+}
+
+function lowerFirst(s: string): string {
+  return s.length > 0 && /^[A-Z][a-z]/.test(s) ? s[0]?.toLowerCase() + s.slice(1) : s;
+}
+
+/**
+ * Turns the parsed nodes into plain data, in one pass that also refuses what the yaml package
+ * accepts but a desired-state file must not hold: tags other than the core ones (`!foo`,
+ * `!!binary`), keys that are not plain values, aliases to nothing, nesting beyond
+ * {@link MAX_NESTING}, and aliases that expand beyond {@link MAX_ALIAS_EXPANSION} (an "alias
+ * bomb": the yaml package's own guard counts uses of an anchor, which would also refuse 10,000
+ * guides sharing one list of quick replies, so the expansion is measured here instead). An alias
+ * stands for the same object as its anchor, as in the yaml package's `toJS`. It also records which
+ * node each alias stands for, for `locate`.
+ */
+class NodeWalker {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly aliasTargets = new Map<Alias, Node>();
+  private readonly anchors = new Map<string, Node>();
+  /** The value and expanded size (in nodes) of each anchored node. */
+  private readonly anchored = new Map<Node, { readonly value: unknown; readonly size: number }>();
+  /** Nodes visited, counting each alias once and what it expands to in `aliasExpansion`. */
+  private visited = 0;
+  private aliasExpansion = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly at: At,
+  ) {}
+
+  walk(node: unknown, depth: number): unknown {
+    if (this.stopped) return null;
+    if (isAlias(node)) return this.walkAlias(node);
+    if (!isScalar(node) && !isMap(node) && !isSeq(node)) return null;
+
+    if (depth > MAX_NESTING) {
+      const [start, end] = rangeOf(node);
+      this.stop(
+        this.at(
+          'yaml-nesting-too-deep',
+          start,
+          end,
+          `lists and mappings are nested more than ${MAX_NESTING} levels deep here`,
+        ),
+      );
+      return null;
+    }
+    const badTag = node.tag !== undefined && !ALLOWED_TAGS.has(node.tag);
+    if (badTag) this.reportTag(node, node.tag ?? '');
+
+    const before = this.visited + this.aliasExpansion;
+    this.visited++;
+    let value: unknown;
+    if (isScalar(node)) {
+      value = node.value;
+      // A core tag can still make something else than plain data in YAML 1.1 (a date, say).
+      if (
+        !badTag &&
+        value !== null &&
+        typeof value !== 'string' &&
+        typeof value !== 'number' &&
+        typeof value !== 'boolean'
+      ) {
+        this.reportTag(node, node.tag ?? 'implicit');
+      }
+    } else if (isMap(node)) {
+      const object: Record<string, unknown> = {};
+      for (const pair of node.items) {
+        const key = this.walkKey(pair);
+        const item = this.walk(pair.value, depth + 1);
+        // "__proto__" is an ordinary key here (an unknown one), never the object's prototype.
+        if (key === '__proto__') {
+          Object.defineProperty(object, key, {
+            value: item,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        } else {
+          object[key] = item;
+        }
+      }
+      value = object;
+    } else {
+      const list: unknown[] = [];
+      for (const item of node.items) list.push(this.walk(item, depth + 1));
+      value = list;
+    }
+    // Register the anchor only now: an alias inside its own anchor's node would make a cycle.
+    if (node.anchor !== undefined) {
+      this.anchors.set(node.anchor, node);
+      this.anchored.set(node, { value, size: this.visited + this.aliasExpansion - before });
+    }
+    return value;
+  }
+
+  private walkKey(pair: Pair<unknown, unknown>): string {
+    const key = pair.key;
+    if (!isScalar(key) || (key.value !== null && typeof key.value === 'object')) {
+      const [start, end] = rangeOf(key);
+      this.diagnostics.push(
+        this.at(
+          'yaml-complex-key',
+          start,
+          end,
+          'a mapping key must be a plain name, not a list, a mapping or an alias',
+          'write keys such as "nickname:"; if this line was meant as text, quote it',
+        ),
+      );
+      return '';
+    }
+    if (key.tag !== undefined && !ALLOWED_TAGS.has(key.tag)) this.reportTag(key, key.tag);
+    this.visited++;
+    return keyString(key.value);
+  }
+
+  private walkAlias(alias: Alias): unknown {
+    const target = this.anchors.get(alias.source);
+    const [start, end] = rangeOf(alias);
+    this.visited++;
+    const anchored = target === undefined ? undefined : this.anchored.get(target);
+    if (target === undefined || anchored === undefined) {
+      this.diagnostics.push(
+        this.at(
+          'yaml-syntax',
+          start,
+          end,
+          `alias *${alias.source} refers to no anchor &${alias.source} before it`,
+          'define the anchor (&name) earlier in the file than its first use (*name)',
+        ),
+      );
+      return null;
+    }
+    this.aliasTargets.set(alias, target);
+    this.aliasExpansion += anchored.size - 1;
+    if (this.aliasExpansion > MAX_ALIAS_EXPANSION) {
+      this.stop(
+        this.at(
+          'yaml-alias-limit',
+          start,
+          end,
+          `aliases in this file expand to more than ${MAX_ALIAS_EXPANSION.toLocaleString('en-US')} extra values; this looks like an "alias bomb"`,
+          'use fewer aliases (*name); write the values out instead',
+        ),
+      );
+    }
+    return anchored.value;
+  }
+
+  private reportTag(node: Node, tag: string): void {
+    const [start] = rangeOf(node);
+    const tagStart = this.findTagStart(start);
+    const shown = tag.startsWith(CORE_TAG_PREFIX) ? `!!${tag.slice(CORE_TAG_PREFIX.length)}` : tag;
+    this.diagnostics.push(
+      this.at(
+        'yaml-tag',
+        tagStart ?? start,
+        tagStart === undefined ? start : tagStart + shown.length,
+        `the YAML tag ${shown} is not supported; a desired-state file holds only plain text, numbers, true/false, lists and mappings`,
+        'remove the tag; to write text that starts with "!", quote it',
+      ),
+    );
+  }
+
+  /** Tags are written before the node's range: look back over spaces (and an anchor) for "!". */
+  private findTagStart(nodeStart: number): number | undefined {
+    let i = nodeStart;
+    for (let token = 0; token < 2; token++) {
+      while (i > 0 && /\s/.test(this.text[i - 1] ?? '')) i--;
+      let j = i;
+      while (j > 0 && !/\s/.test(this.text[j - 1] ?? '')) j--;
+      if (this.text[j] === '!') return j;
+      if (this.text[j] !== '&') return undefined;
+      i = j;
+    }
+    return undefined;
+  }
+
+  private stop(diagnostic: Diagnostic): void {
+    this.diagnostics.push(diagnostic);
+    this.stopped = true;
+  }
+}
+
+function rangeOf(node: unknown): [number, number] {
+  if ((isScalar(node) || isMap(node) || isSeq(node) || isAlias(node)) && node.range) {
+    return [node.range[0], node.range[1]];
+  }
+  return [0, 0];
+}
+
+function isBlank(text: string, range: Node['range']): boolean {
+  return !range || text.slice(range[0], range[1]).trim() === '';
+}
+
+function describeNode(node: unknown): string {
+  if (isSeq(node)) return 'a list';
+  if (isScalar(node)) {
+    const v = node.value;
+    if (typeof v === 'string') return `the text "${truncate(v, 40)}"`;
+    return `the value ${String(v)}`;
+  }
+  return 'not a mapping';
+}
+
+function truncate(s: string, max: number): string {
+  const chars = [...s];
+  return chars.length <= max ? s : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** Finds the node at `path` and returns its offsets; the nearest existing ancestor if the path ends early. */
+function locateRange(
+  root: Node,
+  path: ValuePath,
+  part: SpanPart,
+  aliasTargets: ReadonlyMap<Alias, Node>,
+): [number, number] {
+  let node: unknown = root;
+  let keyNode: unknown;
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i];
+    if (isAlias(node)) node = aliasTargets.get(node) ?? node;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && keyString(p.key.value) === String(segment));
+      if (pair === undefined) break;
+      if (i === path.length - 1 && part === 'key') return rangeOf(pair.key);
+      keyNode = pair.key;
+      if (pair.value === null || isEmptyValue(pair.value)) return rangeOf(pair.key);
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(segment)];
+      if (item === undefined) break;
+      keyNode = undefined;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  const range = rangeOf(node);
+  if (range[0] === range[1] && keyNode !== undefined) return rangeOf(keyNode);
+  return range;
+}
+
+function isEmptyValue(node: unknown): boolean {
+  return isScalar(node) && node.value === null && (!node.range || node.range[0] === node.range[1]);
+}
+
+function keyString(value: unknown): string {
+  return value === null ? '' : String(value);
+}
+
+/** 1-based line and column of an offset, counted without the yaml package. */
+export function positionOf(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * Finds where flow collections ("[", "{") nest deeper than {@link MAX_NESTING}, before the yaml
+ * package sees the text: its parser recurses once per level and takes seconds on a megabyte of
+ * "[". A rough scan is enough, as long as it never raises a false alarm:
+ * - outside a flow collection, "[" and "{" open one only where a value starts (first on the line,
+ *   or after ":", "-", "?"), not inside text such as `note: see [1`;
+ * - inside one, every bracket counts (YAML does not allow them in plain text there);
+ * - quoted text and comments are skipped; a quote counts only where a value starts (not in "it's").
+ */
+function findDeepFlowNesting(text: string): number | undefined {
+  const NEWLINE = 0x0a;
+  let depth = 0;
+  /** The previous character, and the previous one that is not a space, on this line. */
+  let previous = NEWLINE;
+  let lastSolid = NEWLINE;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === NEWLINE) {
+      previous = NEWLINE;
+      lastSolid = NEWLINE;
+      continue;
+    }
+    if (c === 0x5b || c === 0x7b) {
+      // [ {
+      if (
+        depth > 0 ||
+        lastSolid === NEWLINE ||
+        lastSolid === 0x3a ||
+        lastSolid === 0x2d ||
+        lastSolid === 0x3f
+      ) {
+        depth++;
+        if (depth > MAX_NESTING) return i;
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      // ] }
+      if (depth > 0) depth--;
+    } else if ((c === 0x22 || c === 0x27) && startsValue(previous)) {
+      // "…" with backslash escapes, or '…' where '' is an escaped quote (skipping to each next
+      // quote handles it). Quoted text may span lines.
+      i++;
+      while (i < n && text.charCodeAt(i) !== c) i += c === 0x22 && text.charCodeAt(i) === 0x5c ? 2 : 1;
+    } else if (c === 0x23 && (previous === 0x20 || previous === 0x09 || previous === NEWLINE)) {
+      // # comment, to the end of the line
+      while (i + 1 < n && text.charCodeAt(i + 1) !== NEWLINE) i++;
+    }
+    previous = text.charCodeAt(i);
+    if (previous !== 0x20 && previous !== 0x09) lastSolid = previous;
+  }
+  return undefined;
+}
+
+/** Whether a quote after this character code opens a quoted value. */
+function startsValue(previous: number): boolean {
+  // newline, space, tab, "[", "{", ",", ":", "-", "?"
+  return [0x0a, 0x20, 0x09, 0x5b, 0x7b, 0x2c, 0x3a, 0x2d, 0x3f].includes(previous);
+}

@@ -1,0 +1,72 @@
+/**
+ * One desired-state file exactly as written, once it has passed `schema/guidectl.schema.json`.
+ * These types mirror the schema; `normalise.ts` turns them into the `DesiredState` of `core/`.
+ * Nothing outside `config/` sees them.
+ */
+export interface WrittenFile {
+  readonly version: 1;
+  readonly account?: WrittenAccount;
+  readonly groups?: readonly WrittenGroup[];
+  readonly guides?: readonly WrittenGuide[];
+  readonly prune?: WrittenPrune;
+}
+
+export interface WrittenAccount {
+  readonly offline_auto_reply?: string | null;
+  readonly sensitive_words?: {
+    readonly semantics: 'append' | 'replace';
+    readonly words: readonly string[];
+  };
+  readonly default_welcome?: readonly WrittenWelcome[];
+}
+
+/** Exactly one of the three keys (the schema's minProperties/maxProperties). */
+export type WrittenWelcome =
+  | { readonly text: string }
+  | { readonly image: string }
+  | { readonly miniprogram: WrittenMiniprogram };
+
+export interface WrittenMiniprogram {
+  readonly appid: string;
+  readonly title: string;
+  readonly path: string;
+  readonly media_id: string;
+}
+
+export interface WrittenGroup {
+  readonly name: string;
+  readonly members?: readonly string[];
+}
+
+/** Exactly one of `account` and `openid` (the schema's oneOf). */
+export interface WrittenGuide {
+  readonly account?: string;
+  readonly openid?: string;
+  readonly nickname: string;
+  readonly head_image_url: string;
+  readonly quick_replies?: readonly string[];
+  readonly welcome?: readonly WrittenWelcome[];
+}
+
+export interface WrittenPrune {
+  readonly guides?: boolean;
+  readonly groups?: boolean;
+}
+
+/** An entry of a list with its index in the list as written, so that it can still be located. */
+export interface Indexed<T> {
+  readonly index: number;
+  readonly value: T;
+}
+
+/**
+ * The parts of a file that passed the schema, for the rules across files. For a file that passed
+ * as a whole these are all of it; for a file that did not, the guides, groups and sections that
+ * passed on their own, so that its other mistakes are still reported in the same run.
+ */
+export interface WrittenParts {
+  readonly account?: WrittenAccount;
+  readonly prune?: WrittenPrune;
+  readonly guides: readonly Indexed<WrittenGuide>[];
+  readonly groups: readonly Indexed<WrittenGroup>[];
+}

@@ -1,0 +1,127 @@
+/**
+ * The desired state: what the user's YAML says the account should look like, normalised once by
+ * `config/` and never re-checked downstream. It is the only input the planner sees from the
+ * user's files.
+ *
+ * Ownership, one rule for every part: a property that is absent (`undefined`) is **not managed**
+ * and the plan leaves it as it is; a property that is present states the **exact** value, where
+ * an empty list or `null` means "none".
+ */
+
+import type { SourceLocation } from './diagnostics.js';
+
+/** Where an object was written, so that later steps (plan, apply) can point at the file. */
+export type SourceRef = SourceLocation;
+
+/**
+ * The whole desired state.
+ *
+ * Invariants (guaranteed by `config/`):
+ * - `guides` holds no two guides with the same identity ({@link guideKey}).
+ * - `groups` holds no two groups with the same `name`.
+ * - Both lists are in the order written: files in the order they were loaded (a folder's files by
+ *   name), then document order. Consumers that need another order sort for themselves.
+ */
+export interface DesiredState {
+  /** Account-wide settings; absent when the file has no `account` key (left alone). */
+  readonly account?: DesiredAccount;
+  readonly groups: readonly DesiredGroup[];
+  readonly guides: readonly DesiredGuide[];
+  /** Whether live objects missing from the file are deleted; both default to false. */
+  readonly prune: PrunePolicy;
+}
+
+export interface PrunePolicy {
+  readonly guides: boolean;
+  readonly groups: boolean;
+}
+
+/** The account-wide settings of `setguideacctconfig` and the default welcome of `setguideconfig`. */
+export interface DesiredAccount {
+  /**
+   * The offline auto reply: a string of 1–300 characters (code points), `null` to delete it, or
+   * absent to leave it alone.
+   */
+  readonly offlineAutoReply?: string | null;
+  /** The sensitive words (`black_keyword`); absent to leave them alone. */
+  readonly sensitiveWords?: DesiredSensitiveWords;
+  /** The account-wide welcome messages, at most 2, in sending order; `[]` deletes them. */
+  readonly defaultWelcome?: readonly WelcomeMessage[];
+  readonly source: SourceRef;
+}
+
+/** How the target applies `black_keyword` writes; see "black_keyword" in the wire page. */
+export type SensitiveWordSemantics = 'append' | 'replace';
+
+export interface DesiredSensitiveWords {
+  /** What the user says the target does with `black_keyword`; the planner must honour it. */
+  readonly semantics: SensitiveWordSemantics;
+  /**
+   * The exact set of words. Invariants: each word is non-empty, no word appears twice, and the
+   * list is sorted by UTF-16 code units (order carries no meaning; sorting keeps plans stable).
+   */
+  readonly words: readonly string[];
+}
+
+/**
+ * A guide group, addressed by name.
+ *
+ * Invariants: `name` is non-empty. `members`, when present, is the exact membership: guide
+ * accounts (membership works by account only), each non-empty and listed once, in the order
+ * written. Absent `members` leaves the live membership alone.
+ */
+export interface DesiredGroup {
+  readonly name: string;
+  readonly members?: readonly string[];
+  readonly source: SourceRef;
+}
+
+/** How a guide is named on the wire: by WeChat ID (`guide_account`) or by `guide_openid`. */
+export type GuideId =
+  | { readonly kind: 'account'; readonly account: string }
+  | { readonly kind: 'openid'; readonly openid: string };
+
+/**
+ * One guide.
+ *
+ * Invariants: `nickname` has 1–16 code points; `headImageUrl` is an absolute http(s) URL.
+ * `quickReplies`, when present, is ordered and each entry is non-empty; absent leaves the live
+ * quick replies alone, `[]` deletes them all. `welcome`, when present, has at most 2 messages in
+ * sending order; absent leaves them alone, `[]` deletes them.
+ */
+export interface DesiredGuide {
+  readonly id: GuideId;
+  readonly nickname: string;
+  readonly headImageUrl: string;
+  readonly quickReplies?: readonly string[];
+  readonly welcome?: readonly WelcomeMessage[];
+  readonly source: SourceRef;
+}
+
+/**
+ * A welcome message (an auto reply on the wire, `msgtype` 1, 2 or 3). A closed union: switch on
+ * `type` exhaustively.
+ *
+ * Invariants: `text` and `title` are non-empty; `title` has at most 35 code points; `mediaId` is
+ * non-empty and made of `A–Z a–z 0–9 _ -`; `appid` matches `^wx[0-9a-f]{16}$`; `path` is non-empty.
+ */
+export type WelcomeMessage =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly mediaId: string }
+  | {
+      readonly type: 'miniprogram';
+      readonly appid: string;
+      readonly title: string;
+      readonly path: string;
+      readonly mediaId: string;
+    };
+
+/** A string that is equal for two guides exactly when they are the same guide: `account:x` or `openid:x`. */
+export function guideKey(id: GuideId): string {
+  return id.kind === 'account' ? `account:${id.account}` : `openid:${id.openid}`;
+}
+
+/** The guide's identity as a user would write it: the account, or `openid <id>`. */
+export function describeGuideId(id: GuideId): string {
+  return id.kind === 'account' ? id.account : `openid ${id.openid}`;
+}

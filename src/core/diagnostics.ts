@@ -1,0 +1,165 @@
+/**
+ * A problem found in what a user wrote, returned (never thrown) so that a run reports all of them
+ * at once. The renderers in `report/` turn these into `file:line:col: error: message` lines or
+ * JSON; nothing else formats them.
+ */
+
+/** `error` stops the command (exit 1); `warning` is printed and the command goes on. */
+export type Severity = 'error' | 'warning';
+
+/**
+ * Every diagnostic code, stable for good: users search for them, tests and CI scripts branch on
+ * them. A code is never renamed or reused for a different problem; new problems get new codes.
+ * Messages may change; codes may not.
+ *
+ * The codes that loading the files can produce (`config/`); each has a fixture in
+ * `test/config/fixtures/`.
+ */
+export const CONFIG_DIAGNOSTIC_CODES = [
+  // Paths and files
+  'path-not-found',
+  'path-unreadable',
+  'folder-empty',
+  'file-too-large',
+  'file-not-text',
+  'file-empty',
+  // YAML syntax
+  'yaml-syntax',
+  'yaml-multiple-documents',
+  'yaml-tab-indent',
+  'yaml-duplicate-key',
+  'yaml-tag',
+  'yaml-alias-limit',
+  'yaml-complex-key',
+  'yaml-nesting-too-deep',
+  // Shape of the file
+  'top-level-not-mapping',
+  'version-missing',
+  'version-unsupported',
+  'unknown-key',
+  'missing-key',
+  'wrong-type',
+  'schema-violation',
+  // Values
+  'nickname-empty',
+  'nickname-too-long',
+  'head-image-url-invalid',
+  'guide-account-invalid',
+  'openid-invalid',
+  'guide-identity-missing',
+  'guide-identity-both',
+  'quick-reply-empty',
+  'welcome-too-many',
+  'default-welcome-too-many',
+  'welcome-form-missing',
+  'welcome-form-multiple',
+  'welcome-text-empty',
+  'media-id-invalid',
+  'appid-invalid',
+  'miniprogram-title-empty',
+  'miniprogram-title-too-long',
+  'miniprogram-path-empty',
+  'offline-reply-empty',
+  'offline-reply-too-long',
+  'semantics-invalid',
+  'sensitive-word-empty',
+  'sensitive-word-duplicate',
+  'group-name-empty',
+  'member-invalid',
+  // Rules across the whole desired state
+  'guide-duplicate',
+  'group-duplicate',
+  'account-duplicate',
+  'prune-duplicate',
+  'member-openid-only',
+  'member-unknown',
+  'member-duplicate',
+] as const;
+
+/** The codes of problems found when the files are compared with the live state (`plan/`). */
+export const PLAN_DIAGNOSTIC_CODES = [
+  'group-ambiguous',
+  'member-not-found',
+  'member-would-be-pruned',
+] as const;
+
+export const DIAGNOSTIC_CODES = [...CONFIG_DIAGNOSTIC_CODES, ...PLAN_DIAGNOSTIC_CODES] as const;
+
+/** The closed set of diagnostic codes; see {@link CONFIG_DIAGNOSTIC_CODES} and {@link PLAN_DIAGNOSTIC_CODES}. */
+export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+
+/** A place in a source file. Lines and columns are 1-based; columns count UTF-16 code units, as editors do. */
+export interface SourceLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/**
+ * One problem, pinned to a place in a file.
+ *
+ * Invariants: `line` and `column` are ≥ 1 (a problem with a whole file, such as a missing file,
+ * is reported at 1:1); when present, `endLine:endColumn` is at or after `line:column` and is
+ * exclusive. `message` is one sentence in plain words that says what is wrong and, where there is
+ * one, the fix; `hint` adds advice that does not fit in the sentence. `related` names other places
+ * involved (for example where a duplicated guide was first defined).
+ */
+export interface Diagnostic extends SourceLocation {
+  readonly severity: Severity;
+  readonly code: DiagnosticCode;
+  readonly message: string;
+  readonly endLine?: number;
+  readonly endColumn?: number;
+  readonly hint?: string;
+  readonly related?: readonly RelatedLocation[];
+}
+
+/** Another place that a diagnostic refers to, with what it is ("first defined here"). */
+export interface RelatedLocation extends SourceLocation {
+  readonly message: string;
+}
+
+export function isDiagnosticCode(value: string): value is DiagnosticCode {
+  return DIAGNOSTIC_CODES.some((code) => code === value);
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+export interface DiagnosticCounts {
+  readonly errors: number;
+  readonly warnings: number;
+}
+
+export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {
+  let errors = 0;
+  for (const d of diagnostics) if (d.severity === 'error') errors++;
+  return { errors, warnings: diagnostics.length - errors };
+}
+
+/**
+ * The documented order of diagnostics: by file (in the order given by `fileOrder`, unknown files
+ * last by name), then line, column, code and message, so that the same input always prints the
+ * same lines in the same order.
+ */
+export function sortDiagnostics(
+  diagnostics: readonly Diagnostic[],
+  fileOrder: readonly string[] = [],
+): Diagnostic[] {
+  const rank = new Map(fileOrder.map((file, index) => [file, index]));
+  const fileRank = (file: string): number => rank.get(file) ?? fileOrder.length;
+  return [...diagnostics].sort(
+    (a, b) =>
+      fileRank(a.file) - fileRank(b.file) ||
+      compareText(a.file, b.file) ||
+      a.line - b.line ||
+      a.column - b.column ||
+      compareText(a.code, b.code) ||
+      compareText(a.message, b.message),
+  );
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,205 @@
+import * as nodePath from 'node:path';
+import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+
+export interface RenderDiagnosticsOptions {
+  /** File paths are shown relative to this folder. */
+  readonly cwd?: string;
+  /** ANSI colour; only when asked (a terminal, and NO_COLOR not set). */
+  readonly color?: boolean;
+  /** The text of each file by path: when given, the line of each diagnostic is shown under it. */
+  readonly sources?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Human text, one block per diagnostic:
+ *
+ *     guides.yaml:14:7: error: nickname "Alexandra the Great" is 19 characters; the limit is 16 [nickname-too-long]
+ *        14 |   nickname: Alexandra the Great
+ *           |             ^^^^^^^^^^^^^^^^^^^
+ *       hint: …
+ *
+ * The first line of each block has the shape `file:line:col: severity: message [code]` that
+ * editors and CI problem matchers read. The text may change between versions; machines should
+ * read `renderDiagnosticsJson`.
+ */
+export function renderDiagnostics(
+  diagnostics: readonly Diagnostic[],
+  options: RenderDiagnosticsOptions = {},
+): string {
+  const paint = painter(options.color === true);
+  const lines: string[] = [];
+  const lineCache = new Map<string, string[]>();
+  for (const d of diagnostics) {
+    const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.column}`;
+    const severity =
+      d.severity === 'error' ? paint.red(paint.bold('error')) : paint.yellow(paint.bold('warning'));
+    lines.push(`${paint.bold(where)}: ${severity}: ${d.message} ${paint.dim(`[${d.code}]`)}`);
+    const text = options.sources?.get(d.file);
+    if (text !== undefined) lines.push(...renderExcerpt(d, text, lineCache, paint));
+    if (d.hint !== undefined) lines.push(`  ${paint.cyan('hint')}: ${d.hint}`);
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/** What a summary line says besides the counts: how much was read, and what it held. */
+export interface SummaryFacts {
+  readonly files: number;
+  /** Counts of the desired state, when there is one (no errors). */
+  readonly guides?: number;
+  readonly groups?: number;
+}
+
+/**
+ * One line: `2 errors, 1 warning in 3 files`, or when there is no error
+ * `valid: 3 files, 52 guides, 6 groups` (with the warnings counted first if any).
+ */
+export function renderSummary(
+  diagnostics: readonly Diagnostic[],
+  facts: SummaryFacts,
+  options: { readonly color?: boolean } = {},
+): string {
+  const paint = painter(options.color === true);
+  const { errors, warnings } = countDiagnostics(diagnostics);
+  const files = plural(facts.files, 'file');
+  if (errors > 0) {
+    const parts = [plural(errors, 'error'), ...(warnings > 0 ? [plural(warnings, 'warning')] : [])];
+    return `${paint.red(parts.join(', '))} in ${files}\n`;
+  }
+  const contents = [files];
+  if (facts.guides !== undefined) contents.push(plural(facts.guides, 'guide'));
+  if (facts.groups !== undefined) contents.push(plural(facts.groups, 'group'));
+  const head =
+    warnings > 0 ? paint.yellow(`valid with ${plural(warnings, 'warning')}`) : paint.green('valid');
+  return `${head}: ${contents.join(', ')}\n`;
+}
+
+/**
+ * The diagnostics as a JSON array (with a final newline), each object with `severity`, `code`,
+ * `message`, `file` (relative to `cwd`), `line`, `column` and, when known, `endLine`,
+ * `endColumn`, `hint` and `related` (`[{file, line, column, message}]`). Keys are in that order.
+ */
+export function renderDiagnosticsJson(
+  diagnostics: readonly Diagnostic[],
+  options: { readonly cwd?: string } = {},
+): string {
+  const out = diagnostics.map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    file: displayPath(d.file, options.cwd),
+    line: d.line,
+    column: d.column,
+    ...(d.endLine === undefined ? {} : { endLine: d.endLine }),
+    ...(d.endColumn === undefined ? {} : { endColumn: d.endColumn }),
+    ...(d.hint === undefined ? {} : { hint: d.hint }),
+    ...(d.related === undefined
+      ? {}
+      : {
+          related: d.related.map((r) => ({
+            file: displayPath(r.file, options.cwd),
+            line: r.line,
+            column: r.column,
+            message: r.message,
+          })),
+        }),
+  }));
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** A file as it is shown to the user: relative to `cwd` when it is inside it, else absolute. */
+export function displayPath(file: string, cwd: string | undefined): string {
+  if (cwd === undefined || !nodePath.isAbsolute(file)) return file;
+  const relative = nodePath.relative(cwd, file);
+  const outside = relative === '' || relative === '..' || relative.startsWith(`..${nodePath.sep}`);
+  return outside || nodePath.isAbsolute(relative) ? file : relative;
+}
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Lines longer than this are not shown under a diagnostic (minified or binary-looking text). */
+const MAX_EXCERPT_LENGTH = 300;
+
+function renderExcerpt(d: Diagnostic, text: string, cache: Map<string, string[]>, paint: Painter): string[] {
+  let fileLines = cache.get(d.file);
+  if (fileLines === undefined) {
+    fileLines = text.split(/\r?\n/);
+    cache.set(d.file, fileLines);
+  }
+  const source = fileLines[d.line - 1];
+  if (source === undefined || source.length > MAX_EXCERPT_LENGTH || source.trim() === '') return [];
+
+  const before = source.slice(0, d.column - 1);
+  const endColumn = d.endLine === d.line && d.endColumn !== undefined ? d.endColumn : source.length + 1;
+  const marked = source.slice(d.column - 1, Math.max(d.column, endColumn) - 1);
+  const pad = ' '.repeat(displayWidth(before));
+  const carets = '^'.repeat(Math.max(1, displayWidth(marked)));
+  const gutter = String(d.line);
+  const colour = d.severity === 'error' ? paint.red : paint.yellow;
+  return [
+    `${paint.dim(`  ${gutter} |`)} ${expandTabs(source)}`,
+    `${paint.dim(`  ${' '.repeat(gutter.length)} |`)} ${pad}${colour(carets)}`,
+  ];
+}
+
+function expandTabs(s: string): string {
+  return s.replace(/\t/g, '    ');
+}
+
+/** Terminal columns taken by `s`: tabs as 4, East Asian wide characters and emoji as 2. */
+export function displayWidth(s: string): number {
+  let width = 0;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (ch === '\t') width += 4;
+    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x300 && cp <= 0x36f) || cp === 0x200d)
+      width += 0;
+    else if (isWide(cp)) width += 2;
+    else width += 1;
+  }
+  return width;
+}
+
+function isWide(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  );
+}
+
+interface Painter {
+  red(s: string): string;
+  yellow(s: string): string;
+  green(s: string): string;
+  cyan(s: string): string;
+  bold(s: string): string;
+  dim(s: string): string;
+}
+
+function painter(color: boolean): Painter {
+  const wrap =
+    (open: number, close: number) =>
+    (s: string): string =>
+      color ? `\u001b[${open}m${s}\u001b[${close}m` : s;
+  return {
+    red: wrap(31, 39),
+    yellow: wrap(33, 39),
+    green: wrap(32, 39),
+    cyan: wrap(36, 39),
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+  };
+}

@@ -1,0 +1,459 @@
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ConfigFs, loadDesiredState } from '../../src/config/index.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const EXAMPLES = nodePath.join(ROOT, 'examples');
+const tmp = mkdtempSync(nodePath.join(tmpdir(), 'guidectl-config-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+let counter = 0;
+function writeTemp(content: string | Uint8Array, name = `file-${++counter}.yaml`): string {
+  const path = nodePath.join(tmp, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const GUIDE =
+  'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://mmbiz.qpic.cn/alice/0\n';
+
+function brief(d: Diagnostic): string {
+  return `${d.severity} ${d.code} ${d.line}:${d.column}`;
+}
+
+async function diagnose(content: string | Uint8Array): Promise<string[]> {
+  const { diagnostics } = await loadDesiredState([writeTemp(content)]);
+  return diagnostics.map(brief);
+}
+
+describe('bad input gives a clear diagnostic, never a throw', () => {
+  it('an empty file', async () => {
+    expect(await diagnose('')).toEqual(['error file-empty 1:1']);
+    expect(await diagnose('\n\n   \n')).toEqual(['error file-empty 1:1']);
+    expect(await diagnose('---\n')).toEqual(['error file-empty 1:1']);
+  });
+
+  it('a scalar or a list at the top', async () => {
+    expect(await diagnose('hello\n')).toEqual(['error top-level-not-mapping 1:1']);
+    expect(await diagnose('42\n')).toEqual(['error top-level-not-mapping 1:1']);
+    expect(await diagnose('\n- a\n')).toEqual(['error top-level-not-mapping 2:1']);
+  });
+
+  it('a path that does not exist', async () => {
+    const missing = nodePath.join(tmp, 'no-such-file.yaml');
+    const { diagnostics, state } = await loadDesiredState([missing]);
+    expect(state).toBeUndefined();
+    expect(diagnostics).toMatchObject([{ code: 'path-not-found', file: missing, line: 1, column: 1 }]);
+  });
+
+  it('a path that is neither a file nor a folder', async () => {
+    const { diagnostics } = await loadDesiredState(['/dev/null']);
+    expect(diagnostics.map(brief)).toEqual(['error path-unreadable 1:1']);
+  });
+
+  it('a file that may not be read', async () => {
+    const denied = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    const fs: ConfigFs = {
+      stat: async () => ({ isFile: () => true, isDirectory: () => false, size: 10 }),
+      readdir: async () => [],
+      readFile: async () => {
+        throw denied;
+      },
+    };
+    const { diagnostics } = await loadDesiredState(['/secret/guides.yaml'], { fs });
+    expect(diagnostics).toMatchObject([
+      {
+        code: 'path-unreadable',
+        file: '/secret/guides.yaml',
+        message: expect.stringContaining('permission denied'),
+      },
+    ]);
+  });
+
+  it('a 50 MB file is refused before it is read', async () => {
+    const big = writeTemp('');
+    truncateSync(big, 50 * 1024 * 1024); // sparse: costs no disk and no time
+    const { diagnostics } = await loadDesiredState([big]);
+    expect(diagnostics).toMatchObject([
+      { code: 'file-too-large', line: 1, column: 1, message: 'the file is 50 MiB; the limit is 10 MiB' },
+    ]);
+  });
+
+  it('the size limit can be set', async () => {
+    const { diagnostics } = await loadDesiredState([writeTemp(GUIDE)], { maxFileBytes: 64 });
+    expect(diagnostics.map((d) => d.code)).toEqual(['file-too-large']);
+  });
+
+  it('binary junk, with the position of the first bad byte', async () => {
+    const junk = Uint8Array.from([...Buffer.from('version: 1\nguides: ['), 0xc3, 0x28, 0xff, 0xfe, 0x00]);
+    expect(await diagnose(junk)).toEqual(['error file-not-text 2:10']);
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+    expect(await diagnose(png)).toEqual(['error file-not-text 1:1']);
+  });
+
+  it('NUL bytes and control characters', async () => {
+    expect(await diagnose('version: 1\nguides: []\u0000\n')).toEqual(['error file-not-text 2:11']);
+    expect(await diagnose('version: 1\naccount:\n  offline_auto_reply: a\u0007b\n')).toEqual([
+      'error file-not-text 3:24',
+    ]);
+  });
+
+  it('UTF-16 text', async () => {
+    const utf16 = Uint8Array.from([0xff, 0xfe, ...Buffer.from('version: 1\n', 'utf16le')]);
+    const { diagnostics } = await loadDesiredState([writeTemp(utf16)]);
+    expect(diagnostics).toMatchObject([{ code: 'file-not-text', message: 'the file is encoded in UTF-16' }]);
+  });
+
+  it('Windows line endings give the same positions', async () => {
+    const text = GUIDE.replace('nickname: Alice', 'nickname: Alexandra the Great').replace(/\n/g, '\r\n');
+    expect(await diagnose(text)).toEqual(['error nickname-too-long 4:15']);
+  });
+
+  it('a byte-order mark is fine', async () => {
+    expect(await diagnose(`\uFEFF${GUIDE}`)).toEqual([]);
+  });
+
+  it('invalid YAML, with the position', async () => {
+    expect(await diagnose('version: 1\nguides: [a, b\n')).toEqual(['error yaml-syntax 3:1']);
+    expect(await diagnose("version: 1\naccount: {offline_auto_reply: 'x}\n")).toEqual([
+      'error yaml-syntax 3:1',
+    ]);
+  });
+
+  it('unresolved aliases', async () => {
+    expect(await diagnose('version: 1\nguides: *nothing\n')).toEqual(['error yaml-syntax 2:9']);
+  });
+
+  it('a megabyte of "[" is refused quickly', async () => {
+    const started = performance.now();
+    expect(await diagnose(`version: 1\nguides: ${'['.repeat(1_000_000)}\n`)).toEqual([
+      'error yaml-nesting-too-deep 2:73',
+    ]);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('does not mistake brackets in text for nesting', async () => {
+    const replies = Array.from({ length: 200 }, (_, i) => `      - it's [${i} ok`).join('\n');
+    const text = `${GUIDE}    quick_replies:\n${replies}\n`;
+    expect(await diagnose(text)).toEqual([]);
+  });
+
+  it('keys that would be special in JavaScript are just unknown keys', async () => {
+    expect(await diagnose('version: 1\n__proto__: {polluted: true}\nconstructor: 1\n')).toEqual([
+      'error unknown-key 2:1',
+      'error unknown-key 3:1',
+    ]);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('a merge key is not special in YAML 1.2', async () => {
+    const text = `version: 1\nbase: &base {nickname: Alice}\n${GUIDE.slice(11)}`;
+    expect(await diagnose(text)).toEqual(['error unknown-key 2:1']);
+  });
+});
+
+describe('messages in plain words that name the fix', () => {
+  it('nickname too long', async () => {
+    const text = GUIDE.replace('nickname: Alice', 'nickname: Alexandra the Great');
+    const { diagnostics } = await loadDesiredState([writeTemp(text)]);
+    expect(diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'nickname-too-long',
+        message: 'nickname "Alexandra the Great" is 19 characters; the limit is 16',
+        file: expect.any(String),
+        line: 4,
+        column: 15,
+        endLine: 4,
+        endColumn: 34,
+      },
+    ]);
+  });
+
+  it('lengths are counted in characters (code points), as WeChat counts them', async () => {
+    const sixteen = `${'导购'.repeat(7)}😀🎉`;
+    expect([...sixteen]).toHaveLength(16);
+    expect(sixteen.length).toBe(18);
+    expect(await diagnose(GUIDE.replace('Alice', sixteen))).toEqual([]);
+    const seventeen = await loadDesiredState([writeTemp(GUIDE.replace('Alice', `${sixteen}!`))]);
+    expect(seventeen.diagnostics[0]?.message).toContain('is 17 characters; the limit is 16');
+  });
+
+  it('did you mean, for a misspelt key, without a second error for the key it misses', async () => {
+    const { diagnostics } = await loadDesiredState([writeTemp(GUIDE.replace('nickname:', 'nick_name:'))]);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]?.message).toBe('unknown key "nick_name" in this guide; did you mean "nickname"?');
+  });
+
+  it('did you mean, for the wire names of the API', async () => {
+    const { diagnostics } = await loadDesiredState([
+      writeTemp(GUIDE.replace('head_image_url', 'guide_headimgurl')),
+    ]);
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      'unknown key "guide_headimgurl" in this guide; did you mean "head_image_url"?',
+    ]);
+  });
+
+  it('no suggestion when nothing is close; the allowed keys are listed instead', async () => {
+    const { diagnostics } = await loadDesiredState([writeTemp(`${GUIDE}    zzz: 1\n`)]);
+    expect(diagnostics).toMatchObject([
+      {
+        code: 'unknown-key',
+        message: 'unknown key "zzz" in this guide',
+        hint: 'the keys allowed here are: account, openid, nickname, head_image_url, quick_replies, welcome',
+      },
+    ]);
+  });
+
+  it('a number where text is wanted says to quote it', async () => {
+    const { diagnostics } = await loadDesiredState([writeTemp(GUIDE.replace('alice_wx', '12345678'))]);
+    expect(diagnostics).toMatchObject([
+      {
+        code: 'wrong-type',
+        message: '"account" must be text, not the number 12345678',
+        hint: 'put the value in quotes: "12345678"',
+      },
+    ]);
+  });
+
+  it('a key with no value', async () => {
+    const { diagnostics } = await loadDesiredState([writeTemp('version: 1\nguides:\nprune:\n')]);
+    expect(diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`)).toEqual([
+      'wrong-type 2:1 "guides" has no value; it must be a list',
+      'wrong-type 3:1 "prune" has no value; it must be a mapping (key: value lines)',
+    ]);
+  });
+
+  it('a version that is not 1', async () => {
+    const { diagnostics } = await loadDesiredState([writeTemp('version: "1"\n')]);
+    expect(diagnostics.map((d) => d.message)).toEqual(['version must be the number 1, not the text "1"']);
+  });
+
+  it('a duplicate names the other place, relative to cwd', async () => {
+    const dir = nodePath.join(ROOT, 'test/config/fixtures/guide-duplicate');
+    const { diagnostics } = await loadDesiredState(['test/config/fixtures/guide-duplicate'], { cwd: ROOT });
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      'guide alice_wx is also defined at test/config/fixtures/guide-duplicate/a.yaml:3:5',
+      'guide openid oWx3t5e4R_6Tz0pA1b2C3d4E5f6G is also defined at line 6',
+    ]);
+    expect(diagnostics[0]?.related).toEqual([
+      {
+        file: nodePath.join(dir, 'a.yaml'),
+        line: 3,
+        column: 5,
+        message: 'guide alice_wx first defined here',
+      },
+    ]);
+  });
+
+  it('reports everything at once: schema errors and rule errors of the valid parts', async () => {
+    const text = [
+      'version: 1',
+      'groups:',
+      '  - name: North',
+      '  - name: North',
+      'guides:',
+      '  - account: alice_wx',
+      '    nickname: Alexandra the Great',
+      '    head_image_url: https://mmbiz.qpic.cn/alice/0',
+      '  - account: bob_wx',
+      '    nickname: Bob',
+      '    head_image_url: https://mmbiz.qpic.cn/bob/0',
+      '  - account: bob_wx',
+      '    nickname: Bob',
+      '    head_image_url: https://mmbiz.qpic.cn/bob/0',
+      '',
+    ].join('\n');
+    expect(await diagnose(text)).toEqual([
+      'error group-duplicate 4:11',
+      'error nickname-too-long 7:15',
+      'error guide-duplicate 12:14',
+    ]);
+  });
+});
+
+describe('normalised desired state', () => {
+  it('small-store: every feature', async () => {
+    const { state, diagnostics } = await loadDesiredState(['examples/small-store.yaml'], { cwd: ROOT });
+    expect(diagnostics).toEqual([]);
+    const file = nodePath.join(EXAMPLES, 'small-store.yaml');
+    expect(state).toEqual({
+      account: {
+        offlineAutoReply:
+          'We are offline now and back at 9:00. Leave a message and we will reply first thing.',
+        sensitiveWords: { semantics: 'append', words: ['cheap', 'refund', '退款'] },
+        defaultWelcome: [
+          { type: 'text', text: 'Welcome to Harbour Street Store! A guide will be with you shortly.' },
+        ],
+        source: { file, line: 8, column: 1 },
+      },
+      groups: [
+        {
+          name: 'Harbour Street Store',
+          members: ['alice_wx', 'bob_wx'],
+          source: { file, line: 18, column: 5 },
+        },
+      ],
+      guides: [
+        {
+          id: { kind: 'account', account: 'alice_wx' },
+          nickname: 'Alice',
+          headImageUrl: 'https://mmbiz.qpic.cn/mmbiz_jpg/alice/0',
+          quickReplies: [
+            'Hello! How can I help you today?',
+            'Let me check that for you.',
+            'Our opening hours are 9:00 to 21:00.',
+          ],
+          welcome: [
+            { type: 'text', text: 'Hi, I am Alice. Ask me anything about our new season.' },
+            { type: 'image', mediaId: '4Tz9xJmQbK2nV7pLrS8wYc3dFh6gEa1u' },
+          ],
+          source: { file, line: 22, column: 5 },
+        },
+        {
+          id: { kind: 'account', account: 'bob_wx' },
+          nickname: 'Bob',
+          headImageUrl: 'https://mmbiz.qpic.cn/mmbiz_jpg/bob/0',
+          welcome: [
+            {
+              type: 'miniprogram',
+              appid: 'wx1234567890abcdef',
+              title: 'New arrivals this week',
+              path: 'pages/new/index?from=guide',
+              mediaId: '9QwErTyUiOp_AsDfGhJkL-ZxCvBnM12',
+            },
+          ],
+          source: { file, line: 33, column: 5 },
+        },
+        {
+          id: { kind: 'openid', openid: 'oWx3t5e4R_6Tz0pA1b2C3d4E5f6G' },
+          nickname: '王小明',
+          headImageUrl: 'https://mmbiz.qpic.cn/mmbiz_jpg/wang/0',
+          quickReplies: [],
+          source: { file, line: 44, column: 5 },
+        },
+      ],
+      prune: { guides: false, groups: true },
+    });
+  });
+
+  it('absent means unmanaged; [] and null mean none', async () => {
+    const text = `version: 1\naccount:\n  offline_auto_reply: null\n  default_welcome: []\ngroups:\n  - name: Empty\n    members: []\n  - name: Unmanaged\n${GUIDE.slice(11)}    welcome: []\n`;
+    const { state } = await loadDesiredState([writeTemp(text)]);
+    expect(state?.account).toMatchObject({ offlineAutoReply: null, defaultWelcome: [] });
+    expect(state?.account).not.toHaveProperty('sensitiveWords');
+    expect(state?.groups[0]).toMatchObject({ name: 'Empty', members: [] });
+    expect(state?.groups[1]).not.toHaveProperty('members');
+    expect(state?.guides[0]).toMatchObject({ welcome: [] });
+    expect(state?.guides[0]).not.toHaveProperty('quickReplies');
+    expect(state?.prune).toEqual({ guides: false, groups: false });
+  });
+
+  it('no account key: the account is not managed', async () => {
+    const { state } = await loadDesiredState([writeTemp(GUIDE)]);
+    expect(state).not.toHaveProperty('account');
+  });
+
+  it('aliases may share values, and are expanded', async () => {
+    const guides = Array.from(
+      { length: 500 },
+      (_, i) =>
+        `  - account: g${i}\n    nickname: G${i}\n    head_image_url: https://x.example/${i}\n    quick_replies: *replies`,
+    ).join('\n');
+    const text = `version: 1\nx-replies: &replies ["Hello!", "One moment."]\nguides:\n${guides}\n`;
+    const { diagnostics } = await loadDesiredState([writeTemp(text)]);
+    // The anchor's holder is an unknown key; the 500 aliases are fine.
+    expect(diagnostics.map(brief)).toEqual(['error unknown-key 2:1']);
+    const ok = text.replace('x-replies: &replies ["Hello!", "One moment."]\nguides:\n', 'guides:\n');
+    const shared = ok.replace(
+      '  - account: g0\n    nickname: G0\n    head_image_url: https://x.example/0\n    quick_replies: *replies',
+      '  - account: g0\n    nickname: G0\n    head_image_url: https://x.example/0\n    quick_replies: &replies ["Hello!", "One moment."]',
+    );
+    const result = await loadDesiredState([writeTemp(shared)]);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.state?.guides[499]?.quickReplies).toEqual(['Hello!', 'One moment.']);
+  });
+});
+
+describe('folders are merged', () => {
+  it('retail-chain: files in name order, lists concatenated', async () => {
+    const { state, diagnostics, files } = await loadDesiredState(['examples/retail-chain'], { cwd: ROOT });
+    expect(diagnostics).toEqual([]);
+    expect(files.map((f) => nodePath.basename(f.file))).toEqual([
+      'chain.yaml',
+      'east.yaml',
+      'north.yaml',
+      'south.yaml',
+      'west.yaml',
+    ]);
+    expect(state?.guides).toHaveLength(50);
+    expect(state?.groups.map((g) => g.name)).toEqual([
+      'Store Leads',
+      'VIP Concierge',
+      'Shanghai Flagship',
+      'Hangzhou West Lake',
+      'Nanjing Xinjiekou',
+      'Beijing Wangfujing',
+      'Beijing Sanlitun',
+      'Tianjin Binjiang',
+      'Guangzhou Tianhe',
+      'Shenzhen Futian',
+      'Xiamen Zhongshan Road',
+      'Chengdu Chunxi Road',
+      'Chongqing Jiefangbei',
+    ]);
+    expect(state?.prune).toEqual({ guides: true, groups: false });
+    expect(state?.account?.source.file).toBe(nodePath.join(EXAMPLES, 'retail-chain', 'chain.yaml'));
+    // Every member is a guide of the folder.
+    const accounts = new Set(state?.guides.map((g) => (g.id.kind === 'account' ? g.id.account : '')));
+    for (const group of state?.groups ?? [])
+      for (const m of group.members ?? []) expect(accounts).toContain(m);
+  });
+
+  it('a file given twice, or inside a folder also given, is read once', async () => {
+    const { diagnostics, files } = await loadDesiredState(
+      ['examples/retail-chain', 'examples/retail-chain/east.yaml', './examples/retail-chain/east.yaml'],
+      { cwd: ROOT },
+    );
+    expect(diagnostics).toEqual([]);
+    expect(files).toHaveLength(5);
+  });
+
+  it('account and prune in two places: each error names the first place', async () => {
+    const { diagnostics } = await loadDesiredState(['examples/retail-chain', 'examples/small-store.yaml'], {
+      cwd: ROOT,
+    });
+    expect(diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual([
+      'account-duplicate: "account" is also set at examples/retail-chain/chain.yaml:14:1',
+      'prune-duplicate: "prune" is also set at examples/retail-chain/chain.yaml:39:1',
+    ]);
+  });
+
+  it('a member defined in a broken file is not reported as unknown', async () => {
+    const dir = nodePath.join(tmp, 'partly-broken');
+    mkdirSync(dir);
+    writeFileSync(
+      nodePath.join(dir, 'a.yaml'),
+      'version: 1\ngroups:\n  - name: North\n    members: [alice_wx]\n',
+    );
+    writeFileSync(nodePath.join(dir, 'b.yaml'), `${GUIDE}    colour: blue\n`);
+    const { diagnostics } = await loadDesiredState([dir]);
+    expect(diagnostics.map((d) => d.code)).toEqual(['unknown-key']);
+  });
+
+  it('hidden files, other extensions and subfolders are not read', async () => {
+    const dir = nodePath.join(tmp, 'mixed');
+    mkdirSync(nodePath.join(dir, 'sub.yaml'), { recursive: true });
+    writeFileSync(nodePath.join(dir, 'guides.YML'), GUIDE);
+    writeFileSync(nodePath.join(dir, '.guides.yaml.swp'), 'junk');
+    writeFileSync(nodePath.join(dir, '.backup.yaml'), 'junk: [');
+    writeFileSync(nodePath.join(dir, 'README.md'), '# notes');
+    const { diagnostics, files } = await loadDesiredState([dir]);
+    expect(diagnostics).toEqual([]);
+    expect(files.map((f) => nodePath.basename(f.file))).toEqual(['guides.YML']);
+  });
+});

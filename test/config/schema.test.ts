@@ -1,0 +1,178 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type SchemaObject } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { compileSchemaObject, findSchemaFile, SCHEMA_MESSAGES } from '../../src/config/check-schema.js';
+import { loadDesiredState } from '../../src/config/index.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SCHEMA_FILE = nodePath.join(ROOT, 'schema', 'guidectl.schema.json');
+const schema: SchemaObject = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'));
+const defs: Record<string, SchemaObject> = schema['$defs'];
+
+/** Keywords that constrain a value (as opposed to describing or structuring it). */
+const CONSTRAINTS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'enum',
+  'oneOf',
+];
+/** Handled generically, with their own codes: unknown-key, missing-key, wrong-type. */
+const GENERIC = ['additionalProperties', 'required', 'type', 'properties', 'items', '$ref'];
+
+/** Every schema object in the file, with its JSON pointer. */
+function* walk(node: SchemaObject, pointer = ''): Generator<[string, SchemaObject]> {
+  yield [pointer, node];
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'properties' || key === '$defs') {
+      for (const [name, sub] of Object.entries(value as Record<string, unknown>)) {
+        if (typeof sub === 'object' && sub !== null)
+          yield* walk(sub as SchemaObject, `${pointer}/${key}/${name}`);
+      }
+    } else if (key === 'items') {
+      yield* walk(value as SchemaObject, `${pointer}/items`);
+    } else if (key === 'oneOf' || key === 'anyOf' || key === 'allOf') {
+      for (const [i, sub] of (value as SchemaObject[]).entries()) yield* walk(sub, `${pointer}/${key}/${i}`);
+    }
+  }
+}
+
+describe('schema/guidectl.schema.json', () => {
+  it('is the file the loader finds', async () => {
+    expect(await findSchemaFile()).toBe(SCHEMA_FILE);
+  });
+
+  it('compiles under ajv strict mode', () => {
+    expect(() => compileSchemaObject(schema)).not.toThrow();
+    // Strict in every respect; union types are allowed for `offline_auto_reply` (text or null).
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    expect(() => ajv.compile(schema)).not.toThrow();
+    expect(schema['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
+  });
+
+  it('gives every constraint a code and a message of its own', () => {
+    const missing: string[] = [];
+    for (const [name, def] of Object.entries(defs)) {
+      for (const keyword of Object.keys(def)) {
+        if (CONSTRAINTS.includes(keyword) && SCHEMA_MESSAGES[`${name}/${keyword}`] === undefined) {
+          missing.push(`${name}/${keyword}`);
+        }
+      }
+    }
+    // Constraints outside $defs would have no name to map from.
+    for (const [pointer, node] of walk(schema)) {
+      const inDef = /^\/\$defs\/[^/]+$/.test(pointer);
+      const inOneOfBranch = /\/oneOf\/\d+$/.test(pointer);
+      for (const keyword of Object.keys(node)) {
+        if (CONSTRAINTS.includes(keyword) && !inDef && !inOneOfBranch) missing.push(`${pointer}/${keyword}`);
+        if (!CONSTRAINTS.includes(keyword) && !GENERIC.includes(keyword)) {
+          expect(['$schema', 'title', 'description', 'examples', 'default', '$defs', 'const']).toContain(
+            keyword,
+          );
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    for (const key of Object.keys(SCHEMA_MESSAGES)) {
+      const [name, keyword] = key.split('/');
+      expect(defs[name ?? '']?.[keyword ?? ''], key).toBeDefined();
+    }
+  });
+
+  it('describes every property, for editors to show on hover', () => {
+    const undescribed: string[] = [];
+    for (const [pointer, node] of walk(schema)) {
+      const properties: unknown = node['properties'];
+      if (typeof properties !== 'object' || properties === null) continue;
+      for (const [key, value] of Object.entries(properties as Record<string, SchemaObject | boolean>)) {
+        // oneOf branches restate a property as `true` only to require it.
+        if (typeof value === 'boolean') continue;
+        const ref: unknown = value['$ref'];
+        const target = typeof ref === 'string' ? defs[ref.replace('#/$defs/', '')] : undefined;
+        if (value['description'] === undefined && target?.['description'] === undefined) {
+          undescribed.push(`${pointer}/properties/${key}`);
+        }
+      }
+    }
+    expect(undescribed).toEqual([]);
+  });
+
+  it('closes every mapping: additionalProperties is false', () => {
+    for (const [pointer, node] of walk(schema)) {
+      if (node['type'] === 'object' && !/\/oneOf\/\d+$/.test(pointer)) {
+        expect(node['additionalProperties'], pointer).toBe(false);
+      }
+    }
+  });
+
+  it('counts lengths in code points', () => {
+    const { validate } = compileSchemaObject(schema);
+    const guide = (nickname: string) => ({
+      version: 1,
+      guides: [{ account: 'a', nickname, head_image_url: 'https://x.example/a' }],
+    });
+    expect(validate(guide('😀'.repeat(16)))).toBe(true);
+    expect(validate(guide('😀'.repeat(17)))).toBe(false);
+    expect(validate(guide('导'.repeat(16)))).toBe(true);
+  });
+});
+
+describe('examples', () => {
+  const EXAMPLES = nodePath.join(ROOT, 'examples');
+  const yamlFiles = [
+    'small-store.yaml',
+    ...readdirSync(nodePath.join(EXAMPLES, 'retail-chain')).map((f) => `retail-chain/${f}`),
+  ];
+
+  it.each(['small-store.yaml', 'retail-chain'])('%s validates with no diagnostic', async (example) => {
+    const { diagnostics, state } = await loadDesiredState([nodePath.join(EXAMPLES, example)]);
+    expect(diagnostics).toEqual([]);
+    expect(state).toBeDefined();
+  });
+
+  it('retail-chain has several groups and about 50 guides split by region', async () => {
+    const { state, files } = await loadDesiredState([nodePath.join(EXAMPLES, 'retail-chain')]);
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    expect(state?.guides.length).toBeGreaterThanOrEqual(45);
+    expect(state?.groups.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('small-store uses every feature', async () => {
+    const { state } = await loadDesiredState([nodePath.join(EXAMPLES, 'small-store.yaml')]);
+    const welcome = [
+      ...(state?.account?.defaultWelcome ?? []),
+      ...(state?.guides ?? []).flatMap((g) => g.welcome ?? []),
+    ];
+    expect(new Set(welcome.map((w) => w.type))).toEqual(new Set(['text', 'image', 'miniprogram']));
+    expect(state?.account?.offlineAutoReply).toBeTypeOf('string');
+    expect(state?.account?.sensitiveWords?.words.length).toBeGreaterThan(0);
+    expect(new Set(state?.guides.map((g) => g.id.kind))).toEqual(new Set(['account', 'openid']));
+    expect(state?.guides.some((g) => (g.quickReplies?.length ?? 0) > 0)).toBe(true);
+    expect(state?.groups).toHaveLength(1);
+  });
+
+  it.each(yamlFiles)('%s carries the yaml-language-server modeline, pointing at the schema', (file) => {
+    const text = readFileSync(nodePath.join(EXAMPLES, file), 'utf8');
+    const match = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text);
+    expect(match, 'modeline').not.toBeNull();
+    const target = nodePath.resolve(nodePath.dirname(nodePath.join(EXAMPLES, file)), match?.[1] ?? '');
+    expect(target).toBe(SCHEMA_FILE);
+    expect(existsSync(target)).toBe(true);
+  });
+
+  it('the CI example validates on pull requests and applies on main with secrets', () => {
+    const text = readFileSync(nodePath.join(EXAMPLES, 'ci', 'github-actions.yml'), 'utf8');
+    expect(text).toContain('pull_request:');
+    expect(text).toContain('branches: [main]');
+    expect(text).toMatch(/guidectl validate/);
+    expect(text).toMatch(/guidectl plan/);
+    expect(text).toMatch(/guidectl apply .*--auto-approve/);
+    expect(text).toMatch(/\$\{\{ secrets\.WECHAT_APPID \}\}/);
+    expect(text).toMatch(/\$\{\{ secrets\.WECHAT_SECRET \}\}/);
+  });
+});
