@@ -9,6 +9,13 @@ export interface CliIo {
   readonly cwd: string;
   /** Resolves when the user asks the program to stop (SIGINT/SIGTERM); never in tests unless fired. */
   readonly stopSignal: AbortSignal;
+  /**
+   * Asks a question on the terminal and returns the answer; absent (or answering undefined) when
+   * there is no terminal to ask on.
+   */
+  readonly ask?: (question: string) => Promise<string | undefined>;
+  /** Milliseconds, for progress timing only; `Date.now` when absent. */
+  readonly now?: () => number;
 }
 
 export interface Output {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import process from 'node:process';
+import { createInterface } from 'node:readline/promises';
 import type { CliIo } from './io.js';
 import { runProgram } from './program.js';
 
@@ -15,6 +16,18 @@ const io: CliIo = {
   env: process.env,
   cwd: process.cwd(),
   stopSignal: stop.signal,
+  ask: async (question) => {
+    if (process.stdin.isTTY !== true) return undefined;
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question, { signal: stop.signal });
+    } catch {
+      return undefined;
+    } finally {
+      rl.close();
+    }
+  },
+  now: () => Date.now(),
 };
 
 process.exitCode = await runProgram(process.argv.slice(2), io);

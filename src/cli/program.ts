@@ -1,6 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { GuidectlError } from '../core/errors.js';
+import { registerApiCommand } from './api.js';
+import { registerApplyCommand } from './apply.js';
+import { registerExportCommand } from './export.js';
 import type { CliIo, CommandContext, ExitStatus } from './io.js';
+import { registerPlanCommand } from './plan.js';
 import { registerServeCommand } from './serve.js';
 import { registerValidateCommand } from './validate.js';
 
@@ -15,7 +19,11 @@ export function buildProgram(ctx: CommandContext): Command {
     })
     .exitOverride();
   registerValidateCommand(program, ctx);
+  registerPlanCommand(program, ctx);
+  registerApplyCommand(program, ctx);
+  registerExportCommand(program, ctx);
   registerServeCommand(program, ctx);
+  registerApiCommand(program, ctx);
   return program;
 }
 

@@ -41,3 +41,14 @@ export function stringifyJson(value: unknown): string {
   if (text === undefined) throw new TypeError('value cannot be represented as JSON');
   return text;
 }
+
+/**
+ * Serialises a value for people: indented by `indent` spaces, `bigint`s still bare JSON numbers
+ * with every digit kept.
+ */
+export function stringifyJsonPretty(value: unknown, indent = 2): string {
+  if (!containsBigInt(value)) return JSON.stringify(value, null, indent);
+  const text = stringify(value, undefined, indent);
+  if (text === undefined) throw new TypeError('value cannot be represented as JSON');
+  return text;
+}

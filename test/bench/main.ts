@@ -1,3 +1,5 @@
+import { benchClient } from './client.js';
+import { benchReconcile } from './reconcile.js';
 import { benchService } from './service.js';
 import { benchValidate } from './validate.js';
 
@@ -7,7 +9,9 @@ import { benchValidate } from './validate.js';
  */
 const sections: Record<string, () => Promise<void>> = {
   service: benchService,
+  client: benchClient,
   validate: benchValidate,
+  reconcile: benchReconcile,
 };
 
 const wanted = process.argv.slice(2);

@@ -49,7 +49,14 @@ export async function fetchToken(url: string, appid: string, secret: string): Pr
 }
 
 export async function startTestService(options: GuideServiceOptions = {}): Promise<TestService> {
-  const service = await GuideService.start({ db: ':memory:', simulation: true, ...options });
+  // An internal error is answered as -1 and logged; a test run must never see one.
+  const internalErrors: string[] = [];
+  const service = await GuideService.start({
+    db: ':memory:',
+    simulation: true,
+    log: (line) => internalErrors.push(line),
+    ...options,
+  });
   const url = service.url;
   const { appid, secret } = service.credentials;
   let token = await fetchToken(url, appid, secret);
@@ -79,7 +86,11 @@ export async function startTestService(options: GuideServiceOptions = {}): Promi
       if (answer.json['errcode'] !== 0) throw new Error(`sim ${verb} failed: ${answer.text}`);
       return answer.json;
     },
-    close: () => service.close(),
+    async close() {
+      await service.close();
+      if (internalErrors.length > 0)
+        throw new Error(`the service logged internal errors:\n${internalErrors.join('\n')}`);
+    },
   };
 }
 

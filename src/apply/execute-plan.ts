@@ -1,0 +1,131 @@
+import { type GuideClient, isOperationName, toId64 } from '../client/index.js';
+import {
+  type ApplyResult,
+  type CallBody,
+  type CallOutcome,
+  type CallStatus,
+  isGroupRef,
+  type JsonValue,
+  type Plan,
+} from '../core/plan.js';
+
+export type { ApplyResult, CallOutcome, CallStatus };
+
+/** The one write method apply needs: a raw call of any operation. */
+export type PlanWriter = Pick<GuideClient, 'call'>;
+
+export interface ApplyEvent {
+  readonly type: 'start' | 'done' | 'failed';
+  readonly index: number;
+  readonly operation: string;
+  readonly error?: string;
+}
+
+export interface ExecuteOptions {
+  /** Most calls in flight at once (the client bounds it too). */
+  readonly parallelism: number;
+  /** After a failure, go on with the calls that do not depend on it (default: start nothing new). */
+  readonly continueOnError?: boolean;
+  readonly onEvent?: (event: ApplyEvent) => void;
+}
+
+/**
+ * Runs exactly the plan's calls. A call starts once every call it depends on is done; up to
+ * `parallelism` run at once, in plan order. After a failure nothing new starts (or, with
+ * `continueOnError`, only calls that do not depend on a failed one). Every call ends done,
+ * failed or not started, and the result says which and why. Groups created by the plan fill
+ * the placeholders of later calls with their new ids.
+ */
+export async function executePlan(
+  plan: Plan,
+  writer: PlanWriter,
+  options: ExecuteOptions,
+): Promise<ApplyResult> {
+  const calls = plan.calls;
+  const status: (CallStatus | 'running')[] = calls.map(() => 'not-started');
+  const reasons = new Map<number, string>();
+  const createdGroups = new Map<string, string>();
+  let stopped = false;
+  let next = 0; // every call before `next` has been started or settled as not started
+  const running = new Set<Promise<void>>();
+
+  const blockedBy = (index: number): number | undefined =>
+    calls[index]?.dependsOn.find((d) => status[d] === 'failed' || reasons.has(d));
+  const ready = (index: number): boolean =>
+    (calls[index]?.dependsOn ?? []).every((d) => status[d] === 'done');
+
+  const run = async (index: number): Promise<void> => {
+    const call = calls[index];
+    if (call === undefined) return;
+    status[index] = 'running';
+    options.onEvent?.({ type: 'start', index, operation: call.operation });
+    try {
+      if (!isOperationName(call.operation)) throw new Error(`unknown operation ${call.operation}`);
+      const answer = await writer.call(call.operation, fillBody(call.body, createdGroups));
+      if (call.createsGroup !== undefined) {
+        const id = toId64(answer['group_id']);
+        if (id === undefined) throw new Error('newguidegroup answered without a group_id');
+        createdGroups.set(call.createsGroup, id);
+      }
+      status[index] = 'done';
+      options.onEvent?.({ type: 'done', index, operation: call.operation });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      status[index] = 'failed';
+      reasons.set(index, message);
+      if (options.continueOnError !== true) stopped = true;
+      options.onEvent?.({ type: 'failed', index, operation: call.operation, error: message });
+    }
+  };
+
+  const settled = (i: number): boolean =>
+    status[i] === 'done' || status[i] === 'failed' || (status[i] === 'not-started' && reasons.has(i));
+  for (;;) {
+    while (next < calls.length && settled(next)) next++;
+    // Start what may start, in plan order, up to the parallelism.
+    for (let i = next; i < calls.length && running.size < options.parallelism && !stopped; i++) {
+      if (status[i] !== 'not-started' || reasons.has(i)) continue;
+      const blocker = blockedBy(i);
+      if (blocker !== undefined) {
+        const name = calls[blocker]?.operation ?? '';
+        reasons.set(i, `not started: it depends on call ${blocker + 1} (${name}), which did not succeed`);
+        continue;
+      }
+      if (!ready(i)) continue;
+      const promise = run(i).finally(() => running.delete(promise));
+      running.add(promise);
+    }
+    if (running.size === 0) break;
+    await Promise.race(running);
+  }
+
+  const outcomes: CallOutcome[] = calls.map((call, index) => {
+    const s = status[index];
+    const settled: CallStatus = s === 'done' || s === 'failed' ? s : 'not-started';
+    const reason =
+      reasons.get(index) ??
+      (settled === 'not-started' ? 'not started: apply stopped after a failed call' : undefined);
+    return { index, operation: call.operation, status: settled, ...(reason === undefined ? {} : { reason }) };
+  });
+  return { outcomes, createdGroups };
+}
+
+/** The wire body of a call: group placeholders replaced by the created ids; ids as bare numbers. */
+export function fillBody(
+  body: CallBody,
+  createdGroups: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (isGroupRef(value)) {
+      const id = createdGroups.get(value.$group);
+      if (id === undefined) throw new Error(`group "${value.$group}" was not created`);
+      out[key] = BigInt(id);
+    } else if (key === 'group_id' && typeof value === 'string') {
+      out[key] = BigInt(value);
+    } else {
+      out[key] = value satisfies JsonValue;
+    }
+  }
+  return out;
+}

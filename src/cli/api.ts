@@ -1,0 +1,102 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { isJsonObject } from '../wire/decode.js';
+import { parseJson, stringifyJsonPretty } from '../wire/json.js';
+import { isOperationName, OPERATION_NAMES, OPERATIONS } from '../wire/operations.js';
+import type { CommandContext } from './io.js';
+import { describeEvent, openTarget, resolveTarget } from './target.js';
+
+interface ApiOptions {
+  baseUrl?: string;
+  localDb?: string;
+  verbose: boolean;
+  parallelism: number;
+}
+
+function parallelism(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < 1 || n > 256) {
+    throw new InvalidArgumentError('--parallelism must be a whole number from 1 to 256.');
+  }
+  return n;
+}
+
+function operationList(): string {
+  const reads = OPERATION_NAMES.filter((op) => !OPERATIONS[op].writes);
+  const writes = OPERATION_NAMES.filter((op) => OPERATIONS[op].writes);
+  return `reads: ${reads.join(', ')}\nwrites: ${writes.join(', ')}`;
+}
+
+/** The request body argument: a JSON object, read without losing 64-bit ids. */
+function readBody(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`the request body is not valid JSON: ${why}`);
+  }
+  if (!isJsonObject(value)) {
+    throw new UsageError('the request body must be a JSON object, e.g. \'{"guide_account": "alice_wx"}\'');
+  }
+  return value;
+}
+
+export function registerApiCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('api')
+    .description('Make one raw call of a guide operation and print the answer as JSON (64-bit ids intact).')
+    .argument('<operation>', 'the operation, by its wire name (e.g. getguideacct)')
+    .argument('[json]', 'the request body, a JSON object (default {})')
+    .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')
+    .option('--local-db <file>', 'database of the embedded local service (or GUIDECTL_LOCAL_DB)')
+    .option('--parallelism <n>', 'most calls in flight at once', parallelism, 8)
+    .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false)
+    .addHelpText(
+      'after',
+      `\nOperations:\n${operationList()
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join(
+          '\n',
+        )}\n\nTarget: WECHAT_ACCESS_TOKEN, or WECHAT_APPID and WECHAT_SECRET, with --base-url (default ` +
+        'https://api.weixin.qq.com); with none of them, the embedded local service.\n' +
+        `Example: guidectl api getguideacct '{"guide_account": "alice_wx"}'\n`,
+    )
+    .action(async (operation: string, json: string | undefined, options: ApiOptions) => {
+      const { io } = ctx;
+      if (!isOperationName(operation)) {
+        throw new UsageError(
+          `unknown operation "${operation}"; the guide operations are:\n${operationList()}`,
+        );
+      }
+      const body = readBody(json);
+      const target = resolveTarget(
+        io.env,
+        {
+          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
+        },
+        io.cwd,
+      );
+      const open = await openTarget(target, io, {
+        parallelism: options.parallelism,
+        signal: io.stopSignal,
+        ...(options.verbose
+          ? {
+              onEvent: (event) => {
+                const line = describeEvent(event);
+                if (line !== undefined) io.stderr.write(`${line}\n`);
+              },
+            }
+          : {}),
+      });
+      try {
+        const answer = await open.client.call(operation, body);
+        io.stdout.write(`${stringifyJsonPretty(answer)}\n`);
+      } finally {
+        await open.close();
+      }
+    });
+}

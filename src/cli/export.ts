@@ -1,0 +1,42 @@
+import { writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
+import { renderExport } from '../report/export.js';
+import type { CommandContext } from './io.js';
+import { targetOptions } from './plan.js';
+import { readLive, type TargetOptions, withClient } from './reconcile.js';
+
+interface ExportOptions extends TargetOptions {
+  output?: string;
+}
+
+/** `guidectl export [-o FILE]`: the live state as a desired-state file that plans to no changes. */
+export function registerExportCommand(program: Command, ctx: CommandContext): void {
+  targetOptions(
+    program
+      .command('export')
+      .description('print the live state as a desired-state YAML file that plans to no changes'),
+  )
+    .option('-o, --output <file>', 'write the file here instead of printing it')
+    .action(async (options: ExportOptions) => {
+      await withClient(ctx, options, async (client) => {
+        const live = await readLive(ctx, readOnlyClient(client), READ_EVERYTHING);
+        const out = options.output === undefined ? undefined : resolve(ctx.io.cwd, options.output);
+        const schema = fileURLToPath(new URL('../../schema/guidectl.schema.json', import.meta.url));
+        const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);
+        const { text, warnings } = renderExport(live, { schemaPath });
+        for (const warning of warnings) ctx.io.stderr.write(`guidectl: warning: ${warning}\n`);
+        if (out === undefined) {
+          ctx.io.stdout.write(text);
+        } else {
+          await writeFile(out, text);
+          ctx.io.stderr.write(
+            `guidectl: wrote ${options.output}: ${live.guides.length} guides, ${live.groups.length} groups\n`,
+          );
+        }
+        ctx.setExit(0);
+      });
+    });
+}

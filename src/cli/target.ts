@@ -1,0 +1,241 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import {
+  type ClientAuth,
+  type ClientEvent,
+  createGuideClient,
+  DEFAULT_BASE_URL,
+  type GuideClient,
+  type GuideClientOptions,
+  type ProxySettings,
+} from '../client/index.js';
+import { UsageError } from '../core/errors.js';
+import { GuideService } from '../service/index.js';
+import type { CliIo } from './io.js';
+
+/** The embedded local service's database when nothing else is said. */
+export const DEFAULT_LOCAL_DB_PATH = '.guidectl/local.db';
+
+/** The target settings given as flags (credentials never are: they come from the environment). */
+export interface TargetFlags {
+  readonly baseUrl?: string;
+  readonly localDb?: string;
+}
+
+/**
+ * Where the commands send their calls, as PRODUCT.md fixes it:
+ * - `remote`: a base URL (`--base-url`, `GUIDECTL_BASE_URL`, or `https://api.weixin.qq.com` when
+ *   only credentials are given) with credentials from the environment (`WECHAT_ACCESS_TOKEN`, or
+ *   `WECHAT_APPID` + `WECHAT_SECRET`);
+ * - `embedded`: nothing given: the guide service started in-process on a loopback port over the
+ *   local database (`--local-db`, `GUIDECTL_LOCAL_DB`, `.guidectl/local.db`), resolved against the
+ *   working directory.
+ */
+export type Target =
+  | {
+      readonly kind: 'remote';
+      readonly baseUrl: string;
+      readonly auth: ClientAuth;
+      /** Which settings chose it, for messages. */
+      readonly authSource: 'WECHAT_ACCESS_TOKEN' | 'WECHAT_APPID/WECHAT_SECRET';
+    }
+  | {
+      readonly kind: 'embedded';
+      /** Absolute path, or `:memory:`. */
+      readonly dbFile: string;
+      /** True when neither a flag nor the environment named the database. */
+      readonly defaulted: boolean;
+    };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A variable's value, with unset and empty alike treated as not given. */
+function given(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function checkBaseUrl(value: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(
+      `${source} ${JSON.stringify(value)} is not a URL; give e.g. https://api.weixin.qq.com`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${source} must be an http:// or https:// URL, not ${url.protocol}`);
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(
+      `${source} must not hold a query or fragment (the access token is added by guidectl)`,
+    );
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/** Chooses the target from the flags and the environment; throws `UsageError` on a contradiction. */
+export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target {
+  const token = given(env, 'WECHAT_ACCESS_TOKEN');
+  const appid = given(env, 'WECHAT_APPID');
+  const secret = given(env, 'WECHAT_SECRET');
+  if (token === undefined && (appid === undefined) !== (secret === undefined)) {
+    const [set, missing] =
+      appid === undefined ? ['WECHAT_SECRET', 'WECHAT_APPID'] : ['WECHAT_APPID', 'WECHAT_SECRET'];
+    throw new UsageError(`${set} is set but ${missing} is not; app credentials need both`);
+  }
+  const auth: ClientAuth | undefined =
+    token !== undefined
+      ? { accessToken: token }
+      : appid !== undefined && secret !== undefined
+        ? { appid, secret }
+        : undefined;
+  const flagUrl = flags.baseUrl === undefined || flags.baseUrl === '' ? undefined : flags.baseUrl;
+  const envUrl = given(env, 'GUIDECTL_BASE_URL');
+  const baseUrl =
+    flagUrl !== undefined
+      ? checkBaseUrl(flagUrl, '--base-url')
+      : envUrl !== undefined
+        ? checkBaseUrl(envUrl, 'GUIDECTL_BASE_URL')
+        : undefined;
+
+  if (auth !== undefined) {
+    if (flags.localDb !== undefined) {
+      throw new UsageError(
+        '--local-db selects the embedded local service, but credentials are set in the environment ' +
+          '(WECHAT_ACCESS_TOKEN or WECHAT_APPID/WECHAT_SECRET); unset them to use the local service',
+      );
+    }
+    return {
+      kind: 'remote',
+      baseUrl: baseUrl ?? DEFAULT_BASE_URL,
+      auth,
+      authSource: token !== undefined ? 'WECHAT_ACCESS_TOKEN' : 'WECHAT_APPID/WECHAT_SECRET',
+    };
+  }
+  if (baseUrl !== undefined) {
+    throw new UsageError(
+      `${flagUrl !== undefined ? '--base-url' : 'GUIDECTL_BASE_URL'} is given but no credentials are: set ` +
+        'WECHAT_ACCESS_TOKEN, or WECHAT_APPID and WECHAT_SECRET, in the environment',
+    );
+  }
+  const named = flags.localDb ?? given(env, 'GUIDECTL_LOCAL_DB');
+  const file = named ?? DEFAULT_LOCAL_DB_PATH;
+  return {
+    kind: 'embedded',
+    dbFile: file === ':memory:' ? file : resolve(cwd, file),
+    defaulted: named === undefined,
+  };
+}
+
+/** Proxy settings as curl and other tools read them (upper case first, then lower case). */
+export function proxyFromEnv(env: Env): ProxySettings | undefined {
+  const httpsProxy = given(env, 'HTTPS_PROXY') ?? given(env, 'https_proxy');
+  const httpProxy = given(env, 'HTTP_PROXY') ?? given(env, 'http_proxy');
+  const noProxy = given(env, 'NO_PROXY') ?? given(env, 'no_proxy');
+  if (httpsProxy === undefined && httpProxy === undefined) return undefined;
+  return {
+    ...(httpsProxy === undefined ? {} : { httpsProxy }),
+    ...(httpProxy === undefined ? {} : { httpProxy }),
+    ...(noProxy === undefined ? {} : { noProxy }),
+  };
+}
+
+/** A client connected to its target, and what to close when done. */
+export interface OpenTarget {
+  readonly client: GuideClient;
+  /** Closes the client, then the embedded service if one was started. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export type TargetClientOptions = Omit<GuideClientOptions, 'auth' | 'baseUrl' | 'proxy'>;
+
+function shownPath(file: string, cwd: string): string {
+  if (file === ':memory:') return file;
+  const rel = relative(cwd, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
+}
+
+/**
+ * Connects a client to the target: for `embedded`, starts the guide service in-process on
+ * 127.0.0.1 (creating the database's folder) and prints one notice line on stderr naming the
+ * database; the client then fetches tokens from it with the service's own credentials.
+ */
+export async function openTarget(
+  target: Target,
+  io: CliIo,
+  options: TargetClientOptions,
+): Promise<OpenTarget> {
+  if (target.kind === 'remote') {
+    const proxy = proxyFromEnv(io.env);
+    const client = createGuideClient({
+      ...options,
+      baseUrl: target.baseUrl,
+      auth: target.auth,
+      ...(proxy === undefined ? {} : { proxy }),
+    });
+    return { client, close: () => client.close() };
+  }
+  if (target.dbFile !== ':memory:') await mkdir(dirname(target.dbFile), { recursive: true });
+  let service: GuideService;
+  try {
+    service = await GuideService.start({
+      db: target.dbFile,
+      host: '127.0.0.1',
+      port: 0,
+      log: (line) => io.stderr.write(`guidectl: local service: ${line}\n`),
+    });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UsageError(
+      `cannot start the embedded local service over ${shownPath(target.dbFile, io.cwd)}: ${why}`,
+    );
+  }
+  io.stderr.write(
+    `guidectl: ${target.defaulted ? 'no target given; ' : ''}using the embedded local service (database ${shownPath(target.dbFile, io.cwd)})\n`,
+  );
+  let client: GuideClient;
+  try {
+    client = createGuideClient({ ...options, baseUrl: service.url, auth: service.credentials });
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    client,
+    close: () => {
+      closing ??= client.close().finally(() => service.close());
+      return closing;
+    },
+  };
+}
+
+/** One line of a `--verbose` log for an event, or undefined for events not logged. */
+export function describeEvent(event: ClientEvent): string | undefined {
+  switch (event.type) {
+    case 'http': {
+      const outcome =
+        event.status === undefined ? `failed: ${event.error ?? 'no answer'}` : `${event.status}`;
+      const lines = [`guidectl: ${event.method} ${event.url} → ${outcome} (${event.durationMs} ms)`];
+      lines.push(`guidectl:   > ${event.requestBody ?? '(credentials, not shown)'}`);
+      if (event.status !== undefined)
+        lines.push(`guidectl:   < ${event.responseBody ?? '(access token, not shown)'}`);
+      return lines.join('\n');
+    }
+    case 'retry':
+      return `guidectl: ${event.operation}: attempt ${event.attempt} failed (${event.reason}); retrying in ${event.delayMs} ms`;
+    case 'token-refresh':
+      return `guidectl: access token ${event.ok ? 'fetched' : 'fetch failed'} (${event.reason}${event.errcode === undefined ? '' : ` after ${event.errcode}`}${event.forced ? ', forced' : ''}) in ${event.durationMs} ms`;
+    case 'confirm':
+      return `guidectl: ${event.operation}: the answer was lost; confirmed by reading: ${event.outcome} (${event.detail})`;
+    case 'call-start':
+    case 'call-end':
+      return undefined;
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}

@@ -1,0 +1,308 @@
+import { GuidectlError } from '../core/errors.js';
+import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
+import type { OperationName } from '../wire/operations.js';
+
+export { InvalidRequestError, MalformedAnswerError } from '../wire/errors.js';
+
+/**
+ * The errors the client throws. Every class has a stable `code`; messages are for people and
+ * read `<operation> failed: <errcode> — <meaning>[: <detail from errmsg>][; <what to do>]`. No
+ * message ever holds an access token or an app secret: URLs are redacted and the texts of the
+ * remote side are scrubbed of every secret the client knows before they reach an error.
+ */
+
+/** What a call was: a guide operation, or the token exchange. */
+export type CallName = OperationName | 'stable_token';
+
+/**
+ * How the client treats an error answer:
+ * - `busy` (-1) and `minute-quota` (45011): retried with backoff, then reported;
+ * - `daily-quota` (45009), `credentials`, `unauthorized`: reported at once, with what to do;
+ * - `token`: the token was refused even after a fresh one was fetched (or cannot be refreshed);
+ * - `call`: everything else: the call itself was refused (bad arguments, missing guide, ...).
+ */
+export type ApiErrorKind =
+  | 'busy'
+  | 'minute-quota'
+  | 'daily-quota'
+  | 'credentials'
+  | 'unauthorized'
+  | 'token'
+  | 'call';
+
+const QUIET_ERRMSG_CODES: ReadonlySet<number> = new Set([
+  ERRCODE.systemBusy,
+  ERRCODE.minuteQuota,
+  ERRCODE.dailyQuota,
+  ERRCODE.invalidCredential,
+  ERRCODE.invalidAccessToken,
+  ERRCODE.accessTokenExpired,
+  ERRCODE.accessTokenMissing,
+  ERRCODE.apiUnauthorized,
+]);
+
+/** Generic prefixes of errmsg texts that only restate the meaning of the code. */
+const GENERIC_PREFIXES = ['invalid args', 'invalid arguments', 'missing parameter', 'data format error'];
+
+/**
+ * The part of an errmsg that adds to the meaning of its code (which field, which limit), or
+ * undefined. Real errmsg texts end in ` rid: …` or carry `hints: […]`; those are dropped.
+ */
+export function errmsgDetail(errcode: number, errmsg: string): string | undefined {
+  if (QUIET_ERRMSG_CODES.has(errcode)) return undefined;
+  let text = errmsg
+    .replace(/\s*rid:\s*\S+\s*$/i, '')
+    .replace(/\s*,?\s*hints?:\s*\[[^\]]*\]\s*/i, ' ')
+    .trim();
+  const meaning = (ERRCODE_MEANING[errcode] ?? '').toLowerCase();
+  for (const prefix of [meaning, ...GENERIC_PREFIXES]) {
+    if (prefix !== '' && text.toLowerCase().startsWith(prefix)) {
+      text = text.slice(prefix.length).replace(/^[\s:,-]+/, '');
+      break;
+    }
+  }
+  if (/^\(.*\)$/.test(text)) text = text.slice(1, -1).trim();
+  // "invalid appsecret" adds nothing to "invalid app secret".
+  const bare = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  if (bare(text) === '' || bare(text) === 'ok' || bare(text) === bare(meaning)) return undefined;
+  return text;
+}
+
+function attemptsNote(attempts: number, elapsedMs: number | undefined): string {
+  if (attempts <= 1) return '';
+  const time = elapsedMs === undefined ? '' : ` in ${(elapsedMs / 1000).toFixed(1)} s`;
+  return ` (gave up after ${attempts} attempts${time})`;
+}
+
+export interface ApiErrorInit {
+  readonly operation: CallName;
+  readonly errcode: number;
+  /** The remote errmsg, already scrubbed of secrets. */
+  readonly errmsg: string;
+  /** What the user should do, when the code calls for it. */
+  readonly hint?: string;
+  readonly attempts?: number;
+  readonly elapsedMs?: number;
+}
+
+/** The guide API answered a call with a non-zero `errcode`. */
+export class GuideApiError extends GuidectlError {
+  override readonly code: string = 'GUIDE_API_ERROR';
+  readonly operation: CallName;
+  readonly errcode: number;
+  readonly errmsg: string;
+  readonly kind: ApiErrorKind;
+  /** How many times the call was sent. */
+  readonly attempts: number;
+
+  constructor(init: ApiErrorInit, kind: ApiErrorKind = apiErrorKind(init.errcode)) {
+    const meaning = ERRCODE_MEANING[init.errcode] ?? 'unknown error code';
+    const detail = errmsgDetail(init.errcode, init.errmsg);
+    super(
+      `${init.operation} failed: ${init.errcode} — ${meaning}${detail === undefined ? '' : `: ${detail}`}` +
+        `${init.hint === undefined ? '' : `; ${init.hint}`}${attemptsNote(init.attempts ?? 1, init.elapsedMs)}`,
+    );
+    this.operation = init.operation;
+    this.errcode = init.errcode;
+    this.errmsg = init.errmsg;
+    this.kind = kind;
+    this.attempts = init.attempts ?? 1;
+  }
+}
+
+/** 45009: the daily quota of the API is used up. Never retried: it will not help today. */
+export class QuotaExhaustedError extends GuideApiError {
+  override readonly code = 'GUIDE_QUOTA_EXHAUSTED';
+
+  constructor(init: Omit<ApiErrorInit, 'hint'>) {
+    super(
+      {
+        ...init,
+        hint:
+          'the daily call quota of this API is used up and retrying today will not help: wait until ' +
+          'it resets (midnight, Beijing time) or have an administrator reset it (/cgi-bin/clear_quota)',
+      },
+      'daily-quota',
+    );
+  }
+}
+
+/** 40013, 40125, 40164, 61004: the app credentials, or the caller's IP, are refused. */
+export class CredentialsError extends GuideApiError {
+  override readonly code = 'GUIDE_CREDENTIALS';
+
+  constructor(init: Omit<ApiErrorInit, 'hint'>) {
+    super({ ...init, hint: credentialsHint(init.errcode) }, 'credentials');
+  }
+}
+
+function credentialsHint(errcode: number): string {
+  switch (errcode) {
+    case ERRCODE.invalidAppid:
+      return 'check the app id (WECHAT_APPID)';
+    case ERRCODE.invalidSecret:
+      return 'check the app secret (WECHAT_SECRET); it changes whenever it is reset in the Official Account console';
+    case ERRCODE.ipNotAllowed:
+    case ERRCODE.ipNotInWhitelist:
+      return (
+        "add this machine's public IP address to the account's API IP whitelist (Official Account " +
+        'console → Settings and Development → Basic Configuration)'
+      );
+    default:
+      return 'check the app id and secret (WECHAT_APPID, WECHAT_SECRET)';
+  }
+}
+
+/** 48001 (API not authorized) or 9300802 (guide feature not enabled) for this account. */
+export class ApiUnauthorizedError extends GuideApiError {
+  override readonly code = 'GUIDE_API_UNAUTHORIZED';
+
+  constructor(init: Omit<ApiErrorInit, 'hint'>) {
+    super(
+      {
+        ...init,
+        hint:
+          init.errcode === ERRCODE.guideNotEnabled
+            ? 'enable the shopping-guide feature (导购助手) for this account in the Official Account console'
+            : 'this account may not use the guide API: it needs a verified service account with the shopping-guide feature',
+      },
+      'unauthorized',
+    );
+  }
+}
+
+/** The access token was refused (40001, 40014, 42001, 41001) and a fresh one did not help. */
+export class TokenRejectedError extends GuideApiError {
+  override readonly code = 'GUIDE_TOKEN_REJECTED';
+
+  constructor(init: ApiErrorInit) {
+    super(init, 'token');
+  }
+}
+
+export function apiErrorKind(errcode: number): ApiErrorKind {
+  switch (errcode) {
+    case ERRCODE.systemBusy:
+      return 'busy';
+    case ERRCODE.minuteQuota:
+      return 'minute-quota';
+    case ERRCODE.dailyQuota:
+      return 'daily-quota';
+    case ERRCODE.invalidAppid:
+    case ERRCODE.invalidSecret:
+    case ERRCODE.ipNotAllowed:
+    case ERRCODE.ipNotInWhitelist:
+      return 'credentials';
+    case ERRCODE.apiUnauthorized:
+    case ERRCODE.guideNotEnabled:
+      return 'unauthorized';
+    case ERRCODE.invalidCredential:
+    case ERRCODE.invalidAccessToken:
+    case ERRCODE.accessTokenExpired:
+    case ERRCODE.accessTokenMissing:
+      return 'token';
+    default:
+      return 'call';
+  }
+}
+
+/**
+ * How a call failed below the API:
+ * - `refused`: no connection could be made (refused, unknown host, connect timeout): the request
+ *   was never sent;
+ * - `timeout`: no complete answer within the call's timeout;
+ * - `connection`: the connection broke (reset, closed) before the answer arrived;
+ * - `http`: an HTTP answer that is not a guide API answer (e.g. 502 from a proxy);
+ * - `invalid-answer`: the answer is not JSON.
+ */
+export type TransportErrorKind = 'refused' | 'timeout' | 'connection' | 'http' | 'invalid-answer';
+
+export interface TransportErrorInit {
+  readonly operation: CallName;
+  readonly kind: TransportErrorKind;
+  /** What happened, in words, with no URL query and no secret. */
+  readonly description: string;
+  /** The low-level code, e.g. `ECONNRESET`, `UND_ERR_SOCKET`, or `HTTP 502`. */
+  readonly reason: string;
+  /** Whether the request may have reached the server (false only when no connection was made). */
+  readonly sent: boolean;
+  readonly status?: number;
+  readonly attempts?: number;
+  readonly elapsedMs?: number;
+}
+
+/**
+ * The network failed the call. Carries no `cause`: low-level errors can hold the request URL,
+ * and with it the access token.
+ */
+export class TransportError extends GuidectlError {
+  override readonly code = 'GUIDE_TRANSPORT';
+  readonly operation: CallName;
+  readonly kind: TransportErrorKind;
+  readonly reason: string;
+  readonly sent: boolean;
+  readonly status: number | undefined;
+  readonly attempts: number;
+  readonly description: string;
+
+  constructor(init: TransportErrorInit) {
+    super(
+      `${init.operation} failed: ${init.description} (${init.reason})${attemptsNote(init.attempts ?? 1, init.elapsedMs)}`,
+    );
+    this.operation = init.operation;
+    this.kind = init.kind;
+    this.reason = init.reason;
+    this.sent = init.sent;
+    this.status = init.status;
+    this.attempts = init.attempts ?? 1;
+    this.description = init.description;
+  }
+
+  /** The same failure, reported after `attempts` tries. */
+  withAttempts(attempts: number, elapsedMs: number): TransportError {
+    return new TransportError({
+      operation: this.operation,
+      kind: this.kind,
+      description: this.description,
+      reason: this.reason,
+      sent: this.sent,
+      ...(this.status === undefined ? {} : { status: this.status }),
+      attempts,
+      elapsedMs,
+    });
+  }
+}
+
+/**
+ * A write whose answer was lost (connection broken, timeout) and whose effect could not be
+ * settled: it may or may not have taken effect. Repeating it blindly could apply it twice, so the
+ * client stops and says so; read the live state (e.g. `guidectl plan`) before trying again.
+ */
+export class CallOutcomeUnknownError extends GuidectlError {
+  override readonly code = 'GUIDE_OUTCOME_UNKNOWN';
+  readonly operation: OperationName;
+  readonly attempts: number;
+
+  constructor(operation: OperationName, why: string, attempts: number) {
+    super(
+      `${operation} failed: the outcome is unknown: ${why}; the call may have taken effect, so check the ` +
+        'live state (e.g. guidectl plan) before repeating it',
+    );
+    this.operation = operation;
+    this.attempts = attempts;
+  }
+}
+
+/** The call was stopped by the caller's abort signal (e.g. Ctrl-C), or the client was closed. */
+export class CallAbortedError extends GuidectlError {
+  override readonly code = 'GUIDE_ABORTED';
+  readonly operation: CallName;
+  /** True when a request was on the wire when it was stopped (a write may then have taken effect). */
+  readonly inFlight: boolean;
+
+  constructor(operation: CallName, why = 'stopped before it finished', inFlight = false) {
+    super(`${operation} failed: ${why}`);
+    this.operation = operation;
+    this.inFlight = inFlight;
+  }
+}

@@ -1,0 +1,799 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import { type Clock, systemClock } from '../core/clock.js';
+import { GuidectlError } from '../core/errors.js';
+import { isJsonObject } from '../wire/decode.js';
+import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
+import { toId64 } from '../wire/ids.js';
+import { stringifyJson } from '../wire/json.js';
+import {
+  type AddGuideAcctRequest,
+  type AddGuideMassendJobAnswer,
+  type AddGuideMassendJobRequest,
+  type AnswerOf,
+  type ChatMessage,
+  type DelGuideAcctRequest,
+  type DelGuideGroupRequest,
+  decodeAnswer,
+  encodeRequest,
+  type GetGroupByGuideAnswer,
+  type GetGroupByGuideRequest,
+  type GetGroupInfoAnswer,
+  type GetGroupInfoRequest,
+  type GetGuideAcctAnswer,
+  type GetGuideAcctConfigAnswer,
+  type GetGuideAcctListAnswer,
+  type GetGuideAcctListRequest,
+  type GetGuideAcctRequest,
+  type GetGuideBuyerChatRecordAnswer,
+  type GetGuideBuyerChatRecordRequest,
+  type GetGuideConfigAnswer,
+  type GetGuideConfigRequest,
+  type GetGuideGroupListAnswer,
+  type GetGuideMassendJobAnswer,
+  type GetGuideMassendJobListAnswer,
+  type GetGuideMassendJobListRequest,
+  type GroupMember,
+  type GroupMembershipRequest,
+  type GuideAcctListItem,
+  type GuideCreateQrcodeAnswer,
+  type GuideCreateQrcodeRequest,
+  type MassendTask,
+  type NewGuideGroupAnswer,
+  type NewGuideGroupRequest,
+  type PushShowWxaPathMenuRequest,
+  type RequestOf,
+  type SetGuideAcctConfigRequest,
+  type SetGuideConfigRequest,
+  type TaskIdRequest,
+  type UpdateGuideAcctRequest,
+  type UpdateGuideMassendJobRequest,
+} from '../wire/messages.js';
+import { OPERATIONS, type OperationName, operationPath } from '../wire/operations.js';
+import {
+  ApiUnauthorizedError,
+  apiErrorKind,
+  CallAbortedError,
+  CallOutcomeUnknownError,
+  CredentialsError,
+  GuideApiError,
+  MalformedAnswerError,
+  QuotaExhaustedError,
+  TokenRejectedError,
+  TransportError,
+} from './errors.js';
+import type { ClientEvent } from './events.js';
+import { RateLimiter, Semaphore, type Sleep } from './limiter.js';
+import {
+  type Claims,
+  type Confirmation,
+  type ConfirmRead,
+  isWriteOperation,
+  lostAnswerPolicy,
+  type WireBody,
+} from './outcomes.js';
+import { SecretSet } from './redact.js';
+import { checkRetryPolicy, DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from './retry.js';
+import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
+import { createDispatcher, type ProxySettings, Transport } from './transport.js';
+
+export const DEFAULT_BASE_URL = 'https://api.weixin.qq.com';
+export const DEFAULT_PARALLELISM = 8;
+export const DEFAULT_TIMEOUT_MS = 15_000;
+/** Page size the iterators ask for (the service's largest page). */
+export const DEFAULT_PAGE_SIZE = 100;
+
+export interface GuideClientOptions {
+  /** A fixed access token, or app credentials exchanged at `/cgi-bin/stable_token`. */
+  readonly auth: ClientAuth;
+  /** `https://api.weixin.qq.com` by default; may carry a path prefix (a gateway's `/wechat`). */
+  readonly baseUrl?: string;
+  /** Most calls in flight at once (8); the connection pool keeps at least as many sockets. */
+  readonly parallelism?: number;
+  /** Most requests started per second; unlimited when absent. */
+  readonly rateLimit?: number;
+  /** Timeout of one attempt of one call, in milliseconds (15 000). */
+  readonly timeoutMs?: number;
+  /** How often and how long to retry; see `RetryPolicy`. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Proxies, as read from HTTPS_PROXY / HTTP_PROXY / NO_PROXY by the caller. */
+  readonly proxy?: ProxySettings;
+  /** The undici dispatcher to send through (tests, custom pools); the client then does not close it. */
+  readonly dispatcher?: Dispatcher;
+  /** Time for token expiry, retry budgets and rate limits (the system clock). */
+  readonly clock?: Clock;
+  /** Waits between retries and for the rate limit (real timers). */
+  readonly sleep?: Sleep;
+  /** The jitter source, in [0, 1) (`Math.random`). */
+  readonly random?: () => number;
+  /** Receives progress and log events; must not throw (what it throws is ignored). */
+  readonly onEvent?: (event: ClientEvent) => void;
+  /** Aborts every call in flight and every call after (`CallAbortedError`). */
+  readonly signal?: AbortSignal;
+  readonly userAgent?: string;
+  /** Page size of the iterators (100). */
+  readonly pageSize?: number;
+  /**
+   * Appends (`newguidegroup`, a quick-reply append, `addguidemassendjob`) cannot be resent after
+   * a lost answer; to tell whether one took effect, the client reads the state before each such
+   * call (true, the default). With false those reads are saved and a lost answer on an append ends
+   * as `CallOutcomeUnknownError` — for callers that read everything again afterwards anyway, such
+   * as apply's convergence check.
+   */
+  readonly readBeforeAppends?: boolean;
+}
+
+type WithoutPage<T> = T extends unknown ? Omit<T, 'page' | 'num'> : never;
+type WithoutOffset<T> = T extends unknown ? Omit<T, 'offset' | 'limit'> : never;
+
+/** The body of an answer, as parsed losslessly: `errcode`, `errmsg` and the operation's fields. */
+export type RawAnswer = Readonly<Record<string, unknown>>;
+
+/**
+ * A client of the guide API: one typed method per operation, named by its wire name, plus
+ * iterators over every page of the paged lists and a raw `call`. All methods share the client's
+ * token, retry policy, concurrency limit and rate limit. Errors: `GuideApiError` (and its
+ * subclasses), `TransportError`, `CallOutcomeUnknownError`, `CallAbortedError`,
+ * `MalformedAnswerError`, `InvalidRequestError` — each with a stable `code`.
+ */
+export interface GuideClient {
+  /** The base URL calls go to. */
+  readonly baseUrl: string;
+
+  /** Adds a guide (sends the invitation); 9300803 if already a guide. */
+  addguideacct(request: AddGuideAcctRequest): Promise<void>;
+  updateguideacct(request: UpdateGuideAcctRequest): Promise<void>;
+  getguideacct(request: GetGuideAcctRequest): Promise<GetGuideAcctAnswer>;
+  delguideacct(request: DelGuideAcctRequest): Promise<void>;
+  /** One page of guides; see `iterateGuideAcctList` for all of them. */
+  getguideacctlist(request: GetGuideAcctListRequest): Promise<GetGuideAcctListAnswer>;
+  guidecreateqrcode(request: GuideCreateQrcodeRequest): Promise<GuideCreateQrcodeAnswer>;
+  /** One page of chat messages; see `iterateGuideBuyerChatRecord`. */
+  getguidebuyerchatrecord(request: GetGuideBuyerChatRecordRequest): Promise<GetGuideBuyerChatRecordAnswer>;
+  pushshowwxapathmenu(request: PushShowWxaPathMenuRequest): Promise<void>;
+  setguideconfig(request: SetGuideConfigRequest): Promise<void>;
+  /** Without a guide: the account-wide default welcome messages. */
+  getguideconfig(request?: GetGuideConfigRequest): Promise<GetGuideConfigAnswer>;
+  setguideacctconfig(request: SetGuideAcctConfigRequest): Promise<void>;
+  getguideacctconfig(): Promise<GetGuideAcctConfigAnswer>;
+  newguidegroup(request: NewGuideGroupRequest): Promise<NewGuideGroupAnswer>;
+  getguidegrouplist(): Promise<GetGuideGroupListAnswer>;
+  /** One page of a group's members; see `iterateGroupInfo`. */
+  getgroupinfo(request: GetGroupInfoRequest): Promise<GetGroupInfoAnswer>;
+  addguide2guidegroup(request: GroupMembershipRequest): Promise<void>;
+  delguide2guidegroup(request: GroupMembershipRequest): Promise<void>;
+  getgroupbyguide(request: GetGroupByGuideRequest): Promise<GetGroupByGuideAnswer>;
+  delguidegroup(request: DelGuideGroupRequest): Promise<void>;
+  addguidemassendjob(request: AddGuideMassendJobRequest): Promise<AddGuideMassendJobAnswer>;
+  getguidemassendjob(request: TaskIdRequest): Promise<GetGuideMassendJobAnswer>;
+  /** One page (`offset`/`limit`) of a guide's tasks; see `iterateGuideMassendJobList`. */
+  getguidemassendjoblist(request: GetGuideMassendJobListRequest): Promise<GetGuideMassendJobListAnswer>;
+  updateguidemassendjob(request: UpdateGuideMassendJobRequest): Promise<void>;
+  cancelguidemassendjob(request: TaskIdRequest): Promise<void>;
+
+  /** Every guide of the account, page after page. */
+  iterateGuideAcctList(): AsyncIterable<GuideAcctListItem>;
+  /** Every member of a group. */
+  iterateGroupInfo(request: WithoutPage<GetGroupInfoRequest>): AsyncIterable<GroupMember>;
+  /** Every chat message of a guide in the window. */
+  iterateGuideBuyerChatRecord(
+    request: WithoutPage<GetGuideBuyerChatRecordRequest>,
+  ): AsyncIterable<ChatMessage>;
+  /** Every mass-send task of a guide (of the statuses asked for). */
+  iterateGuideMassendJobList(
+    request: WithoutOffset<GetGuideMassendJobListRequest>,
+  ): AsyncIterable<MassendTask>;
+
+  /**
+   * One raw call: `body` goes on the wire as given (serialised losslessly: `bigint`s become bare
+   * numbers), the whole answer comes back parsed losslessly (ids beyond 2^53 as `bigint`). Same
+   * tokens, retries, limits and lost-answer rules as the typed methods.
+   */
+  call(operation: OperationName, body?: Readonly<Record<string, unknown>>): Promise<RawAnswer>;
+
+  /** Waits for the calls in flight, then closes the connections (if the client opened them). */
+  close(): Promise<void>;
+}
+
+/** Collects an async iterable into an array (Node 20 has no `Array.fromAsync`). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+function checkPositiveInt(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number ≥ 1`);
+  return value;
+}
+
+function parseBaseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new RangeError(`baseUrl ${JSON.stringify(text)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new RangeError(`baseUrl must be an http or https URL, not ${url.protocol}`);
+  }
+  if (url.search !== '' || url.hash !== '') throw new RangeError('baseUrl must not hold a query or fragment');
+  return url;
+}
+
+const defaultSleep: Sleep = (ms, signal) =>
+  ms <= 0 ? Promise.resolve() : delay(ms, undefined, signal === undefined ? {} : { signal });
+
+/** Creates a client of the guide API. Nothing is sent until the first call. */
+export function createGuideClient(options: GuideClientOptions): GuideClient {
+  return new Client(options);
+}
+
+interface Exchange {
+  readonly answer: RawAnswer;
+  readonly errcode: number;
+  readonly errmsg: string;
+}
+
+interface CallState {
+  attempts: number;
+  confirmed: boolean;
+  errcode: number | undefined;
+}
+
+class Client implements GuideClient {
+  readonly baseUrl: string;
+  private readonly transport: Transport;
+  private readonly tokens: TokenSource;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly semaphore: Semaphore;
+  private readonly rate: RateLimiter | undefined;
+  private readonly policy: RetryPolicy;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+  private readonly signal: AbortSignal | undefined;
+  private readonly listener: ((event: ClientEvent) => void) | undefined;
+  private readonly secrets = new SecretSet();
+  private readonly claims: Claims = new Set();
+  private readonly pageSize: number;
+  private readonly readBeforeAppends: boolean;
+  private readonly fixedToken: boolean;
+  private seq = 0;
+  private closed = false;
+  private readonly confirmRead: ConfirmRead = (operation, body, accept) => this.run(operation, body, accept);
+
+  constructor(options: GuideClientOptions) {
+    const base = parseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+    this.baseUrl = base.toString().replace(/\/$/, '');
+    const parallelism = checkPositiveInt('parallelism', options.parallelism ?? DEFAULT_PARALLELISM);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be a number > 0');
+    this.pageSize = checkPositiveInt('pageSize', options.pageSize ?? DEFAULT_PAGE_SIZE);
+    this.readBeforeAppends = options.readBeforeAppends ?? true;
+    this.policy = checkRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.retry });
+    this.clock = options.clock ?? systemClock;
+    this.sleep = options.sleep ?? defaultSleep;
+    this.random = options.random ?? Math.random;
+    this.signal = options.signal;
+    this.listener = options.onEvent;
+    this.semaphore = new Semaphore(parallelism);
+    this.rate =
+      options.rateLimit === undefined
+        ? undefined
+        : new RateLimiter(options.rateLimit, this.clock, this.sleep);
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ??
+      createDispatcher({
+        // One more than the calls in flight, for the token exchange.
+        connections: parallelism + 1,
+        connectTimeoutMs: Math.min(timeoutMs, 10_000),
+        protocol: base.protocol,
+        ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
+      });
+    // A proxy's password must not reach a message either.
+    for (const proxy of [options.proxy?.httpProxy, options.proxy?.httpsProxy]) {
+      const password = proxy === undefined ? undefined : safeUrl(proxy)?.password;
+      if (password !== undefined && password !== '') this.secrets.add(decodeURIComponent(password));
+    }
+    this.transport = new Transport({
+      baseUrl: base,
+      dispatcher: this.dispatcher,
+      timeoutMs,
+      userAgent: options.userAgent ?? 'guidectl',
+      secrets: this.secrets,
+      ...(this.signal === undefined ? {} : { signal: this.signal }),
+      ...(this.listener === undefined ? {} : { onHttp: (e) => this.emit(e) }),
+    });
+    const auth = options.auth;
+    if ('accessToken' in auth) {
+      if (auth.accessToken === '') throw new RangeError('auth.accessToken must not be empty');
+      this.secrets.add(auth.accessToken);
+      this.tokens = new FixedTokenSource(auth.accessToken);
+      this.fixedToken = true;
+    } else {
+      if (auth.appid === '' || auth.secret === '')
+        throw new RangeError('auth.appid and auth.secret must not be empty');
+      this.tokens = new StableTokenSource({
+        appid: auth.appid,
+        secret: auth.secret,
+        transport: this.transport,
+        clock: this.clock,
+        policy: this.policy,
+        random: this.random,
+        sleep: this.sleep,
+        secrets: this.secrets,
+        emit: (e) => this.emit(e),
+        ...(this.signal === undefined ? {} : { signal: this.signal }),
+      });
+      this.fixedToken = false;
+    }
+  }
+
+  // --- typed operations -------------------------------------------------------------------
+
+  addguideacct(request: AddGuideAcctRequest): Promise<void> {
+    return this.typed('addguideacct', request);
+  }
+  updateguideacct(request: UpdateGuideAcctRequest): Promise<void> {
+    return this.typed('updateguideacct', request);
+  }
+  getguideacct(request: GetGuideAcctRequest): Promise<GetGuideAcctAnswer> {
+    return this.typed('getguideacct', request);
+  }
+  delguideacct(request: DelGuideAcctRequest): Promise<void> {
+    return this.typed('delguideacct', request);
+  }
+  getguideacctlist(request: GetGuideAcctListRequest): Promise<GetGuideAcctListAnswer> {
+    return this.typed('getguideacctlist', request);
+  }
+  guidecreateqrcode(request: GuideCreateQrcodeRequest): Promise<GuideCreateQrcodeAnswer> {
+    return this.typed('guidecreateqrcode', request);
+  }
+  getguidebuyerchatrecord(request: GetGuideBuyerChatRecordRequest): Promise<GetGuideBuyerChatRecordAnswer> {
+    return this.typed('getguidebuyerchatrecord', request);
+  }
+  pushshowwxapathmenu(request: PushShowWxaPathMenuRequest): Promise<void> {
+    return this.typed('pushshowwxapathmenu', request);
+  }
+  setguideconfig(request: SetGuideConfigRequest): Promise<void> {
+    return this.typed('setguideconfig', request);
+  }
+  getguideconfig(request: GetGuideConfigRequest = {}): Promise<GetGuideConfigAnswer> {
+    return this.typed('getguideconfig', request);
+  }
+  setguideacctconfig(request: SetGuideAcctConfigRequest): Promise<void> {
+    return this.typed('setguideacctconfig', request);
+  }
+  getguideacctconfig(): Promise<GetGuideAcctConfigAnswer> {
+    return this.typed('getguideacctconfig', {});
+  }
+  newguidegroup(request: NewGuideGroupRequest): Promise<NewGuideGroupAnswer> {
+    return this.typed('newguidegroup', request);
+  }
+  getguidegrouplist(): Promise<GetGuideGroupListAnswer> {
+    return this.typed('getguidegrouplist', {});
+  }
+  getgroupinfo(request: GetGroupInfoRequest): Promise<GetGroupInfoAnswer> {
+    return this.typed('getgroupinfo', request);
+  }
+  addguide2guidegroup(request: GroupMembershipRequest): Promise<void> {
+    return this.typed('addguide2guidegroup', request);
+  }
+  delguide2guidegroup(request: GroupMembershipRequest): Promise<void> {
+    return this.typed('delguide2guidegroup', request);
+  }
+  getgroupbyguide(request: GetGroupByGuideRequest): Promise<GetGroupByGuideAnswer> {
+    return this.typed('getgroupbyguide', request);
+  }
+  delguidegroup(request: DelGuideGroupRequest): Promise<void> {
+    return this.typed('delguidegroup', request);
+  }
+  addguidemassendjob(request: AddGuideMassendJobRequest): Promise<AddGuideMassendJobAnswer> {
+    return this.typed('addguidemassendjob', request);
+  }
+  getguidemassendjob(request: TaskIdRequest): Promise<GetGuideMassendJobAnswer> {
+    return this.typed('getguidemassendjob', request);
+  }
+  getguidemassendjoblist(request: GetGuideMassendJobListRequest): Promise<GetGuideMassendJobListAnswer> {
+    return this.typed('getguidemassendjoblist', request);
+  }
+  updateguidemassendjob(request: UpdateGuideMassendJobRequest): Promise<void> {
+    return this.typed('updateguidemassendjob', request);
+  }
+  cancelguidemassendjob(request: TaskIdRequest): Promise<void> {
+    return this.typed('cancelguidemassendjob', request);
+  }
+
+  // --- iterators ----------------------------------------------------------------------------
+
+  async *iterateGuideAcctList(): AsyncIterable<GuideAcctListItem> {
+    yield* this.pages((page, num) =>
+      this.getguideacctlist({ page, num }).then((a) => ({ total: a.total_num, items: a.list })),
+    );
+  }
+
+  async *iterateGroupInfo(request: WithoutPage<GetGroupInfoRequest>): AsyncIterable<GroupMember> {
+    yield* this.pages((page, num) =>
+      this.getgroupinfo({ ...request, page, num }).then((a) => ({ total: a.total_num, items: a.guide_list })),
+    );
+  }
+
+  async *iterateGuideBuyerChatRecord(
+    request: WithoutPage<GetGuideBuyerChatRecordRequest>,
+  ): AsyncIterable<ChatMessage> {
+    yield* this.pages((page, num) =>
+      this.getguidebuyerchatrecord({ ...request, page, num }).then((a) => ({
+        total: a.total_num,
+        items: a.msg_list,
+      })),
+    );
+  }
+
+  async *iterateGuideMassendJobList(
+    request: WithoutOffset<GetGuideMassendJobListRequest>,
+  ): AsyncIterable<MassendTask> {
+    let seen = 0;
+    for (let offset = 0; ; ) {
+      const answer = await this.getguidemassendjoblist({ ...request, offset, limit: this.pageSize });
+      yield* answer.list;
+      seen += answer.list.length;
+      // Advance by what came, not by what was asked: a server may return less than `limit`.
+      offset += answer.list.length;
+      if (answer.list.length === 0 || seen >= answer.total_count) return;
+    }
+  }
+
+  /**
+   * Every item of a `page`/`num` list: pages from 0 until `total` items have come or a page is
+   * empty. A short page is not taken as the last one (a server may cap `num`).
+   */
+  private async *pages<T>(
+    fetch: (page: number, num: number) => Promise<{ readonly total: number; readonly items: readonly T[] }>,
+  ): AsyncIterable<T> {
+    let seen = 0;
+    for (let page = 0; ; page++) {
+      const { total, items } = await fetch(page, this.pageSize);
+      yield* items;
+      seen += items.length;
+      if (items.length === 0 || seen >= total) return;
+    }
+  }
+
+  // --- raw calls ----------------------------------------------------------------------------
+
+  call(operation: OperationName, body: Readonly<Record<string, unknown>> = {}): Promise<RawAnswer> {
+    return this.run(operation, body);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private async typed<Op extends OperationName>(
+    operation: Op,
+    request: RequestOf<Op>,
+  ): Promise<AnswerOf<Op>> {
+    const answer = await this.run(operation, encodeRequest(operation, request));
+    return decodeAnswer(operation, answer);
+  }
+
+  private emit(event: ClientEvent): void {
+    if (this.listener === undefined) return;
+    try {
+      this.listener(event);
+    } catch {
+      // A listener's failure must not change the outcome of a call.
+    }
+  }
+
+  /** One call with all its attempts; `accept` lists error codes returned rather than thrown. */
+  private async run(
+    operation: OperationName,
+    body: WireBody,
+    accept?: readonly number[],
+  ): Promise<RawAnswer> {
+    if (this.closed) throw new CallAbortedError(operation, 'the client was closed');
+    if (this.signal?.aborted === true) throw new CallAbortedError(operation);
+    const callId = ++this.seq;
+    const started = performance.now();
+    const state: CallState = { attempts: 0, confirmed: false, errcode: undefined };
+    this.emit({ type: 'call-start', callId, operation, writes: OPERATIONS[operation].writes });
+    try {
+      const answer = await this.attempts(operation, body, accept, callId, state);
+      this.emit({
+        type: 'call-end',
+        callId,
+        operation,
+        ok: true,
+        attempt: state.attempts,
+        durationMs: Math.round(performance.now() - started),
+        ...(state.errcode === undefined ? {} : { errcode: state.errcode }),
+        ...(state.confirmed ? { confirmed: true } : {}),
+      });
+      return answer;
+    } catch (error) {
+      this.emit({
+        type: 'call-end',
+        callId,
+        operation,
+        ok: false,
+        attempt: state.attempts,
+        durationMs: Math.round(performance.now() - started),
+        ...(state.errcode === undefined ? {} : { errcode: state.errcode }),
+        ...(error instanceof GuidectlError ? { errorCode: error.code } : {}),
+      });
+      throw error;
+    }
+  }
+
+  private async attempts(
+    operation: OperationName,
+    body: WireBody,
+    accept: readonly number[] | undefined,
+    callId: number,
+    state: CallState,
+  ): Promise<RawAnswer> {
+    const policy = isWriteOperation(operation) ? lostAnswerPolicy(operation, body) : undefined;
+    const confirmable = policy?.kind === 'confirm' && this.readBeforeAppends;
+    const snapshot = confirmable ? await policy.snapshot(this.confirmRead, body) : undefined;
+    const budget = new RetryBudget(this.policy, this.clock, this.random);
+    const text = stringifyJson(body);
+    let lost: TransportError | undefined;
+    let renewed = false;
+    const unknown = (why: string): CallOutcomeUnknownError =>
+      new CallOutcomeUnknownError(operation, why, budget.attempts);
+    try {
+      for (;;) {
+        const token = await this.tokens.current();
+        state.attempts = budget.countAttempt();
+        const outcome = await this.exchange(operation, token, text);
+
+        if (outcome instanceof TransportError) {
+          const failure = outcome;
+          if (policy !== undefined && failure.sent) {
+            lost = failure;
+            if (policy.kind === 'confirm' && !confirmable) {
+              throw unknown(
+                `the answer was lost (${failure.reason}); an append cannot be resent, and no state was read before it`,
+              );
+            }
+            if (policy.kind === 'confirm') {
+              const settled = await this.settle(callId, operation, () =>
+                policy.confirm(this.confirmRead, body, snapshot, this.claims),
+              );
+              if (settled.outcome === 'applied') {
+                state.confirmed = true;
+                return settled.answer;
+              }
+              if (settled.outcome === 'unknown')
+                throw unknown(`the answer was lost (${failure.reason}); ${settled.detail}`);
+              if (failure.kind === 'timeout') {
+                throw unknown(
+                  'it timed out; a read shows no effect yet, but the server may still be working on it',
+                );
+              }
+              // Settled: the lost attempt did nothing, so the next one starts from a clean slate.
+              lost = undefined;
+            }
+          }
+          const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
+          const wait = retryable ? budget.nextDelay('other') : undefined;
+          if (wait === undefined) {
+            if (lost !== undefined)
+              throw unknown(
+                `the answer was lost (${lost.reason}) and the retries ran out (last: ${failure.description})`,
+              );
+            throw budget.attempts > 1 ? failure.withAttempts(budget.attempts, budget.elapsedMs()) : failure;
+          }
+          await this.retry(callId, operation, budget.attempts, wait, failure.reason, undefined);
+          continue;
+        }
+
+        const { answer, errcode, errmsg } = outcome;
+        state.errcode = errcode;
+        if (errcode === 0) {
+          this.claim(operation, answer);
+          return answer;
+        }
+        if (accept?.includes(errcode) === true) return answer;
+        const init = {
+          operation,
+          errcode,
+          errmsg: this.secrets.scrub(errmsg),
+          attempts: budget.attempts,
+          elapsedMs: budget.elapsedMs(),
+        };
+        switch (apiErrorKind(errcode)) {
+          case 'token': {
+            if (errcode !== ERRCODE.accessTokenMissing && !renewed) {
+              renewed = true;
+              const fresh = await this.tokens.renew(token, errcode);
+              if (fresh !== undefined) continue;
+            }
+            throw new TokenRejectedError({ ...init, hint: this.tokenHint(errcode) });
+          }
+          case 'busy':
+          case 'minute-quota': {
+            const wait = budget.nextDelay(errcode === ERRCODE.minuteQuota ? 'quota' : 'other');
+            if (wait === undefined) {
+              const error = new GuideApiError(init);
+              if (lost !== undefined)
+                throw unknown(`the answer was lost (${lost.reason}); then ${error.message}`);
+              throw error;
+            }
+            await this.retry(
+              callId,
+              operation,
+              budget.attempts,
+              wait,
+              `${errcode} ${ERRCODE_MEANING[errcode] ?? ''}`.trim(),
+              errcode,
+            );
+            continue;
+          }
+          case 'daily-quota':
+            throw new QuotaExhaustedError(init);
+          case 'credentials':
+            throw new CredentialsError(init);
+          case 'unauthorized':
+            throw new ApiUnauthorizedError(init);
+          case 'call': {
+            const check = policy?.kind === 'resend' ? policy.afterRefusal : undefined;
+            if (lost !== undefined && check?.errcodes.includes(errcode) === true) {
+              const settled = await this.settle(callId, operation, async (): Promise<Confirmation> => {
+                const done = await check.confirm(this.confirmRead, body);
+                return done === undefined
+                  ? { outcome: 'not-applied', detail: `the refusal ${errcode} stands` }
+                  : { outcome: 'applied', answer: done, detail: `refused with ${errcode}: already done` };
+              });
+              if (settled.outcome === 'applied') {
+                state.confirmed = true;
+                state.errcode = 0;
+                return settled.answer;
+              }
+              if (settled.outcome === 'unknown') throw unknown(settled.detail);
+            }
+            throw new GuideApiError(init);
+          }
+        }
+      }
+    } catch (error) {
+      // A write stopped while its request was on the wire may have taken effect.
+      if (policy !== undefined && error instanceof CallAbortedError && error.inFlight) {
+        throw unknown('it was stopped while the request was on the wire');
+      }
+      // After a lost answer, a failure that is not the API refusing the resend leaves the
+      // outcome open: the lost attempt may have taken effect.
+      if (
+        lost !== undefined &&
+        !(error instanceof CallOutcomeUnknownError) &&
+        !(error instanceof GuideApiError && error.kind === 'call')
+      ) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw unknown(`the answer was lost (${lost.reason}); then ${why}`);
+      }
+      throw error;
+    }
+  }
+
+  /** One attempt: waits for a place and the rate limit, sends, reads the errcode. */
+  private async exchange(
+    operation: OperationName,
+    token: string,
+    text: string,
+  ): Promise<Exchange | TransportError> {
+    const aborted = (error: unknown): unknown =>
+      this.signal?.aborted === true ? new CallAbortedError(operation) : error;
+    let release: () => void;
+    try {
+      release = await this.semaphore.acquire(this.signal);
+    } catch (error) {
+      throw aborted(error);
+    }
+    try {
+      if (this.rate !== undefined)
+        await this.rate.acquire(this.signal).catch((error: unknown) => Promise.reject(aborted(error)));
+      const { body } = await this.transport.post(
+        operation,
+        operationPath(operation),
+        { access_token: token },
+        text,
+      );
+      if (!isJsonObject(body)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
+      const errcode = body['errcode'] ?? 0;
+      if (typeof errcode !== 'number' || !Number.isInteger(errcode)) {
+        throw new MalformedAnswerError(operation, 'errcode', 'must be a whole number');
+      }
+      const errmsg = body['errmsg'];
+      return { answer: body, errcode, errmsg: typeof errmsg === 'string' ? errmsg : '' };
+    } catch (error) {
+      if (error instanceof TransportError) return error;
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  private async retry(
+    callId: number,
+    operation: OperationName,
+    attempt: number,
+    wait: number,
+    reason: string,
+    errcode: number | undefined,
+  ): Promise<void> {
+    this.emit({
+      type: 'retry',
+      callId,
+      operation,
+      attempt,
+      delayMs: wait,
+      reason,
+      ...(errcode === undefined ? {} : { errcode }),
+    });
+    try {
+      await this.sleep(wait, this.signal);
+    } catch (error) {
+      if (this.signal?.aborted === true) throw new CallAbortedError(operation);
+      throw error;
+    }
+  }
+
+  /** Runs a confirmation; a failing read makes the outcome unknown. Reports the result. */
+  private async settle(
+    callId: number,
+    operation: OperationName,
+    confirm: () => Promise<Confirmation>,
+  ): Promise<Confirmation> {
+    let result: Confirmation;
+    try {
+      result = await confirm();
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      result = { outcome: 'unknown', detail: `the confirming read failed: ${why}` };
+    }
+    this.emit({ type: 'confirm', callId, operation, outcome: result.outcome, detail: result.detail });
+    return result;
+  }
+
+  /** Remembers ids this client created, so a confirmation never attributes them to another call. */
+  private claim(operation: OperationName, answer: RawAnswer): void {
+    if (operation === 'newguidegroup') {
+      const id = toId64(answer['group_id']);
+      if (id !== undefined) this.claims.add(id);
+    } else if (operation === 'addguidemassendjob') {
+      const results = answer['task_result'];
+      if (!Array.isArray(results)) return;
+      for (const result of results) {
+        const id = isJsonObject(result) ? toId64(result['task_id']) : undefined;
+        if (id !== undefined) this.claims.add(id);
+      }
+    }
+  }
+
+  private tokenHint(errcode: number): string {
+    if (errcode === ERRCODE.accessTokenMissing) {
+      return 'no access token reached the server (a proxy may strip the query string)';
+    }
+    if (this.fixedToken) {
+      return (
+        'the fixed access token (WECHAT_ACCESS_TOKEN) was refused: set a fresh one, or set WECHAT_APPID and ' +
+        'WECHAT_SECRET instead so that tokens are fetched and refreshed as needed'
+      );
+    }
+    return 'a freshly fetched access token was refused too; check that no other program keeps resetting the tokens of this app';
+  }
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,44 @@
+// Wire names and ids that callers of `call()` work with.
+export { type Id64, toId64 } from '../wire/ids.js';
+export { isOperationName, OPERATION_NAMES, type OperationName } from '../wire/operations.js';
+export {
+  type ApiErrorKind,
+  ApiUnauthorizedError,
+  CallAbortedError,
+  type CallName,
+  CallOutcomeUnknownError,
+  CredentialsError,
+  GuideApiError,
+  InvalidRequestError,
+  MalformedAnswerError,
+  QuotaExhaustedError,
+  TokenRejectedError,
+  TransportError,
+  type TransportErrorKind,
+} from './errors.js';
+export type {
+  CallEndEvent,
+  CallStartEvent,
+  ClientEvent,
+  ConfirmEvent,
+  HttpEvent,
+  RetryEvent,
+  TokenRefreshEvent,
+} from './events.js';
+export {
+  collect,
+  createGuideClient,
+  DEFAULT_BASE_URL,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_PARALLELISM,
+  DEFAULT_TIMEOUT_MS,
+  type GuideClient,
+  type GuideClientOptions,
+  type RawAnswer,
+} from './guide-client.js';
+export type { Sleep } from './limiter.js';
+export { type LostAnswerPolicy, lostAnswerPolicy, type WriteOperation } from './outcomes.js';
+export { REDACTED, redactUrl } from './redact.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+export type { ClientAuth } from './tokens.js';
+export type { ProxySettings } from './transport.js';

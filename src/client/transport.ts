@@ -1,0 +1,309 @@
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { parseJson } from '../wire/json.js';
+import { CallAbortedError, type CallName, TransportError, type TransportErrorKind } from './errors.js';
+import type { HttpEvent } from './events.js';
+import { redactUrl, type SecretSet } from './redact.js';
+
+/**
+ * Proxy settings as other command-line tools read them from `HTTPS_PROXY`, `HTTP_PROXY` and
+ * `NO_PROXY` (the CLI reads the environment; the client only gets the values).
+ */
+export interface ProxySettings {
+  /** Proxy for `https:` targets, e.g. `http://proxy.corp:3128`. */
+  readonly httpsProxy?: string;
+  /** Proxy for `http:` targets. */
+  readonly httpProxy?: string;
+  /** Hosts reached directly: comma- or space-separated names, `.suffix`es, `host:port`s, or `*`. */
+  readonly noProxy?: string;
+}
+
+export interface DispatcherSettings {
+  /** Connections kept per origin; at least the client's parallelism. */
+  readonly connections: number;
+  readonly connectTimeoutMs: number;
+  /** The protocol of the target (`https:` or `http:`), which picks the proxy. */
+  readonly protocol: string;
+  readonly proxy?: ProxySettings;
+}
+
+/**
+ * The keep-alive connection pool of a client: an undici `Agent` (one pool per origin, at most
+ * `connections` sockets each), or, when a proxy applies, an `EnvHttpProxyAgent` (which also keeps
+ * `NO_PROXY` hosts direct). As curl and Go do, an `https:` target uses only the HTTPS proxy and an
+ * `http:` target only the HTTP proxy. Every setting is passed explicitly, so undici never reads
+ * the environment behind the caller's back.
+ */
+export function createDispatcher(settings: DispatcherSettings): Dispatcher {
+  const agentOptions = {
+    connections: settings.connections,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connect: { timeout: settings.connectTimeoutMs },
+  };
+  const proxy = settings.protocol === 'https:' ? settings.proxy?.httpsProxy : settings.proxy?.httpProxy;
+  if (proxy === undefined || proxy === '') return new Agent(agentOptions);
+  return new EnvHttpProxyAgent({
+    ...agentOptions,
+    httpProxy: proxy,
+    httpsProxy: proxy,
+    noProxy: settings.proxy?.noProxy ?? '',
+  });
+}
+
+export interface TransportOptions {
+  /** The base URL: origin, plus an optional path prefix (e.g. a gateway's `/wechat`). */
+  readonly baseUrl: URL;
+  readonly dispatcher: Dispatcher;
+  /** Timeout of one attempt, for the whole exchange. */
+  readonly timeoutMs: number;
+  readonly userAgent: string;
+  readonly secrets: SecretSet;
+  /** Stops every exchange in flight (the caller's abort signal). */
+  readonly signal?: AbortSignal;
+  readonly onHttp?: (event: HttpEvent) => void;
+}
+
+/** The parsed body of an answer that was JSON, with its HTTP status. */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** Largest answer the client reads (the guide API's answers are a few kilobytes). */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/** How much of a body a verbose log line shows. */
+const MAX_LOGGED_BODY = 8_192;
+
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const CLOSED = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
+
+function errorCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const code: unknown = Reflect.get(error, 'code');
+    if (typeof code === 'string' && code !== '') return code;
+    const name: unknown = Reflect.get(error, 'name');
+    if (typeof name === 'string' && name !== '') return name;
+  }
+  return 'unknown error';
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_LOGGED_BODY
+    ? text
+    : `${text.slice(0, MAX_LOGGED_BODY)}… (${text.length} characters)`;
+}
+
+function queryString(query: Readonly<Record<string, string>>): string {
+  let out = '';
+  for (const [key, value] of Object.entries(query)) {
+    out += `${out === '' ? '?' : '&'}${encodeURIComponent(key)}=${encodeURIComponent(value)}`;
+  }
+  return out;
+}
+
+/**
+ * One HTTP exchange at a time per call: POST a JSON body, read a JSON answer. Failures become
+ * `TransportError`s whose messages hold no URL query and no low-level error (those can hold the
+ * access token); the caller's abort becomes `CallAbortedError`.
+ */
+export class Transport {
+  private readonly origin: string;
+  private readonly prefix: string;
+  private readonly headers: Readonly<Record<string, string>>;
+
+  constructor(private readonly options: TransportOptions) {
+    this.headers = {
+      'content-type': 'application/json; charset=utf-8',
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+    };
+    this.origin = options.baseUrl.origin;
+    this.prefix = options.baseUrl.pathname.replace(/\/+$/, '');
+  }
+
+  /** `origin + prefix + path`, for messages (no query). */
+  describe(path: string): string {
+    return redactUrl(`${this.origin}${this.prefix}${path}`);
+  }
+
+  /**
+   * POSTs `body` to `path` with the query `query`. `secretBodies` keeps both bodies out of the
+   * verbose log (token exchanges). Resolves with the parsed answer if it is JSON, whatever its
+   * HTTP status; rejects with `TransportError` otherwise.
+   */
+  async post(
+    call: CallName,
+    path: string,
+    query: Readonly<Record<string, string>>,
+    body: string,
+    secretBodies = false,
+  ): Promise<HttpAnswer> {
+    const fullPath = `${this.prefix}${path}${queryString(query)}`;
+    // One timer per attempt bounds the whole exchange (undici's own header/body timeouts tick in
+    // half-seconds; they stay as a backstop).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    const outer = this.options.signal;
+    const signal = outer === undefined ? timeout.signal : AbortSignal.any([timeout.signal, outer]);
+    const started = performance.now();
+    let status: number | undefined;
+    let text: string | undefined;
+    try {
+      const response = await this.options.dispatcher.request({
+        origin: this.origin,
+        path: fullPath,
+        method: 'POST',
+        headers: this.headers,
+        body,
+        signal,
+        headersTimeout: this.options.timeoutMs + 1_000,
+        bodyTimeout: this.options.timeoutMs + 1_000,
+      });
+      status = response.statusCode;
+      const declared = Number(response.headers['content-length'] ?? 0);
+      if (declared > MAX_ANSWER_BYTES) {
+        response.body.destroy();
+        throw this.failure(call, {
+          kind: 'http',
+          description: `the answer from ${this.describe(path)} is ${declared} bytes, more than any guide API answer`,
+          reason: `HTTP ${status}`,
+          sent: true,
+          status,
+        });
+      }
+      text = await response.body.text();
+    } catch (error) {
+      if (error instanceof TransportError) {
+        this.log(path, query, started, secretBodies, body, status, undefined, error.reason);
+        throw error;
+      }
+      const failure = this.classify(call, error, timeout.signal, outer);
+      this.log(path, query, started, secretBodies, body, status, undefined, failure.message);
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.log(path, query, started, secretBodies, body, status, text, undefined);
+    let parsed: unknown;
+    try {
+      parsed = parseJson(text);
+    } catch {
+      const retryable = status === 429 || status >= 500;
+      throw this.failure(call, {
+        kind: status === 200 ? 'invalid-answer' : 'http',
+        description:
+          status === 200
+            ? `the answer from ${this.describe(path)} is not JSON`
+            : `HTTP ${status} from ${this.describe(path)}, not a guide API answer${retryable ? '' : '; check the base URL and any proxy'}`,
+        reason: `HTTP ${status}`,
+        sent: true,
+        status,
+      });
+    }
+    return { status, body: parsed };
+  }
+
+  private failure(
+    call: CallName,
+    init: {
+      kind: TransportErrorKind;
+      description: string;
+      reason: string;
+      sent: boolean;
+      status?: number;
+    },
+  ): TransportError {
+    return new TransportError({
+      operation: call,
+      kind: init.kind,
+      description: this.options.secrets.scrub(init.description),
+      reason: init.reason,
+      sent: init.sent,
+      ...(init.status === undefined ? {} : { status: init.status }),
+    });
+  }
+
+  private classify(
+    call: CallName,
+    error: unknown,
+    timeout: AbortSignal,
+    outer: AbortSignal | undefined,
+  ): TransportError | CallAbortedError {
+    if (outer?.aborted === true) return new CallAbortedError(call, 'stopped before the answer arrived', true);
+    if (timeout.aborted) {
+      return this.failure(call, {
+        kind: 'timeout',
+        description: `no answer within ${(this.options.timeoutMs / 1000).toFixed(1)} s`,
+        reason: 'timeout',
+        sent: true,
+      });
+    }
+    const code = errorCode(error);
+    if (CLOSED.has(code)) return new CallAbortedError(call, 'the client was closed');
+    if (NOT_CONNECTED.has(code)) {
+      return this.failure(call, {
+        kind: 'refused',
+        description: `cannot connect to ${this.describe('')}`,
+        reason: code,
+        sent: false,
+      });
+    }
+    if (TIMEOUTS.has(code)) {
+      return this.failure(call, {
+        kind: 'timeout',
+        description: `no answer within ${(this.options.timeoutMs / 1000).toFixed(1)} s`,
+        reason: code,
+        sent: true,
+      });
+    }
+    if (/CERT|TLS|SSL/i.test(code)) {
+      return this.failure(call, {
+        kind: 'refused',
+        description: `the TLS connection to ${this.describe('')} failed`,
+        reason: code,
+        sent: false,
+      });
+    }
+    return this.failure(call, {
+      kind: 'connection',
+      description: 'the connection broke before the answer arrived',
+      reason: code,
+      sent: true,
+    });
+  }
+
+  private log(
+    path: string,
+    query: Readonly<Record<string, string>>,
+    started: number,
+    secretBodies: boolean,
+    requestBody: string,
+    status: number | undefined,
+    responseBody: string | undefined,
+    error: string | undefined,
+  ): void {
+    const onHttp = this.options.onHttp;
+    if (onHttp === undefined) return;
+    const scrub = (text: string): string => this.options.secrets.scrub(text);
+    onHttp({
+      type: 'http',
+      method: 'POST',
+      url: scrub(`${this.origin}${this.prefix}${path}${queryString(query)}`),
+      durationMs: Math.round(performance.now() - started),
+      ...(status === undefined ? {} : { status }),
+      ...(secretBodies ? {} : { requestBody: clip(scrub(requestBody)) }),
+      ...(secretBodies || responseBody === undefined ? {} : { responseBody: clip(scrub(responseBody)) }),
+      ...(error === undefined ? {} : { error: scrub(error) }),
+    });
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The live state: what the account holds now, as read through the guide API by `live/`. Parts the
+ * desired state does not manage are not read, and are `undefined` here — never "empty".
+ */
+import type { GuideId } from './desired.js';
+
+export interface LiveState {
+  /** Every guide of the account, in the order the guide list answers them. */
+  readonly guides: readonly LiveGuide[];
+  /** Every group of the account, in the order the group list answers them. */
+  readonly groups: readonly LiveGroup[];
+  readonly account: LiveAccount;
+}
+
+/** A guide as listed. `config` is present exactly when it was read (its replies or welcome are managed). */
+export interface LiveGuide {
+  readonly id: GuideId;
+  readonly nickname: string;
+  readonly headImageUrl: string;
+  readonly config?: LiveGuideConfig;
+}
+
+export interface LiveGuideConfig {
+  /** Quick replies in their stored order. */
+  readonly quickReplies: readonly string[];
+  /** Welcome messages in sending order (at most two). */
+  readonly welcome: readonly LiveWelcome[];
+}
+
+/**
+ * A welcome message as read back. A card reads back without its `media_id` (the API does not
+ * return it), so cards are compared by appid, title and path only.
+ */
+export type LiveWelcome =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly mediaId: string }
+  | { readonly type: 'miniprogram'; readonly appid: string; readonly title: string; readonly path: string }
+  /** A msgtype or content this version does not understand: never equal to anything desired. */
+  | { readonly type: 'unknown'; readonly msgtype: number; readonly content: string };
+
+/**
+ * A group. `id` is the unsigned 64-bit group id as a decimal string. `members` are the guide
+ * accounts of its members (membership works by account only), in the order listed; present
+ * exactly when they were read (the file manages them, or everything was read).
+ */
+export interface LiveGroup {
+  readonly id: string;
+  readonly name: string;
+  readonly members?: readonly string[];
+}
+
+/** Account-wide settings; each is present exactly when it was read. */
+export interface LiveAccount {
+  /** The offline auto reply, `null` when none is set. */
+  readonly offlineAutoReply?: string | null;
+  /** The sensitive words in stored order. */
+  readonly sensitiveWords?: readonly string[];
+  /** The account-wide welcome messages. */
+  readonly defaultWelcome?: readonly LiveWelcome[];
+}

@@ -1,0 +1,106 @@
+/**
+ * The plan: plain data computed by pure code (`plan/`), interpreted by `apply/` and rendered by
+ * `report/`. It can be serialised, saved, hashed and printed; it holds no function and no secret.
+ *
+ * Invariants:
+ * - `calls` is in execution order: group creations, guide creations and updates, configuration,
+ *   memberships, then deletions. Every call's `dependsOn` names only earlier calls.
+ * - A call's `body` is the exact wire body, except that a group created by this plan is named by a
+ *   {@link GroupRef} where its id will go; apply fills it from that `newguidegroup`'s answer.
+ * - 64-bit ids in bodies are decimal strings (see {@link PlannedCall.body}).
+ * - The same desired and live state always give the same plan, byte for byte.
+ */
+
+export const PLAN_FORMAT_VERSION = 1;
+
+export type ResourceKind = 'guide' | 'group' | 'account';
+export type ChangeAction = 'create' | 'update' | 'delete';
+
+/** One field of a resource that changes; `before`/`after` are JSON values, absent for none. */
+export interface FieldChange {
+  readonly field: string;
+  readonly before?: JsonValue;
+  readonly after?: JsonValue;
+}
+
+/** A change of one resource, addressed as the user would name it (a guide account, a group name). */
+export interface Change {
+  readonly resource: ResourceKind;
+  readonly action: ChangeAction;
+  /** `alice_wx`, `openid oXYZ`, a group's name, or `account`. */
+  readonly address: string;
+  readonly fields: readonly FieldChange[];
+}
+
+/** Placeholder for the id of a group this plan creates. */
+export interface GroupRef {
+  readonly $group: string;
+}
+
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/** A wire body whose values may include group placeholders. */
+export type CallBody = { readonly [key: string]: JsonValue | GroupRef };
+
+export interface PlannedCall {
+  /** The operation's wire name, e.g. `addguideacct`. */
+  readonly operation: string;
+  readonly body: CallBody;
+  /** Indices of earlier calls that must succeed before this one may run. */
+  readonly dependsOn: readonly number[];
+  /** For `newguidegroup`: the group name whose id later calls take from its answer. */
+  readonly createsGroup?: string;
+}
+
+/** A live resource the file does not mention, left alone unless `prune` says otherwise. */
+export interface Unmanaged {
+  readonly resource: 'guide' | 'group';
+  readonly address: string;
+}
+
+export interface PlanSummary {
+  readonly add: number;
+  readonly change: number;
+  readonly delete: number;
+  readonly calls: number;
+}
+
+export interface Plan {
+  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
+  readonly summary: PlanSummary;
+  /** Sorted by resource kind (account, group, guide), then address. */
+  readonly changes: readonly Change[];
+  readonly calls: readonly PlannedCall[];
+  readonly unmanaged: readonly Unmanaged[];
+  /** How sensitive words are written, as the file says the target behaves. */
+  readonly sensitiveWordSemantics?: 'append' | 'replace';
+}
+
+export function isGroupRef(value: unknown): value is GroupRef {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && '$group' in value;
+}
+
+/** What happened to a call of a plan during apply. */
+export type CallStatus = 'done' | 'failed' | 'not-started';
+
+export interface CallOutcome {
+  /** The call's index in `Plan.calls`. */
+  readonly index: number;
+  readonly operation: string;
+  readonly status: CallStatus;
+  /** Why it failed, or why it was not started. */
+  readonly reason?: string;
+}
+
+/** The outcome of running a plan: one entry per call, in plan order. */
+export interface ApplyResult {
+  readonly outcomes: readonly CallOutcome[];
+  /** Ids of the groups the plan created, by name. */
+  readonly createdGroups: ReadonlyMap<string, string>;
+}

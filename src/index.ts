@@ -1,0 +1,24 @@
+/**
+ * The public library API of guidectl: `import { createGuideClient } from 'guidectl'`.
+ *
+ * - `createGuideClient`: a typed, lossless, resilient client of the WeChat shopping-guide API
+ *   (or of the guide service below), one method per operation.
+ * - The error classes it throws, each with a stable `code`.
+ * - `parseJson` / `stringifyJson`: JSON that keeps 64-bit ids (`group_id`, `task_id`) exact.
+ * - `GuideService`: the guide service itself, to run in-process (tests, local development).
+ */
+export * from './client/index.js';
+export { GuidectlError, UsageError } from './core/errors.js';
+export type { CallRecord, FaultSpec, GuideServiceOptions, ServiceSettings } from './service/index.js';
+export { GuideService, parseFaults } from './service/index.js';
+export { ERRCODE, ERRCODE_MEANING } from './wire/errcodes.js';
+export { type Id64, id64ToJson, MAX_ID64, toId64 } from './wire/ids.js';
+export { parseJson, stringifyJson, stringifyJsonPretty } from './wire/json.js';
+export * from './wire/messages.js';
+export {
+  isOperationName,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationName,
+  operationPath,
+} from './wire/operations.js';

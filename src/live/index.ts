@@ -1,0 +1,11 @@
+export {
+  type LiveReader,
+  type LiveReadScope,
+  READ_EVERYTHING,
+  type ReadLiveOptions,
+  type ReadProgress,
+  readLiveState,
+  readOnlyClient,
+  readScopeFor,
+  toWelcome,
+} from './read-live-state.js';

@@ -1,0 +1,277 @@
+import type { GuideClient } from '../client/index.js';
+import { type DesiredState, type GuideId, guideKey } from '../core/desired.js';
+import type {
+  LiveAccount,
+  LiveGroup,
+  LiveGuide,
+  LiveGuideConfig,
+  LiveState,
+  LiveWelcome,
+} from '../core/live.js';
+import type { AutoReplyRead, GetGuideConfigAnswer, GuideIdentityRead } from '../wire/messages.js';
+
+/**
+ * The read calls the live reader needs, and nothing else: plan mode is handed one of these, so it
+ * has no way to write. Build one from a full client with {@link readOnlyClient}.
+ */
+export interface LiveReader {
+  getguideacctlist: GuideClient['getguideacctlist'];
+  getguidegrouplist: GuideClient['getguidegrouplist'];
+  getgroupinfo: GuideClient['getgroupinfo'];
+  getguideconfig: GuideClient['getguideconfig'];
+  getguideacctconfig: GuideClient['getguideacctconfig'];
+}
+
+/** A new object holding only the read methods of `client`: the write methods are not reachable. */
+export function readOnlyClient(client: GuideClient): LiveReader {
+  return {
+    getguideacctlist: (request) => client.getguideacctlist(request),
+    getguidegrouplist: () => client.getguidegrouplist(),
+    getgroupinfo: (request) => client.getgroupinfo(request),
+    getguideconfig: (request) => client.getguideconfig(request),
+    getguideacctconfig: () => client.getguideacctconfig(),
+  };
+}
+
+/** What to read besides the guide and group lists. `'all'` reads everything (for export). */
+export interface LiveReadScope {
+  /** Keys (`guideKey`) of the guides whose quick replies or welcome messages are managed. */
+  readonly guideConfigs: ReadonlySet<string> | 'all';
+  /** Names of the groups whose members are managed. */
+  readonly groupMembers: ReadonlySet<string> | 'all';
+  readonly offlineAutoReply: boolean;
+  readonly sensitiveWords: boolean;
+  readonly defaultWelcome: boolean;
+}
+
+export const READ_EVERYTHING: LiveReadScope = {
+  guideConfigs: 'all',
+  groupMembers: 'all',
+  offlineAutoReply: true,
+  sensitiveWords: true,
+  defaultWelcome: true,
+};
+
+/** The least that planning `desired` needs to read. */
+export function readScopeFor(desired: DesiredState): LiveReadScope {
+  return {
+    guideConfigs: new Set(
+      desired.guides
+        .filter((g) => g.quickReplies !== undefined || g.welcome !== undefined)
+        .map((g) => guideKey(g.id)),
+    ),
+    groupMembers: new Set(desired.groups.filter((g) => g.members !== undefined).map((g) => g.name)),
+    offlineAutoReply: desired.account?.offlineAutoReply !== undefined,
+    sensitiveWords: desired.account?.sensitiveWords !== undefined,
+    defaultWelcome: desired.account?.defaultWelcome !== undefined,
+  };
+}
+
+export interface ReadProgress {
+  /** Read calls answered so far. */
+  readonly done: number;
+  /** Read calls known to be needed so far (grows as lists come in). */
+  readonly known: number;
+}
+
+export interface ReadLiveOptions {
+  /** Page size asked of list calls; servers may answer fewer items (the service clamps to 100). */
+  readonly pageSize?: number;
+  readonly onProgress?: (progress: ReadProgress) => void;
+}
+
+/**
+ * Reads the live state with the fewest calls: every page of the guide list (after the first page,
+ * the rest at once), the group list, the members of the groups in scope, the configuration of
+ * the guides in scope that exist, and the account settings in scope. Calls run concurrently;
+ * the client bounds how many are in flight.
+ */
+export async function readLiveState(
+  reader: LiveReader,
+  scope: LiveReadScope,
+  options: ReadLiveOptions = {},
+): Promise<LiveState> {
+  const pageSize = options.pageSize ?? 100;
+  let done = 0;
+  let known = 0;
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    known++;
+    options.onProgress?.({ done, known });
+    return promise.then((value) => {
+      done++;
+      options.onProgress?.({ done, known });
+      return value;
+    });
+  };
+
+  const configs = new Map<string, Promise<LiveGuideConfig>>();
+  const wantsConfig = (key: string): boolean => scope.guideConfigs === 'all' || scope.guideConfigs.has(key);
+  const onGuides = (items: readonly LiveGuide[]): void => {
+    for (const guide of items) {
+      const key = guideKey(guide.id);
+      if (wantsConfig(key) && !configs.has(key)) {
+        configs.set(key, track(reader.getguideconfig(identity(guide.id))).then(toGuideConfig));
+      }
+    }
+  };
+
+  const guidesPromise = readAllGuides(reader, pageSize, track, onGuides);
+  const groupsPromise = readGroups(reader, scope, pageSize, track);
+  const accountPromise = readAccount(reader, scope, track);
+
+  const guides = await guidesPromise;
+  const [groups, account] = await Promise.all([groupsPromise, accountPromise]);
+  const withConfig = await Promise.all(
+    guides.map(async (guide) => {
+      const config = configs.get(guideKey(guide.id));
+      return config === undefined ? guide : { ...guide, config: await config };
+    }),
+  );
+  return { guides: withConfig, groups, account };
+}
+
+type Track = <T>(promise: Promise<T>) => Promise<T>;
+
+/**
+ * All guides. Page 0 tells the total and the page size the server really uses; the remaining
+ * pages are then fetched at once. If they do not add up to the total (a server paging otherwise),
+ * paging goes on one page at a time until the total is reached or a page comes back empty.
+ */
+async function readAllGuides(
+  reader: LiveReader,
+  pageSize: number,
+  track: Track,
+  onGuides: (items: readonly LiveGuide[]) => void,
+): Promise<LiveGuide[]> {
+  const seen = new Map<string, LiveGuide>();
+  const take = (
+    list: readonly {
+      guide_account?: string;
+      guide_openid?: string;
+      guide_nickname: string;
+      guide_headimgurl: string;
+    }[],
+  ): number => {
+    const fresh: LiveGuide[] = [];
+    for (const item of list) {
+      const id = idOf(item);
+      if (id === undefined) continue;
+      const key = guideKey(id);
+      if (seen.has(key)) continue;
+      const guide: LiveGuide = { id, nickname: item.guide_nickname, headImageUrl: item.guide_headimgurl };
+      seen.set(key, guide);
+      fresh.push(guide);
+    }
+    onGuides(fresh);
+    return list.length;
+  };
+  const first = await track(reader.getguideacctlist({ page: 0, num: pageSize }));
+  const served = take(first.list);
+  const total = first.total_num;
+  if (served === 0 || seen.size >= total) return [...seen.values()];
+  const pages = Math.ceil(total / served);
+  const rest = await Promise.all(
+    Array.from({ length: pages - 1 }, (_, i) =>
+      track(reader.getguideacctlist({ page: i + 1, num: pageSize })),
+    ),
+  );
+  let emptyPage = false;
+  for (const answer of rest) if (take(answer.list) === 0) emptyPage = true;
+  for (let page = pages; !emptyPage && seen.size < total; page++) {
+    const answer = await track(reader.getguideacctlist({ page, num: pageSize }));
+    if (take(answer.list) === 0) emptyPage = true;
+  }
+  return [...seen.values()];
+}
+
+async function readGroups(
+  reader: LiveReader,
+  scope: LiveReadScope,
+  pageSize: number,
+  track: Track,
+): Promise<LiveGroup[]> {
+  const { group_list } = await track(reader.getguidegrouplist());
+  return Promise.all(
+    group_list.map(async (group): Promise<LiveGroup> => {
+      const wanted = scope.groupMembers === 'all' || scope.groupMembers.has(group.name);
+      if (!wanted) return { id: group.id, name: group.name };
+      const members: string[] = [];
+      for (let page = 0; ; page++) {
+        const answer = await track(reader.getgroupinfo({ group_id: group.id, page, num: pageSize }));
+        for (const m of answer.guide_list) if (m.guide_account !== undefined) members.push(m.guide_account);
+        if (answer.guide_list.length === 0 || members.length >= answer.total_num) break;
+      }
+      return { id: group.id, name: group.name, members };
+    }),
+  );
+}
+
+async function readAccount(reader: LiveReader, scope: LiveReadScope, track: Track): Promise<LiveAccount> {
+  const acct =
+    scope.offlineAutoReply || scope.sensitiveWords
+      ? track(reader.getguideacctconfig())
+      : Promise.resolve(undefined);
+  const welcome = scope.defaultWelcome ? track(reader.getguideconfig({})) : Promise.resolve(undefined);
+  const [config, defaults] = await Promise.all([acct, welcome]);
+  return {
+    ...(scope.offlineAutoReply && config !== undefined
+      ? { offlineAutoReply: config.guide_auto_reply?.content ?? null }
+      : {}),
+    ...(scope.sensitiveWords && config !== undefined
+      ? { sensitiveWords: [...config.black_keyword.values] }
+      : {}),
+    ...(defaults === undefined ? {} : { defaultWelcome: welcomeOf(defaults) }),
+  };
+}
+
+function toGuideConfig(answer: GetGuideConfigAnswer): LiveGuideConfig {
+  return { quickReplies: answer.guide_fast_reply_list.map((r) => r.content), welcome: welcomeOf(answer) };
+}
+
+function welcomeOf(answer: GetGuideConfigAnswer): LiveWelcome[] {
+  const replies = [answer.guide_auto_reply, answer.guide_auto_reply_plus].filter((r) => r !== undefined);
+  return replies.map(toWelcome);
+}
+
+/** A read-back auto reply as a welcome message; a card is parsed from its JSON string. */
+export function toWelcome(reply: AutoReplyRead): LiveWelcome {
+  switch (reply.msgtype) {
+    case 1:
+      return { type: 'text', text: reply.content };
+    case 2:
+      return { type: 'image', mediaId: reply.content };
+    case 3: {
+      const card = parseCard(reply.content);
+      return card ?? { type: 'unknown', msgtype: 3, content: reply.content };
+    }
+    default:
+      return { type: 'unknown', msgtype: reply.msgtype, content: reply.content };
+  }
+}
+
+function parseCard(content: string): LiveWelcome | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const appid = Reflect.get(value, 'appid');
+  const title = Reflect.get(value, 'title');
+  const path = Reflect.get(value, 'path');
+  if (typeof appid !== 'string' || typeof title !== 'string' || typeof path !== 'string') return undefined;
+  return { type: 'miniprogram', appid, title, path };
+}
+
+function idOf(item: GuideIdentityRead): GuideId | undefined {
+  if (item.guide_account !== undefined && item.guide_account !== '')
+    return { kind: 'account', account: item.guide_account };
+  if (item.guide_openid !== undefined && item.guide_openid !== '')
+    return { kind: 'openid', openid: item.guide_openid };
+  return undefined;
+}
+
+function identity(id: GuideId): { guide_account: string } | { guide_openid: string } {
+  return id.kind === 'account' ? { guide_account: id.account } : { guide_openid: id.openid };
+}

@@ -1,0 +1,461 @@
+import {
+  type DesiredGuide,
+  type DesiredState,
+  describeGuideId,
+  type GuideId,
+  guideKey,
+  type SourceRef,
+  type WelcomeMessage,
+} from '../core/desired.js';
+import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import type { LiveGroup, LiveGuide, LiveState } from '../core/live.js';
+import {
+  type CallBody,
+  type Change,
+  type FieldChange,
+  type GroupRef,
+  type JsonValue,
+  PLAN_FORMAT_VERSION,
+  type Plan,
+  type PlannedCall,
+  type Unmanaged,
+} from '../core/plan.js';
+import { sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';
+
+export interface PlanResult {
+  /** Present exactly when there is no error. */
+  readonly plan?: Plan;
+  /** Plan errors (and warnings), each pinned to the place in the file that causes it. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * Computes the plan that makes `live` match `desired`: the changes, and the exact ordered list of
+ * calls. Pure: no I/O, no clock; the same input gives the same plan, byte for byte.
+ *
+ * Order of calls: groups created, guides created or updated, configuration (guides, then the
+ * account), memberships (adds, then removes), deletions (guides, then groups). Within each step
+ * resources go by address (guides by key, groups by name), so moving a guide between files does
+ * not change the plan.
+ */
+export function planChanges(desired: DesiredState, live: LiveState): PlanResult {
+  const diagnostics: Diagnostic[] = [];
+  const liveGuides = new Map<string, LiveGuide>(live.guides.map((g) => [guideKey(g.id), g]));
+  const desiredGuides = [...desired.guides].sort((a, b) => compare(guideKey(a.id), guideKey(b.id)));
+  const desiredKeys = new Set(desiredGuides.map((g) => guideKey(g.id)));
+  const desiredGroups = [...desired.groups].sort((a, b) => compare(a.name, b.name));
+  const desiredGroupNames = new Set(desiredGroups.map((g) => g.name));
+  const liveByName = new Map<string, LiveGroup[]>();
+  for (const group of live.groups) liveByName.set(group.name, [...(liveByName.get(group.name) ?? []), group]);
+
+  const error = (code: DiagnosticCode, source: SourceRef, message: string, hint: string): void => {
+    diagnostics.push({ ...source, severity: 'error', code, message, hint });
+  };
+
+  // Groups the file names: each must be unambiguous among the live groups.
+  const matchedGroups = new Map<string, LiveGroup | undefined>();
+  for (const group of desiredGroups) {
+    const candidates = liveByName.get(group.name) ?? [];
+    if (candidates.length > 1) {
+      error(
+        'group-ambiguous',
+        group.source,
+        `group "${group.name}" matches ${candidates.length} live groups (ids ${candidates.map((g) => g.id).join(', ')}); guidectl will not guess which one to manage`,
+        'rename or delete all but one of them in the account, then plan again',
+      );
+    }
+    matchedGroups.set(group.name, candidates[0]);
+  }
+
+  // Members: a declared guide, or a live guide by account that the plan keeps.
+  const declaredAccounts = new Set(
+    desiredGuides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])),
+  );
+  const liveAccounts = new Set(live.guides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])));
+  for (const group of desiredGroups) {
+    for (const member of group.members ?? []) {
+      if (declaredAccounts.has(member)) continue;
+      if (!liveAccounts.has(member)) {
+        error(
+          'member-not-found',
+          group.source,
+          `member "${member}" of group "${group.name}" is neither declared in the files nor a live guide`,
+          `declare the guide under guides: with account: ${member}, or remove it from members`,
+        );
+      } else if (desired.prune.guides) {
+        error(
+          'member-would-be-pruned',
+          group.source,
+          `member "${member}" of group "${group.name}" is a live guide that the files do not declare, so prune.guides would delete it`,
+          `declare the guide under guides: with account: ${member}, or remove it from members`,
+        );
+      }
+    }
+  }
+  if (diagnostics.length > 0) return { diagnostics };
+
+  const b = new PlanBuilder();
+
+  // 1. Groups created.
+  for (const group of desiredGroups) {
+    if (matchedGroups.get(group.name) === undefined) {
+      b.call('group', group.name, 'newguidegroup', { group_name: group.name }, [], group.name);
+      b.change({
+        resource: 'group',
+        action: 'create',
+        address: group.name,
+        fields: group.members === undefined ? [] : [{ field: 'members', after: sorted(group.members) }],
+      });
+    }
+  }
+
+  // 2. Guides created or updated.
+  const guideFields = new Map<string, FieldChange[]>();
+  const created = new Set<string>();
+  for (const guide of desiredGuides) {
+    const key = guideKey(guide.id);
+    const current = liveGuides.get(key);
+    const fields: FieldChange[] = [];
+    if (current === undefined) {
+      created.add(key);
+      b.call('guide', key, 'addguideacct', {
+        ...identity(guide.id),
+        guide_headimgurl: guide.headImageUrl,
+        guide_nickname: guide.nickname,
+      });
+      fields.push(
+        { field: 'nickname', after: guide.nickname },
+        { field: 'head_image_url', after: guide.headImageUrl },
+      );
+    } else {
+      const update: Record<string, string> = {};
+      if (current.nickname !== guide.nickname) {
+        update['guide_nickname'] = guide.nickname;
+        fields.push({ field: 'nickname', before: current.nickname, after: guide.nickname });
+      }
+      if (current.headImageUrl !== guide.headImageUrl) {
+        update['guide_headimgurl'] = guide.headImageUrl;
+        fields.push({ field: 'head_image_url', before: current.headImageUrl, after: guide.headImageUrl });
+      }
+      if (Object.keys(update).length > 0)
+        b.call('guide', key, 'updateguideacct', { ...identity(guide.id), ...update });
+    }
+    guideFields.set(key, fields);
+  }
+
+  // 3. Configuration: each guide's quick replies and welcome messages, then the account.
+  for (const guide of desiredGuides) {
+    const key = guideKey(guide.id);
+    const fields = guideFields.get(key) ?? [];
+    planGuideConfig(b, guide, liveGuides.get(key), fields);
+    if (fields.length > 0) {
+      b.change({
+        resource: 'guide',
+        action: created.has(key) ? 'create' : 'update',
+        address: describeGuideId(guide.id),
+        fields,
+      });
+    }
+  }
+  planAccount(b, desired, live);
+
+  // 4. Memberships of the groups the file names.
+  const deletedAccounts = new Set(
+    desired.prune.guides
+      ? live.guides.flatMap((g) =>
+          g.id.kind === 'account' && !desiredKeys.has(guideKey(g.id)) ? [g.id.account] : [],
+        )
+      : [],
+  );
+  for (const group of desiredGroups) {
+    if (group.members === undefined) continue;
+    const current = matchedGroups.get(group.name);
+    const groupId: string | GroupRef = current === undefined ? { $group: group.name } : current.id;
+    const before = new Set(current?.members ?? []);
+    const after = new Set(group.members);
+    const adds = sorted([...after].filter((m) => !before.has(m)));
+    const removes = sorted([...before].filter((m) => !after.has(m) && !deletedAccounts.has(m)));
+    for (const account of adds) {
+      const deps = [b.last('group', group.name), b.last('guide', guideKey({ kind: 'account', account }))];
+      b.call(
+        'membership',
+        `${group.name}\u0000${account}`,
+        'addguide2guidegroup',
+        { group_id: groupId, guide_account: account },
+        deps,
+      );
+    }
+    for (const account of removes) {
+      b.call('membership', `${group.name}\u0000${account}`, 'delguide2guidegroup', {
+        group_id: groupId,
+        guide_account: account,
+      });
+    }
+    if (current !== undefined && (adds.length > 0 || removes.length > 0)) {
+      b.change({
+        resource: 'group',
+        action: 'update',
+        address: group.name,
+        fields: [{ field: 'members', before: sorted(current.members ?? []), after: sorted(group.members) }],
+      });
+    }
+  }
+
+  // 5. Deletions, or mentions of what is left alone.
+  const unmanaged: Unmanaged[] = [];
+  const extraGuides = live.guides
+    .filter((g) => !desiredKeys.has(guideKey(g.id)))
+    .sort((x, y) => compare(guideKey(x.id), guideKey(y.id)));
+  for (const guide of extraGuides) {
+    if (!desired.prune.guides) {
+      unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
+      continue;
+    }
+    b.call('guide', guideKey(guide.id), 'delguideacct', identity(guide.id));
+    b.change({
+      resource: 'guide',
+      action: 'delete',
+      address: describeGuideId(guide.id),
+      fields: [
+        { field: 'nickname', before: guide.nickname },
+        { field: 'head_image_url', before: guide.headImageUrl },
+      ],
+    });
+  }
+  const extraGroups = live.groups
+    .filter((g) => !desiredGroupNames.has(g.name))
+    .sort((x, y) => compare(x.name, y.name) || compare(x.id, y.id));
+  for (const group of extraGroups) {
+    if (!desired.prune.groups) {
+      unmanaged.push({ resource: 'group', address: group.name });
+      continue;
+    }
+    b.call('group', `${group.name}\u0000${group.id}`, 'delguidegroup', { group_id: group.id });
+    b.change({
+      resource: 'group',
+      action: 'delete',
+      address: group.name,
+      fields: group.members === undefined ? [] : [{ field: 'members', before: sorted(group.members) }],
+    });
+  }
+
+  const semantics = desired.account?.sensitiveWords?.semantics;
+  return {
+    diagnostics,
+    plan: {
+      formatVersion: PLAN_FORMAT_VERSION,
+      summary: b.summary(),
+      changes: b.sortedChanges(),
+      calls: b.calls,
+      unmanaged,
+      ...(semantics === undefined ? {} : { sensitiveWordSemantics: semantics }),
+    },
+  };
+}
+
+/**
+ * Quick replies and welcome messages of one guide in the fewest calls: one `is_delete: true` call
+ * for what must go (all quick replies, both welcome messages), then one `is_delete: false` call
+ * for what is added (the missing tail of the quick replies, or all of them; the welcome messages).
+ */
+function planGuideConfig(
+  b: PlanBuilder,
+  guide: DesiredGuide,
+  live: LiveGuide | undefined,
+  fields: FieldChange[],
+): void {
+  const key = guideKey(guide.id);
+  const liveReplies = live?.config?.quickReplies ?? [];
+  const liveWelcome = live?.config?.welcome ?? [];
+  let clearReplies = false;
+  let addReplies: readonly string[] = [];
+  if (guide.quickReplies !== undefined && !sameList(guide.quickReplies, liveReplies)) {
+    const isPrefix =
+      liveReplies.length < guide.quickReplies.length &&
+      liveReplies.every((r, i) => guide.quickReplies?.[i] === r);
+    clearReplies = !isPrefix && liveReplies.length > 0;
+    addReplies = isPrefix ? guide.quickReplies.slice(liveReplies.length) : guide.quickReplies;
+    fields.push({
+      field: 'quick_replies',
+      ...(live === undefined ? {} : { before: [...liveReplies] }),
+      after: [...guide.quickReplies],
+    });
+  }
+  let clearWelcome = false;
+  let setWelcome = false;
+  if (guide.welcome !== undefined && !sameWelcomeList(guide.welcome, liveWelcome)) {
+    clearWelcome = guide.welcome.length === 0;
+    setWelcome = guide.welcome.length > 0;
+    fields.push({
+      field: 'welcome',
+      ...(live === undefined ? {} : { before: liveWelcome.map(welcomeToJson) }),
+      after: guide.welcome.map(welcomeToJson),
+    });
+  }
+  const id = identity(guide.id);
+  if (clearReplies || clearWelcome) {
+    b.call('guide', key, 'setguideconfig', {
+      ...id,
+      is_delete: true,
+      ...(clearReplies ? { guide_fast_reply_list: [{ content: liveReplies[0] ?? '' }] } : {}),
+      ...(clearWelcome ? { guide_auto_reply: { msgtype: 1 } } : {}),
+    });
+  }
+  if (addReplies.length > 0 || setWelcome) {
+    b.call('guide', key, 'setguideconfig', {
+      ...id,
+      is_delete: false,
+      ...(addReplies.length > 0 ? { guide_fast_reply_list: addReplies.map((content) => ({ content })) } : {}),
+      ...(setWelcome ? welcomeBody(guide.welcome ?? []) : {}),
+    });
+  }
+}
+
+function welcomeBody(messages: readonly WelcomeMessage[]): Record<string, JsonValue> {
+  const [first, second] = messages;
+  return {
+    ...(first === undefined ? {} : { guide_auto_reply: welcomeToWire(first) }),
+    ...(second === undefined ? {} : { guide_auto_reply_plus: welcomeToWire(second) }),
+  };
+}
+
+/**
+ * The account: offline reply and sensitive words through `setguideacctconfig`, the default
+ * welcome through `setguideconfig` without a guide. Sensitive words follow the semantics the file
+ * states: under `append`, add what is missing (`is_delete: false`) and delete what is extra
+ * (`is_delete: true`); under `replace`, one call sets the whole list.
+ */
+function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): void {
+  const account = desired.account;
+  if (account === undefined) return;
+  const fields: FieldChange[] = [];
+  const keep: Record<string, JsonValue> = {};
+  const remove: Record<string, JsonValue> = {};
+
+  if (account.offlineAutoReply !== undefined) {
+    const before = live.account.offlineAutoReply ?? null;
+    if (before !== account.offlineAutoReply) {
+      // `null` deletes without is_delete, so it can share a call with words being added.
+      keep['guide_auto_reply'] =
+        account.offlineAutoReply === null ? null : { content: account.offlineAutoReply };
+      fields.push({ field: 'offline_auto_reply', before, after: account.offlineAutoReply });
+    }
+  }
+
+  const words = account.sensitiveWords;
+  if (words !== undefined) {
+    const before = live.account.sensitiveWords ?? [];
+    const beforeSet = new Set(before);
+    const afterSet = new Set(words.words);
+    const missing = words.words.filter((w) => !beforeSet.has(w));
+    const extra = sorted(before.filter((w) => !afterSet.has(w)));
+    if (missing.length > 0 || extra.length > 0) {
+      fields.push({ field: 'sensitive_words', before: sorted(before), after: [...words.words] });
+      if (words.semantics === 'replace') {
+        keep['black_keyword'] = { values: [...words.words] };
+      } else {
+        if (missing.length > 0) keep['black_keyword'] = { values: missing };
+        if (extra.length > 0) remove['black_keyword'] = { values: extra };
+      }
+    }
+  }
+
+  if (Object.keys(keep).length > 0)
+    b.call('account', 'account', 'setguideacctconfig', { is_delete: false, ...keep });
+  if (Object.keys(remove).length > 0)
+    b.call('account', 'account', 'setguideacctconfig', { is_delete: true, ...remove });
+
+  if (account.defaultWelcome !== undefined) {
+    const before = live.account.defaultWelcome ?? [];
+    if (!sameWelcomeList(account.defaultWelcome, before)) {
+      fields.push({
+        field: 'default_welcome',
+        before: before.map(welcomeToJson),
+        after: account.defaultWelcome.map(welcomeToJson),
+      });
+      b.call(
+        'account',
+        'account',
+        'setguideconfig',
+        account.defaultWelcome.length === 0
+          ? { is_delete: true, guide_auto_reply: { msgtype: 1 } }
+          : { is_delete: false, ...welcomeBody(account.defaultWelcome) },
+      );
+    }
+  }
+  if (fields.length > 0) b.change({ resource: 'account', action: 'update', address: 'account', fields });
+}
+
+type Lane = 'group' | 'guide' | 'membership' | 'account';
+
+/** Collects calls with their dependencies: each call depends on the previous call of its lane. */
+class PlanBuilder {
+  readonly calls: PlannedCall[] = [];
+  private readonly changes: Change[] = [];
+  private readonly lastOfLane = new Map<string, number>();
+
+  call(
+    lane: Lane,
+    key: string,
+    operation: string,
+    body: CallBody,
+    extraDeps: ReadonlyArray<number | undefined> = [],
+    createsGroup?: string,
+  ): void {
+    const laneKey = `${lane}\u0000${key}`;
+    const deps = new Set<number>();
+    const previous = this.lastOfLane.get(laneKey);
+    if (previous !== undefined) deps.add(previous);
+    for (const d of extraDeps) if (d !== undefined) deps.add(d);
+    this.lastOfLane.set(laneKey, this.calls.length);
+    this.calls.push({
+      operation,
+      body,
+      dependsOn: [...deps].sort((x, y) => x - y),
+      ...(createsGroup === undefined ? {} : { createsGroup }),
+    });
+  }
+
+  /** Index of the last call so far in a lane, if any. */
+  last(lane: Lane, key: string): number | undefined {
+    return this.lastOfLane.get(`${lane}\u0000${key}`);
+  }
+
+  change(change: Change): void {
+    this.changes.push(change);
+  }
+
+  sortedChanges(): Change[] {
+    const rank = { account: 0, group: 1, guide: 2 } as const;
+    return [...this.changes].sort(
+      (a, b) => rank[a.resource] - rank[b.resource] || compare(a.address, b.address),
+    );
+  }
+
+  summary(): Plan['summary'] {
+    const count = (action: Change['action']): number =>
+      this.changes.filter((c) => c.action === action).length;
+    return {
+      add: count('create'),
+      change: count('update'),
+      delete: count('delete'),
+      calls: this.calls.length,
+    };
+  }
+}
+
+function identity(id: GuideId): { guide_account: string } | { guide_openid: string } {
+  return id.kind === 'account' ? { guide_account: id.account } : { guide_openid: id.openid };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function sorted(values: readonly string[]): string[] {
+  return [...values].sort(compare);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+import type { ApplyResult, Plan } from '../core/plan.js';
+import { paint } from './paint.js';
+
+const MOST_LISTED = 20;
+
+/**
+ * The outcome of an apply for people: a summary line, then every failed call with its error and
+ * the calls not started (the first twenty), each with its number in the plan.
+ */
+export function renderApplyResult(
+  plan: Plan,
+  result: ApplyResult,
+  options: { readonly color?: boolean } = {},
+): string {
+  const p = paint(options.color === true);
+  const done = result.outcomes.filter((o) => o.status === 'done').length;
+  const failed = result.outcomes.filter((o) => o.status === 'failed');
+  const notStarted = result.outcomes.filter((o) => o.status === 'not-started');
+  const lines = [
+    '',
+    p.bold(
+      `Apply: ${done} call${done === 1 ? '' : 's'} done, ${failed.length} failed, ${notStarted.length} not started (of ${plan.calls.length}).`,
+    ),
+  ];
+  for (const o of failed)
+    lines.push(
+      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${target(plan, o.index)}: ${o.reason ?? ''}`,
+    );
+  for (const o of notStarted.slice(0, MOST_LISTED)) {
+    lines.push(
+      `  ${p.yellow('not started')}  #${o.index + 1} ${o.operation} ${target(plan, o.index)}: ${o.reason ?? ''}`,
+    );
+  }
+  if (notStarted.length > MOST_LISTED)
+    lines.push(`  … and ${notStarted.length - MOST_LISTED} more not started`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** What a call is about, from its body: the guide, the group, or the account. */
+function target(plan: Plan, index: number): string {
+  const body = plan.calls[index]?.body ?? {};
+  const parts: string[] = [];
+  for (const key of ['guide_account', 'guide_openid', 'group_name', 'group_id'] as const) {
+    const value = body[key];
+    if (value === undefined) continue;
+    parts.push(
+      `${key}=${typeof value === 'object' && value !== null && '$group' in value ? `(new group ${JSON.stringify(value.$group)})` : JSON.stringify(value)}`,
+    );
+  }
+  return parts.length === 0 ? '(account)' : `(${parts.join(' ')})`;
+}

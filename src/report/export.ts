@@ -1,0 +1,96 @@
+import { stringify } from 'yaml';
+import type { LiveState, LiveWelcome } from '../core/live.js';
+
+/** A card's cover cannot be read back; export writes this in its place, with a comment saying so. */
+export const UNKNOWN_MEDIA_ID = 'UNKNOWN_MEDIA_ID';
+
+export interface ExportResult {
+  /** The desired-state YAML. */
+  readonly text: string;
+  /** What could not be exported exactly, in plain words. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The live state as a desired-state file that validates and plans to no changes: every guide
+ * (with its quick replies and welcome messages), every group with its members, and the account
+ * settings. `prune` is left off, so applying the file elsewhere deletes nothing.
+ */
+export function renderExport(live: LiveState, options: { readonly schemaPath?: string } = {}): ExportResult {
+  const warnings: string[] = [];
+  const welcome = (messages: readonly LiveWelcome[], where: string): object[] =>
+    messages.flatMap((m): object[] => {
+      switch (m.type) {
+        case 'text':
+          return [{ text: m.text }];
+        case 'image':
+          return [{ image: m.mediaId }];
+        case 'miniprogram':
+          warnings.push(
+            `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place (planning ignores it; set the real one before applying elsewhere)`,
+          );
+          return [
+            { miniprogram: { appid: m.appid, title: m.title, path: m.path, media_id: UNKNOWN_MEDIA_ID } },
+          ];
+        case 'unknown':
+          warnings.push(
+            `${where}: a welcome message of msgtype ${m.msgtype} is not understood and was left out`,
+          );
+          return [];
+        default: {
+          const unreachable: never = m;
+          return unreachable;
+        }
+      }
+    });
+
+  const account: Record<string, unknown> = {};
+  if (live.account.offlineAutoReply !== undefined)
+    account['offline_auto_reply'] = live.account.offlineAutoReply;
+  if (live.account.sensitiveWords !== undefined) {
+    account['sensitive_words'] = { semantics: 'append', words: [...live.account.sensitiveWords].sort() };
+  }
+  if (live.account.defaultWelcome !== undefined) {
+    account['default_welcome'] = welcome(live.account.defaultWelcome, 'account default_welcome');
+  }
+
+  const seenNames = new Set<string>();
+  const groups: object[] = [];
+  for (const group of live.groups) {
+    if (seenNames.has(group.name)) {
+      warnings.push(
+        `group "${group.name}" (id ${group.id}) has the name of another group and was left out; rename one of them`,
+      );
+      continue;
+    }
+    seenNames.add(group.name);
+    groups.push({ name: group.name, members: [...(group.members ?? [])].sort() });
+  }
+
+  const guides = live.guides.map((guide) => {
+    const id = guide.id.kind === 'account' ? { account: guide.id.account } : { openid: guide.id.openid };
+    const name = guide.id.kind === 'account' ? guide.id.account : `openid ${guide.id.openid}`;
+    return {
+      ...id,
+      nickname: guide.nickname,
+      head_image_url: guide.headImageUrl,
+      ...(guide.config === undefined
+        ? {}
+        : {
+            quick_replies: [...guide.config.quickReplies],
+            welcome: welcome(guide.config.welcome, `guide ${name}`),
+          }),
+    };
+  });
+
+  const body = stringify(
+    { version: 1, ...(Object.keys(account).length === 0 ? {} : { account }), groups, guides },
+    { lineWidth: 0 },
+  );
+  const header = [
+    `# yaml-language-server: $schema=${options.schemaPath ?? 'https://guidectl.invalid/schema/guidectl.schema.json'}`,
+    '# Exported by guidectl export: the live state of the account. `guidectl plan` on this file shows no changes.',
+    '# The sensitive words semantics is assumed to be append (the service default); change it if your target replaces.',
+  ];
+  return { text: `${header.join('\n')}\n${body}`, warnings };
+}

@@ -1,0 +1,61 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CliIo } from '../../src/cli/io.js';
+import { runProgram } from '../../src/cli/program.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the guidectl program in-process with captured output, as a user would from a shell. */
+export async function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; answer?: string; tty?: boolean } = {},
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const tty = options.tty === true;
+  const io: CliIo = {
+    stdout: {
+      write: (s) => {
+        stdout += s;
+      },
+      isTTY: tty,
+    },
+    stderr: {
+      write: (s) => {
+        stderr += s;
+      },
+      isTTY: tty,
+    },
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    stopSignal: new AbortController().signal,
+    ...(options.answer === undefined ? {} : { ask: async () => options.answer }),
+  };
+  const code = await runProgram(args, io);
+  return { code, stdout, stderr };
+}
+
+/** A scratch folder holding YAML files; `write` puts one there and returns its path. */
+export interface Workspace {
+  dir: string;
+  write(name: string, text: string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+export async function workspace(): Promise<Workspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'guidectl-e2e-'));
+  return {
+    dir,
+    async write(name, text) {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      return path;
+    },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}

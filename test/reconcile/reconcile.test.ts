@@ -1,0 +1,352 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GuideService } from '../../src/service/index.js';
+import { parseJson } from '../../src/wire/json.js';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+
+const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
+const RETAIL_CHAIN = fileURLToPath(new URL('../../examples/retail-chain', import.meta.url));
+
+let service: GuideService;
+let replaceService: GuideService;
+let ws: Workspace;
+
+beforeAll(async () => {
+  service = await GuideService.start({ db: ':memory:', simulation: true });
+  replaceService = await GuideService.start({
+    db: ':memory:',
+    simulation: true,
+    settings: { sensitiveWords: 'replace' },
+  });
+});
+afterAll(async () => {
+  await service.close();
+  await replaceService.close();
+});
+beforeEach(async () => {
+  ws = await workspace();
+  await sim('reset');
+  service.resetCalls();
+});
+afterEach(() => ws.remove());
+
+async function sim(verb: string, body: object = {}, target = service): Promise<void> {
+  const res = await fetch(`${target.url}/__sim/${verb}`, { method: 'POST', body: JSON.stringify(body) });
+  expect(((await res.json()) as { errcode: number }).errcode).toBe(0);
+}
+
+function cli(args: string[], target = service, extra: { answer?: string } = {}): Promise<CliRun> {
+  return runCli([...args, '--base-url', target.url], {
+    env: { WECHAT_APPID: target.credentials.appid, WECHAT_SECRET: target.credentials.secret },
+    cwd: ws.dir,
+    ...extra,
+  });
+}
+
+async function apply(file: string, target = service): Promise<CliRun> {
+  const run = await cli(['apply', file, '--auto-approve'], target);
+  return run;
+}
+
+interface JsonPlan {
+  summary: { add: number; change: number; delete: number; calls: number };
+  calls: Array<{ operation: string; body: Record<string, unknown>; depends_on: number[] }>;
+  changes: Array<{ resource: string; action: string; address: string }>;
+  unmanaged: Array<{ resource: string; address: string }>;
+}
+
+async function jsonPlan(file: string, target = service): Promise<{ plan: JsonPlan; text: string }> {
+  const run = await cli(['plan', file, '--json'], target);
+  expect(run.code, run.stderr).toBe(0);
+  return { plan: parseJson(run.stdout) as JsonPlan, text: run.stdout };
+}
+
+const guide = (account: string, extra = ''): string =>
+  `  - account: ${account}\n    nickname: ${account.slice(0, 10)}\n    head_image_url: https://img.example/${account}\n${extra}`;
+
+describe('apply then plan', () => {
+  it('applies an example to an empty account, then plans no changes', async () => {
+    const first = await apply(SMALL_STORE);
+    expect(first.code, first.stderr + first.stdout).toBe(0);
+    expect(first.stdout).toContain('Plan: ');
+    expect(first.stdout).toContain('Converged: the account matches the files.');
+    const again = await cli(['plan', SMALL_STORE, '--detailed-exitcode']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('No changes.');
+  });
+
+  it('applies a folder of files (the retail chain) and converges', async () => {
+    const run = await apply(RETAIL_CHAIN);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const again = await jsonPlan(RETAIL_CHAIN);
+    expect(again.plan.summary.calls).toBe(0);
+  });
+
+  it('plan makes no write call, and --detailed-exitcode says 2 when changes are pending', async () => {
+    const run = await cli(['plan', SMALL_STORE, '--detailed-exitcode']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(/Plan: \d+ to add/);
+    const calls = service.calls();
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.filter((c) => c.writes)).toEqual([]);
+  });
+});
+
+describe('guides', () => {
+  it('creates, updates only what changed, and deletes only under prune', async () => {
+    const file = await ws.write('g.yaml', `version: 1\nguides:\n${guide('alice_wx')}${guide('bob_wxx')}`);
+    expect((await apply(file)).code).toBe(0);
+    await ws.write(
+      'g.yaml',
+      `version: 1\nguides:\n${guide('alice_wx').replace('nickname: alice_wx', 'nickname: Alice')}`,
+    );
+    const { plan } = await jsonPlan(file);
+    expect(plan.calls).toEqual([
+      {
+        operation: 'updateguideacct',
+        body: { guide_account: 'alice_wx', guide_nickname: 'Alice' },
+        depends_on: [],
+      },
+    ]);
+    expect(plan.unmanaged).toEqual([{ resource: 'guide', address: 'bob_wxx' }]);
+    const human = await cli(['plan', file]);
+    expect(human.stdout).toContain('~ nickname: "alice_wx" → "Alice"');
+    expect(human.stdout).toContain('Not in the files, left alone: 1 guide (bob_wxx)');
+
+    await ws.write('g.yaml', `version: 1\nprune:\n  guides: true\nguides:\n${guide('alice_wx')}`);
+    const pruned = await jsonPlan(file);
+    expect(pruned.plan.calls.map((c) => [c.operation, c.body['guide_account']])).toEqual([
+      ['delguideacct', 'bob_wxx'],
+    ]);
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+  });
+});
+
+describe('quick replies and welcome messages', () => {
+  it('appends only the missing tail when the live list is a prefix, else deletes all and adds', async () => {
+    const write = (replies: string[]) =>
+      ws.write(
+        'q.yaml',
+        `version: 1\nguides:\n${guide('alice_wx', `    quick_replies: ${JSON.stringify(replies)}\n`)}`,
+      );
+    const file = await write(['a', 'b']);
+    expect((await apply(file)).code).toBe(0);
+    await write(['a', 'b', 'c', 'd']);
+    const prefix = await jsonPlan(file);
+    expect(prefix.plan.calls).toEqual([
+      {
+        operation: 'setguideconfig',
+        body: {
+          guide_account: 'alice_wx',
+          is_delete: false,
+          guide_fast_reply_list: [{ content: 'c' }, { content: 'd' }],
+        },
+        depends_on: [],
+      },
+    ]);
+    expect((await apply(file)).code).toBe(0);
+    await write(['b', 'a']);
+    const rewrite = await jsonPlan(file);
+    expect(rewrite.plan.calls.map((c) => [c.body['is_delete'], c.body['guide_fast_reply_list']])).toEqual([
+      [true, [{ content: 'a' }]],
+      [false, [{ content: 'b' }, { content: 'a' }]],
+    ]);
+    expect(rewrite.plan.calls[1]?.depends_on).toEqual([0]);
+    expect((await apply(file)).code).toBe(0);
+    await write([]);
+    expect((await jsonPlan(file)).plan.calls.map((c) => c.body['is_delete'])).toEqual([true]);
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+  });
+
+  it('sets welcome messages with quick replies in one call, and deletes them', async () => {
+    const welcome =
+      '    quick_replies: [Hi]\n    welcome:\n      - text: Hello there\n      - miniprogram: {appid: wx1234567890abcdef, title: Shop, path: pages/index, media_id: COVER}\n';
+    const file = await ws.write('w.yaml', `version: 1\nguides:\n${guide('alice_wx', welcome)}`);
+    const { plan } = await jsonPlan(file);
+    const config = plan.calls.filter((c) => c.operation === 'setguideconfig');
+    expect(config).toHaveLength(1);
+    expect(config[0]?.body).toMatchObject({
+      is_delete: false,
+      guide_fast_reply_list: [{ content: 'Hi' }],
+      guide_auto_reply: { msgtype: 1, content: 'Hello there' },
+      guide_auto_reply_plus: { msgtype: 3 },
+    });
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+    await ws.write('w.yaml', `version: 1\nguides:\n${guide('alice_wx', '    welcome: []\n')}`);
+    const del = await jsonPlan(file);
+    expect(del.plan.calls).toEqual([
+      {
+        operation: 'setguideconfig',
+        body: { guide_account: 'alice_wx', is_delete: true, guide_auto_reply: { msgtype: 1 } },
+        depends_on: [],
+      },
+    ]);
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+  });
+});
+
+describe('account settings', () => {
+  const account = (semantics: string, words: string[], offline = 'Back at 9') =>
+    `version: 1\naccount:\n  offline_auto_reply: ${JSON.stringify(offline)}\n  sensitive_words:\n    semantics: ${semantics}\n    words: ${JSON.stringify(words)}\n  default_welcome:\n    - text: Welcome\n`;
+
+  it('append: adds what is missing and deletes what is extra, then converges', async () => {
+    const file = await ws.write('a.yaml', account('append', ['a', 'b']));
+    expect((await apply(file)).code).toBe(0);
+    await ws.write('a.yaml', account('append', ['b', 'c'], 'Closed'));
+    const { plan } = await jsonPlan(file);
+    expect(plan.calls.map((c) => [c.operation, c.body])).toEqual([
+      [
+        'setguideacctconfig',
+        { is_delete: false, guide_auto_reply: { content: 'Closed' }, black_keyword: { values: ['c'] } },
+      ],
+      ['setguideacctconfig', { is_delete: true, black_keyword: { values: ['a'] } }],
+    ]);
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+  });
+
+  it('replace: one call sets the set, and converges on a replacing target', async () => {
+    const file = await ws.write('a.yaml', account('replace', ['a', 'b']));
+    expect((await apply(file, replaceService)).code).toBe(0);
+    await ws.write('a.yaml', account('replace', ['b', 'c']));
+    const { plan } = await jsonPlan(file, replaceService);
+    expect(plan.calls.map((c) => c.body['black_keyword'])).toEqual([{ values: ['b', 'c'] }]);
+    expect((await apply(file, replaceService)).code).toBe(0);
+    expect((await jsonPlan(file, replaceService)).plan.summary.calls).toBe(0);
+  });
+
+  it('reports drift with exit 1 when the file states the wrong semantics', async () => {
+    await sim('reset', {}, replaceService);
+    const file = await ws.write('a.yaml', account('append', ['a', 'b']));
+    expect((await apply(file, replaceService)).code).toBe(0);
+    await ws.write('a.yaml', account('append', ['a', 'b', 'c']));
+    const run = await apply(file, replaceService);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Drift');
+    expect(run.stdout).toContain('sensitive_words');
+  });
+});
+
+describe('groups and memberships', () => {
+  const groups = (members: string[], prune = false) =>
+    `version: 1\n${prune ? 'prune:\n  groups: true\n' : ''}groups:\n  - name: Flagship\n    members: ${JSON.stringify(members)}\nguides:\n${guide('alice_wx')}${guide('bob_wxx')}${guide('carol_wx')}`;
+
+  it('creates a group with members, then adds and removes members with the live 64-bit id', async () => {
+    const file = await ws.write('g.yaml', groups(['alice_wx', 'bob_wxx']));
+    const created = await jsonPlan(file);
+    const member = created.plan.calls.find((c) => c.operation === 'addguide2guidegroup');
+    expect(member?.body['group_id']).toEqual({ $group: 'Flagship' });
+    expect((await apply(file)).code).toBe(0);
+
+    await ws.write('g.yaml', groups(['bob_wxx', 'carol_wx']));
+    const { plan, text } = await jsonPlan(file);
+    expect(plan.calls.map((c) => [c.operation, c.body['guide_account']])).toEqual([
+      ['addguide2guidegroup', 'carol_wx'],
+      ['delguide2guidegroup', 'alice_wx'],
+    ]);
+    // The id is written as a bare JSON number of 19 digits, beyond 2^53, exactly as the service gave it.
+    const id = /"group_id": ([0-9]+)/.exec(text)?.[1] ?? '';
+    expect(id).toMatch(/^[0-9]{19}$/);
+    expect(BigInt(id) > 2n ** 53n).toBe(true);
+    const listed = await fetchGroupIds();
+    expect(listed).toEqual([id]);
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+  });
+
+  it('leaves unknown live groups alone, and deletes them only under prune', async () => {
+    const file = await ws.write('g.yaml', groups(['alice_wx']));
+    expect((await apply(file)).code).toBe(0);
+    await cli(['api', 'newguidegroup', '{"group_name": "Pop-up"}']);
+    const kept = await jsonPlan(file);
+    expect(kept.plan.unmanaged).toEqual([{ resource: 'group', address: 'Pop-up' }]);
+    await ws.write('g.yaml', groups(['alice_wx'], true));
+    const pruned = await jsonPlan(file);
+    expect(pruned.plan.calls.map((c) => c.operation)).toEqual(['delguidegroup']);
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+  });
+
+  it('refuses to guess between two live groups of one name, naming the file position', async () => {
+    await cli(['api', 'newguidegroup', '{"group_name": "Flagship"}']);
+    await cli(['api', 'newguidegroup', '{"group_name": "Flagship"}']);
+    const file = await ws.write('g.yaml', groups(['alice_wx']));
+    const run = await cli(['plan', file]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/g\.yaml:3:5: error: group "Flagship" matches 2 live groups/);
+    expect(run.stderr).toContain('[group-ambiguous]');
+  });
+
+  it('refuses a member that is neither declared nor live', async () => {
+    const file = await ws.write('m.yaml', `version: 1\ngroups:\n  - name: G\n    members: [ghost_wx]\n`);
+    const run = await cli(['plan', file]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('[member-not-found]');
+    expect(service.calls().filter((c) => c.writes)).toEqual([]);
+  });
+});
+
+async function fetchGroupIds(): Promise<string[]> {
+  const run = await cli(['api', 'getguidegrouplist']);
+  return [...run.stdout.matchAll(/"id": ([0-9]+)/g)].map((m) => m[1] ?? '');
+}
+
+describe('export', () => {
+  it('exports a file that validates and plans to no changes', async () => {
+    expect((await apply(SMALL_STORE)).code).toBe(0);
+    await cli(['api', 'newguidegroup', '{"group_name": "Extra"}']);
+    const exported = await cli(['export', '-o', 'exported.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain('media_id cannot be read back');
+    const valid = await runCli(['validate', 'exported.yaml'], { cwd: ws.dir });
+    expect(valid.code, valid.stdout).toBe(0);
+    const plan = await jsonPlan('exported.yaml');
+    expect(plan.plan.summary.calls).toBe(0);
+    expect(plan.plan.unmanaged).toEqual([]);
+  });
+});
+
+describe('a call failing for good mid-apply', () => {
+  it('stops, reports every call, exits 1; a second apply converges once the cause is gone', async () => {
+    await sim('miniprogram', { appid: 'wxaaaaaaaaaaaaaaaa', kind: 'miniprogram', linked: false });
+    const card =
+      '    welcome:\n      - miniprogram: {appid: wxaaaaaaaaaaaaaaaa, title: Shop, path: p, media_id: M}\n';
+    const file = await ws.write(
+      'f.yaml',
+      `version: 1\ngroups:\n  - name: G\n    members: [alice_wx, bob_wxx]\nguides:\n${guide('alice_wx', card)}${guide('bob_wxx')}`,
+    );
+    const run = await apply(file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/call \d+ \(setguideconfig\) failed: setguideconfig failed: 40168/);
+    expect(run.stdout).toMatch(/Apply: \d+ calls? done, 1 failed, \d+ not started/);
+    expect(run.stdout).toMatch(/failed +#\d+ setguideconfig \(guide_account="alice_wx"\)/);
+    expect(run.stdout).toContain('Still to do');
+
+    await sim('miniprogram', { appid: 'wxaaaaaaaaaaaaaaaa', kind: 'miniprogram', linked: true });
+    const second = await apply(file);
+    expect(second.code, second.stdout).toBe(0);
+    expect(second.stdout).toContain('Converged');
+  });
+});
+
+describe('confirmation', () => {
+  it('refuses without a terminal and without --auto-approve, and writes nothing', async () => {
+    const run = await cli(['apply', SMALL_STORE]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--auto-approve');
+    expect(service.calls().filter((c) => c.writes)).toEqual([]);
+  });
+
+  it('applies on "yes" and cancels on anything else', async () => {
+    const no = await cli(['apply', SMALL_STORE], service, { answer: 'y' });
+    expect(no.code).toBe(1);
+    expect(no.stderr).toContain('cancelled');
+    expect(service.calls().filter((c) => c.writes)).toEqual([]);
+    const yes = await cli(['apply', SMALL_STORE], service, { answer: 'yes' });
+    expect(yes.code).toBe(0);
+  });
+});
