@@ -7,8 +7,24 @@
  * - `parseJson` / `stringifyJson`: JSON that keeps 64-bit ids (`group_id`, `task_id`) exact.
  * - `GuideService`: the guide service itself, to run in-process (tests, local development).
  */
+
+export { executePlan } from './apply/index.js';
 export * from './client/index.js';
+// The reconciler as a library: load the files, read the live state, plan, apply, render.
+export {
+  type LoadDesiredStateOptions,
+  type LoadDesiredStateResult,
+  loadDesiredState,
+} from './config/index.js';
+export type { DesiredState } from './core/desired.js';
+export type { Diagnostic } from './core/diagnostics.js';
 export { GuidectlError, UsageError } from './core/errors.js';
+export type { LiveState } from './core/live.js';
+export type { ApplyResult, Plan, PlannedCall } from './core/plan.js';
+export { READ_EVERYTHING, readLiveState, readOnlyClient, readScopeFor } from './live/index.js';
+export { planChanges } from './plan/index.js';
+export { renderDiagnostics } from './report/diagnostics.js';
+export { planToJson, renderPlan } from './report/plan.js';
 export type { CallRecord, FaultSpec, GuideServiceOptions, ServiceSettings } from './service/index.js';
 export { GuideService, parseFaults } from './service/index.js';
 export { ERRCODE, ERRCODE_MEANING } from './wire/errcodes.js';

@@ -121,10 +121,11 @@ export const SIM_VERBS: Readonly<Record<string, SimVerb>> = {
       );
       return { events: rows.map((r) => ({ seq: r.seq, ...(JSON.parse(r.payload) as object) })) };
     }),
-  /** Every guide call the service answered, in order: `{operation, writes, errcode}`. */
+  /** Every guide call the service answered, in order: `{operation, writes, errcode}`; `{"reset": true}` then empties the record. */
   calls(host, body) {
+    const calls = [...host.calls()];
     if (field(body, 'reset') === true) host.resetCalls();
-    return { calls: host.calls() };
+    return { calls };
   },
   /** `{"faults": "system_error=0.1,seed=3"}`: changes the injected faults at run time. */
   faults(host, body) {
