@@ -1,5 +1,6 @@
 import * as nodePath from 'node:path';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { type Paint, paint } from './paint.js';
 
 export interface RenderDiagnosticsOptions {
   /** File paths are shown relative to this folder. */
@@ -26,17 +27,16 @@ export function renderDiagnostics(
   diagnostics: readonly Diagnostic[],
   options: RenderDiagnosticsOptions = {},
 ): string {
-  const paint = painter(options.color === true);
+  const p = paint(options.color === true);
   const lines: string[] = [];
   const lineCache = new Map<string, string[]>();
   for (const d of diagnostics) {
     const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.column}`;
-    const severity =
-      d.severity === 'error' ? paint.red(paint.bold('error')) : paint.yellow(paint.bold('warning'));
-    lines.push(`${paint.bold(where)}: ${severity}: ${d.message} ${paint.dim(`[${d.code}]`)}`);
+    const severity = d.severity === 'error' ? p.red(p.bold('error')) : p.yellow(p.bold('warning'));
+    lines.push(`${p.bold(where)}: ${severity}: ${d.message} ${p.dim(`[${d.code}]`)}`);
     const text = options.sources?.get(d.file);
-    if (text !== undefined) lines.push(...renderExcerpt(d, text, lineCache, paint));
-    if (d.hint !== undefined) lines.push(`  ${paint.cyan('hint')}: ${d.hint}`);
+    if (text !== undefined) lines.push(...renderExcerpt(d, text, lineCache, p));
+    if (d.hint !== undefined) lines.push(`  ${p.cyan('hint')}: ${d.hint}`);
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
@@ -58,18 +58,17 @@ export function renderSummary(
   facts: SummaryFacts,
   options: { readonly color?: boolean } = {},
 ): string {
-  const paint = painter(options.color === true);
+  const p = paint(options.color === true);
   const { errors, warnings } = countDiagnostics(diagnostics);
   const files = plural(facts.files, 'file');
   if (errors > 0) {
     const parts = [plural(errors, 'error'), ...(warnings > 0 ? [plural(warnings, 'warning')] : [])];
-    return `${paint.red(parts.join(', '))} in ${files}\n`;
+    return `${p.red(parts.join(', '))} in ${files}\n`;
   }
   const contents = [files];
   if (facts.guides !== undefined) contents.push(plural(facts.guides, 'guide'));
   if (facts.groups !== undefined) contents.push(plural(facts.groups, 'group'));
-  const head =
-    warnings > 0 ? paint.yellow(`valid with ${plural(warnings, 'warning')}`) : paint.green('valid');
+  const head = warnings > 0 ? p.yellow(`valid with ${plural(warnings, 'warning')}`) : p.green('valid');
   return `${head}: ${contents.join(', ')}\n`;
 }
 
@@ -121,7 +120,7 @@ function plural(n: number, word: string): string {
 /** Lines longer than this are not shown under a diagnostic (minified or binary-looking text). */
 const MAX_EXCERPT_LENGTH = 300;
 
-function renderExcerpt(d: Diagnostic, text: string, cache: Map<string, string[]>, paint: Painter): string[] {
+function renderExcerpt(d: Diagnostic, text: string, cache: Map<string, string[]>, p: Paint): string[] {
   let fileLines = cache.get(d.file);
   if (fileLines === undefined) {
     fileLines = text.split(/\r?\n/);
@@ -136,10 +135,10 @@ function renderExcerpt(d: Diagnostic, text: string, cache: Map<string, string[]>
   const pad = ' '.repeat(displayWidth(before));
   const carets = '^'.repeat(Math.max(1, displayWidth(marked)));
   const gutter = String(d.line);
-  const colour = d.severity === 'error' ? paint.red : paint.yellow;
+  const colour = d.severity === 'error' ? p.red : p.yellow;
   return [
-    `${paint.dim(`  ${gutter} |`)} ${expandTabs(source)}`,
-    `${paint.dim(`  ${' '.repeat(gutter.length)} |`)} ${pad}${colour(carets)}`,
+    `${p.dim(`  ${gutter} |`)} ${expandTabs(source)}`,
+    `${p.dim(`  ${' '.repeat(gutter.length)} |`)} ${pad}${colour(carets)}`,
   ];
 }
 
@@ -178,28 +177,4 @@ function isWide(cp: number): boolean {
     (cp >= 0x1f900 && cp <= 0x1f9ff) ||
     (cp >= 0x20000 && cp <= 0x3fffd)
   );
-}
-
-interface Painter {
-  red(s: string): string;
-  yellow(s: string): string;
-  green(s: string): string;
-  cyan(s: string): string;
-  bold(s: string): string;
-  dim(s: string): string;
-}
-
-function painter(color: boolean): Painter {
-  const wrap =
-    (open: number, close: number) =>
-    (s: string): string =>
-      color ? `\u001b[${open}m${s}\u001b[${close}m` : s;
-  return {
-    red: wrap(31, 39),
-    yellow: wrap(33, 39),
-    green: wrap(32, 39),
-    cyan: wrap(36, 39),
-    bold: wrap(1, 22),
-    dim: wrap(2, 22),
-  };
 }
