@@ -54,14 +54,18 @@ for (const [path, entry] of Object.entries(packages)) {
       meta = {}; // not on this registry: infer from the name
     }
     const guess = guessPlatform(dep);
+    // Keys in the order npm writes them, so that a later `npm install` leaves the file as it is.
+    const os = meta.os ?? guess.os;
+    const cpu = meta.cpu ?? guess.cpu;
+    const libc = meta.libc ?? guess.libc;
     packages[key] = {
       version,
+      ...(cpu ? { cpu } : {}),
       ...(entry.dev ? { dev: true } : {}),
-      optional: true,
-      ...((meta.os ?? guess.os) ? { os: meta.os ?? guess.os } : {}),
-      ...((meta.cpu ?? guess.cpu) ? { cpu: meta.cpu ?? guess.cpu } : {}),
-      ...((meta.libc ?? guess.libc) ? { libc: meta.libc ?? guess.libc } : {}),
+      ...(libc ? { libc } : {}),
       ...(meta.license ? { license: meta.license } : {}),
+      optional: true,
+      ...(os ? { os } : {}),
     };
     added++;
   }
