@@ -1,37 +1,74 @@
+import { stat } from 'node:fs/promises';
+import * as nodePath from 'node:path';
 import type { Command } from 'commander';
 import { executePlan } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
+import { UsageError } from '../core/errors.js';
 import type { Plan } from '../core/plan.js';
-import { readOnlyClient, readScopeFor } from '../live/index.js';
+import type { GuardResult } from '../core/safety.js';
+import { readOnlyClient } from '../live/index.js';
+import {
+  checkDeleteGuards,
+  countDeletes,
+  countLive,
+  desiredDigest,
+  diffCalls,
+  diffLiveFingerprints,
+  liveDigest,
+  liveFingerprints,
+  overrideGuardPolicy,
+  PLAN_ID_LENGTH,
+  planChanges,
+  planId,
+  resolveGuardPolicy,
+} from '../plan/index.js';
 import { renderApplyResult } from '../report/apply.js';
-import { planToJson, renderPlan } from '../report/plan.js';
+import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
+import { renderStale, type StaleReport } from '../report/stale.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import { targetOptions } from './plan.js';
 import { createProgress } from './progress.js';
 import {
+  type GuardOptions,
+  guardFlags,
+  guardOptions,
   type LoadedFiles,
   loadFiles,
   makePlan,
+  planReadScope,
   readLive,
   type TargetOptions,
   useColor,
   withClient,
 } from './reconcile.js';
+import { readSavedPlan, type SavedPlan } from './saved-plan.js';
 
-interface ApplyOptions extends TargetOptions {
+interface ApplyOptions extends TargetOptions, GuardOptions {
   json: boolean;
   autoApprove: boolean;
   continueOnError: boolean;
+  planId?: string;
 }
 
-/** `guidectl apply PATH…`: plan, confirm, make the calls, then check that the account converged. */
+/**
+ * `guidectl apply PATH…`: plan, confirm, make the calls, then check that the account converged.
+ * `guidectl apply PLAN.json [PATH…]`: make exactly the calls of a saved plan, unless the account
+ * or the files changed since it was made.
+ */
 export function registerApplyCommand(program: Command, ctx: CommandContext): void {
-  targetOptions(
-    program
-      .command('apply')
-      .description('plan, then make the calls (asks for confirmation unless --auto-approve)')
-      .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+  guardOptions(
+    targetOptions(
+      program
+        .command('apply')
+        .description(
+          'plan, then make the calls (asks for confirmation unless --auto-approve); or make the calls of a saved plan (FILE.json from plan --out)',
+        )
+        .argument(
+          '<paths...>',
+          'YAML files, or folders of *.yaml/*.yml files, all merged; or a saved plan FILE.json (with the files, to check them against it)',
+        ),
+    ),
   )
     .option('--auto-approve', 'make the calls without asking (needed when there is no terminal)', false)
     .option(
@@ -39,12 +76,43 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
       'after a failed call, go on with the calls that do not depend on it',
       false,
     )
+    .option(
+      '--plan-id <id>',
+      'refuse unless the plan made now has this id (the "Plan id:" a reviewed plan printed)',
+    )
     .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
-    .action(async (paths: string[], options: ApplyOptions) => {
+    .addHelpText(
+      'after',
+      '\nA saved plan is applied without asking: it was reviewed when it was made. It is refused, and nothing\n' +
+        'is changed, when the account (or the files, when they are at hand) changed since it was made.\n' +
+        'Exit status: 0 success; 1 error, refused, stale plan, failed call, or not converged.\n',
+    )
+    .action(async (args: string[], options: ApplyOptions) => {
+      const expected = options.planId;
+      if (expected !== undefined && !new RegExp(`^[0-9a-f]{${PLAN_ID_LENGTH}}$`).test(expected)) {
+        throw new UsageError(
+          `--plan-id takes the ${PLAN_ID_LENGTH} hex digits that plan prints as "Plan id:", not ${JSON.stringify(expected)}`,
+        );
+      }
+      const savedPlans = args.filter(isSavedPlanPath);
+      const paths = args.filter((a) => !isSavedPlanPath(a));
+      if (savedPlans.length > 1) {
+        throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
+      }
+      const [savedPlan] = savedPlans;
+      if (savedPlan !== undefined) {
+        await applySaved(ctx, savedPlan, paths, options);
+        return;
+      }
       const files = await loadFiles(ctx, paths);
       if (files === undefined) return;
       await withClient(ctx, options, (client) => applyFiles(ctx, files, client, options));
     });
+}
+
+/** A saved plan is named `*.json`; desired-state files are YAML. */
+function isSavedPlanPath(path: string): boolean {
+  return path.toLowerCase().endsWith('.json');
 }
 
 async function applyFiles(
@@ -54,21 +122,222 @@ async function applyFiles(
   options: ApplyOptions,
 ): Promise<void> {
   const { io } = ctx;
-  const scope = readScopeFor(files.state);
+  const scope = planReadScope(files.state);
   const live = await readLive(ctx, readOnlyClient(client), scope);
   const plan = makePlan(ctx, files, live);
   if (plan === undefined) return;
-  if (!options.json) io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout') }));
+  const id = planId(plan);
+  const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
+  const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
+  if (!options.json)
+    io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: id, guards }));
+
+  const refusals = refusalsOf(guards);
+  if (options.planId !== undefined && options.planId !== id) {
+    refusals.unshift(
+      `refused: the plan made now has id ${id}, not ${options.planId} (--plan-id): the files or the account changed since plan ${options.planId} was made. Review the plan above; to apply it, pass --plan-id ${id}.`,
+    );
+  }
+  if (refuse(ctx, plan, id, guards, refusals, options)) return;
   if (plan.calls.length === 0) {
     if (options.json)
-      io.stdout.write(
-        `${stringifyJsonPretty({ format_version: 1, plan: planToJson(plan), outcomes: [], converged: true })}\n`,
-      );
+      writeJson(ctx, { plan: planToJson(plan, { planId: id, guards }), outcomes: [], converged: true });
     ctx.setExit(0);
     return;
   }
   if (!options.autoApprove && !(await confirm(ctx, plan))) return;
+  await run(ctx, client, plan, id, guards, options, async () => {
+    // Converged? Read again what the files manage and plan again: anything left is drift.
+    const after = await readLive(ctx, readOnlyClient(client), scope);
+    return makePlan(ctx, files, after);
+  });
+}
 
+/**
+ * Applies a saved plan: reads the live state again with the plan's read scope and checks it, and
+ * the files when they are at hand, against the plan's digests; refuses a stale plan; checks the
+ * deletion guards; then makes exactly the saved calls, without planning again.
+ *
+ * The files are those given after the plan, else those the plan was made from (recorded relative
+ * to the working directory) when they are all there; when they are not, only the account is
+ * checked, and a note says so.
+ */
+async function applySaved(
+  ctx: CommandContext,
+  file: string,
+  paths: readonly string[],
+  options: ApplyOptions,
+): Promise<void> {
+  const { io } = ctx;
+  const saved = await readSavedPlan(nodePath.resolve(io.cwd, file), file);
+  if (options.planId !== undefined && options.planId !== saved.planId) {
+    io.stderr.write(
+      `guidectl: refused: ${file} holds plan ${saved.planId}, not ${options.planId} (--plan-id); nothing was changed\n`,
+    );
+    ctx.setExit(1);
+    return;
+  }
+  let files: LoadedFiles | undefined;
+  let checked: readonly string[] = paths;
+  if (paths.length > 0) {
+    files = await loadFiles(ctx, paths);
+    if (files === undefined) return;
+  } else if (saved.paths.length > 0 && (await allExist(io.cwd, saved.paths))) {
+    checked = saved.paths;
+    files = await loadFiles(ctx, saved.paths);
+    if (files === undefined) {
+      io.stderr.write(
+        `guidectl: the files ${file} was made from (${saved.paths.join(', ')}) have errors now\n`,
+      );
+      return;
+    }
+  } else {
+    io.stderr.write(
+      `guidectl: note: the files ${file} was made from (${saved.paths.join(', ')}) are not here; only the account is checked against the plan\n`,
+    );
+  }
+
+  await withClient(ctx, options, async (client) => {
+    const reader = readOnlyClient(client);
+    const live = await readLive(ctx, reader, saved.readScope);
+    const liveChanged = liveDigest(live) !== saved.liveDigest;
+    const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.desiredDigest;
+    if (liveChanged || filesChanged) {
+      reportStale(ctx, saved, { liveChanged, filesChanged, paths: checked, files, live, options });
+      return;
+    }
+    const plan = saved.plan;
+    const policy = overrideGuardPolicy(saved.guardPolicy, guardFlags(options));
+    const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
+    if (!options.json)
+      io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: saved.planId, guards }));
+    if (refuse(ctx, plan, saved.planId, guards, refusalsOf(guards), options)) return;
+    if (plan.calls.length === 0) {
+      if (options.json)
+        writeJson(ctx, {
+          plan: planToJson(plan, { planId: saved.planId, guards }),
+          outcomes: [],
+          converged: true,
+        });
+      ctx.setExit(0);
+      return;
+    }
+    if (!options.json)
+      io.stdout.write(
+        `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
+      );
+    const converge =
+      files === undefined
+        ? undefined
+        : async (): Promise<Plan | undefined> => {
+            const after = await readLive(ctx, reader, saved.readScope);
+            return makePlan(ctx, files, after);
+          };
+    await run(ctx, client, plan, saved.planId, guards, options, converge);
+  });
+}
+
+async function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {
+  for (const path of paths) {
+    try {
+      await stat(nodePath.resolve(cwd, path));
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+interface StaleFacts {
+  readonly liveChanged: boolean;
+  readonly filesChanged: boolean;
+  readonly paths: readonly string[];
+  readonly files: LoadedFiles | undefined;
+  readonly live: Parameters<typeof liveFingerprints>[0];
+  readonly options: ApplyOptions;
+}
+
+/** `plan is stale`: what changed, and how a plan made now would differ; exit 1, nothing written. */
+function reportStale(ctx: CommandContext, saved: SavedPlan, facts: StaleFacts): void {
+  const { files, live } = facts;
+  let now: StaleReport['now'];
+  let nowError: string | undefined;
+  if (files !== undefined) {
+    const result = planChanges(files.state, live);
+    if (result.plan === undefined) {
+      nowError = `${result.diagnostics.length} plan error${result.diagnostics.length === 1 ? '' : 's'}; run guidectl plan to see them`;
+    } else {
+      now = { planId: planId(result.plan), calls: diffCalls(saved.plan.calls, result.plan.calls) };
+    }
+  }
+  const report: StaleReport = {
+    savedPlanId: saved.planId,
+    ...(facts.liveChanged
+      ? { live: diffLiveFingerprints(saved.liveFingerprints, liveFingerprints(live)) }
+      : {}),
+    filesChanged: facts.filesChanged,
+    paths: facts.paths,
+    ...(now === undefined ? {} : { now }),
+    ...(nowError === undefined ? {} : { nowError }),
+  };
+  ctx.io.stderr.write(`guidectl: ${renderStale(report, { color: useColor(ctx, 'stderr') })}`);
+  if (facts.options.json) {
+    writeJson(ctx, {
+      plan_id: saved.planId,
+      stale: true,
+      live_changed: facts.liveChanged,
+      files_changed: facts.filesChanged,
+      live_changes: report.live ?? [],
+      ...(now === undefined ? {} : { plan_id_now: now.planId }),
+      outcomes: [],
+    });
+  }
+  ctx.setExit(1);
+}
+
+/** The refusals of the deletion guards, as messages. */
+function refusalsOf(guards: readonly GuardResult[]): string[] {
+  return guards.filter((g) => g.status === 'refused').map(guardMessage);
+}
+
+/** Prints the refusals, if any, and sets exit 1; true when the plan must not run. */
+function refuse(
+  ctx: CommandContext,
+  plan: Plan,
+  id: string,
+  guards: readonly GuardResult[],
+  refusals: readonly string[],
+  options: ApplyOptions,
+): boolean {
+  if (refusals.length === 0) return false;
+  for (const r of refusals) ctx.io.stderr.write(`guidectl: ${r}\n`);
+  ctx.io.stderr.write('guidectl: apply refused; nothing was changed\n');
+  if (options.json)
+    writeJson(ctx, {
+      plan: planToJson(plan, { planId: id, guards }),
+      refused: refusals,
+      outcomes: [],
+      converged: false,
+    });
+  ctx.setExit(1);
+  return true;
+}
+
+function writeJson(ctx: CommandContext, value: Record<string, unknown>): void {
+  ctx.io.stdout.write(`${stringifyJsonPretty({ format_version: 1, ...value })}\n`);
+}
+
+/** Makes the calls, reports each outcome, then (when it can) checks that the account converged. */
+async function run(
+  ctx: CommandContext,
+  client: GuideClient,
+  plan: Plan,
+  id: string,
+  guards: readonly GuardResult[],
+  options: ApplyOptions,
+  converge: (() => Promise<Plan | undefined>) | undefined,
+): Promise<void> {
+  const { io } = ctx;
   const progress = createProgress(ctx.io, 'Applying');
   let finished = 0;
   let failed = 0;
@@ -90,25 +359,27 @@ async function applyFiles(
   });
   progress.finish();
 
-  // Converged? Read again what the files manage and plan again: anything left is drift.
-  const after = await readLive(ctx, readOnlyClient(client), scope);
-  const again = makePlan(ctx, files, after);
+  const again = converge === undefined ? undefined : await converge();
   const allDone = result.outcomes.every((o) => o.status === 'done');
-  const converged = again !== undefined && again.calls.length === 0;
+  const converged = converge === undefined ? allDone : again !== undefined && again.calls.length === 0;
   ctx.setExit(allDone && converged ? 0 : 1);
   if (options.json) {
-    io.stdout.write(
-      `${stringifyJsonPretty({
-        format_version: 1,
-        plan: planToJson(plan),
-        outcomes: result.outcomes,
-        converged,
-        ...(again === undefined || converged ? {} : { drift: planToJson(again) }),
-      })}\n`,
-    );
+    writeJson(ctx, {
+      plan: planToJson(plan, { planId: id, guards }),
+      outcomes: result.outcomes,
+      converged,
+      ...(again === undefined || converged ? {} : { drift: planToJson(again, { planId: planId(again) }) }),
+    });
     return;
   }
   io.stdout.write(renderApplyResult(plan, result, { color: useColor(ctx, 'stdout') }));
+  if (converge === undefined) {
+    if (allDone)
+      io.stdout.write(
+        'Every call of the saved plan succeeded (the files were not at hand to check convergence).\n',
+      );
+    return;
+  }
   reportConvergence(ctx, again, allDone);
 }
 
@@ -129,7 +400,7 @@ function reportConvergence(ctx: CommandContext, again: Plan | undefined, allDone
   } else {
     io.stdout.write('\nStill to do (run apply again once the failure is fixed):\n\n');
   }
-  io.stdout.write(renderPlan(again, { color: useColor(ctx, 'stdout') }));
+  io.stdout.write(renderPlan(again, { color: useColor(ctx, 'stdout'), planId: planId(again) }));
 }
 
 /** Asks on the terminal; refuses without one. */

@@ -1,21 +1,48 @@
-import type { Command } from 'commander';
-import { readOnlyClient, readScopeFor } from '../live/index.js';
-import { planToJson, renderPlan } from '../report/plan.js';
+import * as nodePath from 'node:path';
+import { type Command, Option } from 'commander';
+import { UsageError } from '../core/errors.js';
+import type { GuardResult } from '../core/safety.js';
+import { readOnlyClient } from '../live/index.js';
+import {
+  checkDeleteGuards,
+  countDeletes,
+  countLive,
+  desiredDigest,
+  isRefused,
+  liveDigest,
+  liveFingerprints,
+  planId,
+  resolveGuardPolicy,
+} from '../plan/index.js';
+import { renderFailureMarkdown, renderPlanMarkdown } from '../report/markdown.js';
+import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import {
+  type FailureSink,
+  type GuardOptions,
+  guardFlags,
+  guardOptions,
   loadFiles,
   makePlan,
   parseParallelism,
+  planReadScope,
   readLive,
   type TargetOptions,
   useColor,
   withClient,
 } from './reconcile.js';
+import { writeSavedPlan } from './saved-plan.js';
 
-interface PlanOptions extends TargetOptions {
+type Format = 'human' | 'json' | 'markdown';
+
+interface PlanOptions extends TargetOptions, GuardOptions {
   json: boolean;
+  markdown: boolean;
+  format?: Format;
   detailedExitcode: boolean;
+  expectNoChanges: boolean;
+  out?: string;
 }
 
 /** Adds the target options shared by plan, apply and export. */
@@ -27,27 +54,155 @@ export function targetOptions(command: Command): Command {
     .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false);
 }
 
-/** `guidectl plan PATH…`: reads the live state, prints the plan; never writes. */
+/** `guidectl plan PATH…`: reads the live state, prints the plan; never writes to the account. */
 export function registerPlanCommand(program: Command, ctx: CommandContext): void {
-  targetOptions(
-    program
-      .command('plan')
-      .description('read the live state and print the calls that would make it match the files; never writes')
-      .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+  guardOptions(
+    targetOptions(
+      program
+        .command('plan')
+        .description(
+          'read the live state and print the calls that would make it match the files; never writes',
+        )
+        .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+    ),
   )
-    .option('--json', 'print the plan as JSON (format_version 1)', false)
+    .addOption(
+      new Option(
+        '--format <format>',
+        'output: human text, JSON (format_version 1), or a markdown comment body',
+      ).choices(['human', 'json', 'markdown']),
+    )
+    .option('--json', 'same as --format json', false)
+    .option('--markdown', 'same as --format markdown: a pull-request comment body', false)
+    .option('--out <file.json>', 'also save the plan, for "guidectl apply FILE" to make exactly these calls')
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none', false)
+    .option('--expect-no-changes', 'exit 1 when there are changes (drift), 0 when there are none', false)
+    .addHelpText(
+      'after',
+      '\nExit status: 0 success; 1 error, refused plan (deletion guard), or drift with --expect-no-changes;\n' +
+        '2 changes pending with --detailed-exitcode.\n',
+    )
     .action(async (paths: string[], options: PlanOptions) => {
-      const files = await loadFiles(ctx, paths);
-      if (files === undefined) return;
-      await withClient(ctx, options, async (client) => {
-        // Plan mode is handed only the read calls: it has no way to write.
-        const live = await readLive(ctx, readOnlyClient(client), readScopeFor(files.state));
-        const plan = makePlan(ctx, files, live);
-        if (plan === undefined) return;
-        if (options.json) ctx.io.stdout.write(`${stringifyJsonPretty(planToJson(plan))}\n`);
-        else ctx.io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout') }));
-        ctx.setExit(options.detailedExitcode && plan.calls.length > 0 ? 2 : 0);
-      });
+      const format = chooseFormat(options);
+      if (options.detailedExitcode && options.expectNoChanges) {
+        throw new UsageError(
+          '--detailed-exitcode and --expect-no-changes ask for different exit codes; give one',
+        );
+      }
+      const out = options.out === undefined ? undefined : checkOutPath(options.out);
+      // A markdown body is printed once: a failure after the plan was printed goes to stderr only.
+      let printed = false;
+      const onFailure: FailureSink | undefined =
+        format === 'markdown'
+          ? (headline, details) => {
+              printed = true;
+              ctx.io.stdout.write(renderFailureMarkdown(headline, details));
+            }
+          : undefined;
+      try {
+        const files = await loadFiles(ctx, paths, onFailure);
+        if (files === undefined) return;
+        await withClient(ctx, options, async (client) => {
+          // Plan mode is handed only the read calls: it has no way to write.
+          const scope = planReadScope(files.state);
+          const live = await readLive(ctx, readOnlyClient(client), scope);
+          const plan = makePlan(ctx, files, live, onFailure);
+          if (plan === undefined) return;
+          const id = planId(plan);
+          const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
+          const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
+          const extras = { planId: id, guards };
+          const { io } = ctx;
+          switch (format) {
+            case 'json':
+              io.stdout.write(`${stringifyJsonPretty(planToJson(plan, extras))}\n`);
+              break;
+            case 'markdown':
+              io.stdout.write(renderPlanMarkdown(plan, { ...extras, drift: options.expectNoChanges }));
+              printed = true;
+              break;
+            case 'human':
+              io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), ...extras }));
+              break;
+            default: {
+              const unreachable: never = format;
+              return unreachable;
+            }
+          }
+          if (out !== undefined) {
+            await writeSavedPlan(nodePath.resolve(io.cwd, out), {
+              planId: id,
+              paths: paths.map((p) => recordedPath(io.cwd, p)),
+              desiredDigest: desiredDigest(files.state),
+              liveDigest: liveDigest(live),
+              readScope: scope,
+              guardPolicy: policy,
+              plan,
+              liveFingerprints: liveFingerprints(live),
+            });
+            const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}\n`;
+            if (format === 'human') io.stdout.write(`\n${saved}`);
+            else io.stderr.write(`guidectl: ${saved}`);
+          }
+          ctx.setExit(exitStatus(ctx, format, guards, plan.calls.length, plan.changes.length, options));
+        });
+      } catch (error) {
+        if (format === 'markdown' && !printed) {
+          const why = error instanceof Error ? error.message : String(error);
+          ctx.io.stdout.write(renderFailureMarkdown('guidectl plan failed', `guidectl: ${why}`));
+        }
+        throw error;
+      }
     });
+}
+
+function exitStatus(
+  ctx: CommandContext,
+  format: Format,
+  guards: readonly GuardResult[],
+  calls: number,
+  changes: number,
+  options: PlanOptions,
+): 0 | 1 | 2 {
+  const { io } = ctx;
+  if (isRefused(guards)) {
+    // The human plan shows the refusals already; other formats say it on stderr too.
+    if (format !== 'human')
+      for (const g of guards) if (g.status === 'refused') io.stderr.write(`guidectl: ${guardMessage(g)}\n`);
+    io.stderr.write('guidectl: the plan is refused by a deletion guard; apply would not make it\n');
+    return 1;
+  }
+  if (options.expectNoChanges && calls > 0) {
+    io.stderr.write(
+      `guidectl: drift: the account differs from the files (${changes} change${changes === 1 ? '' : 's'}, ${calls} API call${calls === 1 ? '' : 's'} to bring it back); expected no changes\n`,
+    );
+    return 1;
+  }
+  return options.detailedExitcode && calls > 0 ? 2 : 0;
+}
+
+/** `--format`, or the `--json`/`--markdown` shorthands; contradictions are usage errors. */
+function chooseFormat(options: PlanOptions): Format {
+  const asked = new Set<Format>();
+  if (options.format !== undefined) asked.add(options.format);
+  if (options.json) asked.add('json');
+  if (options.markdown) asked.add('markdown');
+  if (asked.size > 1) throw new UsageError(`choose one output format, not ${[...asked].join(' and ')}`);
+  return [...asked][0] ?? 'human';
+}
+
+/** `apply` tells a saved plan from a desired-state file by its `.json` name. */
+function checkOutPath(out: string): string {
+  if (!out.toLowerCase().endsWith('.json')) {
+    throw new UsageError(`--out ${out}: name the file *.json (apply recognises a saved plan by that name)`);
+  }
+  return out;
+}
+
+/** A path as the saved plan records it: relative to the working directory when inside it, with `/`. */
+function recordedPath(cwd: string, path: string): string {
+  const absolute = nodePath.resolve(cwd, path);
+  const relative = nodePath.relative(cwd, absolute);
+  const inside = relative !== '' && !relative.startsWith('..') && !nodePath.isAbsolute(relative);
+  return inside ? relative.split(nodePath.sep).join('/') : relative === '' ? '.' : absolute;
 }

@@ -1,12 +1,12 @@
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { GuideClient } from '../client/index.js';
 import { loadDesiredState } from '../config/index.js';
-import type { DesiredState } from '../core/desired.js';
+import { DELETE_KINDS, type DeleteKind, type DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
-import { type LiveReader, type LiveReadScope, readLiveState } from '../live/index.js';
-import { planChanges } from '../plan/index.js';
+import { type LiveReader, type LiveReadScope, readLiveState, readScopeFor } from '../live/index.js';
+import { checkProtection, type GuardFlags, planChanges } from '../plan/index.js';
 import { renderDiagnostics } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
@@ -33,15 +33,22 @@ export function useColor(ctx: CommandContext, stream: 'stdout' | 'stderr'): bool
   return ctx.io[stream].isTTY && (value === undefined || value === '');
 }
 
+/**
+ * Told why a command failed before it had a plan to show: a headline and the messages as plain
+ * text (for `plan --markdown`, whose comment must say why there is no plan).
+ */
+export type FailureSink = (headline: string, details: string) => void;
+
 function printDiagnostics(
   ctx: CommandContext,
   diagnostics: readonly Diagnostic[],
   sources: ReadonlyMap<string, string>,
-): void {
-  if (diagnostics.length === 0) return;
+): string {
+  if (diagnostics.length === 0) return '';
   ctx.io.stderr.write(
     renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, color: useColor(ctx, 'stderr'), sources }),
   );
+  return renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, sources });
 }
 
 export interface LoadedFiles {
@@ -53,16 +60,29 @@ export interface LoadedFiles {
 export async function loadFiles(
   ctx: CommandContext,
   paths: readonly string[],
+  onFailure?: FailureSink,
 ): Promise<LoadedFiles | undefined> {
   const result = await loadDesiredState(paths, { cwd: ctx.io.cwd });
   const sources = new Map(result.files.map((f) => [f.file, f.text]));
-  printDiagnostics(ctx, result.diagnostics, sources);
+  const text = printDiagnostics(ctx, result.diagnostics, sources);
   if (result.state === undefined || hasErrors(result.diagnostics)) {
     ctx.io.stderr.write('guidectl: the files have errors; nothing was read or changed\n');
+    onFailure?.('guidectl plan failed: the files have errors', text);
     ctx.setExit(1);
     return undefined;
   }
   return { state: result.state, sources };
+}
+
+/**
+ * What planning `desired` must read: the least that the plan needs, and — when a guide is
+ * protected and `prune.groups` may delete groups — the members of every group, so that deleting
+ * a group that holds a protected guide is caught.
+ */
+export function planReadScope(desired: DesiredState): LiveReadScope {
+  const scope = readScopeFor(desired);
+  const protectsGuides = (desired.protect?.guides.length ?? 0) > 0;
+  return desired.prune.groups && protectsGuides ? { ...scope, groupMembers: 'all' } : scope;
 }
 
 /** Opens the target chosen by flags and environment, runs `fn` with its client, always closes. */
@@ -115,13 +135,99 @@ export async function readLive(
   }
 }
 
-/** Plans; prints plan errors; undefined (exit 1 set) when the plan cannot be made. */
-export function makePlan(ctx: CommandContext, files: LoadedFiles, live: LiveState): Plan | undefined {
+/**
+ * Plans, then checks protection on the plan; prints plan errors and warnings; undefined (exit 1
+ * set) when the plan cannot be made or breaks a protection.
+ */
+export function makePlan(
+  ctx: CommandContext,
+  files: LoadedFiles,
+  live: LiveState,
+  onFailure?: FailureSink,
+): Plan | undefined {
   const result = planChanges(files.state, live);
-  printDiagnostics(ctx, result.diagnostics, files.sources);
-  if (result.plan === undefined) {
+  const diagnostics = [
+    ...result.diagnostics,
+    ...(result.plan === undefined ? [] : checkProtection(files.state, live, result.plan)),
+  ];
+  const text = printDiagnostics(ctx, diagnostics, files.sources);
+  if (result.plan === undefined || hasErrors(diagnostics)) {
     ctx.io.stderr.write('guidectl: the plan cannot be made; nothing was changed\n');
+    onFailure?.('guidectl plan failed: the plan cannot be made', text);
     ctx.setExit(1);
+    return undefined;
   }
   return result.plan;
+}
+
+/** Options of the deletion guards, shared by plan and apply. */
+export interface GuardOptions {
+  allowDelete: Partial<Record<DeleteKind, number>>;
+  maxDeletes: Partial<Record<DeleteKind, number>>;
+  maxDeleteShare?: number;
+}
+
+/** Adds the deletion-guard flags. */
+export function guardOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--allow-delete <kind=n>',
+        'allow this run to delete at most N guides, groups or memberships, whatever the guard (e.g. guides=12); repeatable',
+      )
+        .argParser(kindCounts('--allow-delete'))
+        .default({}, 'none'),
+    )
+    .addOption(
+      new Option(
+        '--max-deletes <kind=n>',
+        'the deletion guard: most guides, groups or memberships a plan may delete (overrides safety.max_deletes); repeatable',
+      )
+        .argParser(kindCounts('--max-deletes'))
+        .default({}, '10 each'),
+    )
+    .option(
+      '--max-delete-share <share>',
+      'the deletion guard: largest share of the live count a plan may delete, 0.25 or 25% (overrides safety.max_delete_share) (default: 25%)',
+      parseShare,
+    );
+}
+
+export function guardFlags(options: GuardOptions): GuardFlags {
+  return {
+    allowDelete: options.allowDelete,
+    maxDeletes: options.maxDeletes,
+    ...(options.maxDeleteShare === undefined ? {} : { maxDeleteShare: options.maxDeleteShare }),
+  };
+}
+
+/** Parses `guides=12` (or `guides=12,groups=2`) into counts by kind, merged with earlier ones. */
+export function kindCounts(
+  flag: string,
+): (value: string, previous: Partial<Record<DeleteKind, number>>) => Partial<Record<DeleteKind, number>> {
+  return (value, previous) => {
+    const out = { ...previous };
+    for (const part of value.split(',')) {
+      const match = /^\s*([a-z]+)\s*=\s*([0-9]+)\s*$/.exec(part);
+      const kind = DELETE_KINDS.find((k) => k === match?.[1]);
+      const n = Number(match?.[2]);
+      if (match === null || kind === undefined || !Number.isSafeInteger(n)) {
+        throw new InvalidArgumentError(
+          `${flag} takes KIND=N, where KIND is guides, groups or memberships and N a whole number, e.g. ${flag} guides=12; not ${JSON.stringify(part)}.`,
+        );
+      }
+      out[kind] = n;
+    }
+    return out;
+  };
+}
+
+/** Parses a share: `0.25` or `25%`, from 0 to 1. */
+export function parseShare(value: string): number {
+  const match = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(%?)\s*$/.exec(value);
+  const n = match === null ? Number.NaN : Number(match[1]) / (match[2] === '%' ? 100 : 1);
+  if (!(n >= 0 && n <= 1)) {
+    throw new InvalidArgumentError('--max-delete-share takes a share from 0 to 1, as 0.25 or 25%.');
+  }
+  return n;
 }

@@ -33,9 +33,9 @@ interface Place {
 }
 
 /**
- * The rules the schema cannot express, over all files at once: each guide, group, `account` and
- * `prune` defined once; group members that are guides named by account; sensitive words listed
- * once; head image URLs that parse.
+ * The rules the schema cannot express, over all files at once: each guide, group, `account`,
+ * `prune` and `safety` defined once; group members that are guides named by account; sensitive
+ * words listed once; head image URLs that parse; safety limits in range.
  */
 export function checkRules(files: readonly RuleFile[], options: RuleOptions): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -60,10 +60,11 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       ? `line ${place.line}`
       : `${options.displayPath(place.file)}:${place.line}:${place.column}`;
 
-  // account and prune: at most once across the files of a folder.
+  // account, prune and safety: at most once across the files of a folder.
   const sections = [
     ['account', 'account-duplicate'],
     ['prune', 'prune-duplicate'],
+    ['safety', 'safety-duplicate'],
   ] as const;
   for (const [section, code] of sections) {
     let firstRef: Ref | undefined;
@@ -240,6 +241,37 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
         },
       );
     });
+  }
+
+  // Safety limits: whole numbers from 0, a share from 0 to 1 (the schema checks the types).
+  for (const { parsed, parts } of files) {
+    const safety = parts.safety;
+    if (safety === undefined) continue;
+    for (const kind of ['guides', 'groups', 'memberships'] as const) {
+      const limit = safety.max_deletes?.[kind];
+      if (limit === undefined || limit >= 0) continue;
+      report(
+        'error',
+        'safety-limit-invalid',
+        parsed,
+        ['safety', 'max_deletes', kind],
+        'value',
+        `safety.max_deletes.${kind} is ${limit}; it must be 0 or more`,
+        { hint: `0 refuses every deletion of ${kind}; remove the key for the default (10)` },
+      );
+    }
+    const share = safety.max_delete_share;
+    if (share !== undefined && !(share >= 0 && share <= 1)) {
+      report(
+        'error',
+        'safety-limit-invalid',
+        parsed,
+        ['safety', 'max_delete_share'],
+        'value',
+        `safety.max_delete_share is ${share}; it must be a share from 0 to 1`,
+        { hint: 'write 0.25 for 25% of the live count (the default)' },
+      );
+    }
   }
 
   return diagnostics;

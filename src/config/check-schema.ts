@@ -14,6 +14,7 @@ import type {
   WrittenGuide,
   WrittenParts,
   WrittenPrune,
+  WrittenSafety,
 } from './written.js';
 
 /** The format version this program reads. */
@@ -38,6 +39,7 @@ export class SchemaLoadError extends GuidectlError {
 export interface PartValidators {
   readonly account: ValidateFunction<WrittenAccount>;
   readonly prune: ValidateFunction<WrittenPrune>;
+  readonly safety: ValidateFunction<WrittenSafety>;
   readonly guide: ValidateFunction<WrittenGuide>;
   readonly group: ValidateFunction<WrittenGroup>;
 }
@@ -116,6 +118,7 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
     parts ??= {
       account: validator<WrittenAccount>(`${key}#/$defs/account`),
       prune: validator<WrittenPrune>(`${key}#/$defs/prune`),
+      safety: validator<WrittenSafety>(`${key}#/$defs/safety`),
       guide: validator<WrittenGuide>(`${key}#/$defs/guide`),
       group: validator<WrittenGroup>(`${key}#/$defs/group`),
     };
@@ -145,6 +148,7 @@ export function partsOf(written: WrittenFile): WrittenParts {
   return {
     ...(written.account === undefined ? {} : { account: written.account }),
     ...(written.prune === undefined ? {} : { prune: written.prune }),
+    ...(written.safety === undefined ? {} : { safety: written.safety }),
     guides: indexed(written.guides ?? []),
     groups: indexed(written.groups ?? []),
   };
@@ -166,9 +170,11 @@ function salvageParts(value: Record<string, unknown>, parts: PartValidators): Wr
   };
   const account = value['account'];
   const prune = value['prune'];
+  const safety = value['safety'];
   return {
     ...(parts.account(account) ? { account } : {}),
     ...(parts.prune(prune) ? { prune } : {}),
+    ...(parts.safety(safety) ? { safety } : {}),
     guides: pick(value['guides'], parts.guide),
     groups: pick(value['groups'], parts.group),
   };
@@ -557,6 +563,7 @@ const ITEM_NAMES: Readonly<Record<string, string>> = {
   default_welcome: 'a welcome message',
   words: 'a sensitive word',
   members: 'a member',
+  guide_openids: 'an openid',
 };
 
 /** How to name the value at `path` in a sentence: `"nickname"`, `a quick reply`. */

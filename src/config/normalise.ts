@@ -1,14 +1,26 @@
-import type {
-  DesiredAccount,
-  DesiredGroup,
-  DesiredGuide,
-  DesiredState,
-  GuideId,
-  SourceRef,
-  WelcomeMessage,
+import {
+  type DesiredAccount,
+  type DesiredGroup,
+  type DesiredGuide,
+  type DesiredState,
+  type GuideId,
+  guideKey,
+  type ProtectedGroup,
+  type ProtectedGuide,
+  type ProtectPolicy,
+  type SafetyPolicy,
+  type SourceRef,
+  type WelcomeMessage,
 } from '../core/desired.js';
 import type { ParsedYaml, ValuePath } from './parse-yaml.js';
-import type { WrittenAccount, WrittenFile, WrittenGroup, WrittenGuide, WrittenWelcome } from './written.js';
+import type {
+  WrittenAccount,
+  WrittenFile,
+  WrittenGroup,
+  WrittenGuide,
+  WrittenSafety,
+  WrittenWelcome,
+} from './written.js';
 
 /** A file that passed the schema as a whole. */
 export interface ValidFile {
@@ -17,30 +29,89 @@ export interface ValidFile {
 }
 
 /**
- * Merges checked files into one desired state: lists concatenated in file order, `account` and
- * `prune` taken from the one file that has them. Call it only when the checks found no error;
- * it relies on what they guarantee (one definition per guide and group, and so on).
+ * Merges checked files into one desired state: lists concatenated in file order, `account`,
+ * `prune` and `safety` taken from the one file that has them, protection merged from every
+ * `protected: true` and `protect` list. Call it only when the checks found no error; it relies
+ * on what they guarantee (one definition per guide and group, and so on).
  */
 export function normalise(files: readonly ValidFile[]): DesiredState {
   let account: DesiredAccount | undefined;
   let prune = { guides: false, groups: false };
+  let safety: SafetyPolicy | undefined;
   const groups: DesiredGroup[] = [];
   const guides: DesiredGuide[] = [];
+  const protectedGuides = new Map<string, ProtectedGuide>();
+  const protectedGroups = new Map<string, ProtectedGroup>();
+  // Each protection keeps the first place that states it: files in load order, then document order.
+  const earlier = (a: SourceRef, b: SourceRef | undefined): boolean =>
+    b === undefined || (a.file === b.file && (a.line < b.line || (a.line === b.line && a.column < b.column)));
+  const protectGuide = (id: GuideId, source: SourceRef): void => {
+    const key = guideKey(id);
+    if (earlier(source, protectedGuides.get(key)?.source)) protectedGuides.set(key, { id, source });
+  };
+  const protectGroup = (name: string, source: SourceRef): void => {
+    if (earlier(source, protectedGroups.get(name)?.source)) protectedGroups.set(name, { name, source });
+  };
 
   for (const { parsed, written } of files) {
     if (written.account !== undefined) account = normaliseAccount(written.account, parsed);
     if (written.prune !== undefined) {
       prune = { guides: written.prune.guides ?? false, groups: written.prune.groups ?? false };
     }
+    if (written.safety !== undefined) safety = normaliseSafety(written.safety, parsed);
     (written.groups ?? []).forEach((group, index) => {
       groups.push(normaliseGroup(group, sourceOf(parsed, ['groups', index])));
+      if (group.protected === true)
+        protectGroup(group.name, sourceOf(parsed, ['groups', index, 'protected'], 'key'));
     });
     (written.guides ?? []).forEach((guide, index) => {
-      guides.push(normaliseGuide(guide, sourceOf(parsed, ['guides', index])));
+      const desired = normaliseGuide(guide, sourceOf(parsed, ['guides', index]));
+      guides.push(desired);
+      if (guide.protected === true)
+        protectGuide(desired.id, sourceOf(parsed, ['guides', index, 'protected'], 'key'));
+    });
+    const protect = written.protect;
+    (protect?.guides ?? []).forEach((account, index) => {
+      protectGuide({ kind: 'account', account }, sourceOf(parsed, ['protect', 'guides', index]));
+    });
+    (protect?.guide_openids ?? []).forEach((openid, index) => {
+      protectGuide({ kind: 'openid', openid }, sourceOf(parsed, ['protect', 'guide_openids', index]));
+    });
+    (protect?.groups ?? []).forEach((name, index) => {
+      protectGroup(name, sourceOf(parsed, ['protect', 'groups', index]));
     });
   }
 
-  return { ...(account === undefined ? {} : { account }), groups, guides, prune };
+  const protect: ProtectPolicy | undefined =
+    protectedGuides.size === 0 && protectedGroups.size === 0
+      ? undefined
+      : {
+          guides: [...protectedGuides.entries()]
+            .sort(([a], [b]) => compareCodeUnits(a, b))
+            .map(([, guide]) => guide),
+          groups: [...protectedGroups.values()].sort((a, b) => compareCodeUnits(a.name, b.name)),
+        };
+  return {
+    ...(account === undefined ? {} : { account }),
+    groups,
+    guides,
+    prune,
+    ...(protect === undefined ? {} : { protect }),
+    ...(safety === undefined ? {} : { safety }),
+  };
+}
+
+function normaliseSafety(written: WrittenSafety, parsed: ParsedYaml): SafetyPolicy {
+  const max = written.max_deletes ?? {};
+  return {
+    maxDeletes: {
+      ...(max.guides === undefined ? {} : { guides: max.guides }),
+      ...(max.groups === undefined ? {} : { groups: max.groups }),
+      ...(max.memberships === undefined ? {} : { memberships: max.memberships }),
+    },
+    ...(written.max_delete_share === undefined ? {} : { maxDeleteShare: written.max_delete_share }),
+    source: sourceOf(parsed, ['safety'], 'key'),
+  };
 }
 
 function sourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value' = 'value'): SourceRef {

@@ -9,6 +9,8 @@ export interface WrittenFile {
   readonly groups?: readonly WrittenGroup[];
   readonly guides?: readonly WrittenGuide[];
   readonly prune?: WrittenPrune;
+  readonly protect?: WrittenProtect;
+  readonly safety?: WrittenSafety;
 }
 
 export interface WrittenAccount {
@@ -36,6 +38,7 @@ export interface WrittenMiniprogram {
 export interface WrittenGroup {
   readonly name: string;
   readonly members?: readonly string[];
+  readonly protected?: boolean;
 }
 
 /** Exactly one of `account` and `openid` (the schema's oneOf). */
@@ -46,11 +49,27 @@ export interface WrittenGuide {
   readonly head_image_url: string;
   readonly quick_replies?: readonly string[];
   readonly welcome?: readonly WrittenWelcome[];
+  readonly protected?: boolean;
 }
 
 export interface WrittenPrune {
   readonly guides?: boolean;
   readonly groups?: boolean;
+}
+
+export interface WrittenProtect {
+  readonly guides?: readonly string[];
+  readonly guide_openids?: readonly string[];
+  readonly groups?: readonly string[];
+}
+
+export interface WrittenSafety {
+  readonly max_deletes?: {
+    readonly guides?: number;
+    readonly groups?: number;
+    readonly memberships?: number;
+  };
+  readonly max_delete_share?: number;
 }
 
 /** An entry of a list with its index in the list as written, so that it can still be located. */
@@ -67,6 +86,7 @@ export interface Indexed<T> {
 export interface WrittenParts {
   readonly account?: WrittenAccount;
   readonly prune?: WrittenPrune;
+  readonly safety?: WrittenSafety;
   readonly guides: readonly Indexed<WrittenGuide>[];
   readonly groups: readonly Indexed<WrittenGroup>[];
 }

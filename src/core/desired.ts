@@ -29,11 +29,63 @@ export interface DesiredState {
   readonly guides: readonly DesiredGuide[];
   /** Whether live objects missing from the file are deleted; both default to false. */
   readonly prune: PrunePolicy;
+  /**
+   * Guides and groups that must never be deleted, nor (guides) removed from a group; absent when
+   * the files protect nothing. See {@link ProtectPolicy}.
+   */
+  readonly protect?: ProtectPolicy;
+  /** The limits of the deletion guards that the files set; absent when no file has `safety`. */
+  readonly safety?: SafetyPolicy;
 }
 
 export interface PrunePolicy {
   readonly guides: boolean;
   readonly groups: boolean;
+}
+
+/**
+ * What the files protect: the union of every `protected: true` on a guide or group and every entry
+ * of the top-level `protect` lists of all files. A `protect` entry need not be defined anywhere
+ * else, so that a protected guide stays protected when its definition is dropped from `guides`.
+ *
+ * Invariants: `guides` holds each identity ({@link guideKey}) once and `groups` each name once,
+ * each with the first place (in load order) that protects it; both are sorted (guides by key,
+ * groups by name by UTF-16 code units).
+ */
+export interface ProtectPolicy {
+  readonly guides: readonly ProtectedGuide[];
+  readonly groups: readonly ProtectedGroup[];
+}
+
+/** A guide that a plan may never delete nor remove from a group. */
+export interface ProtectedGuide {
+  readonly id: GuideId;
+  /** The `protected: true` key or the `protect` list entry that protects it. */
+  readonly source: SourceRef;
+}
+
+/** A group that a plan may never delete. */
+export interface ProtectedGroup {
+  readonly name: string;
+  readonly source: SourceRef;
+}
+
+/** What a deletion guard counts: guides deleted, groups deleted, memberships removed. */
+export type DeleteKind = 'guides' | 'groups' | 'memberships';
+
+export const DELETE_KINDS: readonly DeleteKind[] = ['guides', 'groups', 'memberships'];
+
+/**
+ * The `safety` section: limits of the deletion guards that replace the defaults. Each property is
+ * absent when the file does not set it (the default then applies).
+ *
+ * Invariants: each of `maxDeletes` is a whole number ≥ 0; `maxDeleteShare` is in [0, 1].
+ */
+export interface SafetyPolicy {
+  readonly maxDeletes: { readonly [K in DeleteKind]?: number };
+  readonly maxDeleteShare?: number;
+  /** Where the `safety` key was written. */
+  readonly source: SourceRef;
 }
 
 /** The account-wide settings of `setguideacctconfig` and the default welcome of `setguideconfig`. */

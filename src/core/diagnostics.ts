@@ -74,6 +74,9 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'member-openid-only',
   'member-unknown',
   'member-duplicate',
+  // Safety settings
+  'safety-duplicate',
+  'safety-limit-invalid',
 ] as const;
 
 /** The codes of problems found when the files are compared with the live state (`plan/`). */
@@ -81,6 +84,11 @@ export const PLAN_DIAGNOSTIC_CODES = [
   'group-ambiguous',
   'member-not-found',
   'member-would-be-pruned',
+  // Protected guides and groups (see `protect` in the file format)
+  'protected-guide-delete',
+  'protected-group-delete',
+  'protected-member-remove',
+  'protected-not-found',
 ] as const;
 
 export const DIAGNOSTIC_CODES = [...CONFIG_DIAGNOSTIC_CODES, ...PLAN_DIAGNOSTIC_CODES] as const;

@@ -1,22 +1,45 @@
 import { diffArrays, diffLines } from 'diff';
+import type { DeleteKind } from '../core/desired.js';
 import type { Change, ChangeAction, FieldChange, JsonValue, Plan, PlannedCall } from '../core/plan.js';
 import { isGroupRef } from '../core/plan.js';
+import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { type Paint, paint } from './paint.js';
+
+/** What the renderers show besides the plan itself; each part is shown when given. */
+export interface PlanExtras {
+  /** The plan id (`planId` of `plan/`), printed after the summary line. */
+  readonly planId?: string;
+  /** The deletion guards; those of kinds the plan deletes are shown. */
+  readonly guards?: readonly GuardResult[];
+}
 
 /**
  * The plan for people, in the manner of Terraform: `+` create, `~` update, `-` delete, each
- * field that changes, lists and long texts as line diffs, what is left alone, and the summary
- * line. Human text may change between versions; machines read {@link planToJson}.
+ * field that changes, lists and long texts as line diffs, what is left alone, the deletion guards
+ * that apply, the summary line, and the plan id. Human text may change between versions;
+ * machines read {@link planToJson}.
  */
-export function renderPlan(plan: Plan, options: { readonly color?: boolean } = {}): string {
+export function renderPlan(plan: Plan, options: { readonly color?: boolean } & PlanExtras = {}): string {
   const p = paint(options.color === true);
   const out: string[] = [];
   if (plan.changes.length > 0) {
     out.push('guidectl will make these changes:', '');
-    for (const change of plan.changes) out.push(...renderChange(change, p), '');
+    for (const change of plan.changes) out.push(...changeLines(change).map((l) => paintLine(l, p)), '');
   }
   if (plan.unmanaged.length > 0) out.push(renderUnmanaged(plan), '');
+  const guards = shownGuards(options.guards);
+  if (guards.length > 0) {
+    out.push('Deletion guards:');
+    for (const g of guards) {
+      const { status, text } = describeGuard(g);
+      const word =
+        status === 'refused' ? p.red(status) : status === 'allowed' ? p.yellow(status) : p.green(status);
+      out.push(`  ${word}: ${text}`);
+    }
+    out.push('');
+  }
   out.push(p.bold(summaryLine(plan)));
+  if (options.planId !== undefined) out.push(`Plan id: ${options.planId}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -27,18 +50,36 @@ export function summaryLine(plan: Plan): string {
   return `Plan: ${add} to add, ${change} to change, ${del} to delete (${calls} API call${calls === 1 ? '' : 's'}).`;
 }
 
-const SIGN: Record<ChangeAction, string> = { create: '+', update: '~', delete: '-' };
-
-function color(action: ChangeAction, p: Paint): (s: string) => string {
-  return action === 'create' ? p.green : action === 'update' ? p.yellow : p.red;
+/**
+ * One line of a change as shown: its indentation, its mark (`+` added, `-` removed, `~` changed,
+ * none for context), and its text. The human text and the markdown diff are both made of these.
+ */
+export interface PlanLine {
+  readonly indent: number;
+  readonly mark?: '+' | '-' | '~';
+  readonly text: string;
+  /** `name`: the resource a change is about (bold); `context`: an unchanged list entry (dim). */
+  readonly style?: 'name' | 'context';
 }
 
-function renderChange(change: Change, p: Paint): string[] {
-  const c = color(change.action, p);
+const SIGN: Record<ChangeAction, '+' | '~' | '-'> = { create: '+', update: '~', delete: '-' };
+
+/** The lines of one change: the resource, then each field that changes. */
+export function changeLines(change: Change): PlanLine[] {
   const name = change.resource === 'account' ? 'account' : `${change.resource} ${quoteName(change.address)}`;
-  const lines = [`  ${c(SIGN[change.action])} ${p.bold(name)}`];
-  for (const field of change.fields) lines.push(...renderField(field, change.action, p));
+  const lines: PlanLine[] = [{ indent: 2, mark: SIGN[change.action], text: name, style: 'name' }];
+  for (const field of change.fields) lines.push(...fieldLines(field, change.action));
   return lines;
+}
+
+function paintLine(line: PlanLine, p: Paint): string {
+  const mark =
+    line.mark === undefined
+      ? ''
+      : `${line.mark === '+' ? p.green('+') : line.mark === '-' ? p.red('-') : p.yellow('~')} `;
+  const text =
+    line.style === 'name' ? p.bold(line.text) : line.style === 'context' ? p.dim(line.text) : line.text;
+  return `${' '.repeat(line.indent)}${mark}${text}`;
 }
 
 function quoteName(address: string): string {
@@ -47,26 +88,25 @@ function quoteName(address: string): string {
     : JSON.stringify(address);
 }
 
-function renderField(field: FieldChange, action: ChangeAction, p: Paint): string[] {
-  const indent = '      ';
+function fieldLines(field: FieldChange, action: ChangeAction): PlanLine[] {
+  const indent = 6;
   const { before, after } = field;
   if (Array.isArray(before) || Array.isArray(after)) {
     const b = asLines(before);
     const a = asLines(after);
-    const sign = action === 'update' ? '~' : SIGN[action];
-    const lines = [`${indent}${color(action, p)(sign)} ${field.field}:`];
+    const lines: PlanLine[] = [{ indent, mark: SIGN[action], text: `${field.field}:` }];
     for (const part of diffArrays(b, a)) {
       for (const value of part.value) {
-        if (part.added) lines.push(`${indent}    ${p.green('+')} ${value}`);
-        else if (part.removed) lines.push(`${indent}    ${p.red('-')} ${value}`);
-        else lines.push(`${indent}      ${p.dim(value)}`);
+        if (part.added) lines.push({ indent: indent + 4, mark: '+', text: value });
+        else if (part.removed) lines.push({ indent: indent + 4, mark: '-', text: value });
+        else lines.push({ indent: indent + 6, text: value, style: 'context' });
       }
     }
-    if (b.length === 0 && a.length === 0) lines.push(`${indent}    (none)`);
+    if (b.length === 0 && a.length === 0) lines.push({ indent: indent + 4, text: '(none)' });
     return lines;
   }
-  if (before === undefined) return [`${indent}${p.green('+')} ${field.field}: ${show(after)}`];
-  if (after === undefined) return [`${indent}${p.red('-')} ${field.field}: ${show(before)}`];
+  if (before === undefined) return [{ indent, mark: '+', text: `${field.field}: ${show(after)}` }];
+  if (after === undefined) return [{ indent, mark: '-', text: `${field.field}: ${show(before)}` }];
   const b = show(before);
   const a = show(after);
   if (
@@ -74,17 +114,17 @@ function renderField(field: FieldChange, action: ChangeAction, p: Paint): string
     typeof after === 'string' &&
     (b.length + a.length > 100 || /\n/.test(before + after))
   ) {
-    const lines = [`${indent}${p.yellow('~')} ${field.field}:`];
+    const lines: PlanLine[] = [{ indent, mark: '~', text: `${field.field}:` }];
     for (const part of diffLines(`${before}\n`, `${after}\n`)) {
       for (const line of part.value.replace(/\n$/, '').split('\n')) {
-        if (part.added) lines.push(`${indent}    ${p.green('+')} ${line}`);
-        else if (part.removed) lines.push(`${indent}    ${p.red('-')} ${line}`);
-        else lines.push(`${indent}      ${p.dim(line)}`);
+        if (part.added) lines.push({ indent: indent + 4, mark: '+', text: line });
+        else if (part.removed) lines.push({ indent: indent + 4, mark: '-', text: line });
+        else lines.push({ indent: indent + 6, text: line, style: 'context' });
       }
     }
     return lines;
   }
-  return [`${indent}${p.yellow('~')} ${field.field}: ${b} → ${a}`];
+  return [{ indent, mark: '~', text: `${field.field}: ${b} → ${a}` }];
 }
 
 function asLines(value: JsonValue | undefined): string[] {
@@ -99,7 +139,8 @@ function show(value: JsonValue | undefined): string {
   return JSON.stringify(value);
 }
 
-function renderUnmanaged(plan: Plan): string {
+/** `Not in the files, left alone: 2 guides (a, b) and 1 group (c). Set prune…` */
+export function renderUnmanaged(plan: Plan): string {
   const guides = plan.unmanaged.filter((u) => u.resource === 'guide').map((u) => u.address);
   const groups = plan.unmanaged.filter((u) => u.resource === 'group').map((u) => quoteName(u.address));
   const list = (names: string[]): string =>
@@ -115,15 +156,107 @@ function renderUnmanaged(plan: Plan): string {
   return `Not in the files, left alone: ${parts.join(' and ')}. Set prune.guides or prune.groups to delete them.`;
 }
 
+/** The guards worth showing: those of the kinds the plan deletes, and any that refuse. */
+export function shownGuards(guards: readonly GuardResult[] | undefined): GuardResult[] {
+  return (guards ?? []).filter((g) => g.deletes > 0 || g.status === 'refused');
+}
+
+const NOUNS: Record<DeleteKind, readonly [string, string]> = {
+  guides: ['guide', 'guides'],
+  groups: ['group', 'groups'],
+  memberships: ['membership', 'memberships'],
+};
+
+function counted(n: number, kind: DeleteKind): string {
+  return `${n.toLocaleString('en-US')} ${NOUNS[kind][n === 1 ? 0 : 1]}`;
+}
+
+function percent(share: number): string {
+  return `${Number((share * 100).toFixed(4))}%`;
+}
+
+/** Why the threshold is what it is: `the smaller of 10 and 25% of live guides`. */
+function thresholdReason(g: GuardResult): string {
+  const max = originNote(
+    g.maxDeletes,
+    `safety.max_deletes.${g.kind}`,
+    `--max-deletes ${g.kind}=${g.maxDeletes.value}`,
+  );
+  const share = originNote(
+    g.maxDeleteShare,
+    'safety.max_delete_share',
+    `--max-delete-share ${g.maxDeleteShare.value}`,
+  );
+  const floored = Math.floor(g.maxDeleteShare.value * g.live + 1e-9) < MIN_DELETE_LIMIT;
+  return (
+    `the smaller of ${g.maxDeletes.value}${max} and ${percent(g.maxDeleteShare.value)}${share} of live ${g.kind}` +
+    (floored ? `, but at least ${MIN_DELETE_LIMIT}` : '')
+  );
+}
+
+function originNote(setting: Setting, fileKey: string, flag: string): string {
+  switch (setting.origin) {
+    case 'default':
+      return '';
+    case 'file':
+      return ` (${fileKey})`;
+    case 'flag':
+      return ` (${flag})`;
+    default: {
+      const unreachable: never = setting.origin;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * One guard in words, naming the counts, the limit and why, and — when refused — the exact flag
+ * that allows these deletions: `refused` + `the plan deletes 12 guides (of 40 live); the limit is
+ * 10 (the smaller of 10 and 25% of live guides). To allow exactly these deletions, pass
+ * --allow-delete guides=12.`
+ */
+export function describeGuard(g: GuardResult): { readonly status: GuardStatus; readonly text: string } {
+  const what = `the plan deletes ${counted(g.deletes, g.kind)} (of ${g.live.toLocaleString('en-US')} live)`;
+  const fix = `To allow exactly these deletions, pass --allow-delete ${g.kind}=${g.deletes}.`;
+  const allowance =
+    g.allowance === undefined
+      ? undefined
+      : `--allow-delete ${g.kind}=${g.allowance.value} allows at most ${g.allowance.value}`;
+  const threshold = `the limit is ${g.threshold} (${thresholdReason(g)})`;
+  switch (g.status) {
+    case 'refused':
+      return { status: g.status, text: `${what}; ${allowance ?? threshold}. ${fix}` };
+    case 'allowed':
+      return {
+        status: g.status,
+        text: `${what}, above the limit of ${g.threshold} (${thresholdReason(g)}); ${allowance ?? ''}.`,
+      };
+    case 'ok':
+      return { status: g.status, text: `${what}; ${allowance ?? threshold}.` };
+    default: {
+      const unreachable: never = g.status;
+      return unreachable;
+    }
+  }
+}
+
+/** `refused: the plan deletes …` */
+export function guardMessage(g: GuardResult): string {
+  const { status, text } = describeGuard(g);
+  return `${status}: ${text}`;
+}
+
 /**
  * The plan for machines, `format_version` 1:
- * `{"format_version": 1, "summary": {…}, "changes": […], "calls": [{"operation", "body", "depends_on"}], "unmanaged": […]}`.
+ * `{"format_version": 1, "plan_id", "summary": {…}, "changes": […], "calls": [{"operation", "body", "depends_on", "creates_group"?}], "unmanaged": […], "guards": […]}`.
  * `calls` is the exact ordered list apply makes, `body` the exact wire body: ids as bare JSON
- * numbers, and `{"$group": name}` for the id of a group this plan creates.
+ * numbers, and `{"$group": name}` for the id of a group this plan creates — the `newguidegroup`
+ * call with that `creates_group` gives it.
  */
-export function planToJson(plan: Plan): Record<string, unknown> {
+export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, unknown> {
   return {
     format_version: plan.formatVersion,
+    ...(extras.planId === undefined ? {} : { plan_id: extras.planId }),
     summary: plan.summary,
     ...(plan.sensitiveWordSemantics === undefined
       ? {}
@@ -136,10 +269,27 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     })),
     calls: plan.calls.map(callToJson),
     unmanaged: plan.unmanaged,
+    ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),
   };
 }
 
-function callToJson(call: PlannedCall): Record<string, unknown> {
+/** A guard for machines: counts, limits with where they came from, status and the message. */
+export function guardToJson(g: GuardResult): Record<string, unknown> {
+  return {
+    kind: g.kind,
+    deletes: g.deletes,
+    live: g.live,
+    limit: g.limit,
+    threshold: g.threshold,
+    max_deletes: { value: g.maxDeletes.value, from: g.maxDeletes.origin },
+    max_delete_share: { value: g.maxDeleteShare.value, from: g.maxDeleteShare.origin },
+    ...(g.allowance === undefined ? {} : { allow_delete: g.allowance.value }),
+    status: g.status,
+    message: guardMessage(g),
+  };
+}
+
+export function callToJson(call: PlannedCall): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(call.body)) {
     body[key] = isGroupRef(value)
@@ -148,5 +298,10 @@ function callToJson(call: PlannedCall): Record<string, unknown> {
         ? BigInt(value)
         : value;
   }
-  return { operation: call.operation, body, depends_on: call.dependsOn };
+  return {
+    operation: call.operation,
+    body,
+    depends_on: call.dependsOn,
+    ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
+  };
 }

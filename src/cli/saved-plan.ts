@@ -1,0 +1,434 @@
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
+import { UsageError } from '../core/errors.js';
+import {
+  type Change,
+  type FieldChange,
+  type GroupRef,
+  type JsonValue,
+  PLAN_FORMAT_VERSION,
+  type Plan,
+  type PlannedCall,
+  type Unmanaged,
+} from '../core/plan.js';
+import type { GuardPolicy, Setting, SettingOrigin } from '../core/safety.js';
+import type { LiveReadScope } from '../live/index.js';
+import { type LiveFingerprints, PLAN_ID_LENGTH, planId } from '../plan/index.js';
+import { callToJson } from '../report/plan.js';
+import { parseJson, stringifyJsonPretty } from '../wire/json.js';
+
+/**
+ * The saved plan (`plan --out FILE`): everything `apply FILE` needs to make exactly the calls that
+ * were reviewed, and to refuse when they are no longer right. It holds no token, secret or
+ * credential — only the plan, digests, and where the files were.
+ *
+ * `format_version` 1, `kind` "guidectl-plan", then:
+ * - `plan_id`: the id of `calls` (checked on load: a hand-edited call list does not match it);
+ * - `paths`: the files and folders the plan was made from, relative to the working directory;
+ * - `desired_digest`, `live_digest`: SHA-256 of the normalised files and of the live state read;
+ * - `read_scope`: what was read, so that apply reads exactly that again;
+ * - `guard_policy`: the deletion-guard settings in force when it was made;
+ * - `sensitive_word_semantics`?, `summary`, `changes`, `calls`, `unmanaged`: as `plan --json`;
+ * - `live_fingerprints`: a short hash per live resource, to say what changed when stale.
+ */
+export const SAVED_PLAN_KIND = 'guidectl-plan';
+
+export interface SavedPlan {
+  readonly planId: string;
+  readonly paths: readonly string[];
+  readonly desiredDigest: string;
+  readonly liveDigest: string;
+  readonly readScope: LiveReadScope;
+  readonly guardPolicy: GuardPolicy;
+  readonly plan: Plan;
+  readonly liveFingerprints: LiveFingerprints;
+}
+
+/** Operations the planner emits; a saved plan holding any other was not made by guidectl plan. */
+const PLANNED_OPERATIONS = new Set([
+  'newguidegroup',
+  'addguideacct',
+  'updateguideacct',
+  'setguideconfig',
+  'setguideacctconfig',
+  'addguide2guidegroup',
+  'delguide2guidegroup',
+  'delguideacct',
+  'delguidegroup',
+]);
+
+export function encodeSavedPlan(saved: SavedPlan): string {
+  const { plan } = saved;
+  const scope = saved.readScope;
+  const list = (value: ReadonlySet<string> | 'all'): string[] | 'all' =>
+    value === 'all' ? 'all' : [...value].sort(compare);
+  const setting = (s: Setting): Record<string, unknown> => ({ value: s.value, from: s.origin });
+  const allow: Record<string, unknown> = {};
+  for (const kind of DELETE_KINDS) {
+    const a = saved.guardPolicy.allowDelete[kind];
+    if (a !== undefined) allow[kind] = setting(a);
+  }
+  const value = {
+    format_version: 1,
+    kind: SAVED_PLAN_KIND,
+    plan_id: saved.planId,
+    paths: saved.paths,
+    desired_digest: saved.desiredDigest,
+    live_digest: saved.liveDigest,
+    read_scope: {
+      guide_configs: list(scope.guideConfigs),
+      group_members: list(scope.groupMembers),
+      offline_auto_reply: scope.offlineAutoReply,
+      sensitive_words: scope.sensitiveWords,
+      default_welcome: scope.defaultWelcome,
+    },
+    guard_policy: {
+      max_deletes: {
+        guides: setting(saved.guardPolicy.maxDeletes.guides),
+        groups: setting(saved.guardPolicy.maxDeletes.groups),
+        memberships: setting(saved.guardPolicy.maxDeletes.memberships),
+      },
+      max_delete_share: setting(saved.guardPolicy.maxDeleteShare),
+      allow_delete: allow,
+    },
+    ...(plan.sensitiveWordSemantics === undefined
+      ? {}
+      : { sensitive_word_semantics: plan.sensitiveWordSemantics }),
+    summary: plan.summary,
+    changes: plan.changes,
+    calls: plan.calls.map(callToJson),
+    unmanaged: plan.unmanaged,
+    live_fingerprints: saved.liveFingerprints,
+  };
+  return `${stringifyJsonPretty(value)}\n`;
+}
+
+/** Writes the file whole or not at all (a temporary file renamed into place). */
+export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<void> {
+  const temporary = nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.${process.pid}.tmp`);
+  try {
+    await writeFile(temporary, encodeSavedPlan(saved), { mode: 0o644 });
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`cannot write the plan to ${file}: ${why}`);
+  }
+}
+
+/** Reads and checks a saved plan; every problem is a `UsageError` naming the file. */
+export async function readSavedPlan(file: string, shown: string): Promise<SavedPlan> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    throw new UsageError(
+      code === 'ENOENT'
+        ? `${shown}: no such file (make one with: guidectl plan PATH… --out ${shown})`
+        : `${shown}: cannot read it: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    throw new UsageError(
+      `${shown} is not valid JSON (${error instanceof Error ? error.message : String(error)}); it is not a saved plan, or it was damaged: make the plan again with guidectl plan --out`,
+    );
+  }
+  return decodeSavedPlan(value, shown);
+}
+
+class Invalid extends Error {}
+
+/**
+ * Checks every part of a parsed saved plan and builds the plan apply runs. Refuses a file of
+ * another kind or format version, a damaged or hand-edited one (wrong shapes, calls that depend
+ * on later calls, counts that do not add up), and one whose calls do not hash to its plan id.
+ */
+export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
+  const fail = (message: string): never => {
+    throw new UsageError(`${shown}: ${message}`);
+  };
+  if (!isRecord(value)) return fail('not a saved plan (the file holds no JSON object)');
+  if (value['kind'] !== SAVED_PLAN_KIND) {
+    return fail(
+      `not a saved plan: its "kind" is ${JSON.stringify(value['kind'] ?? null)}, not "${SAVED_PLAN_KIND}" (plan --json output cannot be applied; save a plan with guidectl plan --out FILE)`,
+    );
+  }
+  const version = value['format_version'];
+  if (version !== PLAN_FORMAT_VERSION) {
+    return fail(
+      typeof version === 'number' && version > PLAN_FORMAT_VERSION
+        ? `format_version ${version} is newer than this guidectl reads (${PLAN_FORMAT_VERSION}); upgrade guidectl`
+        : `format_version ${JSON.stringify(version ?? null)} is not supported; this guidectl reads ${PLAN_FORMAT_VERSION}`,
+    );
+  }
+  try {
+    const id = hex(value['plan_id'], PLAN_ID_LENGTH, 'plan_id');
+    const calls = array(value['calls'], 'calls').map(decodeCall);
+    const plan: Plan = {
+      formatVersion: PLAN_FORMAT_VERSION,
+      summary: decodeSummary(value['summary']),
+      changes: array(value['changes'], 'changes').map(decodeChange),
+      calls,
+      unmanaged: array(value['unmanaged'], 'unmanaged').map(decodeUnmanaged),
+      ...decodeSemantics(value['sensitive_word_semantics']),
+    };
+    checkConsistent(plan);
+    const actual = planId(plan);
+    if (actual !== id) {
+      return fail(
+        `its calls do not match its plan id: they hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
+      );
+    }
+    return {
+      planId: id,
+      paths: array(value['paths'], 'paths').map((p, i) => text(p, `paths[${i}]`)),
+      desiredDigest: hex(value['desired_digest'], 64, 'desired_digest'),
+      liveDigest: hex(value['live_digest'], 64, 'live_digest'),
+      readScope: decodeScope(value['read_scope']),
+      guardPolicy: decodePolicy(value['guard_policy']),
+      plan,
+      liveFingerprints: decodeFingerprints(value['live_fingerprints']),
+    };
+  } catch (error) {
+    if (error instanceof Invalid)
+      return fail(
+        `damaged or edited by hand: ${error.message}; make the plan again with guidectl plan --out`,
+      );
+    throw error;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function record(value: unknown, where: string): Record<string, unknown> {
+  if (!isRecord(value)) throw new Invalid(`${where} is not an object`);
+  return value;
+}
+
+function array(value: unknown, where: string): readonly unknown[] {
+  if (!Array.isArray(value)) throw new Invalid(`${where} is not a list`);
+  return value;
+}
+
+function text(value: unknown, where: string): string {
+  if (typeof value !== 'string') throw new Invalid(`${where} is not a string`);
+  return value;
+}
+
+function count(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new Invalid(`${where} is not a whole number ≥ 0`);
+  return value;
+}
+
+function bool(value: unknown, where: string): boolean {
+  if (typeof value !== 'boolean') throw new Invalid(`${where} is not true or false`);
+  return value;
+}
+
+function hex(value: unknown, length: number, where: string): string {
+  if (typeof value !== 'string' || !new RegExp(`^[0-9a-f]{${length}}$`).test(value))
+    throw new Invalid(`${where} is not ${length} lowercase hex digits`);
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], where: string): T {
+  const found = allowed.find((a) => a === value);
+  if (found === undefined) throw new Invalid(`${where} is not one of ${allowed.join(', ')}`);
+  return found;
+}
+
+/** A JSON value as the plan holds it: no `bigint` (only ids are that large, and only in bodies). */
+function json(value: unknown, where: string): JsonValue {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Invalid(`${where} is not a JSON number`);
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((v: unknown, i) => json(v, `${where}[${i}]`));
+  if (isRecord(value)) {
+    const out: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = json(v, `${where}.${k}`);
+    return out;
+  }
+  throw new Invalid(`${where} is not a JSON value`);
+}
+
+function decodeCall(value: unknown, index: number): PlannedCall {
+  const where = `calls[${index}]`;
+  const call = record(value, where);
+  const operation = text(call['operation'], `${where}.operation`);
+  if (!PLANNED_OPERATIONS.has(operation))
+    throw new Invalid(`${where}.operation "${operation}" is not one a plan makes`);
+  const body: Record<string, JsonValue | GroupRef> = {};
+  for (const [key, v] of Object.entries(record(call['body'], `${where}.body`))) {
+    if (key === 'group_id') body[key] = groupId(v, `${where}.body.group_id`);
+    else body[key] = json(v, `${where}.body.${key}`);
+  }
+  const dependsOn = array(call['depends_on'], `${where}.depends_on`).map((d, i) => {
+    const n = count(d, `${where}.depends_on[${i}]`);
+    if (n >= index) throw new Invalid(`${where} depends on call ${n}, which is not an earlier call`);
+    return n;
+  });
+  const creates = call['creates_group'];
+  if (creates !== undefined && operation !== 'newguidegroup')
+    throw new Invalid(`${where}.creates_group is only for newguidegroup`);
+  return {
+    operation,
+    body,
+    dependsOn,
+    ...(creates === undefined ? {} : { createsGroup: text(creates, `${where}.creates_group`) }),
+  };
+}
+
+/** A group id: a bare JSON number (any size), a decimal string, or `{"$group": name}`. */
+function groupId(value: unknown, where: string): string | GroupRef {
+  if (typeof value === 'bigint' && value > 0n) return value.toString();
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+  if (typeof value === 'string' && /^[1-9][0-9]*$/.test(value)) return value;
+  if (isRecord(value) && Object.keys(value).length === 1 && typeof value['$group'] === 'string')
+    return { $group: value['$group'] };
+  throw new Invalid(`${where} is not a group id nor {"$group": name}`);
+}
+
+function decodeSummary(value: unknown): Plan['summary'] {
+  const s = record(value, 'summary');
+  return {
+    add: count(s['add'], 'summary.add'),
+    change: count(s['change'], 'summary.change'),
+    delete: count(s['delete'], 'summary.delete'),
+    calls: count(s['calls'], 'summary.calls'),
+  };
+}
+
+function decodeChange(value: unknown, index: number): Change {
+  const where = `changes[${index}]`;
+  const c = record(value, where);
+  return {
+    resource: oneOf(c['resource'], ['guide', 'group', 'account'], `${where}.resource`),
+    action: oneOf(c['action'], ['create', 'update', 'delete'], `${where}.action`),
+    address: text(c['address'], `${where}.address`),
+    fields: array(c['fields'], `${where}.fields`).map((f, i): FieldChange => {
+      const fw = `${where}.fields[${i}]`;
+      const field = record(f, fw);
+      return {
+        field: text(field['field'], `${fw}.field`),
+        ...(field['before'] === undefined ? {} : { before: json(field['before'], `${fw}.before`) }),
+        ...(field['after'] === undefined ? {} : { after: json(field['after'], `${fw}.after`) }),
+      };
+    }),
+  };
+}
+
+function decodeUnmanaged(value: unknown, index: number): Unmanaged {
+  const u = record(value, `unmanaged[${index}]`);
+  return {
+    resource: oneOf(u['resource'], ['guide', 'group'], `unmanaged[${index}].resource`),
+    address: text(u['address'], `unmanaged[${index}].address`),
+  };
+}
+
+function decodeSemantics(value: unknown): { sensitiveWordSemantics?: 'append' | 'replace' } {
+  if (value === undefined) return {};
+  return { sensitiveWordSemantics: oneOf(value, ['append', 'replace'], 'sensitive_word_semantics') };
+}
+
+/** The summary must count the changes and calls it sits next to. */
+function checkConsistent(plan: Plan): void {
+  const n = (action: Change['action']): number => plan.changes.filter((c) => c.action === action).length;
+  const { summary } = plan;
+  if (
+    summary.calls !== plan.calls.length ||
+    summary.add !== n('create') ||
+    summary.change !== n('update') ||
+    summary.delete !== n('delete')
+  ) {
+    throw new Invalid('summary does not count the changes and calls of the file');
+  }
+  const created = new Set(plan.calls.flatMap((c) => (c.createsGroup === undefined ? [] : [c.createsGroup])));
+  for (const [i, call] of plan.calls.entries()) {
+    for (const v of Object.values(call.body)) {
+      if (isRecord(v) && typeof v['$group'] === 'string' && !created.has(v['$group']))
+        throw new Invalid(`calls[${i}] names group "${v['$group']}", which no newguidegroup call creates`);
+    }
+  }
+}
+
+function decodeScope(value: unknown): LiveReadScope {
+  const s = record(value, 'read_scope');
+  const set = (v: unknown, where: string): ReadonlySet<string> | 'all' =>
+    v === 'all' ? 'all' : new Set(array(v, where).map((x, i) => text(x, `${where}[${i}]`)));
+  return {
+    guideConfigs: set(s['guide_configs'], 'read_scope.guide_configs'),
+    groupMembers: set(s['group_members'], 'read_scope.group_members'),
+    offlineAutoReply: bool(s['offline_auto_reply'], 'read_scope.offline_auto_reply'),
+    sensitiveWords: bool(s['sensitive_words'], 'read_scope.sensitive_words'),
+    defaultWelcome: bool(s['default_welcome'], 'read_scope.default_welcome'),
+  };
+}
+
+const ORIGINS: readonly SettingOrigin[] = ['default', 'file', 'flag'];
+
+function decodeSetting(value: unknown, where: string, share: boolean): Setting {
+  const s = record(value, where);
+  const v = s['value'];
+  const ok = share
+    ? typeof v === 'number' && v >= 0 && v <= 1
+    : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  if (!ok || typeof v !== 'number')
+    throw new Invalid(`${where}.value is not ${share ? 'a share from 0 to 1' : 'a whole number ≥ 0'}`);
+  return { value: v, origin: oneOf(s['from'], ORIGINS, `${where}.from`) };
+}
+
+function decodePolicy(value: unknown): GuardPolicy {
+  const p = record(value, 'guard_policy');
+  const max = record(p['max_deletes'], 'guard_policy.max_deletes');
+  const allow = record(p['allow_delete'], 'guard_policy.allow_delete');
+  const allowDelete: { [K in DeleteKind]?: Setting } = {};
+  for (const kind of DELETE_KINDS) {
+    if (allow[kind] !== undefined)
+      allowDelete[kind] = decodeSetting(allow[kind], `guard_policy.allow_delete.${kind}`, false);
+  }
+  return {
+    maxDeletes: {
+      guides: decodeSetting(max['guides'], 'guard_policy.max_deletes.guides', false),
+      groups: decodeSetting(max['groups'], 'guard_policy.max_deletes.groups', false),
+      memberships: decodeSetting(max['memberships'], 'guard_policy.max_deletes.memberships', false),
+    },
+    maxDeleteShare: decodeSetting(p['max_delete_share'], 'guard_policy.max_delete_share', true),
+    allowDelete,
+  };
+}
+
+function decodeFingerprints(value: unknown): LiveFingerprints {
+  const f = record(value, 'live_fingerprints');
+  const strings = (v: unknown, where: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [k, x] of Object.entries(record(v, where))) out[k] = text(x, `${where}.${k}`);
+    return out;
+  };
+  const groups: Record<string, { name: string; hash: string }> = {};
+  for (const [id, g] of Object.entries(record(f['groups'], 'live_fingerprints.groups'))) {
+    const group = record(g, `live_fingerprints.groups.${id}`);
+    groups[id] = {
+      name: text(group['name'], `live_fingerprints.groups.${id}.name`),
+      hash: text(group['hash'], `live_fingerprints.groups.${id}.hash`),
+    };
+  }
+  return {
+    guides: strings(f['guides'], 'live_fingerprints.guides'),
+    groups,
+    account: strings(f['account'], 'live_fingerprints.account'),
+  };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

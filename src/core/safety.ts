@@ -1,0 +1,86 @@
+/**
+ * The deletion guards: a plan that deletes many guides, groups or memberships at once is refused
+ * unless the run acknowledges exactly how many. The guards are checked on the plan object itself
+ * (as octoDNS checks its update and delete thresholds on its `Plan`), by pure code in `plan/`;
+ * these are the types the checks produce and the renderers in `report/` read.
+ */
+import type { DeleteKind } from './desired.js';
+import type { PlannedCall } from './plan.js';
+
+/** The most deletions of each kind a plan may make when nothing else is said. */
+export const DEFAULT_MAX_DELETES = 10;
+/** The largest share of the live count a plan may delete when nothing else is said. */
+export const DEFAULT_MAX_DELETE_SHARE = 0.25;
+/**
+ * Whatever the share, a plan may delete at least this many of a kind: deleting one guide of three
+ * is not a mass deletion (octoDNS likewise skips its thresholds for small zones).
+ */
+export const MIN_DELETE_LIMIT = 1;
+
+/** Where a setting of the guards came from, so that a message can name what to change. */
+export type SettingOrigin = 'default' | 'file' | 'flag';
+
+export interface Setting {
+  readonly value: number;
+  readonly origin: SettingOrigin;
+}
+
+/**
+ * The settings the guards are checked against, resolved from the defaults, the file's `safety`
+ * section and the flags (flags win).
+ *
+ * Invariants: every `maxDeletes` and `allowDelete` value is a whole number ≥ 0; `maxDeleteShare`
+ * is in [0, 1]. An `allowDelete` entry is always from a flag (`--allow-delete KIND=N`).
+ */
+export interface GuardPolicy {
+  readonly maxDeletes: { readonly [K in DeleteKind]: Setting };
+  readonly maxDeleteShare: Setting;
+  readonly allowDelete: { readonly [K in DeleteKind]?: Setting };
+}
+
+/**
+ * `ok`: within the limit; `allowed`: above the threshold but within an `--allow-delete`
+ * acknowledgement; `refused`: above the limit that applies, the plan must not run.
+ */
+export type GuardStatus = 'ok' | 'allowed' | 'refused';
+
+/**
+ * The outcome of one guard.
+ *
+ * Invariants: `threshold = min(maxDeletes, max(MIN_DELETE_LIMIT, floor(share × live)))`;
+ * `limit` is `allowance` when there is one, else `threshold`; `status` is `refused` exactly when
+ * `deletes > limit`, else `allowed` when `deletes > threshold`, else `ok`.
+ */
+export interface GuardResult {
+  readonly kind: DeleteKind;
+  /** Deletions of this kind the plan makes: delguideacct, delguidegroup, delguide2guidegroup calls. */
+  readonly deletes: number;
+  /** Live guides, live groups, or live memberships of the groups whose members the plan read. */
+  readonly live: number;
+  readonly maxDeletes: Setting;
+  readonly maxDeleteShare: Setting;
+  /** `max(MIN_DELETE_LIMIT, floor(share × live))`. */
+  readonly shareLimit: number;
+  readonly threshold: number;
+  readonly allowance?: Setting;
+  readonly limit: number;
+  readonly status: GuardStatus;
+}
+
+/** The counts the guards compare a plan with. */
+export type DeleteCounts = { readonly [K in DeleteKind]: number };
+
+/** One live resource that differs between the read a saved plan was made from and a new read. */
+export interface LiveDifference {
+  readonly resource: 'guide' | 'group' | 'account';
+  /** `alice_wx`, `openid oXYZ`, a group's name with its id, or an account setting's key. */
+  readonly address: string;
+  readonly change: 'added' | 'removed' | 'changed';
+}
+
+/** A call in one of two plans and not in the other. */
+export interface CallDifference {
+  /** `added`: in the plan made now, not in the saved one; `removed`: the other way round. */
+  readonly change: 'added' | 'removed';
+  readonly call: PlannedCall;
+}

@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { type DesiredState, guideKey } from '../core/desired.js';
+import type { LiveState } from '../core/live.js';
+import type { Plan, PlannedCall } from '../core/plan.js';
+import type { CallDifference, LiveDifference } from '../core/safety.js';
+
+/**
+ * Digests that tie a saved plan to what it was computed from, and the plan id. Pure: the same
+ * input gives the same text, byte for byte, on every machine.
+ *
+ * - The **plan id** is the first 12 hex digits of the SHA-256 of the canonical JSON of the calls
+ *   (see {@link planId}); it names exactly what apply would do.
+ * - The **desired digest** covers the normalised desired state without source positions, with
+ *   guides sorted by identity, groups by name and members by account: reformatting a file,
+ *   moving a guide to another file or reordering a member list leaves it as it is; any change of
+ *   meaning changes it.
+ * - The **live digest** covers the live state as the plan read it (the read scope), in an order
+ *   that does not depend on how the API listed it.
+ */
+
+/** Hex digits of a plan id. */
+export const PLAN_ID_LENGTH = 12;
+
+/**
+ * JSON with object keys sorted by UTF-16 code units and no white space; `bigint` as bare digits;
+ * `undefined` properties left out (as `JSON.stringify` does). Throws on values JSON cannot hold.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} is not a JSON number`);
+      return JSON.stringify(value);
+    case 'bigint':
+      return value.toString();
+    case 'object': {
+      if (Array.isArray(value)) return `[${value.map((v: unknown) => canonicalJson(v)).join(',')}]`;
+      const entries = Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    default:
+      throw new TypeError(`canonicalJson: a ${typeof value} is not JSON`);
+  }
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * A call as the plan id covers it: `{operation, body, depends_on, creates_group?}`, with 64-bit
+ * ids as decimal strings (as the plan holds them) and `{"$group": name}` for a group the plan
+ * creates.
+ */
+function callForId(call: PlannedCall): Record<string, unknown> {
+  return {
+    operation: call.operation,
+    body: call.body,
+    depends_on: call.dependsOn,
+    ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
+  };
+}
+
+/**
+ * The plan id: `sha256(canonicalJson(calls))` cut to 12 hex digits. Two plans with the same id
+ * make the same calls in the same order with the same dependencies.
+ */
+export function planId(plan: Pick<Plan, 'calls'>): string {
+  return sha256Hex(canonicalJson(plan.calls.map(callForId))).slice(0, PLAN_ID_LENGTH);
+}
+
+/** The value of `value` with every `source` property removed, at any depth. */
+function withoutSources(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSources);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) if (key !== 'source') out[key] = withoutSources(v);
+  return out;
+}
+
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The SHA-256 (hex) of the meaning of the desired state; see the module comment. */
+export function desiredDigest(desired: DesiredState): string {
+  const normal = {
+    ...desired,
+    guides: [...desired.guides].sort((a, b) => byText(guideKey(a.id), guideKey(b.id))),
+    groups: [...desired.groups]
+      .sort((a, b) => byText(a.name, b.name))
+      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(byText) })),
+  };
+  return sha256Hex(`guidectl-desired-1\n${canonicalJson(withoutSources(normal))}`);
+}
+
+/** The live state in a canonical order: guides by identity, groups by id, members and words sorted. */
+function canonicalLive(live: LiveState): unknown {
+  const account = live.account;
+  return {
+    guides: [...live.guides]
+      .sort((a, b) => byText(guideKey(a.id), guideKey(b.id)))
+      .map((g) => ({ ...g, id: guideKey(g.id) })),
+    groups: [...live.groups]
+      .sort((a, b) => byText(a.id, b.id) || byText(a.name, b.name))
+      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(byText) })),
+    account: {
+      ...account,
+      ...(account.sensitiveWords === undefined
+        ? {}
+        : { sensitiveWords: [...account.sensitiveWords].sort(byText) }),
+    },
+  };
+}
+
+/** The SHA-256 (hex) of the live state as read (parts not read are absent, and so not covered). */
+export function liveDigest(live: LiveState): string {
+  return sha256Hex(`guidectl-live-1\n${canonicalJson(canonicalLive(live))}`);
+}
+
+/** Hex digits of a fingerprint of one live resource. */
+const FINGERPRINT_LENGTH = 12;
+
+/**
+ * Short hashes of each live resource as read, saved with a plan so that a stale plan can say
+ * *what* changed without the plan file holding the live state itself. Guides by key
+ * (`account:x`), groups by id with their name, account settings by field (only those read).
+ */
+export interface LiveFingerprints {
+  readonly guides: Readonly<Record<string, string>>;
+  readonly groups: Readonly<Record<string, { readonly name: string; readonly hash: string }>>;
+  readonly account: Readonly<Record<string, string>>;
+}
+
+const fingerprint = (value: unknown): string => sha256Hex(canonicalJson(value)).slice(0, FINGERPRINT_LENGTH);
+
+export function liveFingerprints(live: LiveState): LiveFingerprints {
+  const guides: Record<string, string> = {};
+  for (const guide of [...live.guides].sort((a, b) => byText(guideKey(a.id), guideKey(b.id)))) {
+    guides[guideKey(guide.id)] = fingerprint({ ...guide, id: guideKey(guide.id) });
+  }
+  const groups: Record<string, { name: string; hash: string }> = {};
+  for (const group of [...live.groups].sort((a, b) => byText(a.id, b.id))) {
+    const members = group.members === undefined ? undefined : [...group.members].sort(byText);
+    groups[group.id] = { name: group.name, hash: fingerprint({ ...group, members }) };
+  }
+  const account: Record<string, string> = {};
+  const { offlineAutoReply, sensitiveWords, defaultWelcome } = live.account;
+  if (offlineAutoReply !== undefined) account['offline_auto_reply'] = fingerprint(offlineAutoReply);
+  if (sensitiveWords !== undefined)
+    account['sensitive_words'] = fingerprint([...sensitiveWords].sort(byText));
+  if (defaultWelcome !== undefined) account['default_welcome'] = fingerprint(defaultWelcome);
+  return { guides, groups, account };
+}
+
+/**
+ * What differs between the fingerprints saved with a plan and those of a new read: account
+ * settings, then groups, then guides, each by address.
+ */
+export function diffLiveFingerprints(before: LiveFingerprints, after: LiveFingerprints): LiveDifference[] {
+  const out: LiveDifference[] = [];
+  const compareMaps = (
+    resource: LiveDifference['resource'],
+    a: Readonly<Record<string, string>>,
+    b: Readonly<Record<string, string>>,
+    address: (key: string) => string,
+  ): void => {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(byText);
+    for (const key of keys) {
+      const x = a[key];
+      const y = b[key];
+      if (x === y) continue;
+      const change = x === undefined ? 'added' : y === undefined ? 'removed' : 'changed';
+      out.push({ resource, address: address(key), change });
+    }
+  };
+  compareMaps('account', before.account, after.account, (key) => key);
+  const names = new Map<string, string>();
+  const hashes = (groups: LiveFingerprints['groups']): Record<string, string> => {
+    const map: Record<string, string> = {};
+    for (const [id, { name, hash }] of Object.entries(groups)) {
+      map[id] = `${name}\u0000${hash}`;
+      if (!names.has(id)) names.set(id, name);
+    }
+    return map;
+  };
+  const groupsBefore = hashes(before.groups);
+  const groupsAfter = hashes(after.groups);
+  compareMaps('group', groupsBefore, groupsAfter, (id) => `${names.get(id) ?? ''} (id ${id})`);
+  compareMaps('guide', before.guides, after.guides, (key) =>
+    key.startsWith('openid:') ? `openid ${key.slice('openid:'.length)}` : key.slice('account:'.length),
+  );
+  const rank = { account: 0, group: 1, guide: 2 } as const;
+  return out.sort((x, y) => rank[x.resource] - rank[y.resource] || byText(x.address, y.address));
+}
+
+/**
+ * The calls that differ between two plans, as multisets of `{operation, body}` (order and
+ * dependencies aside): what a saved plan would do that a plan made now would not, and the
+ * other way round. Removed calls first, each group in plan order.
+ */
+export function diffCalls(saved: readonly PlannedCall[], now: readonly PlannedCall[]): CallDifference[] {
+  const key = (call: PlannedCall): string => canonicalJson({ operation: call.operation, body: call.body });
+  const count = new Map<string, number>();
+  for (const call of now) count.set(key(call), (count.get(key(call)) ?? 0) + 1);
+  const removed: CallDifference[] = [];
+  for (const call of saved) {
+    const k = key(call);
+    const n = count.get(k) ?? 0;
+    if (n > 0) count.set(k, n - 1);
+    else removed.push({ change: 'removed', call });
+  }
+  const added: CallDifference[] = [];
+  for (const call of now) {
+    const k = key(call);
+    const n = count.get(k) ?? 0;
+    if (n > 0) {
+      count.set(k, n - 1);
+      added.push({ change: 'added', call });
+    }
+  }
+  return [...removed, ...added];
+}

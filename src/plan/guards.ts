@@ -1,0 +1,285 @@
+import {
+  DELETE_KINDS,
+  type DeleteKind,
+  type DesiredState,
+  describeGuideId,
+  type GuideId,
+  guideKey,
+  type ProtectedGuide,
+  type SafetyPolicy,
+  type SourceRef,
+} from '../core/desired.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { LiveState } from '../core/live.js';
+import type { Plan, PlannedCall } from '../core/plan.js';
+import {
+  DEFAULT_MAX_DELETE_SHARE,
+  DEFAULT_MAX_DELETES,
+  type DeleteCounts,
+  type GuardPolicy,
+  type GuardResult,
+  type GuardStatus,
+  MIN_DELETE_LIMIT,
+  type Setting,
+} from '../core/safety.js';
+
+/**
+ * The safety checks of a plan, on the plan object itself: the deletion guards (how many guides,
+ * groups and memberships a plan deletes against how many are live) and protection (what the
+ * files protect is never deleted nor removed from a group). Pure: data in, data out.
+ */
+
+/** Limits given as flags for one run; each overrides the file's `safety` section. */
+export interface GuardFlags {
+  readonly maxDeletes?: { readonly [K in DeleteKind]?: number };
+  readonly maxDeleteShare?: number;
+  /** `--allow-delete KIND=N`: this run may delete at most N of the kind, whatever the threshold. */
+  readonly allowDelete?: { readonly [K in DeleteKind]?: number };
+}
+
+/** The settings that apply: flags over the file's `safety` section over the defaults. */
+export function resolveGuardPolicy(safety: SafetyPolicy | undefined, flags: GuardFlags = {}): GuardPolicy {
+  const pick = (flag: number | undefined, file: number | undefined, fallback: number): Setting =>
+    flag !== undefined
+      ? { value: flag, origin: 'flag' }
+      : file !== undefined
+        ? { value: file, origin: 'file' }
+        : { value: fallback, origin: 'default' };
+  const maxDeletes = (kind: DeleteKind): Setting =>
+    pick(flags.maxDeletes?.[kind], safety?.maxDeletes[kind], DEFAULT_MAX_DELETES);
+  const allowDelete: { [K in DeleteKind]?: Setting } = {};
+  for (const kind of DELETE_KINDS) {
+    const n = flags.allowDelete?.[kind];
+    if (n !== undefined) allowDelete[kind] = { value: n, origin: 'flag' };
+  }
+  return {
+    maxDeletes: {
+      guides: maxDeletes('guides'),
+      groups: maxDeletes('groups'),
+      memberships: maxDeletes('memberships'),
+    },
+    maxDeleteShare: pick(flags.maxDeleteShare, safety?.maxDeleteShare, DEFAULT_MAX_DELETE_SHARE),
+    allowDelete,
+  };
+}
+
+/**
+ * The same policy with some settings replaced by flags given now (for applying a saved plan whose
+ * policy was resolved when it was made).
+ */
+export function overrideGuardPolicy(policy: GuardPolicy, flags: GuardFlags): GuardPolicy {
+  const over = (setting: Setting, flag: number | undefined): Setting =>
+    flag === undefined ? setting : { value: flag, origin: 'flag' };
+  const allowDelete: { [K in DeleteKind]?: Setting } = { ...policy.allowDelete };
+  for (const kind of DELETE_KINDS) {
+    const n = flags.allowDelete?.[kind];
+    if (n !== undefined) allowDelete[kind] = { value: n, origin: 'flag' };
+  }
+  return {
+    maxDeletes: {
+      guides: over(policy.maxDeletes.guides, flags.maxDeletes?.guides),
+      groups: over(policy.maxDeletes.groups, flags.maxDeletes?.groups),
+      memberships: over(policy.maxDeletes.memberships, flags.maxDeletes?.memberships),
+    },
+    maxDeleteShare: over(policy.maxDeleteShare, flags.maxDeleteShare),
+    allowDelete,
+  };
+}
+
+const DELETE_OPERATION: Readonly<Record<DeleteKind, string>> = {
+  guides: 'delguideacct',
+  groups: 'delguidegroup',
+  memberships: 'delguide2guidegroup',
+};
+
+/** Deletions the plan makes, by kind, counted on its calls. */
+export function countDeletes(plan: Pick<Plan, 'calls'>): DeleteCounts {
+  const count = (kind: DeleteKind): number =>
+    plan.calls.filter((c) => c.operation === DELETE_OPERATION[kind]).length;
+  return { guides: count('guides'), groups: count('groups'), memberships: count('memberships') };
+}
+
+/**
+ * What is live, by kind: every guide, every group, and the memberships of the groups whose members
+ * were read (the groups the files manage; memberships are only ever removed from those).
+ */
+export function countLive(live: LiveState): DeleteCounts {
+  return {
+    guides: live.guides.length,
+    groups: live.groups.length,
+    memberships: live.groups.reduce((n, g) => n + (g.members?.length ?? 0), 0),
+  };
+}
+
+/**
+ * Checks each guard: the threshold of a kind is the smaller of `max_deletes` and
+ * `max_delete_share` of the live count (at least {@link MIN_DELETE_LIMIT}); an allowance
+ * replaces it. One result per kind, in the order guides, groups, memberships.
+ */
+export function checkDeleteGuards(
+  deletes: DeleteCounts,
+  live: DeleteCounts,
+  policy: GuardPolicy,
+): GuardResult[] {
+  return DELETE_KINDS.map((kind) => {
+    const maxDeletes = policy.maxDeletes[kind];
+    const share = policy.maxDeleteShare;
+    // A small epsilon keeps 0.3 × 10 at 3 despite binary fractions.
+    const shareLimit = Math.max(MIN_DELETE_LIMIT, Math.floor(share.value * live[kind] + 1e-9));
+    const threshold = Math.min(maxDeletes.value, shareLimit);
+    const allowance = policy.allowDelete[kind];
+    const limit = allowance?.value ?? threshold;
+    const n = deletes[kind];
+    const status: GuardStatus = n > limit ? 'refused' : n > threshold ? 'allowed' : 'ok';
+    return {
+      kind,
+      deletes: n,
+      live: live[kind],
+      maxDeletes,
+      maxDeleteShare: share,
+      shareLimit,
+      threshold,
+      ...(allowance === undefined ? {} : { allowance }),
+      limit,
+      status,
+    };
+  });
+}
+
+export function isRefused(results: readonly GuardResult[]): boolean {
+  return results.some((r) => r.status === 'refused');
+}
+
+/**
+ * Protection, checked on the plan's calls: a protected guide is never deleted
+ * (`delguideacct`) nor removed from a group (`delguide2guidegroup`, or `delguidegroup` of a
+ * group that holds it); a protected group is never deleted. Each attempt is an error at the
+ * place that asks for it, pointing at the place that protects. A protected name that is neither
+ * in the files nor live is a warning (a misspelt protection protects nothing).
+ *
+ * For the check of deleted groups the members of those groups must have been read; a group whose
+ * members were not read cannot be checked for protected guides (the CLI reads them whenever
+ * `prune.groups` is on and a guide is protected).
+ */
+export function checkProtection(desired: DesiredState, live: LiveState, plan: Plan): Diagnostic[] {
+  const protect = desired.protect;
+  if (protect === undefined) return [];
+  const diagnostics: Diagnostic[] = [];
+  const guides = new Map<string, ProtectedGuide>(protect.guides.map((g) => [guideKey(g.id), g]));
+  const groups = new Map(protect.groups.map((g) => [g.name, g]));
+  const liveGroups = new Map(live.groups.map((g) => [g.id, g]));
+  const desiredGroups = new Map(desired.groups.map((g) => [g.name, g]));
+  const error = (
+    code: Diagnostic['code'],
+    at: SourceRef,
+    message: string,
+    hint: string,
+    related?: { source: SourceRef; message: string },
+  ): void => {
+    diagnostics.push({
+      ...at,
+      severity: 'error',
+      code,
+      message,
+      hint,
+      ...(related === undefined ? {} : { related: [{ ...related.source, message: related.message }] }),
+    });
+  };
+
+  for (const call of plan.calls) {
+    switch (call.operation) {
+      case 'delguideacct': {
+        const id = guideIdOf(call);
+        const guard = id === undefined ? undefined : guides.get(guideKey(id));
+        if (id === undefined || guard === undefined) break;
+        error(
+          'protected-guide-delete',
+          guard.source,
+          `guide ${describeGuideId(id)} is protected, but the plan would delete it: it is live, not under guides:, and prune.guides is on`,
+          'declare the guide under guides: again, or remove its protection first if it really must go',
+        );
+        break;
+      }
+      case 'delguide2guidegroup': {
+        const account = call.body['guide_account'];
+        const groupId = call.body['group_id'];
+        if (typeof account !== 'string') break;
+        const guard = guides.get(guideKey({ kind: 'account', account }));
+        if (guard === undefined) break;
+        const name = typeof groupId === 'string' ? liveGroups.get(groupId)?.name : undefined;
+        const group = name === undefined ? undefined : desiredGroups.get(name);
+        error(
+          'protected-member-remove',
+          group?.source ?? guard.source,
+          `guide ${account} is protected, but the members of group "${name ?? String(groupId)}" leave it out, so the plan would remove it from the group`,
+          `add ${account} to the members of the group, or remove its protection first`,
+          group === undefined ? undefined : { source: guard.source, message: `${account} is protected here` },
+        );
+        break;
+      }
+      case 'delguidegroup': {
+        const groupId = call.body['group_id'];
+        const group = typeof groupId === 'string' ? liveGroups.get(groupId) : undefined;
+        if (group === undefined) break;
+        const guard = groups.get(group.name);
+        if (guard !== undefined) {
+          error(
+            'protected-group-delete',
+            guard.source,
+            `group "${group.name}" is protected, but the plan would delete it: it is live, not under groups:, and prune.groups is on`,
+            'declare the group under groups: again, or remove its protection first if it really must go',
+          );
+        }
+        for (const account of [...(group.members ?? [])].sort()) {
+          const member = guides.get(guideKey({ kind: 'account', account }));
+          if (member === undefined) continue;
+          error(
+            'protected-member-remove',
+            member.source,
+            `guide ${account} is protected, but the plan would delete group "${group.name}" (prune.groups), which would remove the guide from it`,
+            `declare group "${group.name}" under groups: to keep it, or remove the protection of ${account} first`,
+          );
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // A protection that names nothing protects nothing: most likely a typo.
+  const known = new Set([
+    ...desired.guides.map((g) => guideKey(g.id)),
+    ...live.guides.map((g) => guideKey(g.id)),
+  ]);
+  for (const guard of protect.guides) {
+    if (known.has(guideKey(guard.id))) continue;
+    diagnostics.push({
+      ...guard.source,
+      severity: 'warning',
+      code: 'protected-not-found',
+      message: `protected guide ${describeGuideId(guard.id)} is neither in the files nor live, so nothing is protected`,
+      hint: 'check the spelling of the account (or openid)',
+    });
+  }
+  const knownGroups = new Set([...desired.groups.map((g) => g.name), ...live.groups.map((g) => g.name)]);
+  for (const guard of protect.groups) {
+    if (knownGroups.has(guard.name)) continue;
+    diagnostics.push({
+      ...guard.source,
+      severity: 'warning',
+      code: 'protected-not-found',
+      message: `protected group "${guard.name}" is neither in the files nor live, so nothing is protected`,
+      hint: 'check the spelling of the group name',
+    });
+  }
+  return diagnostics;
+}
+
+function guideIdOf(call: PlannedCall): GuideId | undefined {
+  const account = call.body['guide_account'];
+  const openid = call.body['guide_openid'];
+  if (typeof account === 'string' && account !== '') return { kind: 'account', account };
+  if (typeof openid === 'string' && openid !== '') return { kind: 'openid', openid };
+  return undefined;
+}

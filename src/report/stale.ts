@@ -1,0 +1,86 @@
+import type { PlannedCall } from '../core/plan.js';
+import type { CallDifference, LiveDifference } from '../core/safety.js';
+import { paint } from './paint.js';
+
+/** Lines listed of each kind before "… and N more". */
+const MOST_LISTED = 20;
+
+/** Why a saved plan is stale, and what is known of the difference. */
+export interface StaleReport {
+  readonly savedPlanId: string;
+  /** The live resources that differ from the read the plan was made from; absent when none. */
+  readonly live?: readonly LiveDifference[];
+  /** The files differ from those the plan was made from. */
+  readonly filesChanged: boolean;
+  /** The files checked, as the user would name them. */
+  readonly paths: readonly string[];
+  /** A plan made now from the files and the new live state, when the files could be read. */
+  readonly now?: { readonly planId: string; readonly calls: readonly CallDifference[] };
+  /** Why no plan could be made now, when the files were read but planning failed. */
+  readonly nowError?: string;
+}
+
+/**
+ * `plan is stale`, for people: what changed in the account (from the fingerprints the plan
+ * saved) and in the files, how a plan made now differs (calls it would no longer make, calls it
+ * would add), and what to do.
+ */
+export function renderStale(report: StaleReport, options: { readonly color?: boolean } = {}): string {
+  const p = paint(options.color === true);
+  const reasons = [
+    ...(report.live !== undefined ? ['the live state changed'] : []),
+    ...(report.filesChanged ? [`the files (${report.paths.join(', ')}) changed`] : []),
+  ];
+  const lines = [
+    `${p.red(p.bold('plan is stale'))}: ${reasons.join(' and ')} since plan ${report.savedPlanId} was made; nothing was changed.`,
+  ];
+  if (report.live !== undefined) {
+    lines.push('', 'What changed in the account (of what the plan read):');
+    const sign = { added: p.green('+'), removed: p.red('-'), changed: p.yellow('~') } as const;
+    for (const d of report.live.slice(0, MOST_LISTED)) {
+      const name = d.resource === 'account' ? `account ${d.address}` : `${d.resource} ${d.address}`;
+      lines.push(`  ${sign[d.change]} ${name} (${d.change})`);
+    }
+    if (report.live.length > MOST_LISTED) lines.push(`  … and ${report.live.length - MOST_LISTED} more`);
+    if (report.live.length === 0)
+      lines.push('  (the same resources, read in a way that differs; plan again)');
+  }
+  if (report.now !== undefined) {
+    const { planId, calls } = report.now;
+    lines.push('');
+    if (calls.length === 0) {
+      lines.push(
+        `A plan made now (id ${planId}) makes the same calls in another order or with other dependencies.`,
+      );
+    } else {
+      lines.push(`A plan made now (id ${planId}) differs from the saved one:`);
+      const removed = calls.filter((c) => c.change === 'removed');
+      const added = calls.filter((c) => c.change === 'added');
+      for (const c of removed.slice(0, MOST_LISTED))
+        lines.push(`  ${p.red('-')} ${describeCall(c.call)}  ${p.dim('(saved, no longer planned)')}`);
+      if (removed.length > MOST_LISTED)
+        lines.push(`  … and ${removed.length - MOST_LISTED} more saved calls no longer planned`);
+      for (const c of added.slice(0, MOST_LISTED))
+        lines.push(`  ${p.green('+')} ${describeCall(c.call)}  ${p.dim('(planned now, not saved)')}`);
+      if (added.length > MOST_LISTED)
+        lines.push(`  … and ${added.length - MOST_LISTED} more calls planned now`);
+    }
+  } else if (report.nowError !== undefined) {
+    lines.push('', `A plan made now fails: ${report.nowError}`);
+  }
+  lines.push('', 'Make the plan again (guidectl plan … --out FILE), review it, and apply that one.');
+  return `${lines.join('\n')}\n`;
+}
+
+/** A call in one line: its operation and whom it is about, `addguideacct (guide_account="alice_wx")`. */
+export function describeCall(call: PlannedCall): string {
+  const parts: string[] = [];
+  for (const key of ['guide_account', 'guide_openid', 'group_name', 'group_id'] as const) {
+    const value = call.body[key];
+    if (value === undefined) continue;
+    parts.push(
+      `${key}=${typeof value === 'object' && value !== null && '$group' in value ? `(new group ${JSON.stringify(value.$group)})` : JSON.stringify(value)}`,
+    );
+  }
+  return `${call.operation} ${parts.length === 0 ? '(account)' : `(${parts.join(' ')})`}`;
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredState } from '../../src/core/desired.js';
+import type { LiveState } from '../../src/core/live.js';
+import type { PlannedCall } from '../../src/core/plan.js';
+import {
+  canonicalJson,
+  desiredDigest,
+  diffCalls,
+  diffLiveFingerprints,
+  liveDigest,
+  liveFingerprints,
+  planId,
+} from '../../src/plan/index.js';
+
+const call = (operation: string, body: PlannedCall['body'], dependsOn: number[] = []): PlannedCall => ({
+  operation,
+  body,
+  dependsOn,
+});
+
+describe('canonical JSON', () => {
+  it('sorts keys at every depth, keeps list order, writes bigints whole', () => {
+    expect(canonicalJson({ b: [3, { z: 1, a: null }], a: 'x', u: undefined, n: 1860131524965138433n })).toBe(
+      '{"a":"x","b":[3,{"a":null,"z":1}],"n":1860131524965138433}',
+    );
+  });
+});
+
+describe('plan id', () => {
+  const calls = [
+    call('newguidegroup', { group_name: 'G' }),
+    call('addguide2guidegroup', { group_id: { $group: 'G' }, guide_account: 'alice_wx' }, [0]),
+    call('delguidegroup', { group_id: '1860131524965138433' }),
+  ];
+  const withCreates = [{ ...calls[0], createsGroup: 'G' } as PlannedCall, ...calls.slice(1)];
+
+  it('is 12 hex digits, the same for the same calls, whatever the key order', () => {
+    const id = planId({ calls: withCreates });
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    const reordered = withCreates.map((c) => ({
+      dependsOn: c.dependsOn,
+      body: { ...c.body },
+      operation: c.operation,
+      ...(c.createsGroup === undefined ? {} : { createsGroup: c.createsGroup }),
+    }));
+    expect(planId({ calls: reordered })).toBe(id);
+  });
+
+  it('changes with any call, its order, its body or its dependencies', () => {
+    const id = planId({ calls: withCreates });
+    const variants: PlannedCall[][] = [
+      withCreates.slice(1),
+      [withCreates[0], withCreates[2], withCreates[1]] as PlannedCall[],
+      withCreates.map((c, i) => (i === 2 ? { ...c, body: { group_id: '1860131524965138435' } } : c)),
+      withCreates.map((c, i) => (i === 1 ? { ...c, dependsOn: [] } : c)),
+      calls,
+    ];
+    for (const v of variants) expect(planId({ calls: v })).not.toBe(id);
+    expect(planId({ calls: [] })).toMatch(/^[0-9a-f]{12}$/);
+  });
+});
+
+const src = (line: number, file = '/w/a.yaml') => ({ file, line, column: 3 });
+const state = (lineShift = 0, file = '/w/a.yaml'): DesiredState => ({
+  account: { offlineAutoReply: 'Back at 9', source: src(2 + lineShift, file) },
+  guides: [
+    {
+      id: { kind: 'account', account: 'bob_wx' },
+      nickname: 'Bob',
+      headImageUrl: 'https://x/b',
+      source: src(9 + lineShift, file),
+    },
+    {
+      id: { kind: 'account', account: 'alice_wx' },
+      nickname: 'Alice',
+      headImageUrl: 'https://x/a',
+      quickReplies: ['a', 'b'],
+      source: src(5 + lineShift, file),
+    },
+  ],
+  groups: [{ name: 'G', members: ['bob_wx', 'alice_wx'], source: src(20 + lineShift, file) }],
+  prune: { guides: false, groups: false },
+});
+
+describe('desired digest', () => {
+  it('ignores where things were written and the order of guides, groups and members', () => {
+    const digest = desiredDigest(state());
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(desiredDigest(state(7, '/other/b.yaml'))).toBe(digest);
+    const s = state();
+    const reordered: DesiredState = {
+      ...s,
+      guides: [...s.guides].reverse(),
+      groups: [{ name: 'G', members: ['alice_wx', 'bob_wx'], source: src(1) }],
+    };
+    expect(desiredDigest(reordered)).toBe(digest);
+  });
+
+  it('changes with any change of meaning', () => {
+    const digest = desiredDigest(state());
+    const s = state();
+    const changed: DesiredState[] = [
+      { ...s, prune: { guides: true, groups: false } },
+      {
+        ...s,
+        guides: s.guides.map((g) => (g.nickname === 'Alice' ? { ...g, quickReplies: ['b', 'a'] } : g)),
+      },
+      { ...s, groups: [{ name: 'G', members: ['bob_wx'], source: src(1) }] },
+      { ...s, account: { offlineAutoReply: null, source: src(2) } },
+      {
+        ...s,
+        protect: { guides: [{ id: { kind: 'account', account: 'bob_wx' }, source: src(1) }], groups: [] },
+      },
+      { ...s, safety: { maxDeletes: { guides: 20 }, source: src(1) } },
+    ];
+    for (const c of changed) expect(desiredDigest(c)).not.toBe(digest);
+  });
+});
+
+const live = (): LiveState => ({
+  guides: [
+    { id: { kind: 'account', account: 'alice_wx' }, nickname: 'Alice', headImageUrl: 'https://x/a' },
+    { id: { kind: 'openid', openid: 'oABC' }, nickname: 'Wang', headImageUrl: 'https://x/w' },
+  ],
+  groups: [
+    { id: '1860131524965138433', name: 'G', members: ['alice_wx', 'bob_wx'] },
+    { id: '1860131524965138435', name: 'H' },
+  ],
+  account: { sensitiveWords: ['b', 'a'], offlineAutoReply: null },
+});
+
+describe('live digest and fingerprints', () => {
+  it('does not depend on the order the API listed things in', () => {
+    const l = live();
+    const shuffled: LiveState = {
+      guides: [...l.guides].reverse(),
+      groups: [...l.groups]
+        .reverse()
+        .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].reverse() })),
+      account: { sensitiveWords: ['a', 'b'], offlineAutoReply: null },
+    };
+    expect(liveDigest(shuffled)).toBe(liveDigest(l));
+    expect(liveFingerprints(shuffled)).toEqual(liveFingerprints(l));
+  });
+
+  it('says which guides, groups and account settings were added, removed or changed', () => {
+    const before = live();
+    const after: LiveState = {
+      guides: [
+        { id: { kind: 'account', account: 'alice_wx' }, nickname: 'Alicia', headImageUrl: 'https://x/a' },
+        { id: { kind: 'account', account: 'zed_wx' }, nickname: 'Zed', headImageUrl: 'https://x/z' },
+      ],
+      groups: [{ id: '1860131524965138433', name: 'G', members: ['alice_wx'] }],
+      account: { sensitiveWords: ['a', 'b'], offlineAutoReply: 'Closed' },
+    };
+    expect(liveDigest(after)).not.toBe(liveDigest(before));
+    expect(diffLiveFingerprints(liveFingerprints(before), liveFingerprints(after))).toEqual([
+      { resource: 'account', address: 'offline_auto_reply', change: 'changed' },
+      { resource: 'group', address: 'G (id 1860131524965138433)', change: 'changed' },
+      { resource: 'group', address: 'H (id 1860131524965138435)', change: 'removed' },
+      { resource: 'guide', address: 'alice_wx', change: 'changed' },
+      { resource: 'guide', address: 'openid oABC', change: 'removed' },
+      { resource: 'guide', address: 'zed_wx', change: 'added' },
+    ]);
+  });
+});
+
+describe('call differences', () => {
+  it('lists saved calls no longer planned, then calls planned now', () => {
+    const a = call('addguideacct', { guide_account: 'a' });
+    const b = call('delguideacct', { guide_account: 'b' });
+    const c = call('updateguideacct', { guide_account: 'c', guide_nickname: 'C' });
+    expect(diffCalls([a, b, b], [b, c])).toEqual([
+      { change: 'removed', call: a },
+      { change: 'removed', call: b },
+      { change: 'added', call: c },
+    ]);
+    expect(diffCalls([a, b], [b, a])).toEqual([]);
+  });
+});
