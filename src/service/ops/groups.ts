@@ -15,7 +15,10 @@ interface GroupRow {
 }
 
 function requireGroup(ctx: OpContext, body: Body): GroupRow {
-  const id = requireId64(body, 'group_id');
+  return existingGroup(ctx, requireId64(body, 'group_id'));
+}
+
+function existingGroup(ctx: OpContext, id: string): GroupRow {
   const row = ctx.store.get<GroupRow>('SELECT * FROM groups WHERE id = ?', id);
   if (row === undefined) throw invalidArgs(`group_id ${id} does not exist`);
   return row;
@@ -24,6 +27,13 @@ function requireGroup(ctx: OpContext, body: Body): GroupRow {
 /** Membership names the guide by `guide_account` only: a guide added by openid cannot join. */
 function requireMemberGuide(ctx: OpContext, body: Body): GuideRow {
   return requireGuide(ctx, { account: requireString(body, 'guide_account') });
+}
+
+/** The group and guide of a membership call; every field is checked before anything is looked up. */
+function requireMembership(ctx: OpContext, body: Body): { group: GroupRow; guide: GuideRow } {
+  const id = requireId64(body, 'group_id');
+  const account = requireString(body, 'guide_account');
+  return { group: existingGroup(ctx, id), guide: requireGuide(ctx, { account }) };
 }
 
 export function newguidegroup(ctx: OpContext, body: Body): object {
@@ -77,8 +87,7 @@ export function getgroupinfo(ctx: OpContext, body: Body): object {
 }
 
 export function addguide2guidegroup(ctx: OpContext, body: Body): object {
-  const group = requireGroup(ctx, body);
-  const guide = requireMemberGuide(ctx, body);
+  const { group, guide } = requireMembership(ctx, body);
   const done = ctx.store.run(
     'INSERT OR IGNORE INTO group_members (group_seq, guide_id, create_time) VALUES (?, ?, ?)',
     group.seq,
@@ -91,8 +100,7 @@ export function addguide2guidegroup(ctx: OpContext, body: Body): object {
 }
 
 export function delguide2guidegroup(ctx: OpContext, body: Body): object {
-  const group = requireGroup(ctx, body);
-  const guide = requireMemberGuide(ctx, body);
+  const { group, guide } = requireMembership(ctx, body);
   const done = ctx.store.run(
     'DELETE FROM group_members WHERE group_seq = ? AND guide_id = ?',
     group.seq,
