@@ -350,3 +350,51 @@ describe('confirmation', () => {
     expect(yes.code).toBe(0);
   });
 });
+
+describe('--continue-on-error', () => {
+  it('goes on with independent calls and skips only what depends on the failed one', async () => {
+    const small = await GuideService.start({ db: ':memory:', settings: { maxGuides: 1 } });
+    try {
+      const replies = '    quick_replies: [Hi]\n';
+      const file = await ws.write(
+        'c.yaml',
+        `version: 1\nguides:\n${guide('alice_wx', replies)}${guide('bob_wxx', replies)}`,
+      );
+      // Calls: 1 add alice, 2 add bob (9300812: the account holds one guide), 3 alice's replies, 4 bob's replies.
+      const stop = await cli(['apply', file, '--auto-approve', '--parallelism', '1'], small);
+      expect(stop.code).toBe(1);
+      expect(stop.stdout).toContain('Apply: 1 call done, 1 failed, 2 not started (of 4).');
+      expect(stop.stdout).toContain(
+        '#3 setguideconfig (guide_account="alice_wx"): not started: apply stopped after a failed call',
+      );
+
+      const more = await cli(
+        ['apply', file, '--auto-approve', '--parallelism', '1', '--continue-on-error'],
+        small,
+      );
+      expect(more.code).toBe(1);
+      expect(more.stdout).toContain('Apply: 1 call done, 1 failed, 1 not started (of 3).');
+      expect(more.stdout).toMatch(
+        /failed +#1 addguideacct \(guide_account="bob_wxx"\): addguideacct failed: 9300812/,
+      );
+      expect(more.stdout).toContain(
+        '#3 setguideconfig (guide_account="bob_wxx"): not started: it depends on call 1 (addguideacct)',
+      );
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('colour', () => {
+  it('colours the plan on a terminal, and never with NO_COLOR or without a terminal', async () => {
+    const env = { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret };
+    const args = ['plan', SMALL_STORE, '--base-url', service.url];
+    const tty = await runCli(args, { env, cwd: ws.dir, tty: true });
+    expect(tty.stdout).toContain('\u001b[32m+\u001b[39m');
+    const noColor = await runCli(args, { env: { ...env, NO_COLOR: '1' }, cwd: ws.dir, tty: true });
+    expect(noColor.stdout).not.toContain('\u001b[');
+    const pipe = await runCli(args, { env, cwd: ws.dir });
+    expect(pipe.stdout).not.toContain('\u001b[');
+  });
+});
