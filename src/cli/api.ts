@@ -46,7 +46,7 @@ function readBody(text: string | undefined): Record<string, unknown> {
 export function registerApiCommand(program: Command, ctx: CommandContext): void {
   program
     .command('api')
-    .description('Make one raw call of a guide operation and print the answer as JSON (64-bit ids intact).')
+    .description('make one raw call of a guide operation and print the answer as JSON (64-bit ids intact)')
     .argument('<operation>', 'the operation, by its wire name (e.g. getguideacct)')
     .argument('[json]', 'the request body, a JSON object (default {})')
     .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { GuidectlError } from '../core/errors.js';
 import { registerApiCommand } from './api.js';
@@ -8,10 +9,18 @@ import { registerPlanCommand } from './plan.js';
 import { registerServeCommand } from './serve.js';
 import { registerValidateCommand } from './validate.js';
 
+/** The package's version, read from its package.json (two folders up from src/cli and dist/cli). */
+function packageVersion(): string {
+  const pkg: unknown = createRequire(import.meta.url)('../../package.json');
+  const version = typeof pkg === 'object' && pkg !== null ? Reflect.get(pkg, 'version') : undefined;
+  return typeof version === 'string' ? version : 'unknown';
+}
+
 /** Builds the commander program; every command reports through `ctx.io`, never `process`. */
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('guidectl')
     .description('Manage WeChat shopping guides as code.')
+    .version(packageVersion(), '-V, --version', 'print the version of guidectl')
     .showHelpAfterError()
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),

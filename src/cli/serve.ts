@@ -45,7 +45,7 @@ interface ServeOptions {
 export function registerServeCommand(program: Command, ctx: CommandContext): void {
   program
     .command('serve')
-    .description('Run the guide service: the whole guide API over HTTP, stored in SQLite.')
+    .description('run the guide service: the whole guide API over HTTP, stored in SQLite')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0, 65535), 8080)
     .option('--db <file>', 'SQLite database file, or :memory:', DEFAULT_LOCAL_DB)
