@@ -27,6 +27,8 @@ export interface ExecuteOptions {
   /** After a failure, go on with the calls that do not depend on it (default: start nothing new). */
   readonly continueOnError?: boolean;
   readonly onEvent?: (event: ApplyEvent) => void;
+  /** When aborted (Ctrl-C), nothing new starts; the calls in flight end as they end. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -83,7 +85,12 @@ export async function executePlan(
   for (;;) {
     while (next < calls.length && settled(next)) next++;
     // Start what may start, in plan order, up to the parallelism.
-    for (let i = next; i < calls.length && running.size < options.parallelism && !stopped; i++) {
+    const interrupted = options.signal?.aborted === true;
+    for (
+      let i = next;
+      i < calls.length && running.size < options.parallelism && !stopped && !interrupted;
+      i++
+    ) {
       if (status[i] !== 'not-started' || reasons.has(i)) continue;
       const blocker = blockedBy(i);
       if (blocker !== undefined) {
@@ -104,7 +111,11 @@ export async function executePlan(
     const settled: CallStatus = s === 'done' || s === 'failed' ? s : 'not-started';
     const reason =
       reasons.get(index) ??
-      (settled === 'not-started' ? 'not started: apply stopped after a failed call' : undefined);
+      (settled !== 'not-started'
+        ? undefined
+        : options.signal?.aborted === true
+          ? 'not started: apply was interrupted'
+          : 'not started: apply stopped after a failed call');
     return { index, operation: call.operation, status: settled, ...(reason === undefined ? {} : { reason }) };
   });
   return { outcomes, createdGroups };

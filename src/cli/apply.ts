@@ -344,6 +344,7 @@ async function run(
   const result = await executePlan(plan, client, {
     parallelism: options.parallelism,
     continueOnError: options.continueOnError,
+    signal: io.stopSignal,
     onEvent: (event) => {
       if (event.type === 'start') return;
       finished++;
@@ -359,7 +360,17 @@ async function run(
   });
   progress.finish();
 
-  const again = converge === undefined ? undefined : await converge();
+  // Interrupted: report what was done, and skip the convergence check (it could not run anyway).
+  let interrupted = io.stopSignal.aborted;
+  let again: Plan | undefined;
+  if (converge !== undefined && !interrupted) {
+    try {
+      again = await converge();
+    } catch (error) {
+      if (!io.stopSignal.aborted) throw error;
+      interrupted = true;
+    }
+  }
   const allDone = result.outcomes.every((o) => o.status === 'done');
   const converged = converge === undefined ? allDone : again !== undefined && again.calls.length === 0;
   ctx.setExit(allDone && converged ? 0 : 1);
@@ -373,6 +384,12 @@ async function run(
     return;
   }
   io.stdout.write(renderApplyResult(plan, result, { color: useColor(ctx, 'stdout') }));
+  if (interrupted) {
+    io.stdout.write(
+      'Interrupted: the calls not done above were not made, and convergence was not checked; run apply again to finish.\n',
+    );
+    return;
+  }
   if (converge === undefined) {
     if (allDone)
       io.stdout.write(

@@ -5,9 +5,17 @@ import type { CliIo } from './io.js';
 import { runProgram } from './program.js';
 
 // The composition root: the only place that touches `process`.
+// The first Ctrl-C (or SIGTERM) asks the running command to stop: serve finishes its calls in
+// flight, other commands abort theirs and report what was done. A second one ends the process.
 const stop = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => stop.abort(signal));
+  process.on(signal, () => {
+    if (stop.signal.aborted) {
+      process.stderr.write('guidectl: stopped at once\n');
+      process.exit(1);
+    }
+    stop.abort(signal);
+  });
 }
 
 const io: CliIo = {

@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { GuideService, parseFaults } from '../service/index.js';
+import { ensureDir } from './ensure-dir.js';
 import type { CommandContext } from './io.js';
 
 export const DEFAULT_LOCAL_DB = '.guidectl/local.db';
@@ -83,7 +83,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .action(async (options: ServeOptions) => {
       const { io } = ctx;
       const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
-      if (db !== ':memory:') await mkdir(dirname(db), { recursive: true });
+      if (db !== ':memory:') await ensureDir(dirname(db));
       const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
       const service = await GuideService.start({
         db,

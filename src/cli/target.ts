@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import {
   type ClientAuth,
@@ -11,6 +10,7 @@ import {
 } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
 import { GuideService } from '../service/index.js';
+import { ensureDir } from './ensure-dir.js';
 import type { CliIo } from './io.js';
 
 /** The embedded local service's database when nothing else is said. */
@@ -170,6 +170,7 @@ export async function openTarget(
   if (target.kind === 'remote') {
     const proxy = proxyFromEnv(io.env);
     const client = createGuideClient({
+      signal: io.stopSignal,
       ...options,
       baseUrl: target.baseUrl,
       auth: target.auth,
@@ -177,7 +178,7 @@ export async function openTarget(
     });
     return { client, close: () => client.close() };
   }
-  if (target.dbFile !== ':memory:') await mkdir(dirname(target.dbFile), { recursive: true });
+  if (target.dbFile !== ':memory:') await ensureDir(dirname(target.dbFile));
   let service: GuideService;
   try {
     service = await GuideService.start({
@@ -197,7 +198,12 @@ export async function openTarget(
   );
   let client: GuideClient;
   try {
-    client = createGuideClient({ ...options, baseUrl: service.url, auth: service.credentials });
+    client = createGuideClient({
+      signal: io.stopSignal,
+      ...options,
+      baseUrl: service.url,
+      auth: service.credentials,
+    });
   } catch (error) {
     await service.close();
     throw error;

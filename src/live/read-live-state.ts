@@ -110,17 +110,20 @@ export async function readLiveState(
     for (const guide of items) {
       const key = guideKey(guide.id);
       if (wantsConfig(key) && !configs.has(key)) {
-        configs.set(key, track(reader.getguideconfig(identity(guide.id))).then(toGuideConfig));
+        const config = track(reader.getguideconfig(identity(guide.id))).then(toGuideConfig);
+        // Awaited below; until then a failure must not count as unhandled (another read may fail first).
+        config.catch(() => {});
+        configs.set(key, config);
       }
     }
   };
 
-  const guidesPromise = readAllGuides(reader, pageSize, track, onGuides);
-  const groupsPromise = readGroups(reader, scope, pageSize, track);
-  const accountPromise = readAccount(reader, scope, track);
-
-  const guides = await guidesPromise;
-  const [groups, account] = await Promise.all([groupsPromise, accountPromise]);
+  // All three at once; Promise.all also observes the failure of each, so none goes unhandled.
+  const [guides, groups, account] = await Promise.all([
+    readAllGuides(reader, pageSize, track, onGuides),
+    readGroups(reader, scope, pageSize, track),
+    readAccount(reader, scope, track),
+  ]);
   const withConfig = await Promise.all(
     guides.map(async (guide) => {
       const config = configs.get(guideKey(guide.id));

@@ -13,7 +13,13 @@ export interface CliRun {
 /** Runs the guidectl program in-process with captured output, as a user would from a shell. */
 export async function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string; answer?: string; tty?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    answer?: string;
+    tty?: boolean;
+    stop?: AbortSignal;
+  } = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -33,7 +39,7 @@ export async function runCli(
     },
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
-    stopSignal: new AbortController().signal,
+    stopSignal: options.stop ?? new AbortController().signal,
     ...(options.answer === undefined ? {} : { ask: async () => options.answer }),
   };
   const code = await runProgram(args, io);

@@ -398,3 +398,30 @@ describe('colour', () => {
     expect(pipe.stdout).not.toContain('\u001b[');
   });
 });
+
+describe('interruption (Ctrl-C)', () => {
+  it('stops apply: nothing new starts, every call is reported, exit 1; a second apply finishes', async () => {
+    const slow = await GuideService.start({ db: ':memory:', faults: 'latency=150ms' });
+    try {
+      const stop = new AbortController();
+      const env = { WECHAT_APPID: slow.credentials.appid, WECHAT_SECRET: slow.credentials.secret };
+      const args = ['apply', SMALL_STORE, '--auto-approve', '--parallelism', '2', '--base-url', slow.url];
+      const running = runCli(args, { env, cwd: ws.dir, stop: stop.signal });
+      // Let the reads finish and the first calls start, then stop.
+      while (!slow.calls().some((c) => c.writes)) await new Promise((resolve) => setTimeout(resolve, 10));
+      stop.abort();
+      const run = await running;
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('Interrupted');
+      expect(run.stdout).toMatch(/not started: apply was interrupted/);
+      const again = await runCli(['apply', SMALL_STORE, '--auto-approve', '--base-url', slow.url], {
+        env,
+        cwd: ws.dir,
+      });
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(again.stdout).toContain('Converged');
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { UsageError } from '../core/errors.js';
+
+/**
+ * Creates a folder and its missing parents, one level at a time. Node's `mkdir({recursive: true})`
+ * loops forever on some virtual file systems (under /proc it keeps retrying a parent that exists),
+ * so a bad path must fail here with a clear error instead.
+ */
+export async function ensureDir(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let current = dir;
+  for (;;) {
+    try {
+      const info = await stat(current);
+      if (!info.isDirectory())
+        throw new UsageError(`${current} is not a folder, so ${dir} cannot be created`);
+      break;
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      if (!isCode(error, 'ENOENT'))
+        throw new UsageError(`cannot use the folder ${current}: ${describe(error)}`);
+      const parent = dirname(current);
+      if (parent === current) break;
+      missing.unshift(current);
+      current = parent;
+    }
+  }
+  for (const folder of missing) {
+    try {
+      await mkdir(folder);
+    } catch (error) {
+      if (!isCode(error, 'EEXIST'))
+        throw new UsageError(`cannot create the folder ${folder}: ${describe(error)}`);
+    }
+  }
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && Reflect.get(error, 'code') === code;
+}
+
+function describe(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+}
