@@ -111,13 +111,14 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
 
   // 2. Guides created or updated.
   const guideFields = new Map<string, FieldChange[]>();
-  const created = new Set<string>();
+  /** Index of the addguideacct call of each guide this plan creates. */
+  const addedAt = new Map<string, number>();
   for (const guide of desiredGuides) {
     const key = guideKey(guide.id);
     const current = liveGuides.get(key);
     const fields: FieldChange[] = [];
     if (current === undefined) {
-      created.add(key);
+      addedAt.set(key, b.calls.length);
       b.call('guide', key, 'addguideacct', {
         ...identity(guide.id),
         guide_headimgurl: guide.headImageUrl,
@@ -151,7 +152,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
     if (fields.length > 0) {
       b.change({
         resource: 'guide',
-        action: created.has(key) ? 'create' : 'update',
+        action: addedAt.has(key) ? 'create' : 'update',
         address: describeGuideId(guide.id),
         fields,
       });
@@ -176,7 +177,8 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
     const adds = sorted([...after].filter((m) => !before.has(m)));
     const removes = sorted([...before].filter((m) => !after.has(m) && !deletedAccounts.has(m)));
     for (const account of adds) {
-      const deps = [b.last('group', group.name), b.last('guide', guideKey({ kind: 'account', account }))];
+      // A membership needs the group and the guide to exist: it waits for their creation only.
+      const deps = [b.last('group', group.name), addedAt.get(guideKey({ kind: 'account', account }))];
       b.call(
         'membership',
         `${group.name}\u0000${account}`,
