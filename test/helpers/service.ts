@@ -48,6 +48,11 @@ export async function fetchToken(url: string, appid: string, secret: string): Pr
   return token;
 }
 
+/** A clock fixed at 2026-11-20 08:00:00 UTC. */
+export function frozenClock(): { now(): number } {
+  return { now: () => Date.UTC(2026, 10, 20, 8, 0, 0) };
+}
+
 export async function startTestService(options: GuideServiceOptions = {}): Promise<TestService> {
   // An internal error is answered as -1 and logged; a test run must never see one.
   const internalErrors: string[] = [];
@@ -55,6 +60,9 @@ export async function startTestService(options: GuideServiceOptions = {}): Promi
     db: ':memory:',
     simulation: true,
     log: (line) => internalErrors.push(line),
+    // Time stands still unless a test moves it (/__sim/clock): limits at a boundary of time
+    // (push_time a month ahead, the 3-minute follow window) must not depend on the second ticking.
+    clock: frozenClock(),
     ...options,
   });
   const url = service.url;
