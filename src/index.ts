@@ -22,8 +22,19 @@ export { GuidectlError, UsageError } from './core/errors.js';
 export type { LiveState } from './core/live.js';
 export type { ApplyResult, Plan, PlannedCall } from './core/plan.js';
 export { READ_EVERYTHING, readLiveState, readOnlyClient, readScopeFor } from './live/index.js';
-export { planChanges } from './plan/index.js';
+export {
+  checkDeleteGuards,
+  checkProtection,
+  countDeletes,
+  countLive,
+  desiredDigest,
+  liveDigest,
+  planChanges,
+  planId,
+  resolveGuardPolicy,
+} from './plan/index.js';
 export { renderDiagnostics } from './report/diagnostics.js';
+export { renderPlanMarkdown } from './report/markdown.js';
 export { planToJson, renderPlan } from './report/plan.js';
 export type { CallRecord, FaultSpec, GuideServiceOptions, ServiceSettings } from './service/index.js';
 export { GuideService, parseFaults } from './service/index.js';
