@@ -59,6 +59,31 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 class BodyTooLarge extends Error {}
 
+/** The service could not listen where it was asked to (address in use, not allowed, unknown). */
+export class ListenError extends GuidectlError {
+  override readonly code = 'SERVICE_LISTEN';
+}
+
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ListenError(
+        `cannot listen on ${where}: the port is in use (another guidectl serve?); choose another --port, or 0 for a free one`,
+      );
+    case 'EACCES':
+      return new ListenError(
+        `cannot listen on ${where}: not allowed (ports below 1024 need privileges); choose another --port`,
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new ListenError(`cannot listen on ${where}: no such address on this machine; check --host`);
+    default:
+      return error;
+  }
+}
+
 /**
  * The guide service: the whole guide API over HTTP, backed by a SQLite store. Start it with
  * `GuideService.start`; stop it with `close()`, which finishes the calls in flight, then closes
@@ -111,15 +136,17 @@ export class GuideService {
 
   static async start(options: GuideServiceOptions = {}): Promise<GuideService> {
     const service = new GuideService(options);
+    const host = options.host ?? '127.0.0.1';
+    const port = options.port ?? 0;
     try {
-      service.server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+      service.server.listen(port, host);
       await once(service.server, 'listening');
     } catch (error) {
       service.store.close();
-      throw error;
+      throw listenError(error, host, port);
     }
-    const { address, port } = service.server.address() as AddressInfo;
-    service.address = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    const bound = service.server.address() as AddressInfo;
+    service.address = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`;
     return service;
   }
 

@@ -72,3 +72,14 @@ describe('tokens', () => {
     expect((await call(s)).json['errcode']).toBe(0);
   });
 });
+
+describe('listening', () => {
+  it('refuses a port in use with a ListenError that says what to do', async () => {
+    const port = Number(new URL(service.url).port);
+    const second = GuideService.start({ port });
+    await expect(second).rejects.toMatchObject({
+      code: 'SERVICE_LISTEN',
+      message: expect.stringContaining('the port is in use'),
+    });
+  });
+});
