@@ -4,3 +4,4 @@ export type { FaultSpec } from './faults.js';
 export { parseFaults } from './faults.js';
 export type { CallRecord, GuideServiceOptions } from './server.js';
 export { GuideService, ListenError } from './server.js';
+export { StoreError } from './store.js';

@@ -1,4 +1,10 @@
 import Database from 'better-sqlite3';
+import { GuidectlError } from '../core/errors.js';
+
+/** The database file cannot be opened or is not a guidectl database. */
+export class StoreError extends GuidectlError {
+  override readonly code = 'SERVICE_STORE';
+}
 
 /**
  * The service's durable state: one SQLite database (WAL journal). Every API call runs as one
@@ -131,12 +137,22 @@ export class Store {
   private readonly rawStatements = new Map<string, Database.Statement>();
 
   constructor(file: string, durability: Durability = 'normal') {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
-    this.migrate();
+    try {
+      this.db = new Database(file);
+    } catch (error) {
+      throw new StoreError(`cannot open the database ${file}: ${reason(error)}`, { cause: error });
+    }
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma('busy_timeout = 5000');
+      this.migrate();
+    } catch (error) {
+      this.db.close();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`cannot use the database ${file}: ${reason(error)}`, { cause: error });
+    }
   }
 
   private migrate(): void {
@@ -227,4 +243,11 @@ export class Store {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message === 'unable to open database file'
+    ? 'it is a folder, its folder does not exist, or it may not be written'
+    : message;
 }

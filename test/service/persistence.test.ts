@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,5 +140,17 @@ describe('durability', () => {
     } finally {
       await after.close();
     }
+  });
+});
+
+describe('a database that cannot be used', () => {
+  it('is a StoreError that names the file, not a crash', async () => {
+    const file = join(dir, 'not-a-database.db');
+    await writeFile(file, 'hello, I am text\n'.repeat(100));
+    await expect(GuideService.start({ db: file })).rejects.toMatchObject({
+      code: 'SERVICE_STORE',
+      message: expect.stringContaining(`cannot use the database ${file}: file is not a database`),
+    });
+    await expect(GuideService.start({ db: dir })).rejects.toMatchObject({ code: 'SERVICE_STORE' });
   });
 });
