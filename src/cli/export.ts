@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { renderExport } from '../report/export.js';
 import type { CommandContext } from './io.js';
@@ -31,7 +32,14 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
         if (out === undefined) {
           ctx.io.stdout.write(text);
         } else {
-          await writeFile(out, text);
+          try {
+            await writeFile(out, text);
+          } catch (error) {
+            const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+            throw new UsageError(
+              `cannot write ${options.output}: ${typeof code === 'string' ? code : String(error)} (does its folder exist, and may it be written?)`,
+            );
+          }
           ctx.io.stderr.write(
             `guidectl: wrote ${options.output}: ${live.guides.length} guides, ${live.groups.length} groups\n`,
           );
