@@ -1,4 +1,5 @@
-import { type GuideClient, isOperationName, toId64 } from '../client/index.js';
+import type { GuideClient } from '../client/index.js';
+import { isOperationName, toId64 } from '../client/wire-names.js';
 import {
   type ApplyResult,
   type CallBody,

@@ -1,24 +1,16 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { isJsonObject } from '../wire/decode.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATION_NAMES, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';
-import { describeEvent, openTarget, resolveTarget } from './target.js';
+import { describeEvent, openTarget, resolveTarget, targetOptions } from './target.js';
 
 interface ApiOptions {
   baseUrl?: string;
   localDb?: string;
   verbose: boolean;
   parallelism: number;
-}
-
-function parallelism(value: string): number {
-  const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || n < 1 || n > 256) {
-    throw new InvalidArgumentError('--parallelism must be a whole number from 1 to 256.');
-  }
-  return n;
 }
 
 function operationList(): string {
@@ -44,15 +36,13 @@ function readBody(text: string | undefined): Record<string, unknown> {
 }
 
 export function registerApiCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('api')
-    .description('make one raw call of a guide operation and print the answer as JSON (64-bit ids intact)')
-    .argument('<operation>', 'the operation, by its wire name (e.g. getguideacct)')
-    .argument('[json]', 'the request body, a JSON object (default {})')
-    .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')
-    .option('--local-db <file>', 'database of the embedded local service (or GUIDECTL_LOCAL_DB)')
-    .option('--parallelism <n>', 'most calls in flight at once', parallelism, 8)
-    .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false)
+  targetOptions(
+    program
+      .command('api')
+      .description('make one raw call of a guide operation and print the answer as JSON (64-bit ids intact)')
+      .argument('<operation>', 'the operation, by its wire name (e.g. getguideacct)')
+      .argument('[json]', 'the request body, a JSON object (default {})'),
+  )
     .addHelpText(
       'after',
       `\nOperations:\n${operationList()

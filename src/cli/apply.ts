@@ -27,7 +27,6 @@ import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { renderStale, type StaleReport } from '../report/stale.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
-import { targetOptions } from './plan.js';
 import { createProgress } from './progress.js';
 import {
   type GuardOptions,
@@ -43,6 +42,7 @@ import {
   withClient,
 } from './reconcile.js';
 import { readSavedPlan, type SavedPlan } from './saved-plan.js';
+import { targetOptions } from './target.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
   json: boolean;

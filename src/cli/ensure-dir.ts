@@ -1,6 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { errorCode, UsageError } from '../core/errors.js';
 
 /**
  * Creates a folder and its missing parents, one level at a time. Node's `mkdir({recursive: true})`
@@ -18,7 +18,7 @@ export async function ensureDir(dir: string): Promise<void> {
       break;
     } catch (error) {
       if (error instanceof UsageError) throw error;
-      if (!isCode(error, 'ENOENT'))
+      if (errorCode(error) !== 'ENOENT')
         throw new UsageError(`cannot use the folder ${current}: ${describe(error)}`);
       const parent = dirname(current);
       if (parent === current) break;
@@ -30,17 +30,12 @@ export async function ensureDir(dir: string): Promise<void> {
     try {
       await mkdir(folder);
     } catch (error) {
-      if (!isCode(error, 'EEXIST'))
+      if (errorCode(error) !== 'EEXIST')
         throw new UsageError(`cannot create the folder ${folder}: ${describe(error)}`);
     }
   }
 }
 
-function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && Reflect.get(error, 'code') === code;
-}
-
 function describe(error: unknown): string {
-  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
-  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
 }

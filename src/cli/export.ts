@@ -2,12 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { UsageError } from '../core/errors.js';
+import { errorCode, UsageError } from '../core/errors.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { renderExport } from '../report/export.js';
 import type { CommandContext } from './io.js';
-import { targetOptions } from './plan.js';
 import { readLive, type TargetOptions, withClient } from './reconcile.js';
+import { targetOptions } from './target.js';
 
 interface ExportOptions extends TargetOptions {
   output?: string;
@@ -35,9 +35,8 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
           try {
             await writeFile(out, text);
           } catch (error) {
-            const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
             throw new UsageError(
-              `cannot write ${options.output}: ${typeof code === 'string' ? code : String(error)} (does its folder exist, and may it be written?)`,
+              `cannot write ${options.output}: ${errorCode(error) ?? String(error)} (does its folder exist, and may it be written?)`,
             );
           }
           ctx.io.stderr.write(

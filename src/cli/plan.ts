@@ -25,7 +25,6 @@ import {
   guardOptions,
   loadFiles,
   makePlan,
-  parseParallelism,
   planReadScope,
   readLive,
   type TargetOptions,
@@ -33,6 +32,7 @@ import {
   withClient,
 } from './reconcile.js';
 import { writeSavedPlan } from './saved-plan.js';
+import { targetOptions } from './target.js';
 
 type Format = 'human' | 'json' | 'markdown';
 
@@ -43,15 +43,6 @@ interface PlanOptions extends TargetOptions, GuardOptions {
   detailedExitcode: boolean;
   expectNoChanges: boolean;
   out?: string;
-}
-
-/** Adds the target options shared by plan, apply and export. */
-export function targetOptions(command: Command): Command {
-  return command
-    .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')
-    .option('--local-db <file>', 'database of the embedded local service (or GUIDECTL_LOCAL_DB)')
-    .option('--parallelism <n>', 'most calls in flight at once', parseParallelism, 8)
-    .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false);
 }
 
 /** `guidectl plan PATH…`: reads the live state, prints the plan; never writes to the account. */

@@ -20,14 +20,6 @@ export interface TargetOptions {
   verbose: boolean;
 }
 
-export function parseParallelism(value: string): number {
-  const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || n < 1 || n > 256) {
-    throw new InvalidArgumentError('--parallelism must be a whole number from 1 to 256.');
-  }
-  return n;
-}
-
 export function useColor(ctx: CommandContext, stream: 'stdout' | 'stderr'): boolean {
   const value = ctx.io.env['NO_COLOR'];
   return ctx.io[stream].isTTY && (value === undefined || value === '');

@@ -1,11 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { GuideService, parseFaults } from '../service/index.js';
+import { parseFaults } from '../service/faults.js';
 import { ensureDir } from './ensure-dir.js';
 import type { CommandContext } from './io.js';
-
-export const DEFAULT_LOCAL_DB = '.guidectl/local.db';
+import { DEFAULT_LOCAL_DB_PATH } from './target.js';
 
 function integer(name: string, min: number, max: number): (value: string) => number {
   return (value) => {
@@ -48,7 +47,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .description('run the guide service: the whole guide API over HTTP, stored in SQLite')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0, 65535), 8080)
-    .option('--db <file>', 'SQLite database file, or :memory:', DEFAULT_LOCAL_DB)
+    .option('--db <file>', 'SQLite database file, or :memory:', DEFAULT_LOCAL_DB_PATH)
     .addOption(
       new Option('--durability <level>', 'normal: survives a crash of the process; full: also a power cut')
         .choices(['normal', 'full'])
@@ -85,6 +84,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
       if (db !== ':memory:') await ensureDir(dirname(db));
       const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
+      const { GuideService } = await import('../service/index.js');
       const service = await GuideService.start({
         db,
         durability: options.durability,

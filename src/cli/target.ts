@@ -1,15 +1,17 @@
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import {
-  type ClientAuth,
-  type ClientEvent,
-  createGuideClient,
-  DEFAULT_BASE_URL,
-  type GuideClient,
-  type GuideClientOptions,
-  type ProxySettings,
+import { type Command, InvalidArgumentError } from 'commander';
+// Types only: the client (undici) and the service (better-sqlite3) are loaded by `openTarget`,
+// so that commands without a target (validate, --help) start without them.
+import type {
+  ClientAuth,
+  ClientEvent,
+  GuideClient,
+  GuideClientOptions,
+  ProxySettings,
 } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
-import { GuideService } from '../service/index.js';
+import type { GuideService } from '../service/index.js';
+import { DEFAULT_BASE_URL } from '../wire/operations.js';
 import { ensureDir } from './ensure-dir.js';
 import type { CliIo } from './io.js';
 
@@ -167,6 +169,7 @@ export async function openTarget(
   io: CliIo,
   options: TargetClientOptions,
 ): Promise<OpenTarget> {
+  const { createGuideClient } = await import('../client/index.js');
   if (target.kind === 'remote') {
     const proxy = proxyFromEnv(io.env);
     const client = createGuideClient({
@@ -181,6 +184,7 @@ export async function openTarget(
   if (target.dbFile !== ':memory:') await ensureDir(dirname(target.dbFile));
   let service: GuideService;
   try {
+    const { GuideService } = await import('../service/index.js');
     service = await GuideService.start({
       db: target.dbFile,
       host: '127.0.0.1',
@@ -244,4 +248,21 @@ export function describeEvent(event: ClientEvent): string | undefined {
       return unreachable;
     }
   }
+}
+
+function parseParallelism(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < 1 || n > 256) {
+    throw new InvalidArgumentError('--parallelism must be a whole number from 1 to 256.');
+  }
+  return n;
+}
+
+/** Adds the target options every command that talks to a target takes (plan, apply, export, api). */
+export function targetOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')
+    .option('--local-db <file>', 'database of the embedded local service (or GUIDECTL_LOCAL_DB)')
+    .option('--parallelism <n>', 'most calls in flight at once', parseParallelism, 8)
+    .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false);
 }

@@ -49,7 +49,7 @@ import {
   type UpdateGuideAcctRequest,
   type UpdateGuideMassendJobRequest,
 } from '../wire/messages.js';
-import { OPERATIONS, type OperationName, operationPath } from '../wire/operations.js';
+import { DEFAULT_BASE_URL, OPERATIONS, type OperationName, operationPath } from '../wire/operations.js';
 import {
   ApiUnauthorizedError,
   apiErrorKind,
@@ -77,7 +77,7 @@ import { checkRetryPolicy, DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy }
 import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
 import { createDispatcher, type ProxySettings, Transport } from './transport.js';
 
-export const DEFAULT_BASE_URL = 'https://api.weixin.qq.com';
+export { DEFAULT_BASE_URL };
 export const DEFAULT_PARALLELISM = 8;
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** Page size the iterators ask for (the service's largest page). */

@@ -1,6 +1,3 @@
-// Wire names and ids that callers of `call()` work with.
-export { type Id64, toId64 } from '../wire/ids.js';
-export { isOperationName, OPERATION_NAMES, type OperationName } from '../wire/operations.js';
 export {
   type ApiErrorKind,
   ApiUnauthorizedError,
@@ -42,3 +39,4 @@ export { REDACTED, redactUrl } from './redact.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { ClientAuth } from './tokens.js';
 export type { ProxySettings } from './transport.js';
+export { type Id64, isOperationName, OPERATION_NAMES, type OperationName, toId64 } from './wire-names.js';

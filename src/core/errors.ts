@@ -16,3 +16,9 @@ export abstract class GuidectlError extends Error {
 export class UsageError extends GuidectlError {
   override readonly code = 'GUIDECTL_USAGE';
 }
+
+/** The `code` of a Node.js system error (`ENOENT`, `EADDRINUSE`, …), if the value carries one. */
+export function errorCode(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,5 +1,5 @@
 import type { GuideClient } from '../client/index.js';
-import { type DesiredState, type GuideId, guideKey } from '../core/desired.js';
+import { type DesiredState, guideKey } from '../core/desired.js';
 import type {
   LiveAccount,
   LiveGroup,
@@ -8,7 +8,8 @@ import type {
   LiveState,
   LiveWelcome,
 } from '../core/live.js';
-import type { AutoReplyRead, GetGuideConfigAnswer, GuideIdentityRead } from '../wire/messages.js';
+import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
+import type { AutoReplyRead, GetGuideConfigAnswer } from '../wire/messages.js';
 
 /**
  * The read calls the live reader needs, and nothing else: plan mode is handed one of these, so it
@@ -110,7 +111,7 @@ export async function readLiveState(
     for (const guide of items) {
       const key = guideKey(guide.id);
       if (wantsConfig(key) && !configs.has(key)) {
-        const config = track(reader.getguideconfig(identity(guide.id))).then(toGuideConfig);
+        const config = track(reader.getguideconfig(wireGuideIdentity(guide.id))).then(toGuideConfig);
         // Awaited below; until then a failure must not count as unhandled (another read may fail first).
         config.catch(() => {});
         configs.set(key, config);
@@ -157,7 +158,7 @@ async function readAllGuides(
   ): number => {
     const fresh: LiveGuide[] = [];
     for (const item of list) {
-      const id = idOf(item);
+      const id = guideIdOf(item);
       if (id === undefined) continue;
       const key = guideKey(id);
       if (seen.has(key)) continue;
@@ -265,16 +266,4 @@ function parseCard(content: string): LiveWelcome | undefined {
   const path = Reflect.get(value, 'path');
   if (typeof appid !== 'string' || typeof title !== 'string' || typeof path !== 'string') return undefined;
   return { type: 'miniprogram', appid, title, path };
-}
-
-function idOf(item: GuideIdentityRead): GuideId | undefined {
-  if (item.guide_account !== undefined && item.guide_account !== '')
-    return { kind: 'account', account: item.guide_account };
-  if (item.guide_openid !== undefined && item.guide_openid !== '')
-    return { kind: 'openid', openid: item.guide_openid };
-  return undefined;
-}
-
-function identity(id: GuideId): { guide_account: string } | { guide_openid: string } {
-  return id.kind === 'account' ? { guide_account: id.account } : { guide_openid: id.openid };
 }

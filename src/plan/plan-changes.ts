@@ -2,7 +2,6 @@ import {
   type DesiredGuide,
   type DesiredState,
   describeGuideId,
-  type GuideId,
   guideKey,
   type SourceRef,
   type WelcomeMessage,
@@ -20,6 +19,7 @@ import {
   type PlannedCall,
   type Unmanaged,
 } from '../core/plan.js';
+import { wireGuideIdentity } from '../wire/guide-identity.js';
 import { sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';
 
 export interface PlanResult {
@@ -120,7 +120,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
     if (current === undefined) {
       addedAt.set(key, b.calls.length);
       b.call('guide', key, 'addguideacct', {
-        ...identity(guide.id),
+        ...wireGuideIdentity(guide.id),
         guide_headimgurl: guide.headImageUrl,
         guide_nickname: guide.nickname,
       });
@@ -139,7 +139,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
         fields.push({ field: 'head_image_url', before: current.headImageUrl, after: guide.headImageUrl });
       }
       if (Object.keys(update).length > 0)
-        b.call('guide', key, 'updateguideacct', { ...identity(guide.id), ...update });
+        b.call('guide', key, 'updateguideacct', { ...wireGuideIdentity(guide.id), ...update });
     }
     guideFields.set(key, fields);
   }
@@ -213,7 +213,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
       unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
       continue;
     }
-    b.call('guide', guideKey(guide.id), 'delguideacct', identity(guide.id));
+    b.call('guide', guideKey(guide.id), 'delguideacct', wireGuideIdentity(guide.id));
     b.change({
       resource: 'guide',
       action: 'delete',
@@ -294,7 +294,7 @@ function planGuideConfig(
       after: guide.welcome.map(welcomeToJson),
     });
   }
-  const id = identity(guide.id);
+  const id = wireGuideIdentity(guide.id);
   if (clearReplies || clearWelcome) {
     b.call('guide', key, 'setguideconfig', {
       ...id,
@@ -444,10 +444,6 @@ class PlanBuilder {
       calls: this.calls.length,
     };
   }
-}
-
-function identity(id: GuideId): { guide_account: string } | { guide_openid: string } {
-  return id.kind === 'account' ? { guide_account: id.account } : { guide_openid: id.openid };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

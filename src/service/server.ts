@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
-import { GuidectlError } from '../core/errors.js';
+import { errorCode, GuidectlError } from '../core/errors.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../wire/operations.js';
@@ -65,7 +65,7 @@ export class ListenError extends GuidectlError {
 }
 
 function listenError(error: unknown, host: string, port: number): unknown {
-  const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
+  const code = errorCode(error);
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   switch (code) {
     case 'EADDRINUSE':

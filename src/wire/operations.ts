@@ -39,6 +39,9 @@ export function isOperationName(name: string): name is OperationName {
   return Object.hasOwn(OPERATIONS, name);
 }
 
+/** Where the real API answers (`https://api.weixin.qq.com`); every path is below it. */
+export const DEFAULT_BASE_URL = 'https://api.weixin.qq.com';
+
 /** Path of an operation below the base URL, without the query string. */
 export function operationPath(name: OperationName): string {
   return `/cgi-bin/guide/${name}`;

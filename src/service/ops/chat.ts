@@ -11,7 +11,7 @@ import {
   requireString,
 } from '../fields.js';
 import { type GuideRow, guideIdentity, guideStatus, requireGuide } from './guide-rows.js';
-import { readPage } from './guides.js';
+import { readPage, WECHAT_ID } from './guides.js';
 import { checkMiniProgram } from './welcome.js';
 
 /** Chat records older than this cannot be queried. */
@@ -22,7 +22,6 @@ export const SCAN_FOLLOW_WINDOW_SECONDS = 180;
 export const WXA_MENU_SECONDS = 60 * 86_400;
 export const QRCODE_INFO_MAX_CHARS = 128;
 export const QRCODE_URL_PREFIX = 'https://mp.weixin.qq.com/guide/qrcode?ticket=';
-const WECHAT_ID = /^[A-Za-z][A-Za-z0-9_-]{5,19}$/;
 
 export function getguidebuyerchatrecord(ctx: OpContext, body: Body): object {
   const guide = requireGuide(ctx, requireGuideKey(body));

@@ -16,7 +16,7 @@ import { findGuide, guideIdentity, guideStatus, requireGuide } from './guide-row
 export const NICKNAME_MAX_CHARS = 16;
 const HEADIMGURL_MAX_CHARS = 2048;
 /** WeChat IDs: 6–20 characters, a letter first, then letters, digits, `_` and `-`. */
-const WECHAT_ID = /^[A-Za-z][A-Za-z0-9_-]{5,19}$/;
+export const WECHAT_ID = /^[A-Za-z][A-Za-z0-9_-]{5,19}$/;
 const OPENID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function checkNickname(nickname: string): string {
