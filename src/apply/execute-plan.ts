@@ -5,9 +5,8 @@ import {
   type CallBody,
   type CallOutcome,
   type CallStatus,
-  isGroupRef,
-  type JsonValue,
   type Plan,
+  wireBody,
 } from '../core/plan.js';
 
 export type { ApplyResult, CallOutcome, CallStatus };
@@ -127,17 +126,9 @@ export function fillBody(
   body: CallBody,
   createdGroups: ReadonlyMap<string, string>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (isGroupRef(value)) {
-      const id = createdGroups.get(value.$group);
-      if (id === undefined) throw new Error(`group "${value.$group}" was not created`);
-      out[key] = BigInt(id);
-    } else if (key === 'group_id' && typeof value === 'string') {
-      out[key] = BigInt(value);
-    } else {
-      out[key] = value satisfies JsonValue;
-    }
-  }
-  return out;
+  return wireBody(body, (ref) => {
+    const id = createdGroups.get(ref.$group);
+    if (id === undefined) throw new Error(`group "${ref.$group}" was not created`);
+    return BigInt(id);
+  });
 }

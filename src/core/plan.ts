@@ -86,6 +86,21 @@ export function isGroupRef(value: unknown): value is GroupRef {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && '$group' in value;
 }
 
+/**
+ * A call's body as sent on the wire (and shown to machines): 64-bit ids, held in the plan as
+ * decimal strings, become `bigint`s so that they are written as bare JSON numbers; each group
+ * placeholder becomes what `groupRef` makes of it (the created id, or the placeholder itself).
+ */
+export function wireBody(body: CallBody, groupRef: (ref: GroupRef) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (isGroupRef(value)) out[key] = groupRef(value);
+    else if (key === 'group_id' && typeof value === 'string') out[key] = BigInt(value);
+    else out[key] = value;
+  }
+  return out;
+}
+
 /** What happened to a call of a plan during apply. */
 export type CallStatus = 'done' | 'failed' | 'not-started';
 

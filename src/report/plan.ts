@@ -1,7 +1,7 @@
 import { diffArrays, diffLines } from 'diff';
 import type { DeleteKind } from '../core/desired.js';
 import type { Change, ChangeAction, FieldChange, JsonValue, Plan, PlannedCall } from '../core/plan.js';
-import { isGroupRef } from '../core/plan.js';
+import { wireBody } from '../core/plan.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { type Paint, paint } from './paint.js';
 
@@ -290,17 +290,9 @@ export function guardToJson(g: GuardResult): Record<string, unknown> {
 }
 
 export function callToJson(call: PlannedCall): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(call.body)) {
-    body[key] = isGroupRef(value)
-      ? value
-      : key === 'group_id' && typeof value === 'string'
-        ? BigInt(value)
-        : value;
-  }
   return {
     operation: call.operation,
-    body,
+    body: wireBody(call.body, (ref) => ref),
     depends_on: call.dependsOn,
     ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
   };
