@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CliIo } from '../../src/cli/io.js';
 import {
   type ClientEvent,
   createGuideClient,
@@ -8,7 +7,7 @@ import {
   type GuideClientOptions,
 } from '../../src/client/index.js';
 import { GuideService, type GuideServiceOptions } from '../../src/service/index.js';
-import { parseJson, stringifyJson } from '../../src/wire/json.js';
+import { simCall } from '../helpers/service.js';
 
 /** Retry timings small enough that tests never wait for real backoff. */
 export const FAST_RETRY = {
@@ -54,22 +53,12 @@ export function clientOf(
 }
 
 /** POSTs to the simulation interface. */
-export async function sim(
+export function sim(
   service: GuideService,
   verb: string,
   body: object = {},
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${service.url}/__sim/${verb}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: stringifyJson(body),
-  });
-  const answer = parseJson(await response.text());
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
-    throw new Error('bad sim answer');
-  const record = answer as Record<string, unknown>;
-  if (record['errcode'] !== 0) throw new Error(`sim ${verb} failed: ${JSON.stringify(record)}`);
-  return record;
+  return simCall(service.url, verb, body);
 }
 
 export function guide(n: number): {
@@ -125,30 +114,4 @@ export async function startFakeApi(
   };
 }
 
-/** An in-memory CliIo whose output the test reads. */
-export function fakeIo(
-  env: Record<string, string | undefined>,
-  cwd: string,
-): CliIo & { out(): string; err(): string } {
-  let out = '';
-  let err = '';
-  return {
-    stdout: {
-      write: (s) => {
-        out += s;
-      },
-      isTTY: false,
-    },
-    stderr: {
-      write: (s) => {
-        err += s;
-      },
-      isTTY: false,
-    },
-    env,
-    cwd,
-    stopSignal: new AbortController().signal,
-    out: () => out,
-    err: () => err,
-  };
-}
+export { captureIo as fakeIo } from '../helpers/cli.js';

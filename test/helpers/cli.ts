@@ -11,6 +11,37 @@ export interface CliRun {
 }
 
 /** Runs the guidectl program in-process with captured output, as a user would from a shell. */
+/** An in-memory CliIo whose output the test reads with `out()` and `err()`. */
+export function captureIo(
+  env: Record<string, string | undefined>,
+  cwd: string,
+  options: { answer?: string; tty?: boolean; stop?: AbortSignal } = {},
+): CliIo & { out(): string; err(): string } {
+  let out = '';
+  let err = '';
+  const tty = options.tty === true;
+  return {
+    stdout: {
+      write: (s) => {
+        out += s;
+      },
+      isTTY: tty,
+    },
+    stderr: {
+      write: (s) => {
+        err += s;
+      },
+      isTTY: tty,
+    },
+    env,
+    cwd,
+    stopSignal: options.stop ?? new AbortController().signal,
+    ...(options.answer === undefined ? {} : { ask: async () => options.answer }),
+    out: () => out,
+    err: () => err,
+  };
+}
+
 export async function runCli(
   args: readonly string[],
   options: {
@@ -21,29 +52,9 @@ export async function runCli(
     stop?: AbortSignal;
   } = {},
 ): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  const tty = options.tty === true;
-  const io: CliIo = {
-    stdout: {
-      write: (s) => {
-        stdout += s;
-      },
-      isTTY: tty,
-    },
-    stderr: {
-      write: (s) => {
-        stderr += s;
-      },
-      isTTY: tty,
-    },
-    env: options.env ?? {},
-    cwd: options.cwd ?? process.cwd(),
-    stopSignal: options.stop ?? new AbortController().signal,
-    ...(options.answer === undefined ? {} : { ask: async () => options.answer }),
-  };
+  const io = captureIo(options.env ?? {}, options.cwd ?? process.cwd(), options);
   const code = await runProgram(args, io);
-  return { code, stdout, stderr };
+  return { code, stdout: io.out(), stderr: io.err() };
 }
 
 /** A scratch folder holding YAML files; `write` puts one there and returns its path. */

@@ -38,6 +38,17 @@ export async function rawRequest(url: string, init: RequestInit = {}): Promise<R
   return { status: res.status, text, json };
 }
 
+/** POST /__sim/<verb> of the service at `url`; throws unless the answer's errcode is 0. */
+export async function simCall(
+  url: string,
+  verb: string,
+  body: unknown = {},
+): Promise<Record<string, unknown>> {
+  const answer = await rawRequest(`${url}/__sim/${verb}`, { method: 'POST', body: stringifyJson(body) });
+  if (answer.json['errcode'] !== 0) throw new Error(`sim ${verb} failed: ${answer.text}`);
+  return answer.json;
+}
+
 export async function fetchToken(url: string, appid: string, secret: string): Promise<string> {
   const answer = await rawRequest(`${url}/cgi-bin/stable_token`, {
     method: 'POST',
@@ -89,11 +100,7 @@ export async function startTestService(options: GuideServiceOptions = {}): Promi
       if (answer.json['errcode'] !== 0) throw new Error(`${op} failed: ${answer.text}`);
       return answer.json;
     },
-    async sim(verb, body = {}) {
-      const answer = await rawRequest(`${url}/__sim/${verb}`, { method: 'POST', body: stringifyJson(body) });
-      if (answer.json['errcode'] !== 0) throw new Error(`sim ${verb} failed: ${answer.text}`);
-      return answer.json;
-    },
+    sim: (verb, body = {}) => simCall(url, verb, body),
     async close() {
       await service.close();
       if (internalErrors.length > 0)

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { GuideService } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { simCall } from '../helpers/service.js';
 
 const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
 const RETAIL_CHAIN = fileURLToPath(new URL('../../examples/retail-chain', import.meta.url));
@@ -31,8 +32,7 @@ beforeEach(async () => {
 afterEach(() => ws.remove());
 
 async function sim(verb: string, body: object = {}, target = service): Promise<void> {
-  const res = await fetch(`${target.url}/__sim/${verb}`, { method: 'POST', body: JSON.stringify(body) });
-  expect(((await res.json()) as { errcode: number }).errcode).toBe(0);
+  await simCall(target.url, verb, body);
 }
 
 function cli(args: string[], target = service, extra: { answer?: string } = {}): Promise<CliRun> {
