@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../core/clock.js';
@@ -277,6 +278,9 @@ class Client implements GuideClient {
     this.sleep = options.sleep ?? defaultSleep;
     this.random = options.random ?? Math.random;
     this.signal = options.signal;
+    // Every call waiting for a place (up to thousands of them) listens to the signal until it
+    // gets one; the listeners are removed as they go, so Node's leak warning (at 10) is noise.
+    if (this.signal !== undefined) setMaxListeners(0, this.signal);
     this.listener = options.onEvent;
     this.semaphore = new Semaphore(parallelism);
     this.rate =

@@ -85,6 +85,26 @@ describe('limits', () => {
     await client.close();
   });
 
+  test('many calls waiting on one abort signal raise no listener-leak warning', async () => {
+    reset(5);
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', onWarning);
+    const client = createGuideClient({
+      baseUrl: url,
+      auth: { accessToken: 'limits-token-123456' },
+      parallelism: 2,
+      signal: new AbortController().signal,
+    });
+    await Promise.all(Array.from({ length: 40 }, () => client.getguidegrouplist()));
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    await client.close();
+  });
+
   test('the abort signal stops calls in flight and refuses new ones', async () => {
     reset(2_000);
     const stop = new AbortController();
