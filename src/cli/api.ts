@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+// Only the error classes (no undici): the client itself is loaded by openTarget.
+import { GuideApiError } from '../client/errors.js';
 import { UsageError } from '../core/errors.js';
 import { isJsonObject } from '../wire/decode.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
@@ -85,6 +87,12 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
       try {
         const answer = await open.client.call(operation, body);
         io.stdout.write(`${stringifyJsonPretty(answer)}\n`);
+      } catch (error) {
+        // An error answer of the operation is still its answer: printed on stdout as it came
+        // (`{"errcode", "errmsg"}`, the errmsg scrubbed of secrets), the error on stderr, exit 1.
+        if (error instanceof GuideApiError && error.operation === operation)
+          io.stdout.write(`${stringifyJsonPretty({ errcode: error.errcode, errmsg: error.errmsg })}\n`);
+        throw error;
       } finally {
         await open.close();
       }

@@ -23,12 +23,14 @@ import {
   resolveGuardPolicy,
 } from '../plan/index.js';
 import { renderApplyResult } from '../report/apply.js';
+import { failureToJson } from '../report/diagnostics.js';
 import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { renderStale, type StaleReport } from '../report/stale.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
 import {
+  type FailureSink,
   type GuardOptions,
   guardFlags,
   guardOptions,
@@ -104,7 +106,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
         await applySaved(ctx, savedPlan, paths, options);
         return;
       }
-      const files = await loadFiles(ctx, paths);
+      const files = await loadFiles(ctx, paths, jsonFailure(ctx, options));
       if (files === undefined) return;
       await withClient(ctx, options, (client) => applyFiles(ctx, files, client, options));
     });
@@ -124,7 +126,7 @@ async function applyFiles(
   const { io } = ctx;
   const scope = planReadScope(files.state);
   const live = await readLive(ctx, readOnlyClient(client), scope);
-  const plan = makePlan(ctx, files, live);
+  const plan = makePlan(ctx, files, live, jsonFailure(ctx, options));
   if (plan === undefined) return;
   const id = planId(plan);
   const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
@@ -180,11 +182,11 @@ async function applySaved(
   let files: LoadedFiles | undefined;
   let checked: readonly string[] = paths;
   if (paths.length > 0) {
-    files = await loadFiles(ctx, paths);
+    files = await loadFiles(ctx, paths, jsonFailure(ctx, options));
     if (files === undefined) return;
   } else if (saved.paths.length > 0 && (await allExist(io.cwd, saved.paths))) {
     checked = saved.paths;
-    files = await loadFiles(ctx, saved.paths);
+    files = await loadFiles(ctx, saved.paths, jsonFailure(ctx, options));
     if (files === undefined) {
       io.stderr.write(
         `guidectl: the files ${file} was made from (${saved.paths.join(', ')}) have errors now\n`,
@@ -321,6 +323,17 @@ function refuse(
     });
   ctx.setExit(1);
   return true;
+}
+
+/** With `--json`, a plan that cannot be made is one JSON object with the diagnostics on stdout. */
+function jsonFailure(ctx: CommandContext, options: ApplyOptions): FailureSink | undefined {
+  if (!options.json) return undefined;
+  return (headline, _details, diagnostics) => {
+    const extra = { outcomes: [], converged: false };
+    ctx.io.stdout.write(
+      `${stringifyJsonPretty(failureToJson(headline, diagnostics, { cwd: ctx.io.cwd, extra }))}\n`,
+    );
+  };
 }
 
 function writeJson(ctx: CommandContext, value: Record<string, unknown>): void {

@@ -14,6 +14,7 @@ import {
   planId,
   resolveGuardPolicy,
 } from '../plan/index.js';
+import { failureToJson } from '../report/diagnostics.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from '../report/markdown.js';
 import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -81,15 +82,22 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         );
       }
       const out = options.out === undefined ? undefined : checkOutPath(options.out);
-      // A markdown body is printed once: a failure after the plan was printed goes to stderr only.
+      // A markdown body or JSON object is printed once: a failure after the plan was printed goes
+      // to stderr only.
       let printed = false;
       const onFailure: FailureSink | undefined =
         format === 'markdown'
           ? (headline, details) => {
               printed = true;
-              ctx.io.stdout.write(renderFailureMarkdown(headline, details));
+              ctx.io.stdout.write(renderFailureMarkdown(`guidectl plan failed: ${headline}`, details));
             }
-          : undefined;
+          : format === 'json'
+            ? (headline, _details, diagnostics) => {
+                printed = true;
+                const value = failureToJson(headline, diagnostics, { cwd: ctx.io.cwd });
+                ctx.io.stdout.write(`${stringifyJsonPretty(value)}\n`);
+              }
+            : undefined;
       try {
         const files = await loadFiles(ctx, paths, onFailure);
         if (files === undefined) return;
@@ -107,6 +115,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           switch (format) {
             case 'json':
               io.stdout.write(`${stringifyJsonPretty(planToJson(plan, extras))}\n`);
+              printed = true;
               break;
             case 'markdown':
               io.stdout.write(renderPlanMarkdown(plan, { ...extras, drift: options.expectNoChanges }));
@@ -138,9 +147,11 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           ctx.setExit(exitStatus(ctx, format, guards, plan.calls.length, plan.changes.length, options));
         });
       } catch (error) {
-        if (format === 'markdown' && !printed) {
+        if (!printed) {
           const why = error instanceof Error ? error.message : String(error);
-          ctx.io.stdout.write(renderFailureMarkdown('guidectl plan failed', `guidectl: ${why}`));
+          if (format === 'markdown')
+            ctx.io.stdout.write(renderFailureMarkdown('guidectl plan failed', `guidectl: ${why}`));
+          if (format === 'json') ctx.io.stdout.write(`${stringifyJsonPretty(failureToJson(why, []))}\n`);
         }
         throw error;
       }

@@ -26,10 +26,11 @@ export function useColor(ctx: CommandContext, stream: 'stdout' | 'stderr'): bool
 }
 
 /**
- * Told why a command failed before it had a plan to show: a headline and the messages as plain
- * text (for `plan --markdown`, whose comment must say why there is no plan).
+ * Told why a command failed before it had a plan to show: a headline, the messages as plain text
+ * (for `plan --markdown`, whose comment must say why there is no plan), and the diagnostics
+ * themselves (for `--json`, which prints them as `validate --json` does).
  */
-export type FailureSink = (headline: string, details: string) => void;
+export type FailureSink = (headline: string, details: string, diagnostics: readonly Diagnostic[]) => void;
 
 function printDiagnostics(
   ctx: CommandContext,
@@ -59,7 +60,7 @@ export async function loadFiles(
   const text = printDiagnostics(ctx, result.diagnostics, sources);
   if (result.state === undefined || hasErrors(result.diagnostics)) {
     ctx.io.stderr.write('guidectl: the files have errors; nothing was read or changed\n');
-    onFailure?.('guidectl plan failed: the files have errors', text);
+    onFailure?.('the files have errors', text, result.diagnostics);
     ctx.setExit(1);
     return undefined;
   }
@@ -145,7 +146,7 @@ export function makePlan(
   const text = printDiagnostics(ctx, diagnostics, files.sources);
   if (result.plan === undefined || hasErrors(diagnostics)) {
     ctx.io.stderr.write('guidectl: the plan cannot be made; nothing was changed\n');
-    onFailure?.('guidectl plan failed: the plan cannot be made', text);
+    onFailure?.('the plan cannot be made', text, diagnostics);
     ctx.setExit(1);
     return undefined;
   }

@@ -81,7 +81,34 @@ export function renderDiagnosticsJson(
   diagnostics: readonly Diagnostic[],
   options: { readonly cwd?: string } = {},
 ): string {
-  const out = diagnostics.map((d) => ({
+  return `${JSON.stringify(diagnosticsToJson(diagnostics, options), null, 2)}\n`;
+}
+
+/**
+ * Why `plan --json` or `apply --json` made no plan, for machines: one object,
+ * `{"format_version": 1, "error": "the files have errors", "diagnostics": [...]}` (each diagnostic as
+ * in {@link renderDiagnosticsJson}), with `extra` keys after them (apply adds `outcomes: []` and
+ * `converged: false`).
+ */
+export function failureToJson(
+  error: string,
+  diagnostics: readonly Diagnostic[],
+  options: { readonly cwd?: string; readonly extra?: Readonly<Record<string, unknown>> } = {},
+): Record<string, unknown> {
+  return {
+    format_version: 1,
+    error,
+    diagnostics: diagnosticsToJson(diagnostics, options),
+    ...options.extra,
+  };
+}
+
+/** The objects of {@link renderDiagnosticsJson}, for JSON outputs that hold diagnostics. */
+export function diagnosticsToJson(
+  diagnostics: readonly Diagnostic[],
+  options: { readonly cwd?: string } = {},
+): Record<string, unknown>[] {
+  return diagnostics.map((d) => ({
     severity: d.severity,
     code: d.code,
     message: d.message,
@@ -102,7 +129,6 @@ export function renderDiagnosticsJson(
           })),
         }),
   }));
-  return `${JSON.stringify(out, null, 2)}\n`;
 }
 
 /** A file as it is shown to the user: relative to `cwd` when it is inside it, else absolute. */

@@ -64,10 +64,14 @@ describe('guidectl api against --base-url', () => {
     });
   });
 
-  test('an API error: one line on stderr, exit 1', async () => {
+  test('an API error: the answer as JSON on stdout, one line on stderr, exit 1', async () => {
     const result = await api(['getguideacct', '{"guide_account": "nobody_here"}', '--base-url', service.url]);
     expect(result.status).toBe(1);
-    expect(result.out).toBe('');
+    expect(parseJson(result.out)).toEqual({
+      errcode: 9300804,
+      errmsg: expect.stringContaining('nobody_here'),
+    });
+    expect(result.out).toMatch(/^\{\n {2}"errcode": 9300804,\n {2}"errmsg": "[^\n]*"\n\}\n$/);
     expect(result.err).toBe(
       'guidectl: getguideacct failed: 9300804 — guide does not exist: guide_account nobody_here\n',
     );

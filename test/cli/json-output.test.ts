@@ -1,0 +1,86 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GuideService } from '../../src/service/index.js';
+import { parseJson } from '../../src/wire/json.js';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+
+// `plan --json` and `apply --json` give CI one JSON object on stdout whatever happens: the plan,
+// or — when the files are invalid — the diagnostics, in the shape `validate --json` gives them.
+
+let service: GuideService;
+let ws: Workspace;
+
+beforeAll(async () => {
+  service = await GuideService.start({ db: ':memory:', simulation: true });
+});
+afterAll(() => service.close());
+beforeEach(async () => {
+  ws = await workspace();
+});
+afterEach(() => ws.remove());
+
+function cli(args: string[]): Promise<CliRun> {
+  return runCli([...args, '--base-url', service.url], {
+    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
+    cwd: ws.dir,
+  });
+}
+
+const INVALID = `version: 1
+guides:
+  - account: alice_wx
+    nickname: Alexandra the Great
+    head_image_url: https://mmbiz.qpic.cn/alice/0
+`;
+
+describe('--json when the files are invalid', () => {
+  for (const command of [['plan'], ['apply', '--auto-approve']]) {
+    it(`${command[0]} --json prints one JSON object with the diagnostics of validate --json, exit 1`, async () => {
+      await ws.write('guides.yaml', INVALID);
+      const run = await cli([command[0] ?? '', 'guides.yaml', '--json', ...command.slice(1)]);
+      expect(run.code).toBe(1);
+      const validate = await runCli(['validate', 'guides.yaml', '--json'], { cwd: ws.dir });
+      const out = parseJson(run.stdout) as Record<string, unknown>;
+      expect(out).toMatchObject({ format_version: 1, error: 'the files have errors' });
+      expect(out['diagnostics']).toEqual(parseJson(validate.stdout));
+      expect(out['diagnostics']).toMatchObject([
+        { severity: 'error', code: 'nickname-too-long', file: 'guides.yaml', line: 4, column: 15 },
+      ]);
+      if (command[0] === 'apply') expect(out).toMatchObject({ outcomes: [], converged: false });
+      // Human diagnostics still go to stderr, for the job log.
+      expect(run.stderr).toContain('guides.yaml:4:15: error: nickname');
+    });
+  }
+
+  it('plan --json: a plan that cannot be made (a protected guide deleted) is one JSON object too', async () => {
+    await ws.write(
+      'a.yaml',
+      'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n',
+    );
+    expect((await cli(['apply', 'a.yaml', '--auto-approve'])).code).toBe(0);
+    await ws.write(
+      'a.yaml',
+      'version: 1\nprotect:\n  guides: [alice_wx]\nprune:\n  guides: true\nguides: []\n',
+    );
+    const run = await cli(['plan', 'a.yaml', '--json']);
+    expect(run.code).toBe(1);
+    const out = parseJson(run.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      format_version: 1,
+      error: 'the plan cannot be made',
+      diagnostics: [{ severity: 'error', code: 'protected-guide-delete', file: 'a.yaml' }],
+    });
+  });
+
+  it('plan --json: a failure of the target is one JSON object naming it', async () => {
+    await ws.write('a.yaml', 'version: 1\nguides: []\n');
+    const run = await runCli(['plan', 'a.yaml', '--json', '--base-url', service.url], {
+      env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: 'wrong-secret' },
+      cwd: ws.dir,
+    });
+    expect(run.code).toBe(1);
+    const out = parseJson(run.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({ format_version: 1, diagnostics: [] });
+    expect(String(out['error'])).toMatch(/secret/);
+    expect(run.stdout).not.toContain('wrong-secret');
+  });
+});
