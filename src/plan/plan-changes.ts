@@ -337,9 +337,10 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
   if (account.offlineAutoReply !== undefined) {
     const before = live.account.offlineAutoReply ?? null;
     if (before !== account.offlineAutoReply) {
-      // `null` deletes without is_delete, so it can share a call with words being added.
-      keep['guide_auto_reply'] =
-        account.offlineAutoReply === null ? null : { content: account.offlineAutoReply };
+      // Deleting needs is_delete: true (a null guide_auto_reply counts as absent, since SDKs send
+      // unset keys as null).
+      if (account.offlineAutoReply === null) remove['guide_auto_reply'] = { content: before ?? '' };
+      else keep['guide_auto_reply'] = { content: account.offlineAutoReply };
       fields.push({ field: 'offline_auto_reply', before, after: account.offlineAutoReply });
     }
   }

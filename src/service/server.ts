@@ -201,8 +201,7 @@ export class GuideService {
       req.resume();
       this.answer(
         res,
-        200,
-        this.attempt(() => this.transaction((ctx) => getToken(ctx, this.credentials, url.searchParams))),
+        this.attemptToken(() => this.transaction((ctx) => getToken(ctx, this.credentials, url.searchParams))),
       );
     } else if (path === '/cgi-bin/stable_token') {
       if (req.method !== 'POST')
@@ -211,14 +210,13 @@ export class GuideService {
       if (body === undefined) return;
       this.answer(
         res,
-        200,
-        this.attempt(() => this.transaction((ctx) => getStableToken(ctx, this.credentials, body))),
+        this.attemptToken(() => this.transaction((ctx) => getStableToken(ctx, this.credentials, body))),
       );
     } else if (this.simulation && path.startsWith('/__sim/')) {
       await this.handleSim(req, res, path.slice('/__sim/'.length), url.searchParams);
     } else {
       req.resume();
-      this.answer(res, 404, { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` });
+      this.answer(res, { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` });
     }
   }
 
@@ -230,7 +228,7 @@ export class GuideService {
   ): Promise<void> {
     if (!isOperationName(name)) {
       req.resume();
-      return this.answer(res, 404, {
+      return this.answer(res, {
         errcode: ERRCODE.invalidUrl,
         errmsg: `invalid url: no such operation ${name}`,
       });
@@ -269,7 +267,7 @@ export class GuideService {
       res.socket?.destroy();
       return;
     }
-    this.answer(res, 200, answer);
+    this.answer(res, answer);
   }
 
   private async handleSim(
@@ -281,7 +279,7 @@ export class GuideService {
     const handler = Object.hasOwn(SIM_VERBS, verb) ? SIM_VERBS[verb] : undefined;
     if (handler === undefined) {
       req.resume();
-      return this.answer(res, 404, {
+      return this.answer(res, {
         errcode: ERRCODE.invalidUrl,
         errmsg: `invalid url: no simulation verb ${verb}`,
       });
@@ -298,7 +296,6 @@ export class GuideService {
     };
     this.answer(
       res,
-      200,
       this.attempt(() => handler(host, raw.length === 0 ? {} : parseBody(raw), query)),
     );
   }
@@ -307,6 +304,18 @@ export class GuideService {
   private attempt(fn: () => object): Record<string, unknown> {
     try {
       return { errcode: 0, errmsg: 'ok', ...fn() };
+    } catch (error) {
+      return this.errorAnswer(error);
+    }
+  }
+
+  /**
+   * Runs a token request: success is only `access_token` and `expires_in`, as the real API
+   * answers (no errcode); a failure is an errcode answer.
+   */
+  private attemptToken(fn: () => object): Record<string, unknown> {
+    try {
+      return { ...fn() };
     } catch (error) {
       return this.errorAnswer(error);
     }
@@ -359,7 +368,7 @@ export class GuideService {
     } catch (error) {
       if (error instanceof BodyTooLarge) {
         res.setHeader('connection', 'close');
-        this.answer(res, 413, {
+        this.answer(res, {
           errcode: ERRCODE.contentTooLarge,
           errmsg: `content size out of limit: the body is larger than ${this.maxBodyBytes} bytes`,
         });
@@ -372,30 +381,66 @@ export class GuideService {
   }
 
   private answerError(res: ServerResponse, error: unknown): void {
-    this.answer(res, 200, this.errorAnswer(error));
+    this.answer(res, this.errorAnswer(error));
   }
 
-  private answer(res: ServerResponse, status: number, body: object): void {
+  /** Every answer is HTTP 200 with an errcode body, as the real API answers. */
+  private answer(res: ServerResponse, body: object): void {
     if (res.headersSent || res.destroyed) return;
     const text = stringifyJson(body);
     // While closing, every answer ends its connection, so that no keep-alive socket holds us up.
     if (this.closing !== undefined) res.setHeader('connection', 'close');
-    res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
+    res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
     res.end(text);
   }
 
   private fail(res: ServerResponse, error: unknown): void {
     this.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     if (!res.headersSent && !res.destroyed)
-      this.answer(res, 500, { errcode: ERRCODE.systemBusy, errmsg: 'system error' });
+      this.answer(res, { errcode: ERRCODE.systemBusy, errmsg: 'system error' });
   }
+}
+
+/** Deepest nesting of arrays and objects a request body may have (47001 past it). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, found by one pass over the text
+ * (strings skipped), before any parser recurses into it: no guide API body nests more than four
+ * levels, and a parser's recursion must not be what decides.
+ */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 /** A request body: JSON text of an object (47001 for anything that is not JSON). */
 function parseBody(raw: Buffer): Body {
   let value: unknown;
+  const text = raw.toString('utf8');
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ApiError(
+      ERRCODE.invalidJson,
+      `data format error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
   try {
-    value = parseJson(raw.toString('utf8'));
+    value = parseJson(text);
   } catch {
     throw new ApiError(ERRCODE.invalidJson, 'data format error: the body is not valid JSON');
   }

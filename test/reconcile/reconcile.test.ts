@@ -209,6 +209,22 @@ describe('account settings', () => {
     expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
   });
 
+  it('deletes the offline reply with is_delete: true (a null guide_auto_reply changes nothing)', async () => {
+    const file = await ws.write('a.yaml', account('append', ['a']));
+    expect((await apply(file)).code).toBe(0);
+    const text = account('append', ['a']).replace(
+      'offline_auto_reply: "Back at 9"',
+      'offline_auto_reply: null',
+    );
+    await ws.write('a.yaml', text);
+    const { plan } = await jsonPlan(file);
+    expect(plan.calls.map((c) => [c.operation, c.body])).toEqual([
+      ['setguideacctconfig', { is_delete: true, guide_auto_reply: { content: 'Back at 9' } }],
+    ]);
+    expect((await apply(file)).code).toBe(0);
+    expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
+  });
+
   it('replace: one call sets the set, and converges on a replacing target', async () => {
     const file = await ws.write('a.yaml', account('replace', ['a', 'b']));
     expect((await apply(file, replaceService)).code).toBe(0);

@@ -186,7 +186,7 @@ describe('welcome messages', () => {
 });
 
 describe('offline auto reply', () => {
-  it('sets up to 300 characters, refuses 301, deletes with is_delete or null', async () => {
+  it('sets up to 300 characters, refuses 301, deletes with is_delete', async () => {
     await t.ok('setguideacctconfig', { is_delete: false, guide_auto_reply: { content: '字'.repeat(300) } });
     expect((await t.ok('getguideacctconfig', {}))['guide_auto_reply']).toEqual({ content: '字'.repeat(300) });
     const long = await t.call('setguideacctconfig', {
@@ -197,9 +197,24 @@ describe('offline auto reply', () => {
     expect(long.json['errmsg']).toContain('301 characters');
     await t.ok('setguideacctconfig', { is_delete: true, guide_auto_reply: { content: 'x' } });
     expect(await t.ok('getguideacctconfig', {})).not.toHaveProperty('guide_auto_reply');
+  });
+
+  it('treats "guide_auto_reply": null as absent (an SDK sends unset keys as null)', async () => {
     await t.ok('setguideacctconfig', { is_delete: false, guide_auto_reply: { content: 'back' } });
-    await t.ok('setguideacctconfig', { is_delete: false, guide_auto_reply: null });
-    expect(await t.ok('getguideacctconfig', {})).not.toHaveProperty('guide_auto_reply');
+    await t.ok('setguideacctconfig', {
+      is_delete: false,
+      guide_auto_reply: null,
+      black_keyword: { values: ['n'] },
+    });
+    await t.ok('setguideacctconfig', {
+      is_delete: true,
+      guide_auto_reply: null,
+      black_keyword: { values: ['n'] },
+    });
+    expect((await t.ok('getguideacctconfig', {}))['guide_auto_reply']).toEqual({ content: 'back' });
+    const alone = await t.call('setguideacctconfig', { is_delete: false, guide_auto_reply: null });
+    expect(alone.json['errcode']).toBe(40101);
+    expect((await t.ok('getguideacctconfig', {}))['guide_auto_reply']).toEqual({ content: 'back' });
   });
 
   it('is left alone when the key is left out', async () => {

@@ -137,11 +137,16 @@ function setSensitiveWords(ctx: OpContext, body: Body, isDelete: boolean): void 
   if (changed) ctx.store.setMeta('black_keyword_updatetime', String(ctx.now));
 }
 
+/**
+ * The offline reply: `is_delete: true` with `guide_auto_reply` deletes it. A `null`
+ * `guide_auto_reply` counts as absent (SDKs send unset keys as null), unlike `black_keyword: null`,
+ * whose delete meaning is documented.
+ */
 function setOfflineReply(ctx: OpContext, body: Body, isDelete: boolean): void {
-  if (!Object.hasOwn(body, 'guide_auto_reply')) return;
   const value = field(body, 'guide_auto_reply');
-  if (value === null || isDelete) {
-    if (value !== null && !isObject(value)) throw invalidArgs('guide_auto_reply must be an object {content}');
+  if (value === undefined || value === null) return;
+  if (isDelete) {
+    if (!isObject(value)) throw invalidArgs('guide_auto_reply must be an object {content}');
     ctx.store.setMeta('offline_auto_reply', undefined);
     return;
   }
@@ -152,7 +157,7 @@ function setOfflineReply(ctx: OpContext, body: Body, isDelete: boolean): void {
 
 export function setguideacctconfig(ctx: OpContext, body: Body): object {
   const isDelete = requireBoolean(body, 'is_delete');
-  if (!Object.hasOwn(body, 'black_keyword') && !Object.hasOwn(body, 'guide_auto_reply')) {
+  if (!Object.hasOwn(body, 'black_keyword') && isAbsent(field(body, 'guide_auto_reply'))) {
     throw missingParameter('black_keyword or guide_auto_reply');
   }
   setSensitiveWords(ctx, body, isDelete);
