@@ -180,7 +180,7 @@ describe('quick replies, welcome messages, sensitive words', () => {
     await client.setguideacctconfig({
       is_delete: true,
       black_keyword: { values: ['cheap'] },
-      guide_auto_reply: null,
+      guide_auto_reply: { content: 'We are offline.' },
     });
     config = await client.getguideacctconfig();
     expect(config.black_keyword.values).toEqual(['refund']);
