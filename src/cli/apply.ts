@@ -23,6 +23,7 @@ import {
   resolveGuardPolicy,
 } from '../plan/index.js';
 import { renderApplyResult } from '../report/apply.js';
+import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { renderStale, type StaleReport } from '../report/stale.js';
@@ -267,7 +268,7 @@ function reportStale(ctx: CommandContext, saved: SavedPlan, facts: StaleFacts): 
   if (files !== undefined) {
     const result = planChanges(files.state, live);
     if (result.plan === undefined) {
-      nowError = `${result.diagnostics.length} plan error${result.diagnostics.length === 1 ? '' : 's'}; run guidectl plan to see them`;
+      nowError = `${countOf(result.diagnostics.length, 'plan error')}; run guidectl plan to see them`;
     } else {
       now = { planId: planId(result.plan), calls: diffCalls(saved.plan.calls, result.plan.calls) };
     }
@@ -439,7 +440,9 @@ async function confirm(ctx: CommandContext, plan: Plan): Promise<boolean> {
   const answer =
     io.ask === undefined
       ? undefined
-      : await io.ask(`\nMake these ${plan.calls.length} calls? Only 'yes' is accepted: `);
+      : await io.ask(
+          `\nMake ${plan.calls.length === 1 ? 'this call' : `these ${countOf(plan.calls.length, 'call')}`}? Only 'yes' is accepted: `,
+        );
   if (answer === undefined) {
     io.stderr.write(
       'guidectl: apply needs a confirmation and there is no terminal to ask on; pass --auto-approve to apply without asking (as in CI)\n',

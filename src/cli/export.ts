@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { errorCode, UsageError } from '../core/errors.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
+import { countOf } from '../report/count.js';
 import { renderExport } from '../report/export.js';
 import type { CommandContext } from './io.js';
 import { readLive, type TargetOptions, withClient } from './reconcile.js';
@@ -40,7 +41,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
             );
           }
           ctx.io.stderr.write(
-            `guidectl: wrote ${options.output}: ${live.guides.length} guides, ${live.groups.length} groups\n`,
+            `guidectl: wrote ${options.output}: ${countOf(live.guides.length, 'guide')}, ${countOf(live.groups.length, 'group')}\n`,
           );
         }
         ctx.setExit(0);

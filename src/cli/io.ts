@@ -32,4 +32,6 @@ export interface CommandContext {
   readonly io: CliIo;
   /** Sets the exit status of the program; the last call wins. */
   setExit(status: ExitStatus): void;
+  /** False when `--no-color` was given; colour also needs a terminal and NO_COLOR unset. */
+  colorFlag(): boolean;
 }

@@ -14,6 +14,7 @@ import {
   planId,
   resolveGuardPolicy,
 } from '../plan/index.js';
+import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from '../report/markdown.js';
 import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
@@ -176,7 +177,7 @@ function exitStatus(
   }
   if (options.expectNoChanges && calls > 0) {
     io.stderr.write(
-      `guidectl: drift: the account differs from the files (${changes} change${changes === 1 ? '' : 's'}, ${calls} API call${calls === 1 ? '' : 's'} to bring it back); expected no changes\n`,
+      `guidectl: drift: the account differs from the files (${countOf(changes, 'change')}, ${countOf(calls, 'API call')} to bring it back); expected no changes\n`,
     );
     return 1;
   }

@@ -21,6 +21,7 @@ export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('guidectl')
     .description('Manage WeChat shopping guides as code.')
     .version(packageVersion(), '-V, --version', 'print the version of guidectl')
+    .option('--no-color', 'no ANSI colours in the output (as NO_COLOR=1 does)')
     .showHelpAfterError()
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
@@ -42,11 +43,12 @@ export function buildProgram(ctx: CommandContext): Command {
  */
 export async function runProgram(argv: readonly string[], io: CliIo): Promise<ExitStatus> {
   let status: ExitStatus = 0;
-  const program = buildProgram({
+  const program: Command = buildProgram({
     io,
     setExit: (s) => {
       status = s;
     },
+    colorFlag: () => program.opts()['color'] !== false,
   });
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -20,9 +20,10 @@ export interface TargetOptions {
   verbose: boolean;
 }
 
+/** Colour on a stream: only on a terminal, without `--no-color`, and with NO_COLOR unset or empty. */
 export function useColor(ctx: CommandContext, stream: 'stdout' | 'stderr'): boolean {
   const value = ctx.io.env['NO_COLOR'];
-  return ctx.io[stream].isTTY && (value === undefined || value === '');
+  return ctx.io[stream].isTTY && ctx.colorFlag() && (value === undefined || value === '');
 }
 
 /**

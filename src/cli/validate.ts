@@ -3,6 +3,7 @@ import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
 import { renderDiagnostics, renderDiagnosticsJson, renderSummary } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
+import { useColor } from './reconcile.js';
 
 /** `guidectl validate PATH…`: schema and semantic checks of desired-state files; no network. */
 export function registerValidateCommand(program: Command, ctx: CommandContext): void {
@@ -25,7 +26,7 @@ export function registerValidateCommand(program: Command, ctx: CommandContext): 
         io.stdout.write(renderDiagnosticsJson(result.diagnostics, { cwd: io.cwd }));
         return;
       }
-      const color = io.stdout.isTTY && !io.env['NO_COLOR'];
+      const color = useColor(ctx, 'stdout');
       const sources = new Map(result.files.map((f) => [f.file, f.text]));
       io.stdout.write(renderDiagnostics(result.diagnostics, { cwd: io.cwd, color, sources }));
       const files = new Set([...result.files.map((f) => f.file), ...result.diagnostics.map((d) => d.file)]);

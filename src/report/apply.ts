@@ -1,4 +1,5 @@
 import type { ApplyResult, Plan } from '../core/plan.js';
+import { countOf, formatCount } from './count.js';
 import { paint } from './paint.js';
 
 const MOST_LISTED = 20;
@@ -19,7 +20,7 @@ export function renderApplyResult(
   const lines = [
     '',
     p.bold(
-      `Apply: ${done} call${done === 1 ? '' : 's'} done, ${failed.length} failed, ${notStarted.length} not started (of ${plan.calls.length}).`,
+      `Apply: ${countOf(done, 'call')} done, ${formatCount(failed.length)} failed, ${formatCount(notStarted.length)} not started (of ${formatCount(plan.calls.length)}).`,
     ),
   ];
   for (const o of failed)
@@ -32,7 +33,7 @@ export function renderApplyResult(
     );
   }
   if (notStarted.length > MOST_LISTED)
-    lines.push(`  … and ${notStarted.length - MOST_LISTED} more not started`);
+    lines.push(`  … and ${formatCount(notStarted.length - MOST_LISTED)} more not started`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,5 +1,6 @@
 import * as nodePath from 'node:path';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { countOf } from './count.js';
 import { type Paint, paint } from './paint.js';
 
 export interface RenderDiagnosticsOptions {
@@ -60,15 +61,15 @@ export function renderSummary(
 ): string {
   const p = paint(options.color === true);
   const { errors, warnings } = countDiagnostics(diagnostics);
-  const files = plural(facts.files, 'file');
+  const files = countOf(facts.files, 'file');
   if (errors > 0) {
-    const parts = [plural(errors, 'error'), ...(warnings > 0 ? [plural(warnings, 'warning')] : [])];
+    const parts = [countOf(errors, 'error'), ...(warnings > 0 ? [countOf(warnings, 'warning')] : [])];
     return `${p.red(parts.join(', '))} in ${files}\n`;
   }
   const contents = [files];
-  if (facts.guides !== undefined) contents.push(plural(facts.guides, 'guide'));
-  if (facts.groups !== undefined) contents.push(plural(facts.groups, 'group'));
-  const head = warnings > 0 ? p.yellow(`valid with ${plural(warnings, 'warning')}`) : p.green('valid');
+  if (facts.guides !== undefined) contents.push(countOf(facts.guides, 'guide'));
+  if (facts.groups !== undefined) contents.push(countOf(facts.groups, 'group'));
+  const head = warnings > 0 ? p.yellow(`valid with ${countOf(warnings, 'warning')}`) : p.green('valid');
   return `${head}: ${contents.join(', ')}\n`;
 }
 
@@ -137,10 +138,6 @@ export function displayPath(file: string, cwd: string | undefined): string {
   const relative = nodePath.relative(cwd, file);
   const outside = relative === '' || relative === '..' || relative.startsWith(`..${nodePath.sep}`);
   return outside || nodePath.isAbsolute(relative) ? file : relative;
-}
-
-function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** Lines longer than this are not shown under a diagnostic (minified or binary-looking text). */

@@ -1,5 +1,6 @@
 import type { Change, Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
+import { countOf, formatCount } from './count.js';
 import {
   changeLines,
   describeGuard,
@@ -75,7 +76,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   if (plan.changes.length === 0) return `${top}\n`;
 
   // The details, change by change, until the budget would be passed.
-  const summary = `<details><summary>Details: ${plural(plan.changes.length, 'change')}, ${plural(plan.summary.calls, 'API call')}</summary>`;
+  const summary = `<details><summary>Details: ${countOf(plan.changes.length, 'change')}, ${countOf(plan.summary.calls, 'API call')}</summary>`;
   const lines: string[] = [];
   // Room kept for the fences, the closing tags and the cut notice.
   const reserve = 600;
@@ -109,11 +110,11 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   if (notShown > 0) {
     const rest = partial ? notShown - 1 : notShown;
     const what = partial
-      ? `the first change is shown in part${rest > 0 ? ` and ${plural(rest, 'more change')} ${rest === 1 ? 'is' : 'are'} not shown` : ''}`
-      : `${plural(rest, 'more change')} not shown`;
+      ? `the first change is shown in part${rest > 0 ? ` and ${countOf(rest, 'more change')} ${rest === 1 ? 'is' : 'are'} not shown` : ''}`
+      : `${countOf(rest, 'more change')} not shown`;
     body.push(
       '',
-      `> … cut: ${what}, to stay under GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character limit; run \`guidectl plan\` locally or see the job log for the full plan.`,
+      `> … cut: ${what}, to stay under GitHub's ${formatCount(GITHUB_COMMENT_LIMIT)}-character limit; run \`guidectl plan\` locally or see the job log for the full plan.`,
     );
   }
   return `${body.join('\n')}\n`;
@@ -146,7 +147,7 @@ export function renderFailureMarkdown(
     `${fence}text`,
     ...kept,
     fence,
-    ...(cut > 0 ? ['', `> … cut: ${plural(cut, 'more line')}; see the job log.`] : []),
+    ...(cut > 0 ? ['', `> … cut: ${countOf(cut, 'more line')}; see the job log.`] : []),
     '',
   ].join('\n');
 }
@@ -168,11 +169,13 @@ function summaryTable(plan: Plan): string[] {
     if (of.length === 0) continue;
     const n = (action: Change['action']): number => of.filter((c) => c.action === action).length;
     const kind = resource === 'account' ? 'account' : `${resource}s`;
-    rows.push(`| ${kind} | ${n('create')} | ${n('update')} | ${n('delete')} |`);
+    rows.push(
+      `| ${kind} | ${formatCount(n('create'))} | ${formatCount(n('update'))} | ${formatCount(n('delete'))} |`,
+    );
   }
   const adds = plan.calls.filter((c) => c.operation === 'addguide2guidegroup').length;
   const removes = plan.calls.filter((c) => c.operation === 'delguide2guidegroup').length;
-  if (adds + removes > 0) rows.push(`| memberships | ${adds} | 0 | ${removes} |`);
+  if (adds + removes > 0) rows.push(`| memberships | ${formatCount(adds)} | 0 | ${formatCount(removes)} |`);
   return rows;
 }
 
@@ -197,8 +200,4 @@ function fenceFor(lines: readonly string[]): string {
 /** Text shown as markdown, with what markdown or HTML would read as syntax escaped. */
 export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]<>#|~!]/g, (c) => `\\${c}`).replace(/&/g, '&amp;');
-}
-
-function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 }

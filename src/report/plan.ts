@@ -3,6 +3,7 @@ import type { DeleteKind } from '../core/desired.js';
 import type { Change, ChangeAction, FieldChange, JsonValue, Plan, PlannedCall } from '../core/plan.js';
 import { wireBody } from '../core/plan.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
+import { countOf, formatCount } from './count.js';
 import { type Paint, paint } from './paint.js';
 
 /** What the renderers show besides the plan itself; each part is shown when given. */
@@ -47,7 +48,7 @@ export function renderPlan(plan: Plan, options: { readonly color?: boolean } & P
 export function summaryLine(plan: Plan): string {
   const { add, change, delete: del, calls } = plan.summary;
   if (calls === 0) return 'No changes. The account matches the files.';
-  return `Plan: ${add} to add, ${change} to change, ${del} to delete (${calls} API call${calls === 1 ? '' : 's'}).`;
+  return `Plan: ${formatCount(add)} to add, ${formatCount(change)} to change, ${formatCount(del)} to delete (${countOf(calls, 'API call')}).`;
 }
 
 /**
@@ -144,14 +145,12 @@ export function renderUnmanaged(plan: Plan): string {
   const guides = plan.unmanaged.filter((u) => u.resource === 'guide').map((u) => u.address);
   const groups = plan.unmanaged.filter((u) => u.resource === 'group').map((u) => quoteName(u.address));
   const list = (names: string[]): string =>
-    names.length <= 10 ? names.join(', ') : `${names.slice(0, 10).join(', ')} and ${names.length - 10} more`;
+    names.length <= 10
+      ? names.join(', ')
+      : `${names.slice(0, 10).join(', ')} and ${formatCount(names.length - 10)} more`;
   const parts = [
-    ...(guides.length > 0
-      ? [`${guides.length} guide${guides.length === 1 ? '' : 's'} (${list(guides)})`]
-      : []),
-    ...(groups.length > 0
-      ? [`${groups.length} group${groups.length === 1 ? '' : 's'} (${list(groups)})`]
-      : []),
+    ...(guides.length > 0 ? [`${countOf(guides.length, 'guide')} (${list(guides)})`] : []),
+    ...(groups.length > 0 ? [`${countOf(groups.length, 'group')} (${list(groups)})`] : []),
   ];
   return `Not in the files, left alone: ${parts.join(' and ')}. Set prune.guides or prune.groups to delete them.`;
 }
@@ -161,14 +160,10 @@ export function shownGuards(guards: readonly GuardResult[] | undefined): GuardRe
   return (guards ?? []).filter((g) => g.deletes > 0 || g.status === 'refused');
 }
 
-const NOUNS: Record<DeleteKind, readonly [string, string]> = {
-  guides: ['guide', 'guides'],
-  groups: ['group', 'groups'],
-  memberships: ['membership', 'memberships'],
-};
+const NOUNS: Record<DeleteKind, string> = { guides: 'guide', groups: 'group', memberships: 'membership' };
 
 function counted(n: number, kind: DeleteKind): string {
-  return `${n.toLocaleString('en-US')} ${NOUNS[kind][n === 1 ? 0 : 1]}`;
+  return countOf(n, NOUNS[kind]);
 }
 
 function percent(share: number): string {
@@ -189,7 +184,7 @@ function thresholdReason(g: GuardResult): string {
   );
   const floored = Math.floor(g.maxDeleteShare.value * g.live + 1e-9) < MIN_DELETE_LIMIT;
   return (
-    `the smaller of ${g.maxDeletes.value}${max} and ${percent(g.maxDeleteShare.value)}${share} of live ${g.kind}` +
+    `the smaller of ${formatCount(g.maxDeletes.value)}${max} and ${percent(g.maxDeleteShare.value)}${share} of live ${g.kind}` +
     (floored ? `, but at least ${MIN_DELETE_LIMIT}` : '')
   );
 }
@@ -216,20 +211,20 @@ function originNote(setting: Setting, fileKey: string, flag: string): string {
  * --allow-delete guides=12.`
  */
 export function describeGuard(g: GuardResult): { readonly status: GuardStatus; readonly text: string } {
-  const what = `the plan deletes ${counted(g.deletes, g.kind)} (of ${g.live.toLocaleString('en-US')} live)`;
+  const what = `the plan deletes ${counted(g.deletes, g.kind)} (of ${formatCount(g.live)} live)`;
   const fix = `To allow exactly these deletions, pass --allow-delete ${g.kind}=${g.deletes}.`;
   const allowance =
     g.allowance === undefined
       ? undefined
-      : `--allow-delete ${g.kind}=${g.allowance.value} allows at most ${g.allowance.value}`;
-  const threshold = `the limit is ${g.threshold} (${thresholdReason(g)})`;
+      : `--allow-delete ${g.kind}=${g.allowance.value} allows at most ${formatCount(g.allowance.value)}`;
+  const threshold = `the limit is ${formatCount(g.threshold)} (${thresholdReason(g)})`;
   switch (g.status) {
     case 'refused':
       return { status: g.status, text: `${what}; ${allowance ?? threshold}. ${fix}` };
     case 'allowed':
       return {
         status: g.status,
-        text: `${what}, above the limit of ${g.threshold} (${thresholdReason(g)}); ${allowance ?? ''}.`,
+        text: `${what}, above the limit of ${formatCount(g.threshold)} (${thresholdReason(g)}); ${allowance ?? ''}.`,
       };
     case 'ok':
       return { status: g.status, text: `${what}; ${allowance ?? threshold}.` };

@@ -1,5 +1,6 @@
 import type { PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
+import { countOf, formatCount } from './count.js';
 import { paint } from './paint.js';
 
 /** Lines listed of each kind before "… and N more". */
@@ -41,7 +42,8 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
       const name = d.resource === 'account' ? `account ${d.address}` : `${d.resource} ${d.address}`;
       lines.push(`  ${sign[d.change]} ${name} (${d.change})`);
     }
-    if (report.live.length > MOST_LISTED) lines.push(`  … and ${report.live.length - MOST_LISTED} more`);
+    if (report.live.length > MOST_LISTED)
+      lines.push(`  … and ${formatCount(report.live.length - MOST_LISTED)} more`);
     if (report.live.length === 0)
       lines.push('  (the same resources, read in a way that differs; plan again)');
   }
@@ -59,11 +61,11 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
       for (const c of removed.slice(0, MOST_LISTED))
         lines.push(`  ${p.red('-')} ${describeCall(c.call)}  ${p.dim('(saved, no longer planned)')}`);
       if (removed.length > MOST_LISTED)
-        lines.push(`  … and ${removed.length - MOST_LISTED} more saved calls no longer planned`);
+        lines.push(`  … and ${countOf(removed.length - MOST_LISTED, 'more saved call')} no longer planned`);
       for (const c of added.slice(0, MOST_LISTED))
         lines.push(`  ${p.green('+')} ${describeCall(c.call)}  ${p.dim('(planned now, not saved)')}`);
       if (added.length > MOST_LISTED)
-        lines.push(`  … and ${added.length - MOST_LISTED} more calls planned now`);
+        lines.push(`  … and ${countOf(added.length - MOST_LISTED, 'more call')} planned now`);
     }
   } else if (report.nowError !== undefined) {
     lines.push('', `A plan made now fails: ${report.nowError}`);

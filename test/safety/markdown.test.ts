@@ -46,10 +46,10 @@ describe('plan --markdown', () => {
     expect(text.length).toBeLessThanOrEqual(60_000);
     const lines = text.split('\n');
     expect(lines[0]).toBe(MARKDOWN_MARKER);
-    expect(lines[1]).toBe('**Plan: 6667 to add, 6667 to change, 6666 to delete (20000 API calls).**');
+    expect(lines[1]).toBe('**Plan: 6,667 to add, 6,667 to change, 6,666 to delete (20,000 API calls).**');
     expect(text).toContain('Plan id: `abcdef123456`');
     expect(text).toContain('| kind | add | change | delete |');
-    expect(text).toContain('| guides | 6667 | 6667 | 6666 |');
+    expect(text).toContain('| guides | 6,667 | 6,667 | 6,666 |');
     expect(text).toContain('<details><summary>Details: 20,000 changes, 20,000 API calls</summary>');
     const notice =
       /^> … cut: ([0-9,]+) more changes not shown.*run `guidectl plan` locally or see the job log/m.exec(
