@@ -123,10 +123,10 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       });
       io.stdout.write(`guidectl serve: listening on ${service.url}\n`);
       io.stdout.write(`  database   ${db}\n`);
-      io.stdout.write(`  appid      ${service.credentials.appid}\n`);
+      io.stdout.write(`  appid      ${service.appid}\n`);
       if (service.credentialsGenerated) {
         io.stdout.write(
-          `  secret     ${service.credentials.secret}  (generated now and kept in the database)\n`,
+          `  secret     ${service.credentials.secret}  (generated now and shown only now: the database keeps only its hash)\n`,
         );
       }
       io.stdout.write(

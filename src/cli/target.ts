@@ -206,7 +206,7 @@ export async function openTarget(
       signal: io.stopSignal,
       ...options,
       baseUrl: service.url,
-      auth: service.credentials,
+      auth: service.clientCredentials(),
     });
   } catch (error) {
     await service.close();

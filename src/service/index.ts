@@ -3,5 +3,5 @@ export { DEFAULT_SETTINGS, MAX_PAGE_SIZE } from './context.js';
 export type { FaultSpec } from './faults.js';
 export { parseFaults } from './faults.js';
 export type { CallRecord, GuideServiceOptions } from './server.js';
-export { GuideService, ListenError } from './server.js';
+export { GuideService, ListenError, UnknownSecretError } from './server.js';
 export { StoreError } from './store.js';

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,17 +10,20 @@ import { isOperationName, OPERATIONS, type OperationName } from '../wire/operati
 import { ApiError } from './api-error.js';
 import { ServiceClock } from './clock.js';
 import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './context.js';
+import { type AppCredentials, sameSecret, settleCredentials, verifySecret } from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
 import { type Body, isObject } from './fields.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store } from './store.js';
+import { DEFAULT_THROTTLE, FailureThrottle, type ThrottleSettings } from './throttle.js';
 import {
-  type AppCredentials,
-  checkAccessToken,
-  generateCredentials,
-  getStableToken,
-  getToken,
+  INVALID_APPID,
+  INVALID_SECRET,
+  readStableTokenBody,
+  readTokenQuery,
+  TokenDesk,
+  type TokenRequest,
 } from './tokens.js';
 
 export interface GuideServiceOptions {
@@ -29,9 +33,15 @@ export interface GuideServiceOptions {
   readonly host?: string;
   /** 0 (the default) picks a free port. */
   readonly port?: number;
-  /** App credentials; generated (and kept in the database) when not given. */
+  /**
+   * App credentials; the stored ones when not given, generated on first start (the database keeps
+   * the appid and a hash of the secret). A secret other than the stored one revokes every token
+   * issued under the old one; tokens are valid only for the appid that got them.
+   */
   readonly appid?: string;
   readonly secret?: string;
+  /** Failed token requests allowed per client address and per appid (10 a minute). */
+  readonly tokenThrottle?: ThrottleSettings;
   readonly settings?: Partial<ServiceSettings>;
   readonly faults?: FaultSpec | string;
   /** Enables the `/__sim/` interface. */
@@ -58,6 +68,11 @@ const MAX_CALL_RECORDS = 1_000_000;
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 class BodyTooLarge extends Error {}
+
+/** The app secret was asked for, but the database keeps only its hash. */
+export class UnknownSecretError extends GuidectlError {
+  override readonly code = 'SERVICE_SECRET_UNKNOWN';
+}
 
 /** The service could not listen where it was asked to (address in use, not allowed, unknown). */
 export class ListenError extends GuidectlError {
@@ -91,7 +106,7 @@ function listenError(error: unknown, host: string, port: number): unknown {
  */
 export class GuideService {
   readonly clock: ServiceClock;
-  readonly credentials: AppCredentials;
+  readonly appid: string;
   /** True when the credentials were generated on this start (so they should be shown once). */
   readonly credentialsGenerated: boolean;
   readonly settings: ServiceSettings;
@@ -105,6 +120,12 @@ export class GuideService {
   private callSeq = 0;
   private closing: Promise<void> | undefined;
   private address = '';
+  /** The app secret, once given, generated or verified; else only its hash (in the store) is known. */
+  private secret: string | undefined;
+  /** A secret valid in this process only, for an in-process client (see `clientCredentials`). */
+  private processSecret: string | undefined;
+  private readonly tokens: TokenDesk;
+  private readonly throttle: FailureThrottle;
 
   private constructor(options: GuideServiceOptions) {
     this.store = new Store(options.db ?? ':memory:', options.durability ?? 'normal');
@@ -118,14 +139,12 @@ export class GuideService {
     this.clock = new ServiceClock(options.clock ?? systemClock, offset, (ms) => {
       if (this.simulation) this.store.setMeta('clock_offset_ms', String(ms));
     });
-    const stored = { appid: this.store.getMeta('appid'), secret: this.store.getMeta('secret') };
-    const appid = options.appid ?? stored.appid;
-    const secret = options.secret ?? stored.secret;
-    const generated = appid === undefined || secret === undefined ? generateCredentials() : undefined;
-    this.credentials = { appid: appid ?? generated?.appid ?? '', secret: secret ?? generated?.secret ?? '' };
-    this.credentialsGenerated = generated !== undefined;
-    this.store.setMeta('appid', this.credentials.appid);
-    this.store.setMeta('secret', this.credentials.secret);
+    const settled = settleCredentials(this.store, { appid: options.appid, secret: options.secret });
+    this.appid = settled.appid;
+    this.secret = settled.secret;
+    this.credentialsGenerated = settled.generated;
+    this.tokens = new TokenDesk(settled.appid);
+    this.throttle = new FailureThrottle(options.tokenThrottle ?? DEFAULT_THROTTLE, () => this.clock.now());
     this.server = createServer({ keepAlive: true }, (req, res) => {
       this.handle(req, res).catch((error: unknown) => this.fail(res, error));
     });
@@ -153,6 +172,29 @@ export class GuideService {
   /** The base URL clients use, e.g. `http://127.0.0.1:8080`. */
   get url(): string {
     return this.address;
+  }
+
+  /**
+   * The app credentials, when the secret is known to this process (given, generated on this
+   * start, or presented once by a token request); throws `UnknownSecretError` otherwise.
+   */
+  get credentials(): AppCredentials {
+    if (this.secret === undefined) {
+      throw new UnknownSecretError(
+        'the app secret is not known: the database keeps only its hash; give it with --secret',
+      );
+    }
+    return { appid: this.appid, secret: this.secret };
+  }
+
+  /**
+   * Credentials for a client in this process: the app secret when known, else a secret made now
+   * that only this process knows and never stores (the embedded local service's client).
+   */
+  clientCredentials(): AppCredentials {
+    if (this.secret !== undefined) return { appid: this.appid, secret: this.secret };
+    this.processSecret ??= randomBytes(32).toString('base64url');
+    return { appid: this.appid, secret: this.processSecret };
   }
 
   /** The guide calls answered so far, oldest first. */
@@ -195,29 +237,81 @@ export class GuideService {
     const path = url.pathname;
     if (path.startsWith('/cgi-bin/guide/')) {
       await this.handleOperation(req, res, path.slice('/cgi-bin/guide/'.length), url.searchParams);
-    } else if (path === '/cgi-bin/token') {
-      if (req.method !== 'GET')
-        return this.answerError(res, new ApiError(ERRCODE.invalidArgs, 'invalid args: use GET'));
-      req.resume();
-      this.answer(
-        res,
-        this.attemptToken(() => this.transaction((ctx) => getToken(ctx, this.credentials, url.searchParams))),
-      );
-    } else if (path === '/cgi-bin/stable_token') {
-      if (req.method !== 'POST')
-        return this.answerError(res, new ApiError(ERRCODE.requirePost, 'require POST method'));
-      const body = await this.readBody(req, res);
-      if (body === undefined) return;
-      this.answer(
-        res,
-        this.attemptToken(() => this.transaction((ctx) => getStableToken(ctx, this.credentials, body))),
-      );
+    } else if (path === '/cgi-bin/token' || path === '/cgi-bin/stable_token') {
+      await this.handleToken(req, res, path === '/cgi-bin/stable_token', url.searchParams);
     } else if (this.simulation && path.startsWith('/__sim/')) {
       await this.handleSim(req, res, path.slice('/__sim/'.length), url.searchParams);
     } else {
       req.resume();
       this.answer(res, { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` });
     }
+  }
+
+  /**
+   * `GET /cgi-bin/token` and `POST /cgi-bin/stable_token`. Failed requests are counted per client
+   * address and per appid; past the limit every request on them is 45011 until the window passes.
+   */
+  private async handleToken(
+    req: IncomingMessage,
+    res: ServerResponse,
+    stable: boolean,
+    query: URLSearchParams,
+  ): Promise<void> {
+    if (stable && req.method !== 'POST')
+      return this.answerError(res, new ApiError(ERRCODE.requirePost, 'require POST method'));
+    if (!stable && req.method !== 'GET')
+      return this.answerError(res, new ApiError(ERRCODE.invalidArgs, 'invalid args: use GET'));
+    let request: TokenRequest;
+    if (stable) {
+      const body = await this.readBody(req, res);
+      if (body === undefined) return;
+      try {
+        request = readStableTokenBody(body);
+      } catch (error) {
+        return this.answerError(res, error);
+      }
+    } else {
+      req.resume();
+      try {
+        request = readTokenQuery(query);
+      } catch (error) {
+        return this.answerError(res, error);
+      }
+    }
+    const keys = [`address ${req.socket.remoteAddress ?? ''}`];
+    if (request.appid === this.appid) keys.push(`appid ${request.appid}`);
+    const wait = this.throttle.blockedFor(keys);
+    if (wait > 0) {
+      return this.answerError(
+        res,
+        new ApiError(
+          ERRCODE.minuteQuota,
+          `api minute-quota reach limit mustslower retry next minute: too many failed token requests; retry in ${wait} s`,
+        ),
+      );
+    }
+    const counted = this.throttle.fail(keys);
+    if (request.appid !== this.appid) return this.answerError(res, INVALID_APPID());
+    if (!(await this.checkSecret(request.secret))) return this.answerError(res, INVALID_SECRET());
+    this.throttle.forgive(keys, counted);
+    this.answer(
+      res,
+      this.attemptToken(() =>
+        this.transaction((ctx) =>
+          stable ? this.tokens.issueStable(ctx, request.forceRefresh) : this.tokens.issueToken(ctx),
+        ),
+      ),
+    );
+  }
+
+  /** Whether `secret` is the app secret (scrypt against the stored hash, off the event loop, once). */
+  private async checkSecret(secret: string): Promise<boolean> {
+    if (this.processSecret !== undefined && sameSecret(secret, this.processSecret)) return true;
+    if (this.secret !== undefined) return sameSecret(secret, this.secret);
+    const hash = this.store.getMeta('secret_hash');
+    if (hash === undefined || !(await verifySecret(secret, hash))) return false;
+    this.secret = secret;
+    return true;
   }
 
   private async handleOperation(
@@ -241,7 +335,7 @@ export class GuideService {
     if (raw === undefined) return;
     const record = (errcode: number): void => this.record(name, errcode);
     try {
-      checkAccessToken(this.context(), query.get('access_token'));
+      this.tokens.check(this.context(), query.get('access_token'));
     } catch (error) {
       record(error instanceof ApiError ? error.errcode : ERRCODE.systemBusy);
       return this.answerError(res, error);
@@ -292,7 +386,7 @@ export class GuideService {
       setFaults: (spec) => this.setFaults(spec),
       calls: () => this.callRecord,
       resetCalls: () => this.resetCalls(),
-      resetData: () => this.store.reset(['appid', 'secret', 'last_id64', 'clock_offset_ms']),
+      resetData: () => this.store.reset(['appid', 'secret_hash', 'last_id64', 'clock_offset_ms']),
     };
     this.answer(
       res,

@@ -1,5 +1,7 @@
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { GuidectlError } from '../core/errors.js';
+import { errorCode, GuidectlError } from '../core/errors.js';
+import { hashSecret, hashToken } from './credentials.js';
 
 /** The database file cannot be opened or is not a guidectl database. */
 export class StoreError extends GuidectlError {
@@ -12,17 +14,24 @@ export class StoreError extends GuidectlError {
  * acknowledged survives a restart or a kill -9 of the process (WAL with synchronous=NORMAL is
  * durable against process crashes; `durability: 'full'` also survives a power cut, at a cost).
  */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
-const SCHEMA = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+// Version 2 keeps hashes of the secrets (see credentials.ts): meta holds `secret_hash` instead of
+// the clear `secret`, and tokens are kept by their SHA-256, each with the appid that got it.
+const TOKENS_TABLE = `
 CREATE TABLE tokens (
-  token TEXT PRIMARY KEY,
+  token_hash TEXT PRIMARY KEY,     -- SHA-256 of the token, hex
+  appid TEXT NOT NULL,             -- the appid that got it; valid for that appid only
   kind TEXT NOT NULL,              -- 'token' (/cgi-bin/token) or 'stable' (/cgi-bin/stable_token)
   issued_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
   superseded INTEGER NOT NULL DEFAULT 0  -- 1 once a newer token of its kind was issued
 ) STRICT;
+`;
+
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+${TOKENS_TABLE}
 CREATE TABLE guides (
   id INTEGER PRIMARY KEY,
   account TEXT UNIQUE,             -- set when added by guide_account
@@ -138,6 +147,7 @@ export class Store {
 
   constructor(file: string, durability: Durability = 'normal') {
     try {
+      createPrivately(file);
       this.db = new Database(file);
     } catch (error) {
       throw new StoreError(`cannot open the database ${file}: ${reason(error)}`, { cause: error });
@@ -158,6 +168,10 @@ export class Store {
   private migrate(): void {
     const version = Number(this.db.pragma('user_version', { simple: true }));
     if (version === SCHEMA_VERSION) return;
+    if (version === 1) {
+      this.migrateFrom1();
+      return;
+    }
     if (version !== 0) {
       throw new Error(
         `database schema version ${version} is newer than this guidectl understands (${SCHEMA_VERSION})`,
@@ -167,6 +181,40 @@ export class Store {
       this.db.exec(SCHEMA);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     })();
+  }
+
+  /**
+   * Version 1 (guidectl before 2026-11-23) kept the app secret and the tokens in clear. They are
+   * replaced by their hashes, with secure_delete on so that the freed pages are zeroed, and the
+   * WAL is checkpointed and truncated so that no old page stays in it. The tokens keep working.
+   */
+  private migrateFrom1(): void {
+    this.db.pragma('secure_delete = ON');
+    this.db.transaction(() => {
+      const appid = this.getMeta('appid') ?? '';
+      const secret = this.getMeta('secret');
+      const tokens = this.all<{
+        token: string;
+        kind: string;
+        issued_at: number;
+        expires_at: number;
+        superseded: number;
+      }>('SELECT token, kind, issued_at, expires_at, superseded FROM tokens');
+      this.db.exec('DROP TABLE tokens');
+      this.db.exec(TOKENS_TABLE);
+      const insert = this.db.prepare(
+        'INSERT INTO tokens (token_hash, appid, kind, issued_at, expires_at, superseded) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      for (const t of tokens)
+        insert.run(hashToken(t.token), appid, t.kind, t.issued_at, t.expires_at, t.superseded);
+      if (secret !== undefined) this.setMeta('secret_hash', hashSecret(secret));
+      this.setMeta('secret', undefined);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+    this.statements.clear();
+    this.db.exec('VACUUM');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.pragma('secure_delete = OFF');
   }
 
   /** A prepared statement, cached by its text. */
@@ -242,6 +290,20 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * Creates the database file readable by its owner only (0600) before SQLite opens it; SQLite
+ * gives its -wal and -shm files the mode of the database file. An existing file is left as it is.
+ */
+function createPrivately(file: string): void {
+  if (file === ':memory:' || file === '' || file.startsWith('file:')) return;
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (error) {
+    // Already there (EEXIST), or not creatable: SQLite then says why in its own words.
+    if (errorCode(error) === 'EEXIST') return;
   }
 }
 

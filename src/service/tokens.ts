@@ -2,98 +2,131 @@ import { randomBytes } from 'node:crypto';
 import { ERRCODE } from '../wire/errcodes.js';
 import { ApiError, invalidArgs, missingParameter } from './api-error.js';
 import type { OpContext } from './context.js';
+import { hashToken } from './credentials.js';
 import { type Body, field, requireString } from './fields.js';
-
-/** The service's app credentials: the appid and secret that token requests must present. */
-export interface AppCredentials {
-  readonly appid: string;
-  readonly secret: string;
-}
 
 /** How long a replaced token keeps working, as the real API allows (5 minutes). */
 const OVERLAP_SECONDS = 300;
 
-export function generateCredentials(): AppCredentials {
-  return { appid: `wx${randomBytes(8).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+/** A token request as read from the wire; the secret is checked by the caller (scrypt, off the loop). */
+export interface TokenRequest {
+  readonly appid: string;
+  readonly secret: string;
+  readonly forceRefresh: boolean;
 }
 
-function checkCredentials(app: AppCredentials, grantType: string, appid: string, secret: string): void {
+function checkGrant(grantType: string): void {
   if (grantType !== 'client_credential') throw new ApiError(ERRCODE.invalidGrantType, 'invalid grant_type');
-  if (appid !== app.appid) throw new ApiError(ERRCODE.invalidAppid, 'invalid appid');
-  if (secret !== app.secret) throw new ApiError(ERRCODE.invalidSecret, 'invalid appsecret');
 }
 
-function issue(ctx: OpContext, kind: 'token' | 'stable'): { access_token: string; expires_in: number } {
-  ctx.store.run(
-    'UPDATE tokens SET superseded = 1, expires_at = MIN(expires_at, ?) WHERE kind = ? AND superseded = 0',
-    ctx.now + OVERLAP_SECONDS,
-    kind,
-  );
-  ctx.store.run('DELETE FROM tokens WHERE expires_at < ?', ctx.now - 86_400);
-  const token = randomBytes(48).toString('base64url');
-  ctx.store.run(
-    'INSERT INTO tokens (token, kind, issued_at, expires_at) VALUES (?, ?, ?, ?)',
-    token,
-    kind,
-    ctx.now,
-    ctx.now + ctx.settings.tokenTtl,
-  );
-  return { access_token: token, expires_in: ctx.settings.tokenTtl };
-}
-
-/** `GET /cgi-bin/token`: a new token each time; the previous one works 5 more minutes. */
-export function getToken(ctx: OpContext, app: AppCredentials, query: URLSearchParams): object {
+/** `GET /cgi-bin/token?grant_type&appid&secret`. */
+export function readTokenQuery(query: URLSearchParams): TokenRequest {
   const grantType = query.get('grant_type');
   const appid = query.get('appid');
   const secret = query.get('secret');
   if (grantType === null) throw missingParameter('grant_type');
   if (appid === null) throw missingParameter('appid');
   if (secret === null) throw missingParameter('secret');
-  checkCredentials(app, grantType, appid, secret);
-  return issue(ctx, 'token');
+  checkGrant(grantType);
+  return { appid, secret, forceRefresh: false };
 }
 
-/**
- * `POST /cgi-bin/stable_token`: the same token until it nears expiry (or `force_refresh`), kept
- * apart from `/cgi-bin/token`.
- */
-export function getStableToken(ctx: OpContext, app: AppCredentials, body: Body): object {
-  checkCredentials(
-    app,
-    requireString(body, 'grant_type'),
-    requireString(body, 'appid'),
-    requireString(body, 'secret'),
-  );
+/** `POST /cgi-bin/stable_token` `{grant_type, appid, secret, force_refresh?}`. */
+export function readStableTokenBody(body: Body): TokenRequest {
+  const grantType = requireString(body, 'grant_type');
+  const appid = requireString(body, 'appid');
+  const secret = requireString(body, 'secret');
+  checkGrant(grantType);
   const force = field(body, 'force_refresh');
   if (force !== undefined && force !== null && typeof force !== 'boolean') {
     throw invalidArgs('force_refresh must be true or false');
   }
-  if (force !== true) {
-    const current = ctx.store.get<{ token: string; expires_at: number }>(
-      "SELECT token, expires_at FROM tokens WHERE kind = 'stable' AND superseded = 0 ORDER BY issued_at DESC LIMIT 1",
-    );
-    if (current !== undefined && current.expires_at - ctx.now > OVERLAP_SECONDS) {
-      return { access_token: current.token, expires_in: current.expires_at - ctx.now };
-    }
-  }
-  return issue(ctx, 'stable');
+  return { appid, secret, forceRefresh: force === true };
 }
 
-/** Checks the `access_token` of a call: missing 41001, unknown 40001, replaced 40014, expired 42001. */
-export function checkAccessToken(ctx: OpContext, token: string | null): void {
-  if (token === null || token === '') throw new ApiError(ERRCODE.accessTokenMissing, 'access_token missing');
-  const row = ctx.store.get<{ expires_at: number; superseded: number }>(
-    'SELECT expires_at, superseded FROM tokens WHERE token = ?',
-    token,
-  );
-  if (row === undefined)
-    throw new ApiError(
-      ERRCODE.invalidCredential,
-      'invalid credential, access_token is invalid or not latest',
+export const INVALID_APPID = (): ApiError => new ApiError(ERRCODE.invalidAppid, 'invalid appid');
+export const INVALID_SECRET = (): ApiError => new ApiError(ERRCODE.invalidSecret, 'invalid appsecret');
+
+interface TokenAnswer {
+  readonly access_token: string;
+  readonly expires_in: number;
+}
+
+/**
+ * Issues and checks the access tokens of one app (one appid). The tokens table holds only hashes,
+ * each with the appid that got it; a token is valid only for that appid. As the stored hash cannot
+ * be answered again, the current stable token is remembered in memory: after a restart,
+ * `stable_token` answers a new token, and those issued before stay valid until they expire.
+ */
+export class TokenDesk {
+  private stable: string | undefined;
+
+  constructor(readonly appid: string) {}
+
+  /** `GET /cgi-bin/token`: a new token each time; the previous one works 5 more minutes. */
+  issueToken(ctx: OpContext): TokenAnswer {
+    return this.issue(ctx, 'token', true);
+  }
+
+  /** `POST /cgi-bin/stable_token`: the same token until it nears expiry, or `force_refresh`. */
+  issueStable(ctx: OpContext, forceRefresh: boolean): TokenAnswer {
+    const remembered = this.stable;
+    if (remembered !== undefined && !forceRefresh) {
+      const row = ctx.store.get<{ expires_at: number; superseded: number }>(
+        'SELECT expires_at, superseded FROM tokens WHERE token_hash = ? AND appid = ?',
+        hashToken(remembered),
+        this.appid,
+      );
+      if (row !== undefined && row.superseded === 0 && row.expires_at - ctx.now > OVERLAP_SECONDS) {
+        return { access_token: remembered, expires_in: row.expires_at - ctx.now };
+      }
+    }
+    // A token this process did not issue is not replaced (its holder may be another process).
+    const answer = this.issue(ctx, 'stable', forceRefresh || remembered !== undefined);
+    this.stable = answer.access_token;
+    return answer;
+  }
+
+  private issue(ctx: OpContext, kind: 'token' | 'stable', supersede: boolean): TokenAnswer {
+    if (supersede) {
+      ctx.store.run(
+        'UPDATE tokens SET superseded = 1, expires_at = MIN(expires_at, ?) WHERE kind = ? AND appid = ? AND superseded = 0',
+        ctx.now + OVERLAP_SECONDS,
+        kind,
+        this.appid,
+      );
+    }
+    ctx.store.run('DELETE FROM tokens WHERE expires_at < ?', ctx.now - 86_400);
+    const token = randomBytes(48).toString('base64url');
+    ctx.store.run(
+      'INSERT INTO tokens (token_hash, appid, kind, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+      hashToken(token),
+      this.appid,
+      kind,
+      ctx.now,
+      ctx.now + ctx.settings.tokenTtl,
     );
-  if (ctx.now >= row.expires_at) {
-    if (row.superseded === 1)
-      throw new ApiError(ERRCODE.invalidAccessToken, 'access_token is not the latest');
-    throw new ApiError(ERRCODE.accessTokenExpired, 'access_token expired');
+    return { access_token: token, expires_in: ctx.settings.tokenTtl };
+  }
+
+  /** Checks the `access_token` of a call: missing 41001, unknown 40001, replaced 40014, expired 42001. */
+  check(ctx: OpContext, token: string | null): void {
+    if (token === null || token === '')
+      throw new ApiError(ERRCODE.accessTokenMissing, 'access_token missing');
+    const row = ctx.store.get<{ expires_at: number; superseded: number }>(
+      'SELECT expires_at, superseded FROM tokens WHERE token_hash = ? AND appid = ?',
+      hashToken(token),
+      this.appid,
+    );
+    if (row === undefined)
+      throw new ApiError(
+        ERRCODE.invalidCredential,
+        'invalid credential, access_token is invalid or not latest',
+      );
+    if (ctx.now >= row.expires_at) {
+      if (row.superseded === 1)
+        throw new ApiError(ERRCODE.invalidAccessToken, 'access_token is not the latest');
+      throw new ApiError(ERRCODE.accessTokenExpired, 'access_token expired');
+    }
   }
 }

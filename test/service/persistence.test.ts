@@ -59,8 +59,12 @@ describe('durability', () => {
 
     const second = await GuideService.start({ db });
     try {
-      expect(second.credentials).toEqual(generated);
+      expect(second.appid).toBe(generated.appid);
       expect(second.credentialsGenerated).toBe(false);
+      // Only a hash of the secret is kept: the secret is not known until a client presents it.
+      expect(() => second.credentials).toThrow(/keeps only its hash/);
+      await fetchToken(second.url, generated.appid, generated.secret);
+      expect(second.credentials).toEqual(generated);
       // The token issued before the restart is still valid.
       const list = await rawRequest(`${second.url}/cgi-bin/guide/getguidegrouplist?access_token=${token}`, {
         method: 'POST',

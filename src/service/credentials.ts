@@ -1,0 +1,124 @@
+import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import type { Store } from './store.js';
+
+/**
+ * What the service keeps of its secrets: a salted scrypt hash of the app secret, and a SHA-256 of
+ * each access token (random 48-byte tokens need no salt or stretching: nobody can guess one to
+ * test against its hash). A copy of the database then gives no way to call the API.
+ *
+ * A stored secret hash reads `scrypt$<N>$<r>$<p>$<salt, base64>$<hash, base64>`.
+ */
+const SCRYPT = { N: 16_384, r: 8, p: 1 } as const;
+const KEY_BYTES = 32;
+
+export function hashSecret(secret: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(secret, salt, KEY_BYTES, SCRYPT);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+interface ParsedHash {
+  readonly salt: Buffer;
+  readonly hash: Buffer;
+  readonly cost: { N: number; r: number; p: number };
+}
+
+function parseHash(stored: string): ParsedHash | undefined {
+  const [kind, n, r, p, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || salt === undefined || hash === undefined) return undefined;
+  const cost = { N: Number(n), r: Number(r), p: Number(p) };
+  if (!Object.values(cost).every((v) => Number.isSafeInteger(v) && v > 0)) return undefined;
+  return { salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64'), cost };
+}
+
+/** Whether `secret` matches the stored hash, without blocking the event loop (scrypt runs off it). */
+export function verifySecret(secret: string, stored: string): Promise<boolean> {
+  const parsed = parseHash(stored);
+  if (parsed === undefined) return Promise.resolve(false);
+  return new Promise((resolve, reject) => {
+    scrypt(
+      secret,
+      parsed.salt,
+      parsed.hash.length,
+      { ...parsed.cost, maxmem: 64 * 1024 * 1024 },
+      (error, key) => {
+        if (error !== null) reject(error);
+        else resolve(timingSafeEqual(key, parsed.hash));
+      },
+    );
+  });
+}
+
+/** `verifySecret` for the start of the service, where blocking once is fine. */
+export function verifySecretSync(secret: string, stored: string): boolean {
+  const parsed = parseHash(stored);
+  if (parsed === undefined) return false;
+  const key = scryptSync(secret, parsed.salt, parsed.hash.length, {
+    ...parsed.cost,
+    maxmem: 64 * 1024 * 1024,
+  });
+  return timingSafeEqual(key, parsed.hash);
+}
+
+/** The stored form of an access token. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Compares two secrets in constant time (for a secret held in memory). */
+export function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+/** The service's app credentials: the appid and secret that token requests must present. */
+export interface AppCredentials {
+  readonly appid: string;
+  readonly secret: string;
+}
+
+export function generateCredentials(): AppCredentials {
+  return { appid: `wx${randomBytes(8).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+}
+
+/** The credentials a service starts with, after `settleCredentials`. */
+export interface SettledCredentials {
+  readonly appid: string;
+  /** Known when given, or generated now; otherwise only its hash is stored. */
+  readonly secret: string | undefined;
+  readonly generated: boolean;
+}
+
+/**
+ * Settles the app credentials at start: the given ones win over the stored ones, and missing ones
+ * are generated (the secret is then shown once: only its hash is kept). A secret other than the
+ * stored one revokes every token issued under the old one; another appid revokes the tokens of
+ * the appids before it.
+ */
+export function settleCredentials(
+  store: Store,
+  given: { readonly appid?: string | undefined; readonly secret?: string | undefined },
+): SettledCredentials {
+  return store.transaction(() => {
+    const storedAppid = store.getMeta('appid');
+    const storedHash = store.getMeta('secret_hash');
+    let appid = given.appid ?? storedAppid;
+    let secret = given.secret;
+    let generated = false;
+    if (secret === undefined && storedHash === undefined) {
+      const fresh = generateCredentials();
+      appid ??= fresh.appid;
+      secret = fresh.secret;
+      generated = true;
+    }
+    appid ??= generateCredentials().appid;
+    if (secret !== undefined && (storedHash === undefined || !verifySecretSync(secret, storedHash))) {
+      store.setMeta('secret_hash', hashSecret(secret));
+      store.run('DELETE FROM tokens');
+    }
+    if (appid !== storedAppid) {
+      store.setMeta('appid', appid);
+      store.run('DELETE FROM tokens WHERE appid <> ?', appid);
+    }
+    return { appid, secret, generated };
+  });
+}

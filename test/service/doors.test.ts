@@ -1,0 +1,171 @@
+import { readFile, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GuideService } from '../../src/service/index.js';
+import { type Workspace, workspace } from '../helpers/cli.js';
+import { fetchToken, frozenClock, rawRequest } from '../helpers/service.js';
+
+let ws: Workspace;
+beforeAll(async () => {
+  ws = await workspace();
+});
+afterAll(() => ws.remove());
+
+const A = { appid: 'wx00000000000000a1', secret: 'secret-of-a1' };
+
+async function groupList(url: string, token: string): Promise<number> {
+  const answer = await rawRequest(`${url}/cgi-bin/guide/getguidegrouplist?access_token=${token}`, {
+    method: 'POST',
+    body: '{}',
+  });
+  return Number(answer.json['errcode']);
+}
+
+async function withService<T>(
+  options: Parameters<typeof GuideService.start>[0],
+  fn: (s: GuideService) => Promise<T>,
+): Promise<T> {
+  const service = await GuideService.start(options);
+  try {
+    return await fn(service);
+  } finally {
+    await service.close();
+  }
+}
+
+describe('tokens are tied to the app', () => {
+  it('a token works across a restart with the same credentials, and not for another appid or secret', async () => {
+    const db = join(ws.dir, 'tied.db');
+    const token = await withService({ db, ...A }, (s) => fetchToken(s.url, A.appid, A.secret));
+    expect(await withService({ db, ...A }, (s) => groupList(s.url, token))).toBe(0);
+    // Another appid: the token is not valid for it.
+    expect(
+      await withService({ db, appid: 'wx00000000000000b2', secret: A.secret }, (s) =>
+        groupList(s.url, token),
+      ),
+    ).toBe(40001);
+    // Back to the first appid: the change of appid revoked the token for good.
+    expect(await withService({ db, ...A }, (s) => groupList(s.url, token))).toBe(40001);
+    const second = await withService({ db, ...A }, (s) => fetchToken(s.url, A.appid, A.secret));
+    // A new secret revokes the tokens issued under the old one.
+    expect(
+      await withService({ db, appid: A.appid, secret: 'a-new-secret' }, (s) => groupList(s.url, second)),
+    ).toBe(40001);
+  });
+});
+
+describe('secrets at rest', () => {
+  it('keeps a salted scrypt hash of the secret and hashes of tokens, in files only the owner can read', async () => {
+    const db = join(ws.dir, 'rest.db');
+    const token = await withService({ db, ...A }, async (s) => {
+      const t = await fetchToken(s.url, A.appid, A.secret);
+      // Read the modes while the WAL and SHM files exist.
+      for (const file of [db, `${db}-wal`, `${db}-shm`]) {
+        expect(((await stat(file)).mode & 0o777).toString(8), file).toBe('600');
+      }
+      return t;
+    });
+    const bytes = await readFile(db);
+    expect(bytes.includes(A.secret)).toBe(false);
+    expect(bytes.includes(token)).toBe(false);
+    const check = new Database(db, { readonly: true });
+    try {
+      const meta = check.prepare("SELECT value FROM meta WHERE key = 'secret_hash'").get() as {
+        value: string;
+      };
+      expect(meta.value).toMatch(/^scrypt\$16384\$8\$1\$/);
+      expect(check.prepare("SELECT COUNT(*) AS n FROM meta WHERE key = 'secret'").get()).toEqual({ n: 0 });
+    } finally {
+      check.close();
+    }
+    // The secret still opens the door after a restart without --secret (checked against the hash).
+    expect(
+      await withService({ db }, async (s) => groupList(s.url, await fetchToken(s.url, A.appid, A.secret))),
+    ).toBe(0);
+    expect(await withService({ db }, (s) => groupList(s.url, token))).toBe(0);
+  });
+
+  it('migrates a database of the previous version: clear secret and tokens become hashes, tokens keep working', async () => {
+    const db = join(ws.dir, 'v1.db');
+    await withService({ db, ...A }, async () => {});
+    // Turn it into what the previous version wrote (schema 1: secret and tokens in clear).
+    const old = new Database(db);
+    old.exec(`DROP TABLE tokens;
+      CREATE TABLE tokens (token TEXT PRIMARY KEY, kind TEXT NOT NULL, issued_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL, superseded INTEGER NOT NULL DEFAULT 0) STRICT;
+      DELETE FROM meta WHERE key = 'secret_hash';
+      INSERT INTO meta (key, value) VALUES ('secret', '${A.secret}');
+      PRAGMA user_version = 1;`);
+    const oldToken = 'an-old-clear-token-0123456789abcdefghijklmnopqrstuvwxyz';
+    const now = Math.floor(frozenClock().now() / 1000);
+    old.prepare("INSERT INTO tokens VALUES (?, 'stable', ?, ?, 0)").run(oldToken, now, now + 7200);
+    old.close();
+    expect((await readFile(db)).includes(A.secret)).toBe(true);
+
+    await withService({ db, clock: frozenClock() }, async (s) => {
+      expect(s.appid).toBe(A.appid);
+      expect(await groupList(s.url, oldToken)).toBe(0);
+      expect(await groupList(s.url, await fetchToken(s.url, A.appid, A.secret))).toBe(0);
+    });
+    const bytes = await readFile(db);
+    expect(bytes.includes(A.secret)).toBe(false);
+    expect(bytes.includes(oldToken)).toBe(false);
+  });
+});
+
+/** POST /cgi-bin/stable_token from a chosen local address (127.0.0.x are all this machine). */
+function tokenFrom(url: string, localAddress: string, secret: string): Promise<number | string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/cgi-bin/stable_token`,
+      { method: 'POST', localAddress, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          const json = JSON.parse(text) as Record<string, unknown>;
+          resolve(typeof json['access_token'] === 'string' ? 'token' : Number(json['errcode']));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ grant_type: 'client_credential', appid: A.appid, secret }));
+  });
+}
+
+describe('failed token requests are throttled', () => {
+  it('after 10 failures in a minute from one address, refuses it with 45011, the right secret too, until the minute passes', async () => {
+    await withService({ ...A, clock: frozenClock() }, async (s) => {
+      const wrong = await Promise.all(
+        Array.from({ length: 30 }, () => tokenFrom(s.url, '127.0.0.1', 'guess')),
+      );
+      expect(wrong.filter((c) => c === 40125).length).toBe(10);
+      expect(wrong.filter((c) => c === 45011).length).toBe(20);
+      expect(await tokenFrom(s.url, '127.0.0.1', A.secret)).toBe(45011);
+      s.clock.advance(61);
+      expect(await tokenFrom(s.url, '127.0.0.1', A.secret)).toBe('token');
+    });
+  });
+
+  it('counts failures per appid across addresses too', async () => {
+    await withService({ ...A, clock: frozenClock() }, async (s) => {
+      for (let i = 0; i < 10; i++) expect(await tokenFrom(s.url, `127.0.0.${10 + i}`, 'guess')).toBe(40125);
+      expect(await tokenFrom(s.url, '127.0.0.99', A.secret)).toBe(45011);
+      s.clock.advance(61);
+      expect(await tokenFrom(s.url, '127.0.0.99', A.secret)).toBe('token');
+    });
+  });
+
+  it('does not count right secrets', async () => {
+    await withService({ ...A, clock: frozenClock() }, async (s) => {
+      for (let i = 0; i < 15; i++) expect(await tokenFrom(s.url, '127.0.0.1', A.secret)).toBe('token');
+      for (let i = 0; i < 9; i++) expect(await tokenFrom(s.url, '127.0.0.1', 'guess')).toBe(40125);
+      expect(await tokenFrom(s.url, '127.0.0.1', A.secret)).toBe('token');
+    });
+  });
+});
