@@ -62,23 +62,23 @@ export function normalise(files: readonly ValidFile[]): DesiredState {
     (written.groups ?? []).forEach((group, index) => {
       groups.push(normaliseGroup(group, sourceOf(parsed, ['groups', index])));
       if (group.protected === true)
-        protectGroup(group.name, sourceOf(parsed, ['groups', index, 'protected'], 'key'));
+        protectGroup(group.name, entrySourceOf(parsed, ['groups', index, 'protected'], 'key'));
     });
     (written.guides ?? []).forEach((guide, index) => {
       const desired = normaliseGuide(guide, sourceOf(parsed, ['guides', index]));
       guides.push(desired);
       if (guide.protected === true)
-        protectGuide(desired.id, sourceOf(parsed, ['guides', index, 'protected'], 'key'));
+        protectGuide(desired.id, entrySourceOf(parsed, ['guides', index, 'protected'], 'key'));
     });
     const protect = written.protect;
     (protect?.guides ?? []).forEach((account, index) => {
-      protectGuide({ kind: 'account', account }, sourceOf(parsed, ['protect', 'guides', index]));
+      protectGuide({ kind: 'account', account }, entrySourceOf(parsed, ['protect', 'guides', index]));
     });
     (protect?.guide_openids ?? []).forEach((openid, index) => {
-      protectGuide({ kind: 'openid', openid }, sourceOf(parsed, ['protect', 'guide_openids', index]));
+      protectGuide({ kind: 'openid', openid }, entrySourceOf(parsed, ['protect', 'guide_openids', index]));
     });
     (protect?.groups ?? []).forEach((name, index) => {
-      protectGroup(name, sourceOf(parsed, ['protect', 'groups', index]));
+      protectGroup(name, entrySourceOf(parsed, ['protect', 'groups', index]));
     });
   }
 
@@ -117,6 +117,12 @@ function normaliseSafety(written: WrittenSafety, parsed: ParsedYaml): SafetyPoli
 function sourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value' = 'value'): SourceRef {
   const { line, column } = parsed.locate(path, part);
   return { file: parsed.file, line, column };
+}
+
+/** Where a one-line entry was written, with its end: a diagnostic there underlines it alone. */
+function entrySourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value' = 'value'): SourceRef {
+  const { line, column, endLine, endColumn } = parsed.locate(path, part);
+  return { file: parsed.file, line, column, endLine, endColumn };
 }
 
 function normaliseAccount(written: WrittenAccount, parsed: ParsedYaml): DesiredAccount {

@@ -10,8 +10,14 @@
 
 import type { SourceLocation } from './diagnostics.js';
 
-/** Where an object was written, so that later steps (plan, apply) can point at the file. */
-export type SourceRef = SourceLocation;
+/**
+ * Where an object was written, so that later steps (plan, apply) can point at the file; with the
+ * end of what was written (exclusive) when known, so that a diagnostic underlines only that.
+ */
+export interface SourceRef extends SourceLocation {
+  readonly endLine?: number;
+  readonly endColumn?: number;
+}
 
 /**
  * The whole desired state.

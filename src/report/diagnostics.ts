@@ -31,7 +31,7 @@ export function renderDiagnostics(
   const p = paint(options.color === true);
   const lines: string[] = [];
   const lineCache = new Map<string, string[]>();
-  for (const d of diagnostics) {
+  for (const d of sortDiagnostics(diagnostics)) {
     const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.column}`;
     const severity = d.severity === 'error' ? p.red(p.bold('error')) : p.yellow(p.bold('warning'));
     lines.push(`${p.bold(where)}: ${severity}: ${d.message} ${p.dim(`[${d.code}]`)}`);
@@ -109,7 +109,7 @@ export function diagnosticsToJson(
   diagnostics: readonly Diagnostic[],
   options: { readonly cwd?: string } = {},
 ): Record<string, unknown>[] {
-  return diagnostics.map((d) => ({
+  return sortDiagnostics(diagnostics).map((d) => ({
     severity: d.severity,
     code: d.code,
     message: d.message,
@@ -130,6 +130,16 @@ export function diagnosticsToJson(
           })),
         }),
   }));
+}
+
+/**
+ * The order every output lists diagnostics in: by file, line, then column; diagnostics at the same
+ * place keep the order they were found in.
+ */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort(
+    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column,
+  );
 }
 
 /** A file as it is shown to the user: relative to `cwd` when it is inside it, else absolute. */

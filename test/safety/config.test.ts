@@ -29,13 +29,22 @@ describe('protect and safety in the files', () => {
     const b = join(dir, 'b.yaml');
     expect(state?.protect).toEqual({
       guides: [
-        { id: { kind: 'account', account: 'bob_wx' }, source: { file: a, line: 3, column: 20 } },
-        { id: { kind: 'account', account: 'zed_wx' }, source: { file: a, line: 3, column: 12 } },
-        { id: { kind: 'openid', openid: 'oAbc' }, source: { file: b, line: 3, column: 19 } },
+        {
+          id: { kind: 'account', account: 'bob_wx' },
+          source: { file: a, line: 3, column: 20, endLine: 3, endColumn: 26 },
+        },
+        {
+          id: { kind: 'account', account: 'zed_wx' },
+          source: { file: a, line: 3, column: 12, endLine: 3, endColumn: 18 },
+        },
+        {
+          id: { kind: 'openid', openid: 'oAbc' },
+          source: { file: b, line: 3, column: 19, endLine: 3, endColumn: 23 },
+        },
       ],
       groups: [
-        { name: 'North', source: { file: a, line: 4, column: 12 } },
-        { name: 'South', source: { file: b, line: 7, column: 5 } },
+        { name: 'North', source: { file: a, line: 4, column: 12, endLine: 4, endColumn: 17 } },
+        { name: 'South', source: { file: b, line: 7, column: 5, endLine: 7, endColumn: 14 } },
       ],
     });
   });
