@@ -1,17 +1,24 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MockAgent } from 'undici';
+import { Agent, type Dispatcher, MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CallAbortedError, type ClientEvent, createGuideClient } from '../../src/client/index.js';
+import { CallAbortedError, type ClientEvent, createGuideClient, type Sleep } from '../../src/client/index.js';
+import type { Clock } from '../../src/core/clock.js';
 import * as library from '../../src/index.js';
 
-// Concurrency, rate limit and abort, against a small server that counts the requests in flight.
+// Concurrency, rate limit and abort, against a small server that holds the guide calls it receives
+// until a rule of the test releases them: what is asserted is how many calls were in flight and in
+// which order things happened, never how long anything took (a busy machine stretches every wait).
 
 let url: string;
-let inFlight = 0;
+/** Answers of the guide calls received and not yet released. */
+let held: Array<() => void> = [];
 let peak = 0;
-let starts: number[] = [];
-let delayMs = 20;
+let released = 0;
+/** The held calls are answered, all at once, as soon as this many are held. */
+let releaseAt = 1;
+/** Called with the number held after each guide call arrives (before any release). */
+let onArrival: (heldNow: number) => void = () => {};
 let close: () => Promise<void>;
 
 beforeAll(async () => {
@@ -22,13 +29,15 @@ beforeAll(async () => {
         res.end(JSON.stringify({ access_token: 'limits-token-123456', expires_in: 7200 }));
         return;
       }
-      inFlight += 1;
-      peak = Math.max(peak, inFlight);
-      starts.push(performance.now());
-      setTimeout(() => {
-        inFlight -= 1;
-        res.end(JSON.stringify({ errcode: 0, errmsg: 'ok', group_list: [] }));
-      }, delayMs);
+      held.push(() => res.end(JSON.stringify({ errcode: 0, errmsg: 'ok', group_list: [] })));
+      peak = Math.max(peak, held.length);
+      onArrival(held.length);
+      if (held.length >= releaseAt) {
+        const batch = held;
+        held = [];
+        released += batch.length;
+        for (const answer of batch) answer();
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -44,49 +53,108 @@ afterAll(async () => {
   await close();
 });
 
-function reset(delay: number): void {
-  inFlight = 0;
+function reset(options: { releaseAt: number; onArrival?: (heldNow: number) => void }): void {
+  held = [];
   peak = 0;
-  starts = [];
-  delayMs = delay;
+  released = 0;
+  releaseAt = options.releaseAt;
+  onArrival = options.onArrival ?? (() => {});
+}
+
+/** An undici agent that counts the guide calls the client sends and notes the clock at each. */
+function countingAgent(clock: Clock = { now: () => 0 }): { agent: Dispatcher; sentAt: number[] } {
+  const sentAt: number[] = [];
+  const agent = new Agent().compose((dispatch) => (options, handler) => {
+    if (options.path.includes('/cgi-bin/guide/')) sentAt.push(clock.now());
+    return dispatch(options, handler);
+  });
+  return { agent, sentAt };
+}
+
+/**
+ * Virtual time for the client's clock and sleep: a sleep ends when the clock reaches its end, and
+ * the clock jumps to the earliest end once the event loop has nothing else to do (setImmediate).
+ * No real time passes, so a loaded machine cannot change what the client sees.
+ */
+function virtualTime(): { clock: Clock; sleep: Sleep } {
+  let now = 0;
+  const sleepers: Array<{ end: number; wake: () => void }> = [];
+  let ticking = false;
+  const tick = (): void => {
+    sleepers.sort((a, b) => a.end - b.end);
+    const next = sleepers.shift();
+    if (next === undefined) {
+      ticking = false;
+      return;
+    }
+    now = Math.max(now, next.end);
+    next.wake();
+    setImmediate(tick);
+  };
+  const sleep: Sleep = (ms) =>
+    new Promise<void>((wake) => {
+      sleepers.push({ end: now + ms, wake });
+      if (!ticking) {
+        ticking = true;
+        setImmediate(tick);
+      }
+    });
+  return { clock: { now: () => now }, sleep };
 }
 
 describe('limits', () => {
   test('parallelism bounds the calls in flight (default 8)', async () => {
-    reset(20);
-    const client = createGuideClient({ baseUrl: url, auth: { appid: 'wxlimits', secret: 'limits-secret' } });
-    await Promise.all(Array.from({ length: 40 }, () => client.getguidegrouplist()));
-    expect(peak).toBe(8);
-    await client.close();
-
-    reset(20);
-    const three = createGuideClient({
-      baseUrl: url,
-      auth: { accessToken: 'limits-token-123456' },
-      parallelism: 3,
-    });
-    await Promise.all(Array.from({ length: 12 }, () => three.getguidegrouplist()));
-    expect(peak).toBe(3);
-    await three.close();
+    // The server answers only once `limit` calls are held, so the calls finish only if the client
+    // keeps `limit` in flight; when it answers, the client must have sent no more than those held.
+    async function run(limit: number, calls: number, options: { parallelism?: number }): Promise<void> {
+      const { agent, sentAt } = countingAgent();
+      const sentAhead: number[] = [];
+      reset({
+        releaseAt: limit,
+        onArrival: (n) => {
+          if (n === limit) sentAhead.push(sentAt.length - released - n);
+        },
+      });
+      const client = createGuideClient({
+        baseUrl: url,
+        auth: { appid: 'wxlimits', secret: 'limits-secret' },
+        dispatcher: agent,
+        ...options,
+      });
+      await Promise.all(Array.from({ length: calls }, () => client.getguidegrouplist()));
+      expect(peak).toBe(limit);
+      expect(sentAhead).toEqual(Array.from({ length: calls / limit }, () => 0));
+      expect(sentAt).toHaveLength(calls);
+      await client.close();
+      await agent.close();
+    }
+    await run(8, 40, {});
+    await run(3, 12, { parallelism: 3 });
   });
 
-  test('the rate limit spaces the requests', async () => {
-    reset(0);
+  test('the rate limit spaces the requests on the client clock', async () => {
+    reset({ releaseAt: 1 });
+    const time = virtualTime();
+    const { agent, sentAt } = countingAgent(time.clock);
     const client = createGuideClient({
       baseUrl: url,
       auth: { accessToken: 'limits-token-123456' },
       parallelism: 16,
       rateLimit: 50,
+      clock: time.clock,
+      sleep: time.sleep,
+      dispatcher: agent,
     });
     await Promise.all(Array.from({ length: 11 }, () => client.getguidegrouplist()));
-    const span = (starts.at(-1) ?? 0) - (starts[0] ?? 0);
-    // 11 requests at 50/s: 10 intervals of 20 ms.
-    expect(span).toBeGreaterThanOrEqual(190);
+    // 50 a second: the first at once, then one every 20 ms of the client's clock.
+    expect(sentAt).toEqual(Array.from({ length: 11 }, (_, i) => i * 20));
+    expect(released).toBe(11);
     await client.close();
+    await agent.close();
   });
 
   test('many calls waiting on one abort signal raise no listener-leak warning', async () => {
-    reset(5);
+    reset({ releaseAt: 1 });
     const warnings: string[] = [];
     const onWarning = (w: Error): void => {
       warnings.push(w.name);
@@ -106,17 +174,15 @@ describe('limits', () => {
   });
 
   test('the abort signal stops calls in flight and refuses new ones', async () => {
-    reset(2_000);
+    // The server never answers: the call ends only because the signal aborts once it has arrived.
     const stop = new AbortController();
+    reset({ releaseAt: Number.POSITIVE_INFINITY, onArrival: () => stop.abort() });
     const client = createGuideClient({
       baseUrl: url,
       auth: { accessToken: 'limits-token-123456' },
       signal: stop.signal,
     });
-    // The fake API answers after 2 s: only an abort makes the call end with CallAbortedError.
-    const pending = client.getguidegrouplist().catch((e: unknown) => e);
-    setTimeout(() => stop.abort(), 30);
-    const error = await pending;
+    const error = await client.getguidegrouplist().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CallAbortedError);
     expect(error).toMatchObject({ code: 'GUIDE_ABORTED', operation: 'getguidegrouplist' });
     await expect(client.getguidegrouplist()).rejects.toBeInstanceOf(CallAbortedError);
@@ -124,6 +190,7 @@ describe('limits', () => {
 
     // A write stopped on the wire may have taken effect: its outcome is unknown.
     const stopWrite = new AbortController();
+    reset({ releaseAt: Number.POSITIVE_INFINITY, onArrival: () => stopWrite.abort() });
     const writer = createGuideClient({
       baseUrl: url,
       auth: { accessToken: 'limits-token-123456' },
@@ -132,7 +199,6 @@ describe('limits', () => {
     const write = writer
       .updateguideacct({ guide_account: 'alice_wx', guide_nickname: 'A' })
       .catch((e: unknown) => e);
-    setTimeout(() => stopWrite.abort(), 30);
     expect(await write).toMatchObject({
       code: 'GUIDE_OUTCOME_UNKNOWN',
       message: expect.stringMatching(
