@@ -1,7 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuideService } from '../../src/service/index.js';
@@ -25,7 +28,10 @@ async function add(url: string, token: string, account: string): Promise<number>
 }
 
 /** `guidectl serve` as a child process (the built CLI), on a free port. */
-async function serve(db: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+async function serve(
+  db: string,
+  extra: string[] = [],
+): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; url: string }> {
   const child = spawn(
     process.execPath,
     [CLI, 'serve', '--db', db, '--port', '0', '--appid', creds.appid, '--secret', creds.secret, ...extra],
@@ -41,6 +47,58 @@ async function serve(db: string, extra: string[] = []): Promise<{ child: ChildPr
     child.once('exit', (code) => reject(new Error(`serve exited early (${code})`)));
   });
   return { child, url };
+}
+
+/** Resolves with the first line of `stream` that matches `pattern`. */
+function lineOf(stream: Readable, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString();
+      const line = text.split('\n').find((l) => pattern.test(l));
+      if (line === undefined) return;
+      stream.off('data', onData);
+      resolve(line);
+    };
+    stream.on('data', onData);
+    stream.once('end', () => reject(new Error(`no line matching ${pattern} in: ${text}`)));
+  });
+}
+
+/**
+ * An add sent in two steps: `arrived` resolves when the service has read the headers and asked
+ * for the body (HTTP 100 Continue); the body goes only when `sendBody` is called.
+ */
+function addInTwoSteps(
+  url: string,
+  token: string,
+  account: string,
+): { arrived: Promise<unknown>; sendBody(): void; errcode: Promise<number> } {
+  const body = JSON.stringify(guideBody(account));
+  const req = request(`${url}/cgi-bin/guide/addguideacct?access_token=${token}`, {
+    method: 'POST',
+    agent: false,
+    headers: {
+      expect: '100-continue',
+      connection: 'close',
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    },
+  });
+  const arrived = once(req, 'continue');
+  const errcode = new Promise<number>((resolve, reject) => {
+    req.once('error', reject);
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.once('end', () => resolve(Number((JSON.parse(text) as { errcode: unknown }).errcode)));
+    });
+  });
+  req.flushHeaders();
+  return { arrived, sendBody: () => req.end(body), errcode };
 }
 
 describe('durability', () => {
@@ -82,13 +140,18 @@ describe('durability', () => {
   });
 
   it('finishes the calls in flight on SIGTERM, then exits 0', async () => {
-    const { child, url } = await serve(join(dir, 'term.db'), ['--faults', 'latency=300ms']);
+    const { child, url } = await serve(join(dir, 'term.db'));
     const token = await fetchToken(url, creds.appid, creds.secret);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const inFlight = add(url, token, 'in_flight_wx');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The call is in flight from the moment the service has its headers until it has answered:
+    // its body is sent only once the service is stopping, so SIGTERM certainly lands mid-call.
+    const inFlight = addInTwoSteps(url, token, 'in_flight_wx');
+    await inFlight.arrived;
+    const stopping = lineOf(child.stderr, /stopping/);
     child.kill('SIGTERM');
-    expect(await inFlight).toBe(0);
+    await stopping;
+    inFlight.sendBody();
+    expect(await inFlight.errcode).toBe(0);
     expect(await exited).toBe(0);
     const after = await GuideService.start({ db: join(dir, 'term.db') });
     const afterToken = await fetchToken(after.url, creds.appid, creds.secret);
@@ -105,23 +168,30 @@ describe('durability', () => {
     const { child, url } = await serve(db);
     const token = await fetchToken(url, creds.appid, creds.secret);
     const acknowledged: string[] = [];
+    // Killed once this many adds were acknowledged, with the other workers' adds in flight.
+    const enough = 40;
+    let reachedEnough = (): void => {};
+    const reached = new Promise<void>((resolve) => {
+      reachedEnough = resolve;
+    });
     let stop = false;
     const worker = async (w: number): Promise<void> => {
       for (let i = 0; !stop && i < 5000; i++) {
         const account = `load_${w}_${i}`;
         try {
           if ((await add(url, token, account)) === 0) acknowledged.push(account);
+          if (acknowledged.length === enough) reachedEnough();
         } catch {
           return; // the process is gone
         }
       }
     };
     const workers = Array.from({ length: 8 }, (_, w) => worker(w));
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await Promise.race([reached, Promise.all(workers)]);
     child.kill('SIGKILL');
     stop = true;
     await Promise.all(workers);
-    expect(acknowledged.length).toBeGreaterThan(20);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(enough);
 
     const after = await GuideService.start({ db, ...creds });
     try {
