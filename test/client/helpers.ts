@@ -78,9 +78,13 @@ export function successes(service: GuideService, operation: string): number {
   return service.calls().filter((c) => c.operation === operation && c.errcode === 0).length;
 }
 
-/** A throwaway HTTP server on 127.0.0.1 answering every request with `answer(path)`. */
+/**
+ * A throwaway HTTP server on 127.0.0.1 answering every request with `answer(path)`: a body, a
+ * broken connection (`destroy`), or no answer at all until the server closes (`hold`), which
+ * times a call out for certain however slow the machine is.
+ */
 export async function startFakeApi(
-  answer: (path: string, body: string) => { status?: number; body: object } | 'destroy',
+  answer: (path: string, body: string) => { status?: number; body: object } | 'destroy' | 'hold',
 ): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
@@ -92,6 +96,7 @@ export async function startFakeApi(
     req.on('end', () => {
       requests.push(req.url ?? '');
       const reply = answer(req.url ?? '', body);
+      if (reply === 'hold') return;
       if (reply === 'destroy') {
         req.socket.destroy();
         return;

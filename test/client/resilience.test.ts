@@ -11,6 +11,7 @@ import {
   TransportError,
 } from '../../src/client/index.js';
 import { type GuideService, parseFaults } from '../../src/service/index.js';
+import { frozenClock } from '../helpers/service.js';
 import {
   clientOf,
   closeClients,
@@ -300,40 +301,66 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
   });
 
   test('a timed-out append whose effect cannot be seen yet fails as outcome unknown', async () => {
-    // The snapshot read is fast; from then on the service is slower than the client's timeout.
-    const slowAfterSnapshot = (e: ClientEvent): void => {
-      if (e.type === 'call-end' && e.operation === 'getguidegrouplist')
-        service.setFaults(parseFaults('latency=1000ms'));
-    };
-    // The timeout leaves the snapshot read room even on a busy machine (a flake seen at 60 ms).
-    const { client } = clientOf(service, {
-      timeoutMs: 300,
-      retry: { ...FAST_RETRY, maxAttempts: 2 },
-      onEvent: slowAfterSnapshot,
+    // The snapshot read is answered; the append never is, so it times out; from then on the API
+    // breaks every connection, so no read can tell whether the append took effect.
+    let appendSent = false;
+    const api = await startFakeApi((path) => {
+      if (path.startsWith('/cgi-bin/stable_token'))
+        return { body: { access_token: 'fake-token-timeout', expires_in: 7200 } };
+      if (path.startsWith('/cgi-bin/guide/newguidegroup')) {
+        appendSent = true;
+        return 'hold';
+      }
+      return appendSent ? 'destroy' : { body: { errcode: 0, errmsg: 'ok', group_list: [] } };
     });
+    const client = tracked(
+      createGuideClient({
+        baseUrl: api.url,
+        auth: { appid: 'wxfake', secret: 'fake-secret' },
+        // A slow machine may time out an answered read too: it is retried (FAST_RETRY: 8 attempts).
+        timeoutMs: 300,
+        retry: FAST_RETRY,
+      }),
+    );
     const error = await client.newguidegroup({ group_name: 'Slow' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CallOutcomeUnknownError);
     expect(error).toMatchObject({ code: 'GUIDE_OUTCOME_UNKNOWN', operation: 'newguidegroup' });
     expect((error as Error).message).toMatch(
-      /^newguidegroup failed: the outcome is unknown: .*may have taken effect/,
+      /^newguidegroup failed: the outcome is unknown: the answer was lost \(timeout\).*may have taken effect/,
     );
-    // Let the slow write land before the account is reset for the next test.
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    // The append was sent once: an append whose answer was lost is never resent blindly.
+    expect(api.requests.filter((p) => p.startsWith('/cgi-bin/guide/newguidegroup'))).toHaveLength(1);
+    await client.close();
+    await api.close();
   });
 
   test('a read that times out is retried, then fails as a transport timeout', async () => {
-    service.setFaults(parseFaults('latency=300ms'));
-    const { client } = clientOf(service, { timeoutMs: 50, retry: { ...FAST_RETRY, maxAttempts: 2 } });
+    const api = await startFakeApi((path) =>
+      path.startsWith('/cgi-bin/stable_token')
+        ? { body: { access_token: 'fake-token-timeout', expires_in: 7200 } }
+        : 'hold',
+    );
+    const client = tracked(
+      createGuideClient({
+        baseUrl: api.url,
+        auth: { appid: 'wxfake', secret: 'fake-secret' },
+        timeoutMs: 50,
+        retry: { ...FAST_RETRY, maxAttempts: 2 },
+      }),
+    );
     const error = await client.getguidegrouplist().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransportError);
     expect(error).toMatchObject({ code: 'GUIDE_TRANSPORT', kind: 'timeout', attempts: 2 });
+    expect(api.requests.filter((p) => p.startsWith('/cgi-bin/guide/'))).toHaveLength(2);
     await client.close();
+    await api.close();
   });
 });
 
 describe('tokens', () => {
   test('a token the service expires mid-run is refreshed once and the call retried', async () => {
-    const short = await startService({ settings: { tokenTtl: 30 } });
+    // The service's time moves only by `advance`: tokens expire five times, whatever the real time.
+    const short = await startService({ settings: { tokenTtl: 30 }, clock: frozenClock() });
     const { client, events } = clientOf(short, { parallelism: 8 });
     try {
       await client.addguideacct(guide(1));

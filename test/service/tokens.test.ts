@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuideService } from '../../src/service/index.js';
-import { rawRequest } from '../helpers/service.js';
+import { frozenClock, rawRequest } from '../helpers/service.js';
 
 let service: GuideService;
 beforeAll(async () => {
@@ -8,6 +8,8 @@ beforeAll(async () => {
     appid: 'wx00000000000000aa',
     secret: 'the-secret',
     settings: { tokenTtl: 600 },
+    // Token lifetimes are checked at their exact ends: only `advance` moves this clock.
+    clock: frozenClock(),
   });
 });
 afterAll(() => service.close());
