@@ -132,6 +132,11 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       io.stdout.write(
         `  behaviour  sensitive words: ${options.sensitiveWords}, invitations: ${options.invites}, token ttl: ${options.tokenTtl}s${options.simulation ? ', simulation at /__sim/' : ''}${options.faults === '' ? '' : `, faults: ${options.faults}`}\n`,
       );
+      if (service.simNeedsToken) {
+        io.stderr.write(
+          `guidectl serve: warning: the simulation is on at ${options.host}, an address other machines may reach: /__sim/ can reset the account, move its clock and inject faults, so each /__sim/ call must carry ?access_token= (a token of this app); use --host 127.0.0.1 unless others must reach it\n`,
+        );
+      }
       if (!io.stopSignal.aborted) {
         await new Promise<void>((done) =>
           io.stopSignal.addEventListener('abort', () => done(), { once: true }),

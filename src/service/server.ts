@@ -69,6 +69,12 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 class BodyTooLarge extends Error {}
 
+/** Whether a bound address is this machine only (127.0.0.0/8, ::1, or IPv4-mapped 127.x). */
+function isLoopback(address: string): boolean {
+  const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
 /** The app secret was asked for, but the database keeps only its hash. */
 export class UnknownSecretError extends GuidectlError {
   override readonly code = 'SERVICE_SECRET_UNKNOWN';
@@ -120,6 +126,7 @@ export class GuideService {
   private callSeq = 0;
   private closing: Promise<void> | undefined;
   private address = '';
+  private loopback = true;
   /** The app secret, once given, generated or verified; else only its hash (in the store) is known. */
   private secret: string | undefined;
   /** A secret valid in this process only, for an in-process client (see `clientCredentials`). */
@@ -165,8 +172,18 @@ export class GuideService {
       throw listenError(error, host, port);
     }
     const bound = service.server.address() as AddressInfo;
+    service.loopback = isLoopback(bound.address);
     service.address = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`;
     return service;
+  }
+
+  /**
+   * Whether `/__sim/` calls must carry `?access_token=` (a token of the app, as guide calls do):
+   * when the simulation is on and the service listens on an address other than loopback, where
+   * anyone who reaches it could otherwise reset the account, move its clock or inject faults.
+   */
+  get simNeedsToken(): boolean {
+    return this.simulation && !this.loopback;
   }
 
   /** The base URL clients use, e.g. `http://127.0.0.1:8080`. */
@@ -380,6 +397,13 @@ export class GuideService {
     }
     const raw = await this.readRaw(req, res);
     if (raw === undefined) return;
+    if (this.simNeedsToken) {
+      try {
+        this.tokens.check(this.context(), query.get('access_token'));
+      } catch (error) {
+        return this.answerError(res, error);
+      }
+    }
     const host: SimHost = {
       clock: this.clock,
       transaction: (fn) => this.transaction(fn),

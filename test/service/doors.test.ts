@@ -169,3 +169,30 @@ describe('failed token requests are throttled', () => {
     });
   });
 });
+
+describe('the simulation interface off loopback', () => {
+  it('needs a token of the app when the service listens beyond loopback', async () => {
+    await withService({ ...A, host: '0.0.0.0', simulation: true }, async (s) => {
+      expect(s.simNeedsToken).toBe(true);
+      const url = `http://127.0.0.1:${new URL(s.url).port}`;
+      const sim = (query: string) => rawRequest(`${url}/__sim/clock${query}`, { method: 'POST', body: '{}' });
+      expect((await sim('')).json['errcode']).toBe(41001);
+      expect((await sim('?access_token=made-up')).json['errcode']).toBe(40001);
+      const token = await fetchToken(url, A.appid, A.secret);
+      expect((await sim(`?access_token=${token}`)).json['errcode']).toBe(0);
+      // Nothing was reset by the refused calls: a reset with no token is refused too.
+      expect((await rawRequest(`${url}/__sim/reset`, { method: 'POST', body: '{}' })).json['errcode']).toBe(
+        41001,
+      );
+    });
+  });
+
+  it('needs none on loopback', async () => {
+    await withService({ ...A, simulation: true }, async (s) => {
+      expect(s.simNeedsToken).toBe(false);
+      expect((await rawRequest(`${s.url}/__sim/clock`, { method: 'POST', body: '{}' })).json['errcode']).toBe(
+        0,
+      );
+    });
+  });
+});

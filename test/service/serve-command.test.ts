@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { runProgram } from '../../src/cli/program.js';
+import { captureIo, runCli, type Workspace, workspace } from '../helpers/cli.js';
 
 let ws: Workspace;
 beforeAll(async () => {
@@ -18,5 +19,32 @@ describe('guidectl serve --db', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.stdout).toBe('');
     expect(existsSync(join(ws.dir, 'missing'))).toBe(false);
+  });
+});
+
+/** Runs `guidectl serve ARGS` in-process until it listens, then stops it; returns its output. */
+async function serveUntilListening(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stop = new AbortController();
+  const io = captureIo({}, ws.dir, { stop: stop.signal });
+  const running = runProgram(['serve', '--port', '0', '--db', ':memory:', ...args], io);
+  let done = false;
+  void running.finally(() => {
+    done = true;
+  });
+  while (!done && !io.out().includes('listening on')) await new Promise((r) => setTimeout(r, 10));
+  stop.abort();
+  const code = await running;
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('guidectl serve --simulation', () => {
+  it('warns when the simulation listens beyond loopback', async () => {
+    const open = await serveUntilListening(['--host', '0.0.0.0', '--simulation']);
+    expect(open.code).toBe(0);
+    expect(open.err).toContain('guidectl serve: warning: the simulation is on at 0.0.0.0');
+    expect(open.err).toContain('?access_token=');
+    const local = await serveUntilListening(['--simulation']);
+    expect(local.code).toBe(0);
+    expect(local.err).not.toContain('warning');
   });
 });
