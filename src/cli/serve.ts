@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -45,6 +47,30 @@ async function prepareDbFolder(db: string, isDefault: boolean): Promise<void> {
   throw new UsageError(`${folder} is not a folder, so --db ${db} cannot be created there`);
 }
 
+/**
+ * The soft limit on open files of this process (RLIMIT_NOFILE), which node does not expose: read
+ * from /proc/self/limits on Linux, else from `ulimit -n` in a shell (which inherits it); 1,024
+ * when neither says.
+ */
+function openFileLimit(): number {
+  try {
+    const limits = readFileSync('/proc/self/limits', 'utf8');
+    const soft = /^Max open files\s+(\S+)/m.exec(limits)?.[1];
+    if (soft === 'unlimited') return 1_000_000;
+    if (soft !== undefined && /^[0-9]+$/.test(soft)) return Number(soft);
+  } catch {
+    // Not Linux: ask a shell.
+  }
+  try {
+    const soft = execFileSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8', timeout: 2_000 }).trim();
+    if (soft === 'unlimited') return 1_000_000;
+    if (/^[0-9]+$/.test(soft)) return Number(soft);
+  } catch {
+    // No shell: the usual default.
+  }
+  return 1_024;
+}
+
 interface ServeOptions {
   host: string;
   port: number;
@@ -58,6 +84,8 @@ interface ServeOptions {
   maxGuides: number;
   faults: string;
   simulation: boolean;
+  maxConnections?: number;
+  maxConnectionsPerAddress?: number;
 }
 
 export function registerServeCommand(program: Command, ctx: CommandContext): void {
@@ -98,52 +126,74 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       '',
     )
     .option('--simulation', 'enable the /__sim/ interface (users, customers, time)', false)
-    .action(async (options: ServeOptions) => {
-      const { io } = ctx;
-      const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
-      if (db !== ':memory:') await prepareDbFolder(db, db === resolve(io.cwd, DEFAULT_LOCAL_DB_PATH));
-      const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
-      const { GuideService } = await import('../service/index.js');
-      const service = await GuideService.start({
-        db,
-        durability: options.durability,
-        host: options.host,
-        port: options.port,
-        ...(options.appid === undefined ? {} : { appid: options.appid }),
-        ...(secret === undefined ? {} : { secret }),
-        settings: {
-          tokenTtl: options.tokenTtl,
-          sensitiveWords: options.sensitiveWords,
-          invites: options.invites,
-          maxGuides: options.maxGuides,
-        },
-        faults: options.faults,
-        simulation: options.simulation,
-        log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
-      });
-      io.stdout.write(`guidectl serve: listening on ${service.url}\n`);
-      io.stdout.write(`  database   ${db}\n`);
-      io.stdout.write(`  appid      ${service.appid}\n`);
-      if (service.credentialsGenerated) {
-        io.stdout.write(
-          `  secret     ${service.credentials.secret}  (generated now and shown only now: the database keeps only its hash)\n`,
-        );
-      }
-      io.stdout.write(
-        `  behaviour  sensitive words: ${options.sensitiveWords}, invitations: ${options.invites}, token ttl: ${options.tokenTtl}s${options.simulation ? ', simulation at /__sim/' : ''}${options.faults === '' ? '' : `, faults: ${options.faults}`}\n`,
-      );
-      if (service.simNeedsToken) {
-        io.stderr.write(
-          `guidectl serve: warning: the simulation is on at ${options.host}, an address other machines may reach: /__sim/ can reset the account, move its clock and inject faults, so each /__sim/ call must carry ?access_token= (a token of this app); use --host 127.0.0.1 unless others must reach it\n`,
-        );
-      }
-      if (!io.stopSignal.aborted) {
-        await new Promise<void>((done) =>
-          io.stopSignal.addEventListener('abort', () => done(), { once: true }),
-        );
-      }
-      io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
-      await service.close();
-      io.stderr.write('guidectl serve: stopped\n');
-    });
+    .option(
+      '--max-connections <n>',
+      'connections open at once (default: from the open-file limit)',
+      integer('--max-connections', 1, 1_000_000),
+    )
+    .option(
+      '--max-connections-per-address <n>',
+      'connections open at once from one client address (default: half of --max-connections)',
+      integer('--max-connections-per-address', 1, 1_000_000),
+    )
+    .action((options: ServeOptions) => runServe(options, ctx));
+}
+
+/** Runs the service until the stop signal (SIGINT/SIGTERM), then finishes the calls in flight. */
+async function runServe(options: ServeOptions, ctx: CommandContext): Promise<void> {
+  const { io } = ctx;
+  const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
+  if (db !== ':memory:') await prepareDbFolder(db, db === resolve(io.cwd, DEFAULT_LOCAL_DB_PATH));
+  const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
+  const { GuideService, connectionLimitsFor } = await import('../service/index.js');
+  const fileLimit = openFileLimit();
+  const derived = connectionLimitsFor(fileLimit);
+  const total = options.maxConnections ?? derived.total;
+  const connections = {
+    total,
+    perAddress: options.maxConnectionsPerAddress ?? Math.max(1, Math.floor(total / 2)),
+  };
+  const service = await GuideService.start({
+    db,
+    durability: options.durability,
+    host: options.host,
+    port: options.port,
+    ...(options.appid === undefined ? {} : { appid: options.appid }),
+    ...(secret === undefined ? {} : { secret }),
+    settings: {
+      tokenTtl: options.tokenTtl,
+      sensitiveWords: options.sensitiveWords,
+      invites: options.invites,
+      maxGuides: options.maxGuides,
+    },
+    faults: options.faults,
+    simulation: options.simulation,
+    connections,
+    log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
+  });
+  io.stdout.write(`guidectl serve: listening on ${service.url}\n`);
+  io.stdout.write(`  database   ${db}\n`);
+  io.stdout.write(`  appid      ${service.appid}\n`);
+  if (service.credentialsGenerated) {
+    io.stdout.write(
+      `  secret     ${service.credentials.secret}  (generated now and shown only now: the database keeps only its hash)\n`,
+    );
+  }
+  io.stdout.write(
+    `  behaviour  sensitive words: ${options.sensitiveWords}, invitations: ${options.invites}, token ttl: ${options.tokenTtl}s${options.simulation ? ', simulation at /__sim/' : ''}${options.faults === '' ? '' : `, faults: ${options.faults}`}\n`,
+  );
+  io.stdout.write(
+    `  limits     ${connections.total} connections, ${connections.perAddress} per address (open-file limit ${fileLimit})\n`,
+  );
+  if (service.simNeedsToken) {
+    io.stderr.write(
+      `guidectl serve: warning: the simulation is on at ${options.host}, an address other machines may reach: /__sim/ can reset the account, move its clock and inject faults, so each /__sim/ call must carry ?access_token= (a token of this app); use --host 127.0.0.1 unless others must reach it\n`,
+    );
+  }
+  if (!io.stopSignal.aborted) {
+    await new Promise<void>((done) => io.stopSignal.addEventListener('abort', () => done(), { once: true }));
+  }
+  io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
+  await service.close();
+  io.stderr.write('guidectl serve: stopped\n');
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
 import { errorCode, GuidectlError } from '../core/errors.js';
 import { ERRCODE } from '../wire/errcodes.js';
@@ -9,6 +9,7 @@ import { parseJson, stringifyJson } from '../wire/json.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { ApiError } from './api-error.js';
 import { ServiceClock } from './clock.js';
+import { ConnectionGuard, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './connections.js';
 import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './context.js';
 import { type AppCredentials, sameSecret, settleCredentials, verifySecret } from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
@@ -40,6 +41,8 @@ export interface GuideServiceOptions {
    */
   readonly appid?: string;
   readonly secret?: string;
+  /** Caps on open connections, in all and per client address (768 and 384). */
+  readonly connections?: ConnectionLimits;
   /** Failed token requests allowed per client address and per appid (10 a minute). */
   readonly tokenThrottle?: ThrottleSettings;
   readonly settings?: Partial<ServiceSettings>;
@@ -133,6 +136,7 @@ export class GuideService {
   private processSecret: string | undefined;
   private readonly tokens: TokenDesk;
   private readonly throttle: FailureThrottle;
+  private readonly guard: ConnectionGuard;
 
   private constructor(options: GuideServiceOptions) {
     this.store = new Store(options.db ?? ':memory:', options.durability ?? 'normal');
@@ -152,9 +156,14 @@ export class GuideService {
     this.credentialsGenerated = settled.generated;
     this.tokens = new TokenDesk(settled.appid);
     this.throttle = new FailureThrottle(options.tokenThrottle ?? DEFAULT_THROTTLE, () => this.clock.now());
+    this.guard = new ConnectionGuard(options.connections ?? DEFAULT_CONNECTION_LIMITS);
     this.server = createServer({ keepAlive: true }, (req, res) => {
+      const socket = req.socket;
+      this.guard.requestStarted(socket);
+      res.once('close', () => this.guard.requestEnded(socket));
       this.handle(req, res).catch((error: unknown) => this.fail(res, error));
     });
+    this.server.on('connection', (socket: Socket) => this.guard.admit(socket));
     this.server.keepAliveTimeout = 30_000;
     this.server.headersTimeout = 20_000;
     this.server.requestTimeout = 60_000;
@@ -184,6 +193,11 @@ export class GuideService {
    */
   get simNeedsToken(): boolean {
     return this.simulation && !this.loopback;
+  }
+
+  /** Connections open now (held under the caps of `connections`). */
+  get openConnections(): number {
+    return this.guard.count;
   }
 
   /** The base URL clients use, e.g. `http://127.0.0.1:8080`. */
