@@ -36,8 +36,14 @@ export {
 export { renderDiagnostics } from './report/diagnostics.js';
 export { renderPlanMarkdown } from './report/markdown.js';
 export { planToJson, renderPlan } from './report/plan.js';
-export type { CallRecord, FaultSpec, GuideServiceOptions, ServiceSettings } from './service/index.js';
-export { GuideService, parseFaults } from './service/index.js';
+export type {
+  CallRecord,
+  ConnectionLimits,
+  FaultSpec,
+  GuideServiceOptions,
+  ServiceSettings,
+} from './service/index.js';
+export { GuideService, parseFaults, UnknownSecretError } from './service/index.js';
 export { ERRCODE, ERRCODE_MEANING } from './wire/errcodes.js';
 export { type Id64, id64ToJson, MAX_ID64, toId64 } from './wire/ids.js';
 export { parseJson, stringifyJson, stringifyJsonPretty } from './wire/json.js';
