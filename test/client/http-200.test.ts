@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuideService } from '../../src/service/index.js';
-import { closeClients, clientOf, startService } from './helpers.js';
+import { clientOf, closeClients, startService } from './helpers.js';
 
 let service: GuideService;
 beforeAll(async () => {
