@@ -29,6 +29,7 @@ export {
   countLive,
   desiredDigest,
   liveDigest,
+  planBasis,
   planChanges,
   planId,
   resolveGuardPolicy,

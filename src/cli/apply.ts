@@ -3,12 +3,15 @@ import * as nodePath from 'node:path';
 import type { Command } from 'commander';
 import { executePlan } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
+import type { DesiredState } from '../core/desired.js';
 import { UsageError } from '../core/errors.js';
+import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
 import {
   checkDeleteGuards,
+  checkProtection,
   countDeletes,
   countLive,
   desiredDigest,
@@ -16,10 +19,11 @@ import {
   diffLiveFingerprints,
   liveDigest,
   liveFingerprints,
-  overrideGuardPolicy,
   PLAN_ID_LENGTH,
+  planBasis,
   planChanges,
   planId,
+  protectionFromNames,
   resolveGuardPolicy,
 } from '../plan/index.js';
 import { renderApplyResult } from '../report/apply.js';
@@ -129,7 +133,7 @@ async function applyFiles(
   const live = await readLive(ctx, readOnlyClient(client), scope);
   const plan = makePlan(ctx, files, live, jsonFailure(ctx, options));
   if (plan === undefined) return;
-  const id = planId(plan);
+  const id = planId(plan, planBasis(files.state, live, scope));
   const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
   const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
   if (!options.json)
@@ -149,11 +153,7 @@ async function applyFiles(
     return;
   }
   if (!options.autoApprove && !(await confirm(ctx, plan))) return;
-  await run(ctx, client, plan, id, guards, options, async () => {
-    // Converged? Read again what the files manage and plan again: anything left is drift.
-    const after = await readLive(ctx, readOnlyClient(client), scope);
-    return makePlan(ctx, files, after);
-  });
+  await run(ctx, client, plan, id, guards, options, () => planAgain(ctx, client, files, scope));
 }
 
 /**
@@ -201,20 +201,23 @@ async function applySaved(
   }
 
   await withClient(ctx, options, async (client) => {
-    const reader = readOnlyClient(client);
-    const live = await readLive(ctx, reader, saved.readScope);
-    const liveChanged = liveDigest(live) !== saved.liveDigest;
-    const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.desiredDigest;
+    const live = await readLive(ctx, readOnlyClient(client), saved.basis.readScope);
+    const liveChanged = liveDigest(live) !== saved.basis.liveDigest;
+    const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.basis.desiredDigest;
     if (liveChanged || filesChanged) {
       reportStale(ctx, saved, { liveChanged, filesChanged, paths: checked, files, live, options });
       return;
     }
     const plan = saved.plan;
-    const policy = overrideGuardPolicy(saved.guardPolicy, guardFlags(options));
+    // The guards are checked again with the files' settings (the saved copy, which the plan id
+    // covers, when the files are not at hand) and this run's flags; none of the file is trusted.
+    const policy = resolveGuardPolicy(files?.state.safety ?? saved.basis.safety, guardFlags(options));
     const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
+    const checks = checkSaved(ctx, file, saved, files, live);
+    if (checks === undefined) return;
     if (!options.json)
       io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: saved.planId, guards }));
-    if (refuse(ctx, plan, saved.planId, guards, refusalsOf(guards), options)) return;
+    if (refuse(ctx, plan, saved.planId, guards, [...checks, ...refusalsOf(guards)], options)) return;
     if (plan.calls.length === 0) {
       if (options.json)
         writeJson(ctx, {
@@ -230,14 +233,64 @@ async function applySaved(
         `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
       );
     const converge =
-      files === undefined
-        ? undefined
-        : async (): Promise<Plan | undefined> => {
-            const after = await readLive(ctx, reader, saved.readScope);
-            return makePlan(ctx, files, after);
-          };
+      files === undefined ? undefined : () => planAgain(ctx, client, files, saved.basis.readScope);
     await run(ctx, client, plan, saved.planId, guards, options, converge);
   });
+}
+
+/**
+ * The checks of a saved plan that do not trust it, as refusals: with the files at hand, the plan
+ * the files make now against the account as read (the same files and account as when it was
+ * made, the digests say) must have the saved plan's id — so calls, guards, protections and read
+ * scope edited in the file, even with a recomputed id, are refused; without the files, the saved
+ * protections (which the id covers) are checked on the saved calls. Undefined when the files'
+ * plan cannot be made (its errors are printed, exit 1 set).
+ */
+function checkSaved(
+  ctx: CommandContext,
+  file: string,
+  saved: SavedPlan,
+  files: LoadedFiles | undefined,
+  live: LiveState,
+): string[] | undefined {
+  if (files !== undefined) {
+    const now = makePlan(ctx, files, live);
+    if (now === undefined) return undefined;
+    const id = planId(now, planBasis(files.state, live, planReadScope(files.state)));
+    return id === saved.planId
+      ? []
+      : [
+          `refused: ${file} says plan ${saved.planId}, but its files make plan ${id} against the same account: the saved plan was edited after it was made; make the plan again with guidectl plan --out`,
+        ];
+  }
+  const desired: DesiredState = {
+    groups: [],
+    guides: [],
+    prune: { guides: false, groups: false },
+    protect: protectionFromNames(saved.basis.protect, { file, line: 1, column: 1 }),
+  };
+  return checkProtection(desired, live, saved.plan)
+    .filter((d) => d.severity === 'error')
+    .map((d) => `refused: ${d.message}`);
+}
+
+/** What is left to do after the calls: the files planned again against a new read of the account. */
+interface Drift {
+  readonly plan: Plan;
+  readonly planId: string;
+}
+
+async function planAgain(
+  ctx: CommandContext,
+  client: GuideClient,
+  files: LoadedFiles,
+  scope: LiveReadScope,
+): Promise<Drift | undefined> {
+  const after = await readLive(ctx, readOnlyClient(client), scope);
+  const plan = makePlan(ctx, files, after);
+  return plan === undefined
+    ? undefined
+    : { plan, planId: planId(plan, planBasis(files.state, after, scope)) };
 }
 
 async function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {
@@ -270,7 +323,10 @@ function reportStale(ctx: CommandContext, saved: SavedPlan, facts: StaleFacts): 
     if (result.plan === undefined) {
       nowError = `${countOf(result.diagnostics.length, 'plan error')}; run guidectl plan to see them`;
     } else {
-      now = { planId: planId(result.plan), calls: diffCalls(saved.plan.calls, result.plan.calls) };
+      now = {
+        planId: planId(result.plan, planBasis(files.state, live, saved.basis.readScope)),
+        calls: diffCalls(saved.plan.calls, result.plan.calls),
+      };
     }
   }
   const report: StaleReport = {
@@ -349,7 +405,7 @@ async function run(
   id: string,
   guards: readonly GuardResult[],
   options: ApplyOptions,
-  converge: (() => Promise<Plan | undefined>) | undefined,
+  converge: (() => Promise<Drift | undefined>) | undefined,
 ): Promise<void> {
   const { io } = ctx;
   const progress = createProgress(ctx.io, 'Applying');
@@ -376,7 +432,7 @@ async function run(
 
   // Interrupted: report what was done, and skip the convergence check (it could not run anyway).
   let interrupted = io.stopSignal.aborted;
-  let again: Plan | undefined;
+  let again: Drift | undefined;
   if (converge !== undefined && !interrupted) {
     try {
       again = await converge();
@@ -386,14 +442,16 @@ async function run(
     }
   }
   const allDone = result.outcomes.every((o) => o.status === 'done');
-  const converged = converge === undefined ? allDone : again !== undefined && again.calls.length === 0;
+  const converged = converge === undefined ? allDone : again !== undefined && again.plan.calls.length === 0;
   ctx.setExit(allDone && converged ? 0 : 1);
   if (options.json) {
     writeJson(ctx, {
       plan: planToJson(plan, { planId: id, guards }),
       outcomes: result.outcomes,
       converged,
-      ...(again === undefined || converged ? {} : { drift: planToJson(again, { planId: planId(again) }) }),
+      ...(again === undefined || converged
+        ? {}
+        : { drift: planToJson(again.plan, { planId: again.planId }) }),
     });
     return;
   }
@@ -414,10 +472,10 @@ async function run(
   reportConvergence(ctx, again, allDone);
 }
 
-function reportConvergence(ctx: CommandContext, again: Plan | undefined, allDone: boolean): void {
+function reportConvergence(ctx: CommandContext, again: Drift | undefined, allDone: boolean): void {
   const { io } = ctx;
   if (again === undefined) return;
-  if (again.calls.length === 0) {
+  if (again.plan.calls.length === 0) {
     io.stdout.write(
       allDone ? 'Converged: the account matches the files.\n' : 'The calls that were made took effect.\n',
     );
@@ -431,7 +489,7 @@ function reportConvergence(ctx: CommandContext, again: Plan | undefined, allDone
   } else {
     io.stdout.write('\nStill to do (run apply again once the failure is fixed):\n\n');
   }
-  io.stdout.write(renderPlan(again, { color: useColor(ctx, 'stdout'), planId: planId(again) }));
+  io.stdout.write(renderPlan(again.plan, { color: useColor(ctx, 'stdout'), planId: again.planId }));
 }
 
 /** Asks on the terminal; refuses without one. */

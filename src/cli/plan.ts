@@ -7,10 +7,9 @@ import {
   checkDeleteGuards,
   countDeletes,
   countLive,
-  desiredDigest,
   isRefused,
-  liveDigest,
   liveFingerprints,
+  planBasis,
   planId,
   resolveGuardPolicy,
 } from '../plan/index.js';
@@ -108,7 +107,8 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           const live = await readLive(ctx, readOnlyClient(client), scope);
           const plan = makePlan(ctx, files, live, onFailure);
           if (plan === undefined) return;
-          const id = planId(plan);
+          const basis = planBasis(files.state, live, scope);
+          const id = planId(plan, basis);
           const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
           const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
           const extras = { planId: id, guards };
@@ -134,10 +134,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             await writeSavedPlan(nodePath.resolve(io.cwd, out), {
               planId: id,
               paths: paths.map((p) => recordedPath(io.cwd, p)),
-              desiredDigest: desiredDigest(files.state),
-              liveDigest: liveDigest(live),
-              readScope: scope,
-              guardPolicy: policy,
+              basis,
               plan,
               liveFingerprints: liveFingerprints(live),
             });

@@ -2,6 +2,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
 import { UsageError } from '../core/errors.js';
+import type { LiveReadScope } from '../core/live.js';
 import {
   type Change,
   type FieldChange,
@@ -12,9 +13,17 @@ import {
   type PlannedCall,
   type Unmanaged,
 } from '../core/plan.js';
-import type { GuardPolicy, Setting, SettingOrigin } from '../core/safety.js';
-import type { LiveReadScope } from '../live/index.js';
-import { type LiveFingerprints, PLAN_ID_LENGTH, planId } from '../plan/index.js';
+import {
+  type GuardSettings,
+  guardSettingsToJson,
+  type LiveFingerprints,
+  PLAN_ID_LENGTH,
+  type PlanBasis,
+  type ProtectedNames,
+  planId,
+  protectedNamesToJson,
+  readScopeToJson,
+} from '../plan/index.js';
 import { callToJson } from '../report/plan.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
 
@@ -24,23 +33,26 @@ import { parseJson, stringifyJsonPretty } from '../wire/json.js';
  * credential — only the plan, digests, and where the files were.
  *
  * `format_version` 1, `kind` "guidectl-plan", then:
- * - `plan_id`: the id of `calls` (checked on load: a hand-edited call list does not match it);
+ * - `plan_id`: the id of the calls, the semantics, the digests, the read scope, `safety` and
+ *   `protect` (checked on load: a file with any of these edited does not match it);
  * - `paths`: the files and folders the plan was made from, relative to the working directory;
  * - `desired_digest`, `live_digest`: SHA-256 of the normalised files and of the live state read;
  * - `read_scope`: what was read, so that apply reads exactly that again;
- * - `guard_policy`: the deletion-guard settings in force when it was made;
+ * - `safety`, `protect`: the deletion-guard settings and protections of the files, for apply to
+ *   check with when the files are not at hand (when they are, apply takes them from the files);
  * - `sensitive_word_semantics`?, `summary`, `changes`, `calls`, `unmanaged`: as `plan --json`;
+ *   `summary`, `changes` and `unmanaged` are shown, never acted on;
  * - `live_fingerprints`: a short hash per live resource, to say what changed when stale.
+ *
+ * It holds no deletion-guard result nor acknowledgement: apply checks the guards itself, with the
+ * files' settings and the flags given to apply.
  */
 export const SAVED_PLAN_KIND = 'guidectl-plan';
 
 export interface SavedPlan {
   readonly planId: string;
   readonly paths: readonly string[];
-  readonly desiredDigest: string;
-  readonly liveDigest: string;
-  readonly readScope: LiveReadScope;
-  readonly guardPolicy: GuardPolicy;
+  readonly basis: PlanBasis;
   readonly plan: Plan;
   readonly liveFingerprints: LiveFingerprints;
 }
@@ -59,39 +71,17 @@ const PLANNED_OPERATIONS = new Set([
 ]);
 
 export function encodeSavedPlan(saved: SavedPlan): string {
-  const { plan } = saved;
-  const scope = saved.readScope;
-  const list = (value: ReadonlySet<string> | 'all'): string[] | 'all' =>
-    value === 'all' ? 'all' : [...value].sort(compare);
-  const setting = (s: Setting): Record<string, unknown> => ({ value: s.value, from: s.origin });
-  const allow: Record<string, unknown> = {};
-  for (const kind of DELETE_KINDS) {
-    const a = saved.guardPolicy.allowDelete[kind];
-    if (a !== undefined) allow[kind] = setting(a);
-  }
+  const { plan, basis } = saved;
   const value = {
     format_version: 1,
     kind: SAVED_PLAN_KIND,
     plan_id: saved.planId,
     paths: saved.paths,
-    desired_digest: saved.desiredDigest,
-    live_digest: saved.liveDigest,
-    read_scope: {
-      guide_configs: list(scope.guideConfigs),
-      group_members: list(scope.groupMembers),
-      offline_auto_reply: scope.offlineAutoReply,
-      sensitive_words: scope.sensitiveWords,
-      default_welcome: scope.defaultWelcome,
-    },
-    guard_policy: {
-      max_deletes: {
-        guides: setting(saved.guardPolicy.maxDeletes.guides),
-        groups: setting(saved.guardPolicy.maxDeletes.groups),
-        memberships: setting(saved.guardPolicy.maxDeletes.memberships),
-      },
-      max_delete_share: setting(saved.guardPolicy.maxDeleteShare),
-      allow_delete: allow,
-    },
+    desired_digest: basis.desiredDigest,
+    live_digest: basis.liveDigest,
+    read_scope: readScopeToJson(basis.readScope),
+    safety: guardSettingsToJson(basis.safety),
+    protect: protectedNamesToJson(basis.protect),
     ...(plan.sensitiveWordSemantics === undefined
       ? {}
       : { sensitive_word_semantics: plan.sensitiveWordSemantics }),
@@ -178,19 +168,23 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
       ...decodeSemantics(value['sensitive_word_semantics']),
     };
     checkConsistent(plan);
-    const actual = planId(plan);
+    const basis: PlanBasis = {
+      desiredDigest: hex(value['desired_digest'], 64, 'desired_digest'),
+      liveDigest: hex(value['live_digest'], 64, 'live_digest'),
+      readScope: decodeScope(value['read_scope']),
+      safety: decodeSafety(value['safety']),
+      protect: decodeProtect(value['protect']),
+    };
+    const actual = planId(plan, basis);
     if (actual !== id) {
       return fail(
-        `its calls do not match its plan id: they hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
+        `it does not match its plan id: its calls, digests, read scope, safety settings and protections hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
       );
     }
     return {
       planId: id,
       paths: array(value['paths'], 'paths').map((p, i) => text(p, `paths[${i}]`)),
-      desiredDigest: hex(value['desired_digest'], 64, 'desired_digest'),
-      liveDigest: hex(value['live_digest'], 64, 'live_digest'),
-      readScope: decodeScope(value['read_scope']),
-      guardPolicy: decodePolicy(value['guard_policy']),
+      basis,
       plan,
       liveFingerprints: decodeFingerprints(value['live_fingerprints']),
     };
@@ -374,37 +368,24 @@ function decodeScope(value: unknown): LiveReadScope {
   };
 }
 
-const ORIGINS: readonly SettingOrigin[] = ['default', 'file', 'flag'];
-
-function decodeSetting(value: unknown, where: string, share: boolean): Setting {
-  const s = record(value, where);
-  const v = s['value'];
-  const ok = share
-    ? typeof v === 'number' && v >= 0 && v <= 1
-    : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-  if (!ok || typeof v !== 'number')
-    throw new Invalid(`${where}.value is not ${share ? 'a share from 0 to 1' : 'a whole number ≥ 0'}`);
-  return { value: v, origin: oneOf(s['from'], ORIGINS, `${where}.from`) };
+function decodeSafety(value: unknown): GuardSettings {
+  const s = record(value, 'safety');
+  const max = record(s['max_deletes'], 'safety.max_deletes');
+  const maxDeletes: { [K in DeleteKind]?: number } = {};
+  for (const kind of DELETE_KINDS) {
+    if (max[kind] !== undefined) maxDeletes[kind] = count(max[kind], `safety.max_deletes.${kind}`);
+  }
+  const share = s['max_delete_share'];
+  if (share !== undefined && !(typeof share === 'number' && share >= 0 && share <= 1))
+    throw new Invalid('safety.max_delete_share is not a share from 0 to 1');
+  return { maxDeletes, ...(typeof share === 'number' ? { maxDeleteShare: share } : {}) };
 }
 
-function decodePolicy(value: unknown): GuardPolicy {
-  const p = record(value, 'guard_policy');
-  const max = record(p['max_deletes'], 'guard_policy.max_deletes');
-  const allow = record(p['allow_delete'], 'guard_policy.allow_delete');
-  const allowDelete: { [K in DeleteKind]?: Setting } = {};
-  for (const kind of DELETE_KINDS) {
-    if (allow[kind] !== undefined)
-      allowDelete[kind] = decodeSetting(allow[kind], `guard_policy.allow_delete.${kind}`, false);
-  }
-  return {
-    maxDeletes: {
-      guides: decodeSetting(max['guides'], 'guard_policy.max_deletes.guides', false),
-      groups: decodeSetting(max['groups'], 'guard_policy.max_deletes.groups', false),
-      memberships: decodeSetting(max['memberships'], 'guard_policy.max_deletes.memberships', false),
-    },
-    maxDeleteShare: decodeSetting(p['max_delete_share'], 'guard_policy.max_delete_share', true),
-    allowDelete,
-  };
+function decodeProtect(value: unknown): ProtectedNames {
+  const p = record(value, 'protect');
+  const names = (key: string): string[] =>
+    array(p[key], `protect.${key}`).map((x, i) => text(x, `protect.${key}[${i}]`));
+  return { guides: names('guides'), guideOpenids: names('guide_openids'), groups: names('groups') };
 }
 
 function decodeFingerprints(value: unknown): LiveFingerprints {
@@ -427,8 +408,4 @@ function decodeFingerprints(value: unknown): LiveFingerprints {
     groups,
     account: strings(f['account'], 'live_fingerprints.account'),
   };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

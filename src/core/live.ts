@@ -58,3 +58,18 @@ export interface LiveAccount {
   /** The account-wide welcome messages. */
   readonly defaultWelcome?: readonly LiveWelcome[];
 }
+
+/**
+ * What a plan reads besides the guide and group lists: the least the desired state needs (see
+ * `readScopeFor`), or `'all'` to read everything (for export). A saved plan records it, so that
+ * apply reads exactly that again.
+ */
+export interface LiveReadScope {
+  /** Keys (`guideKey`) of the guides whose quick replies or welcome messages are managed. */
+  readonly guideConfigs: ReadonlySet<string> | 'all';
+  /** Names of the groups whose members are managed. */
+  readonly groupMembers: ReadonlySet<string> | 'all';
+  readonly offlineAutoReply: boolean;
+  readonly sensitiveWords: boolean;
+  readonly defaultWelcome: boolean;
+}

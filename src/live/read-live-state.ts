@@ -5,11 +5,14 @@ import type {
   LiveGroup,
   LiveGuide,
   LiveGuideConfig,
+  LiveReadScope,
   LiveState,
   LiveWelcome,
 } from '../core/live.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import type { AutoReplyRead, GetGuideConfigAnswer } from '../wire/messages.js';
+
+export type { LiveReadScope } from '../core/live.js';
 
 /**
  * The read calls the live reader needs, and nothing else: plan mode is handed one of these, so it
@@ -32,17 +35,6 @@ export function readOnlyClient(client: GuideClient): LiveReader {
     getguideconfig: (request) => client.getguideconfig(request),
     getguideacctconfig: () => client.getguideacctconfig(),
   };
-}
-
-/** What to read besides the guide and group lists. `'all'` reads everything (for export). */
-export interface LiveReadScope {
-  /** Keys (`guideKey`) of the guides whose quick replies or welcome messages are managed. */
-  readonly guideConfigs: ReadonlySet<string> | 'all';
-  /** Names of the groups whose members are managed. */
-  readonly groupMembers: ReadonlySet<string> | 'all';
-  readonly offlineAutoReply: boolean;
-  readonly sensitiveWords: boolean;
-  readonly defaultWelcome: boolean;
 }
 
 export const READ_EVERYTHING: LiveReadScope = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type DesiredState, guideKey } from '../core/desired.js';
-import type { LiveState } from '../core/live.js';
+import { DELETE_KINDS, type DeleteKind, type DesiredState, guideKey } from '../core/desired.js';
+import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 
@@ -9,7 +9,8 @@ import type { CallDifference, LiveDifference } from '../core/safety.js';
  * input gives the same text, byte for byte, on every machine.
  *
  * - The **plan id** is the first 12 hex digits of the SHA-256 of the canonical JSON of the calls
- *   (see {@link planId}); it names exactly what apply would do.
+ *   and of the plan's {@link PlanBasis} (see {@link planId}): everything in a saved plan that
+ *   changes what apply does.
  * - The **desired digest** covers the normalised desired state without source positions, with
  *   guides sorted by identity, groups by name and members by account: reformatting a file,
  *   moving a guide to another file or reordering a member list leaves it as it is; any change of
@@ -68,11 +69,104 @@ function callForId(call: PlannedCall): Record<string, unknown> {
 }
 
 /**
- * The plan id: `sha256(canonicalJson(calls))` cut to 12 hex digits. Two plans with the same id
- * make the same calls in the same order with the same dependencies.
+ * What a plan was made from, as far as apply acts on it: the digests apply checks the files and
+ * the account against, what it reads again, and the deletion-guard settings and protections of
+ * the files (apply evaluates its checks with these when the files are not at hand). Covered by
+ * the plan id with the calls, so that editing any of it in a saved plan is refused.
  */
-export function planId(plan: Pick<Plan, 'calls'>): string {
-  return sha256Hex(canonicalJson(plan.calls.map(callForId))).slice(0, PLAN_ID_LENGTH);
+export interface PlanBasis {
+  readonly desiredDigest: string;
+  readonly liveDigest: string;
+  readonly readScope: LiveReadScope;
+  readonly safety: GuardSettings;
+  readonly protect: ProtectedNames;
+}
+
+/** The limits the files' `safety` section sets; absent ones are the defaults. */
+export interface GuardSettings {
+  readonly maxDeletes: { readonly [K in DeleteKind]?: number };
+  readonly maxDeleteShare?: number;
+}
+
+/** What the files protect, by name: guide accounts, guide openids, group names; each sorted. */
+export interface ProtectedNames {
+  readonly guides: readonly string[];
+  readonly guideOpenids: readonly string[];
+  readonly groups: readonly string[];
+}
+
+/** The basis of a plan made from `desired` against `live`, read with `readScope`. */
+export function planBasis(desired: DesiredState, live: LiveState, readScope: LiveReadScope): PlanBasis {
+  const safety = desired.safety;
+  const protect = desired.protect;
+  return {
+    desiredDigest: desiredDigest(desired),
+    liveDigest: liveDigest(live),
+    readScope,
+    safety: {
+      maxDeletes: { ...safety?.maxDeletes },
+      ...(safety?.maxDeleteShare === undefined ? {} : { maxDeleteShare: safety.maxDeleteShare }),
+    },
+    protect: {
+      guides: (protect?.guides ?? [])
+        .flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : []))
+        .sort(byText),
+      guideOpenids: (protect?.guides ?? [])
+        .flatMap((g) => (g.id.kind === 'openid' ? [g.id.openid] : []))
+        .sort(byText),
+      groups: (protect?.groups ?? []).map((g) => g.name).sort(byText),
+    },
+  };
+}
+
+/** The read scope as JSON (sets as sorted lists), as saved plans hold it. */
+export function readScopeToJson(scope: LiveReadScope): Record<string, unknown> {
+  const list = (value: ReadonlySet<string> | 'all'): string[] | 'all' =>
+    value === 'all' ? 'all' : [...value].sort(byText);
+  return {
+    guide_configs: list(scope.guideConfigs),
+    group_members: list(scope.groupMembers),
+    offline_auto_reply: scope.offlineAutoReply,
+    sensitive_words: scope.sensitiveWords,
+    default_welcome: scope.defaultWelcome,
+  };
+}
+
+/** The guard settings as JSON, as the files write them (`max_deletes`, `max_delete_share`). */
+export function guardSettingsToJson(settings: GuardSettings): Record<string, unknown> {
+  const max: Record<string, number> = {};
+  for (const kind of DELETE_KINDS) {
+    const n = settings.maxDeletes[kind];
+    if (n !== undefined) max[kind] = n;
+  }
+  return {
+    max_deletes: max,
+    ...(settings.maxDeleteShare === undefined ? {} : { max_delete_share: settings.maxDeleteShare }),
+  };
+}
+
+/** The protections as JSON, as the files' `protect` list writes them. */
+export function protectedNamesToJson(names: ProtectedNames): Record<string, unknown> {
+  return { guides: names.guides, guide_openids: names.guideOpenids, groups: names.groups };
+}
+
+/**
+ * The plan id: the SHA-256 of the canonical JSON of the calls, the sensitive-word semantics and
+ * the {@link PlanBasis}, cut to 12 hex digits. Two plans with the same id make the same calls in
+ * the same order with the same dependencies, were made from the same meaning of the files against
+ * the same account as read, and are checked by apply with the same guard settings and protections.
+ */
+export function planId(plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>, basis: PlanBasis): string {
+  const value = {
+    calls: plan.calls.map(callForId),
+    sensitive_word_semantics: plan.sensitiveWordSemantics,
+    desired_digest: basis.desiredDigest,
+    live_digest: basis.liveDigest,
+    read_scope: readScopeToJson(basis.readScope),
+    safety: guardSettingsToJson(basis.safety),
+    protect: protectedNamesToJson(basis.protect),
+  };
+  return sha256Hex(`guidectl-plan-2\n${canonicalJson(value)}`).slice(0, PLAN_ID_LENGTH);
 }
 
 /** The value of `value` with every `source` property removed, at any depth. */

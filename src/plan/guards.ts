@@ -6,6 +6,7 @@ import {
   type GuideId,
   guideKey,
   type ProtectedGuide,
+  type ProtectPolicy,
   type SafetyPolicy,
   type SourceRef,
 } from '../core/desired.js';
@@ -22,6 +23,7 @@ import {
   MIN_DELETE_LIMIT,
   type Setting,
 } from '../core/safety.js';
+import type { ProtectedNames } from './digest.js';
 
 /**
  * The safety checks of a plan, on the plan object itself: the deletion guards (how many guides,
@@ -38,7 +40,10 @@ export interface GuardFlags {
 }
 
 /** The settings that apply: flags over the file's `safety` section over the defaults. */
-export function resolveGuardPolicy(safety: SafetyPolicy | undefined, flags: GuardFlags = {}): GuardPolicy {
+export function resolveGuardPolicy(
+  safety: Pick<SafetyPolicy, 'maxDeletes' | 'maxDeleteShare'> | undefined,
+  flags: GuardFlags = {},
+): GuardPolicy {
   const pick = (flag: number | undefined, file: number | undefined, fallback: number): Setting =>
     flag !== undefined
       ? { value: flag, origin: 'flag' }
@@ -59,29 +64,6 @@ export function resolveGuardPolicy(safety: SafetyPolicy | undefined, flags: Guar
       memberships: maxDeletes('memberships'),
     },
     maxDeleteShare: pick(flags.maxDeleteShare, safety?.maxDeleteShare, DEFAULT_MAX_DELETE_SHARE),
-    allowDelete,
-  };
-}
-
-/**
- * The same policy with some settings replaced by flags given now (for applying a saved plan whose
- * policy was resolved when it was made).
- */
-export function overrideGuardPolicy(policy: GuardPolicy, flags: GuardFlags): GuardPolicy {
-  const over = (setting: Setting, flag: number | undefined): Setting =>
-    flag === undefined ? setting : { value: flag, origin: 'flag' };
-  const allowDelete: { [K in DeleteKind]?: Setting } = { ...policy.allowDelete };
-  for (const kind of DELETE_KINDS) {
-    const n = flags.allowDelete?.[kind];
-    if (n !== undefined) allowDelete[kind] = { value: n, origin: 'flag' };
-  }
-  return {
-    maxDeletes: {
-      guides: over(policy.maxDeletes.guides, flags.maxDeletes?.guides),
-      groups: over(policy.maxDeletes.groups, flags.maxDeletes?.groups),
-      memberships: over(policy.maxDeletes.memberships, flags.maxDeletes?.memberships),
-    },
-    maxDeleteShare: over(policy.maxDeleteShare, flags.maxDeleteShare),
     allowDelete,
   };
 }
@@ -274,6 +256,20 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
     });
   }
   return diagnostics;
+}
+
+/**
+ * The protections of a saved plan whose files are not at hand, as {@link checkProtection} takes
+ * them: each named guide and group, pointing at `source` (the saved plan).
+ */
+export function protectionFromNames(names: ProtectedNames, source: SourceRef): ProtectPolicy {
+  return {
+    guides: [
+      ...names.guides.map((account): ProtectedGuide => ({ id: { kind: 'account', account }, source })),
+      ...names.guideOpenids.map((openid): ProtectedGuide => ({ id: { kind: 'openid', openid }, source })),
+    ],
+    groups: names.groups.map((name) => ({ name, source })),
+  };
 }
 
 function guideIdOf(call: PlannedCall): GuideId | undefined {

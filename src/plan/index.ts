@@ -3,11 +3,18 @@ export {
   desiredDigest,
   diffCalls,
   diffLiveFingerprints,
+  type GuardSettings,
+  guardSettingsToJson,
   type LiveFingerprints,
   liveDigest,
   liveFingerprints,
   PLAN_ID_LENGTH,
+  type PlanBasis,
+  type ProtectedNames,
+  planBasis,
   planId,
+  protectedNamesToJson,
+  readScopeToJson,
   sha256Hex,
 } from './digest.js';
 export {
@@ -17,7 +24,7 @@ export {
   countLive,
   type GuardFlags,
   isRefused,
-  overrideGuardPolicy,
+  protectionFromNames,
   resolveGuardPolicy,
 } from './guards.js';
 export { type PlanResult, planChanges } from './plan-changes.js';

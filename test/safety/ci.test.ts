@@ -185,7 +185,7 @@ describe('saved plans: apply exactly what was reviewed', () => {
     const edited = await cli(['apply', 'edited.json']);
     expect(edited.code).toBe(1);
     expect(edited.stderr).toMatch(
-      /edited\.json: its calls do not match its plan id: they hash to [0-9a-f]{12}, the file says/,
+      /edited\.json: it does not match its plan id: its calls, digests, read scope, safety settings and protections hash to [0-9a-f]{12}, the file says/,
     );
 
     await writeFile(join(ws.dir, 'cut.json'), text.slice(0, 200));
@@ -359,7 +359,10 @@ describe('memberships guard', () => {
     const text = await readFile(join(ws.dir, 'plan.json'), 'utf8');
     expect(text).toMatch(/"group_id": [0-9]{19}\b/);
     service.resetCalls();
-    const result = await cli(['apply', 'plan.json']);
+    // The acknowledgement given to plan is not saved: apply needs its own.
+    expect((await cli(['apply', 'plan.json'])).code).toBe(1);
+    expect(writes()).toEqual([]);
+    const result = await cli(['apply', 'plan.json', '--allow-delete', 'memberships=4']);
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect(writes()).toEqual(Array(4).fill('delguide2guidegroup'));
     expect(result.stdout).toContain('Converged');

@@ -9,8 +9,25 @@ import {
   diffLiveFingerprints,
   liveDigest,
   liveFingerprints,
-  planId,
+  type PlanBasis,
+  planId as planIdOf,
 } from '../../src/plan/index.js';
+
+const BASIS: PlanBasis = {
+  desiredDigest: 'a'.repeat(64),
+  liveDigest: 'b'.repeat(64),
+  readScope: {
+    guideConfigs: new Set(['account:alice_wx']),
+    groupMembers: new Set(['G']),
+    offlineAutoReply: false,
+    sensitiveWords: true,
+    defaultWelcome: false,
+  },
+  safety: { maxDeletes: { guides: 20 } },
+  protect: { guides: ['alice_wx'], guideOpenids: [], groups: ['G'] },
+};
+const planId = (plan: { calls: readonly PlannedCall[] }, basis: PlanBasis = BASIS): string =>
+  planIdOf(plan, basis);
 
 const call = (operation: string, body: PlannedCall['body'], dependsOn: number[] = []): PlannedCall => ({
   operation,
@@ -57,6 +74,31 @@ describe('plan id', () => {
     ];
     for (const v of variants) expect(planId({ calls: v })).not.toBe(id);
     expect(planId({ calls: [] })).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it('covers what apply acts on besides the calls: semantics, digests, read scope, safety, protections', () => {
+    const id = planId({ calls: withCreates });
+    const scope = BASIS.readScope;
+    const bases: PlanBasis[] = [
+      { ...BASIS, desiredDigest: 'c'.repeat(64) },
+      { ...BASIS, liveDigest: 'c'.repeat(64) },
+      { ...BASIS, readScope: { ...scope, groupMembers: 'all' } },
+      { ...BASIS, readScope: { ...scope, guideConfigs: new Set() } },
+      { ...BASIS, readScope: { ...scope, sensitiveWords: false } },
+      { ...BASIS, safety: { maxDeletes: { guides: 1000 } } },
+      { ...BASIS, safety: { maxDeletes: { guides: 20 }, maxDeleteShare: 1 } },
+      { ...BASIS, safety: { maxDeletes: { guides: 20, memberships: 5 } } },
+      { ...BASIS, protect: { ...BASIS.protect, guides: [] } },
+      { ...BASIS, protect: { ...BASIS.protect, guideOpenids: ['o1'] } },
+      { ...BASIS, protect: { ...BASIS.protect, groups: [] } },
+    ];
+    const ids = bases.map((b) => planId({ calls: withCreates }, b));
+    for (const other of ids) expect(other).not.toBe(id);
+    expect(new Set(ids).size).toBe(bases.length);
+    expect(planIdOf({ calls: withCreates, sensitiveWordSemantics: 'replace' }, BASIS)).not.toBe(id);
+    // Sets are covered by their members, not by the order they were filled in.
+    const same = { ...scope, guideConfigs: new Set(['account:alice_wx']) };
+    expect(planId({ calls: withCreates }, { ...BASIS, readScope: same })).toBe(id);
   });
 });
 

@@ -8,7 +8,6 @@ import {
   countDeletes,
   countLive,
   isRefused,
-  overrideGuardPolicy,
   planChanges,
   resolveGuardPolicy,
 } from '../../src/plan/index.js';
@@ -95,17 +94,6 @@ describe('deletion guards', () => {
     expect(guard('guides', 4, 40, { maxDeleteShare: 0.1 }, safety).status).toBe('ok');
     expect(guard('guides', 5, 40, { maxDeleteShare: 0.1 }, safety).status).toBe('refused');
     expect(guard('guides', 1, 40, { maxDeletes: { guides: 0 } }).status).toBe('refused');
-  });
-
-  it('a saved policy keeps its settings, and flags given now override them', () => {
-    const saved = resolveGuardPolicy(undefined, { allowDelete: { guides: 12 } });
-    const now = overrideGuardPolicy(saved, { allowDelete: { groups: 2 }, maxDeleteShare: 1 });
-    expect(now.allowDelete).toEqual({
-      guides: { value: 12, origin: 'flag' },
-      groups: { value: 2, origin: 'flag' },
-    });
-    expect(now.maxDeleteShare).toEqual({ value: 1, origin: 'flag' });
-    expect(now.maxDeletes.guides).toEqual({ value: 10, origin: 'default' });
   });
 
   it('names the counts, the limit and the exact flag that allows the deletions', () => {

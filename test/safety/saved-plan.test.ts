@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSavedPlan, encodeSavedPlan, type SavedPlan } from '../../src/cli/saved-plan.js';
 import type { Plan } from '../../src/core/plan.js';
-import { planId, resolveGuardPolicy } from '../../src/plan/index.js';
+import { type PlanBasis, planId } from '../../src/plan/index.js';
 import { parseJson } from '../../src/wire/json.js';
 
 const plan: Plan = {
@@ -29,9 +29,7 @@ const plan: Plan = {
   sensitiveWordSemantics: 'append',
 };
 
-const saved: SavedPlan = {
-  planId: planId(plan),
-  paths: ['guides'],
+const basis: PlanBasis = {
   desiredDigest: 'a'.repeat(64),
   liveDigest: 'b'.repeat(64),
   readScope: {
@@ -41,7 +39,14 @@ const saved: SavedPlan = {
     sensitiveWords: true,
     defaultWelcome: false,
   },
-  guardPolicy: resolveGuardPolicy(undefined, { allowDelete: { groups: 3 } }),
+  safety: { maxDeletes: { groups: 3 }, maxDeleteShare: 0.5 },
+  protect: { guides: ['alice_wx'], guideOpenids: ['oXYZ'], groups: ['Flagship'] },
+};
+
+const saved: SavedPlan = {
+  planId: planId(plan, basis),
+  paths: ['guides'],
+  basis,
   plan,
   liveFingerprints: {
     guides: { 'account:alice_wx': '0123456789ab' },
@@ -75,7 +80,39 @@ describe('the saved plan file', () => {
       'a call edited',
       (v: Record<string, unknown>) =>
         ((calls(v)[1]?.['body'] as Record<string, unknown>)['guide_account'] = 'eve_wx'),
-      /its calls do not match its plan id/,
+      /does not match its plan id/,
+    ],
+    [
+      'a guard setting raised',
+      (v: Record<string, unknown>) =>
+        ((v['safety'] as Record<string, Record<string, unknown>>)['max_deletes'] = { groups: 1000 }),
+      /does not match its plan id/,
+    ],
+    [
+      'a guard setting added',
+      (v: Record<string, unknown>) => ((v['safety'] as Record<string, unknown>)['max_delete_share'] = 1),
+      /does not match its plan id/,
+    ],
+    [
+      'a protection removed',
+      (v: Record<string, unknown>) => ((v['protect'] as Record<string, unknown>)['guides'] = []),
+      /does not match its plan id/,
+    ],
+    [
+      'the read scope narrowed',
+      (v: Record<string, unknown>) =>
+        ((v['read_scope'] as Record<string, unknown>)['group_members'] = ['Flagship']),
+      /does not match its plan id/,
+    ],
+    [
+      'the live digest replaced',
+      (v: Record<string, unknown>) => (v['live_digest'] = 'c'.repeat(64)),
+      /does not match its plan id/,
+    ],
+    [
+      'the semantics changed',
+      (v: Record<string, unknown>) => (v['sensitive_word_semantics'] = 'replace'),
+      /does not match its plan id/,
     ],
     ['a call removed', (v: Record<string, unknown>) => calls(v).pop(), /summary does not count/],
     [
@@ -111,12 +148,13 @@ describe('the saved plan file', () => {
     ],
     [
       'a share above 1',
-      (v: Record<string, unknown>) =>
-        ((v['guard_policy'] as Record<string, Record<string, unknown>>)['max_delete_share'] = {
-          value: 2,
-          from: 'file',
-        }),
-      /max_delete_share.value is not a share/,
+      (v: Record<string, unknown>) => ((v['safety'] as Record<string, unknown>)['max_delete_share'] = 2),
+      /safety.max_delete_share is not a share/,
+    ],
+    [
+      'a missing protect list',
+      (v: Record<string, unknown>) => delete v['protect'],
+      /protect is not an object/,
     ],
     [
       'a bad plan id',
