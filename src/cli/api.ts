@@ -72,18 +72,26 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
         },
         io.cwd,
       );
-      const open = await openTarget(target, io, {
-        parallelism: options.parallelism,
-        signal: io.stopSignal,
-        ...(options.verbose
-          ? {
-              onEvent: (event) => {
-                const line = describeEvent(event);
-                if (line !== undefined) io.stderr.write(`${line}\n`);
-              },
-            }
-          : {}),
-      });
+      const open = await openTarget(
+        target,
+        io,
+        {
+          parallelism: options.parallelism,
+          signal: io.stopSignal,
+          ...(options.verbose
+            ? {
+                onEvent: (event) => {
+                  const line = describeEvent(event);
+                  if (line !== undefined) io.stderr.write(`${line}\n`);
+                },
+              }
+            : {}),
+        },
+        // A call that writes holds the local database's lock, as apply does.
+        OPERATIONS[operation].writes
+          ? { command: `guidectl api ${operation}`, timeoutSeconds: 0 }
+          : undefined,
+      );
       try {
         const answer = await open.client.call(operation, body);
         io.stdout.write(`${stringifyJsonPretty(answer)}\n`);

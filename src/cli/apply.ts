@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { executePlan } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
 import type { DesiredState } from '../core/desired.js';
@@ -49,9 +49,10 @@ import {
   withClient,
 } from './reconcile.js';
 import { readSavedPlan, type SavedPlan } from './saved-plan.js';
-import { targetOptions } from './target.js';
+import { type TargetLock, targetOptions } from './target.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
+  lockTimeout: number;
   json: boolean;
   autoApprove: boolean;
   continueOnError: boolean;
@@ -87,6 +88,12 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
       '--plan-id <id>',
       'refuse unless the plan made now has this id (the "Plan id:" a reviewed plan printed)',
     )
+    .option(
+      '--lock-timeout <seconds>',
+      'with the embedded local database: wait this long for another guidectl using it (default: refuse at once)',
+      parseSeconds,
+      0,
+    )
     .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
     .addHelpText(
       'after',
@@ -113,8 +120,26 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
       }
       const files = await loadFiles(ctx, paths, jsonFailure(ctx, options));
       if (files === undefined) return;
-      await withClient(ctx, options, (client) => applyFiles(ctx, files, client, options));
+      await withClient(
+        ctx,
+        options,
+        (client) => applyFiles(ctx, files, client, options),
+        lockFor(args, options),
+      );
     });
+}
+
+/** apply holds the local database's lock from its read of the live state to its convergence check. */
+function lockFor(args: readonly string[], options: ApplyOptions): TargetLock {
+  return { command: ['guidectl', 'apply', ...args].join(' '), timeoutSeconds: options.lockTimeout };
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError('--lock-timeout takes a whole number of seconds, e.g. 60.');
+  }
+  return n;
 }
 
 /** A saved plan is named `*.json`; desired-state files are YAML. */
@@ -200,42 +225,47 @@ async function applySaved(
     );
   }
 
-  await withClient(ctx, options, async (client) => {
-    const live = await readLive(ctx, readOnlyClient(client), saved.basis.readScope);
-    const liveChanged = liveDigest(live) !== saved.basis.liveDigest;
-    const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.basis.desiredDigest;
-    if (liveChanged || filesChanged) {
-      reportStale(ctx, saved, { liveChanged, filesChanged, paths: checked, files, live, options });
-      return;
-    }
-    const plan = saved.plan;
-    // The guards are checked again with the files' settings (the saved copy, which the plan id
-    // covers, when the files are not at hand) and this run's flags; none of the file is trusted.
-    const policy = resolveGuardPolicy(files?.state.safety ?? saved.basis.safety, guardFlags(options));
-    const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
-    const checks = checkSaved(ctx, file, saved, files, live);
-    if (checks === undefined) return;
-    if (!options.json)
-      io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: saved.planId, guards }));
-    if (refuse(ctx, plan, saved.planId, guards, [...checks, ...refusalsOf(guards)], options)) return;
-    if (plan.calls.length === 0) {
-      if (options.json)
-        writeJson(ctx, {
-          plan: planToJson(plan, { planId: saved.planId, guards }),
-          outcomes: [],
-          converged: true,
-        });
-      ctx.setExit(0);
-      return;
-    }
-    if (!options.json)
-      io.stdout.write(
-        `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
-      );
-    const converge =
-      files === undefined ? undefined : () => planAgain(ctx, client, files, saved.basis.readScope);
-    await run(ctx, client, plan, saved.planId, guards, options, converge);
-  });
+  await withClient(
+    ctx,
+    options,
+    async (client) => {
+      const live = await readLive(ctx, readOnlyClient(client), saved.basis.readScope);
+      const liveChanged = liveDigest(live) !== saved.basis.liveDigest;
+      const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.basis.desiredDigest;
+      if (liveChanged || filesChanged) {
+        reportStale(ctx, saved, { liveChanged, filesChanged, paths: checked, files, live, options });
+        return;
+      }
+      const plan = saved.plan;
+      // The guards are checked again with the files' settings (the saved copy, which the plan id
+      // covers, when the files are not at hand) and this run's flags; none of the file is trusted.
+      const policy = resolveGuardPolicy(files?.state.safety ?? saved.basis.safety, guardFlags(options));
+      const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
+      const checks = checkSaved(ctx, file, saved, files, live);
+      if (checks === undefined) return;
+      if (!options.json)
+        io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: saved.planId, guards }));
+      if (refuse(ctx, plan, saved.planId, guards, [...checks, ...refusalsOf(guards)], options)) return;
+      if (plan.calls.length === 0) {
+        if (options.json)
+          writeJson(ctx, {
+            plan: planToJson(plan, { planId: saved.planId, guards }),
+            outcomes: [],
+            converged: true,
+          });
+        ctx.setExit(0);
+        return;
+      }
+      if (!options.json)
+        io.stdout.write(
+          `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
+        );
+      const converge =
+        files === undefined ? undefined : () => planAgain(ctx, client, files, saved.basis.readScope);
+      await run(ctx, client, plan, saved.planId, guards, options, converge);
+    },
+    lockFor([file, ...paths], options),
+  );
 }
 
 /**

@@ -10,7 +10,7 @@ import { checkProtection, type GuardFlags, planChanges } from '../plan/index.js'
 import { renderDiagnostics } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
-import { describeEvent, openTarget, resolveTarget } from './target.js';
+import { describeEvent, openTarget, resolveTarget, type TargetLock } from './target.js';
 
 /** Options every command that talks to a target takes. */
 export interface TargetOptions {
@@ -79,11 +79,15 @@ export function planReadScope(desired: DesiredState): LiveReadScope {
   return desired.prune.groups && protectsGuides ? { ...scope, groupMembers: 'all' } : scope;
 }
 
-/** Opens the target chosen by flags and environment, runs `fn` with its client, always closes. */
+/**
+ * Opens the target chosen by flags and environment, runs `fn` with its client, always closes.
+ * With `lock`, an embedded local database is locked for the whole run (see `local-lock.ts`).
+ */
 export async function withClient<T>(
   ctx: CommandContext,
   options: TargetOptions,
   fn: (client: GuideClient) => Promise<T>,
+  lock?: TargetLock,
 ): Promise<T> {
   const target = resolveTarget(
     ctx.io.env,
@@ -93,19 +97,24 @@ export async function withClient<T>(
     },
     ctx.io.cwd,
   );
-  const open = await openTarget(target, ctx.io, {
-    parallelism: options.parallelism,
-    // Apply reads everything again after its calls, so appends need no read before them.
-    readBeforeAppends: false,
-    ...(options.verbose
-      ? {
-          onEvent: (event) => {
-            const line = describeEvent(event);
-            if (line !== undefined) ctx.io.stderr.write(`${line}\n`);
-          },
-        }
-      : {}),
-  });
+  const open = await openTarget(
+    target,
+    ctx.io,
+    {
+      parallelism: options.parallelism,
+      // Apply reads everything again after its calls, so appends need no read before them.
+      readBeforeAppends: false,
+      ...(options.verbose
+        ? {
+            onEvent: (event) => {
+              const line = describeEvent(event);
+              if (line !== undefined) ctx.io.stderr.write(`${line}\n`);
+            },
+          }
+        : {}),
+    },
+    lock,
+  );
   try {
     return await fn(open.client);
   } finally {

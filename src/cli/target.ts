@@ -14,6 +14,7 @@ import type { GuideService } from '../service/index.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
 import { ensureDir } from './ensure-dir.js';
 import type { CliIo } from './io.js';
+import { acquireLock, describeHolder, type HeldLock } from './local-lock.js';
 
 /** The embedded local service's database when nothing else is said. */
 export const DEFAULT_LOCAL_DB_PATH = '.guidectl/local.db';
@@ -153,6 +154,17 @@ export interface OpenTarget {
 
 export type TargetClientOptions = Omit<GuideClientOptions, 'auth' | 'baseUrl' | 'proxy'>;
 
+/**
+ * Asks for the lock of the embedded local database (see `local-lock.ts`), for commands that
+ * write; ignored for a remote target (the API has no lock) and for `:memory:`.
+ */
+export interface TargetLock {
+  /** The command, for the message another guidectl shows while this one holds the lock. */
+  readonly command: string;
+  /** Seconds to wait for a lock another guidectl holds; 0 refuses at once. */
+  readonly timeoutSeconds: number;
+}
+
 function shownPath(file: string, cwd: string): string {
   if (file === ':memory:') return file;
   const rel = relative(cwd, file);
@@ -168,6 +180,7 @@ export async function openTarget(
   target: Target,
   io: CliIo,
   options: TargetClientOptions,
+  lock?: TargetLock,
 ): Promise<OpenTarget> {
   const { createGuideClient } = await import('../client/index.js');
   if (target.kind === 'remote') {
@@ -182,6 +195,20 @@ export async function openTarget(
     return { client, close: () => client.close() };
   }
   if (target.dbFile !== ':memory:') await ensureDir(dirname(target.dbFile));
+  const shown = shownPath(target.dbFile, io.cwd);
+  let held: HeldLock | undefined;
+  if (lock !== undefined && target.dbFile !== ':memory:') {
+    held = await acquireLock(`${target.dbFile}.lock`, {
+      command: lock.command,
+      timeoutMs: lock.timeoutSeconds * 1000,
+      shownPath: shown,
+      signal: io.stopSignal,
+      onWait: (holder) =>
+        io.stderr.write(
+          `guidectl: waiting up to ${lock.timeoutSeconds} s for the local database ${shown}, in use by another guidectl: ${describeHolder(holder)}\n`,
+        ),
+    });
+  }
   let service: GuideService;
   try {
     const { GuideService } = await import('../service/index.js');
@@ -192,10 +219,9 @@ export async function openTarget(
       log: (line) => io.stderr.write(`guidectl: local service: ${line}\n`),
     });
   } catch (error) {
+    await held?.release();
     const why = error instanceof Error ? error.message : String(error);
-    throw new UsageError(
-      `cannot start the embedded local service over ${shownPath(target.dbFile, io.cwd)}: ${why}`,
-    );
+    throw new UsageError(`cannot start the embedded local service over ${shown}: ${why}`);
   }
   io.stderr.write(
     `guidectl: ${target.defaulted ? 'no target given; ' : ''}using the embedded local service (database ${shownPath(target.dbFile, io.cwd)})\n`,
@@ -210,13 +236,17 @@ export async function openTarget(
     });
   } catch (error) {
     await service.close();
+    await held?.release();
     throw error;
   }
   let closing: Promise<void> | undefined;
   return {
     client,
     close: () => {
-      closing ??= client.close().finally(() => service.close());
+      closing ??= client
+        .close()
+        .finally(() => service.close())
+        .finally(() => held?.release());
       return closing;
     },
   };

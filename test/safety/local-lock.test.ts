@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runProgram } from '../../src/cli/program.js';
+import { type CliRun, captureIo, runCli, type Workspace, workspace } from '../helpers/cli.js';
+
+/**
+ * The lock of the embedded local database. Two applies of one file at once used to create every
+ * new group twice, after which no plan could be made (`group "Store a 00" matches 2 live groups`).
+ * apply now holds `DB.lock` from its read to its convergence check; a second apply refuses naming
+ * the holder (or waits, with --lock-timeout); a dead holder's lock is taken over; plan reads
+ * without it.
+ */
+
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+let ws: Workspace;
+beforeEach(async () => {
+  ws = await workspace();
+});
+afterEach(() => ws.remove());
+
+const cli = (args: string[]): Promise<CliRun> =>
+  runCli([...args, '--local-db', 'd.db'], { cwd: ws.dir, env: {} });
+
+/** Runs the built CLI as its own process. */
+function spawnCli(args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ws.dir,
+      env: { PATH: process.env['PATH'] ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('close', resolve));
+  if (child.pid === undefined) throw new Error('no pid');
+  return child.pid;
+}
+
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+function bigFile(groups: number, perGroup: number): string {
+  const lines = ['version: 1', 'groups:'];
+  const guides: string[] = [];
+  for (let g = 0; g < groups; g++) {
+    const members = Array.from({ length: perGroup }, (_, i) => `g${g}_${i}_wx`);
+    lines.push(`  - name: Store a ${String(g).padStart(2, '0')}`, `    members: [${members.join(', ')}]`);
+    for (const m of members)
+      guides.push(`  - account: ${m}\n    nickname: ${m}\n    head_image_url: https://img.example/${m}`);
+  }
+  return `${lines.join('\n')}\nguides:\n${guides.join('\n')}\n`;
+}
+
+const SMALL =
+  'version: 1\ngroups:\n  - name: Flagship\n    members: [alice_wx]\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n';
+
+async function holdLock(pid: number, host = hostname()): Promise<string> {
+  const file = join(ws.dir, 'd.db.lock');
+  const holder = {
+    pid,
+    host,
+    command: 'guidectl apply other.yaml',
+    since: '2026-11-23T12:00:00.000Z',
+    token: 'f00d',
+  };
+  await writeFile(file, JSON.stringify(holder));
+  return file;
+}
+
+describe('the lock of the embedded local database', () => {
+  it('two applies of one file at once end converged, with no group doubled', async () => {
+    await ws.write('big.yaml', bigFile(12, 6));
+    const args = ['apply', 'big.yaml', '--auto-approve', '--local-db', 'd.db'];
+    const [a, b] = await Promise.all([spawnCli(args), spawnCli(args)]);
+    for (const run of [a, b]) {
+      // Each either applied, or refused at once naming the other (nothing written).
+      if (run.code !== 0) expect(run.stderr).toMatch(/d\.db is in use by another guidectl: pid [0-9]+ on /);
+    }
+    expect([a.code, b.code]).toContain(0);
+    const plan = await cli(['plan', 'big.yaml', '--detailed-exitcode']);
+    expect(plan.code, plan.stderr + plan.stdout).toBe(0);
+    const groups = await cli(['api', 'getguidegrouplist']);
+    const names = [...groups.stdout.matchAll(/"name": "([^"]+)"/g)].map((m) => m[1]);
+    expect(names).toHaveLength(12);
+    expect(new Set(names).size).toBe(12);
+    expect(await exists(join(ws.dir, 'd.db.lock'))).toBe(false);
+  }, 60_000);
+
+  it('refuses while another live guidectl holds it, naming pid, host, command and since when', async () => {
+    await ws.write('g.yaml', SMALL);
+    const lock = await holdLock(process.pid);
+    const run = await cli(['apply', 'g.yaml', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `guidectl: the local database d.db is in use by another guidectl: pid ${process.pid} on ${hostname()} (guidectl apply other.yaml), since 2026-11-23T12:00:00.000Z. Wait for it to finish, or pass --lock-timeout SECONDS to wait for it.`,
+    );
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    // Its lock is left as it was; plan reads without the lock, and finds nothing was applied.
+    expect(JSON.parse(await readFile(lock, 'utf8'))).toMatchObject({ pid: process.pid, token: 'f00d' });
+    const plan = await cli(['plan', 'g.yaml', '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(2);
+    // api calls that write take the lock too; reads do not.
+    expect((await cli(['api', 'newguidegroup', '{"group_name": "X"}'])).stderr).toContain(
+      'is in use by another guidectl',
+    );
+    expect((await cli(['api', 'getguidegrouplist'])).code).toBe(0);
+  });
+
+  it('a lock of another host is never taken over, and says what to do if that process is gone', async () => {
+    await ws.write('g.yaml', SMALL);
+    await holdLock(1, 'build-box-7');
+    const run = await cli(['apply', 'g.yaml', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('pid 1 on build-box-7');
+    expect(run.stderr).toContain(
+      'runs on another host and cannot be checked from here: if it is gone, delete d.db.lock',
+    );
+  });
+
+  it('takes over the lock of a process that is gone, and releases its own', async () => {
+    await ws.write('g.yaml', SMALL);
+    const lock = await holdLock(await deadPid());
+    const run = await cli(['apply', 'g.yaml', '--auto-approve']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Converged');
+    expect(await exists(lock)).toBe(false);
+  });
+
+  it('with --lock-timeout, waits for the holder, saying so, then applies', async () => {
+    await ws.write('g.yaml', SMALL);
+    const lock = await holdLock(process.pid);
+    const io = captureIo({}, ws.dir);
+    const running = runProgram(
+      ['apply', 'g.yaml', '--auto-approve', '--local-db', 'd.db', '--lock-timeout', '600'],
+      io,
+    );
+    while (!io.err().includes('waiting up to 600 s for the local database d.db')) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(io.err()).toContain(`in use by another guidectl: pid ${process.pid}`);
+    expect(io.out()).toBe('');
+    await rm(lock);
+    expect(await running, io.err()).toBe(0);
+    expect(io.out()).toContain('Converged');
+  });
+
+  it('refuses a lock file it cannot read, without guessing', async () => {
+    await ws.write('g.yaml', SMALL);
+    await writeFile(join(ws.dir, 'd.db.lock'), 'garbage');
+    const run = await cli(['apply', 'g.yaml', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('d.db.lock, exists but does not say who holds it');
+  });
+});
