@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 // Only the error classes (no undici): the client itself is loaded by openTarget.
 import { GuideApiError } from '../client/errors.js';
 import { UsageError } from '../core/errors.js';
+import { showJson } from '../report/escape.js';
 import { isJsonObject } from '../wire/decode.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATION_NAMES, OPERATIONS } from '../wire/operations.js';
@@ -60,7 +61,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
       const { io } = ctx;
       if (!isOperationName(operation)) {
         throw new UsageError(
-          `unknown operation "${operation}"; the guide operations are:\n${operationList()}`,
+          `unknown operation ${showJson(operation)}; the guide operations are:\n${operationList()}`,
         );
       }
       const body = readBody(json);

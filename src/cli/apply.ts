@@ -29,6 +29,7 @@ import {
 import { renderApplyResult } from '../report/apply.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
+import { escapeControls } from '../report/escape.js';
 import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { renderStale, type StaleReport } from '../report/stale.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -452,7 +453,7 @@ async function run(
         failed++;
         progress.finish();
         io.stderr.write(
-          `guidectl: call ${event.index + 1} (${event.operation}) failed: ${event.error ?? ''}\n`,
+          `guidectl: call ${event.index + 1} (${event.operation}) failed: ${escapeControls(event.error ?? '')}\n`,
         );
       }
       progress.update(finished, plan.calls.length, failed > 0 ? `(${failed} failed)` : undefined);

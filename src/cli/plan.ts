@@ -15,6 +15,7 @@ import {
 } from '../plan/index.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
+import { escapeControlsKeepingLines } from '../report/escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from '../report/markdown.js';
 import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -148,7 +149,9 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         if (!printed) {
           const why = error instanceof Error ? error.message : String(error);
           if (format === 'markdown')
-            ctx.io.stdout.write(renderFailureMarkdown('guidectl plan failed', `guidectl: ${why}`));
+            ctx.io.stdout.write(
+              renderFailureMarkdown('guidectl plan failed', `guidectl: ${escapeControlsKeepingLines(why)}`),
+            );
           if (format === 'json') ctx.io.stdout.write(`${stringifyJsonPretty(failureToJson(why, []))}\n`);
         }
         throw error;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { GuidectlError } from '../core/errors.js';
+import { escapeControlsKeepingLines } from '../report/escape.js';
 import { registerApiCommand } from './api.js';
 import { registerApplyCommand } from './apply.js';
 import { registerExportCommand } from './export.js';
@@ -56,7 +57,7 @@ export async function runProgram(argv: readonly string[], io: CliIo): Promise<Ex
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
     if (error instanceof GuidectlError) {
-      io.stderr.write(`guidectl: ${error.message}\n`);
+      io.stderr.write(`guidectl: ${escapeControlsKeepingLines(error.message)}\n`);
       return 1;
     }
     const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -10,6 +10,7 @@ import type {
   ProxySettings,
 } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
+import { escapeControlsKeepingLines } from '../report/escape.js';
 import type { GuideService } from '../service/index.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
 import { ensureDir } from './ensure-dir.js';
@@ -252,8 +253,13 @@ export async function openTarget(
   };
 }
 
-/** One line of a `--verbose` log for an event, or undefined for events not logged. */
+/** One line of a `--verbose` log for an event (control characters escaped), or undefined. */
 export function describeEvent(event: ClientEvent): string | undefined {
+  const line = eventLine(event);
+  return line === undefined ? undefined : escapeControlsKeepingLines(line);
+}
+
+function eventLine(event: ClientEvent): string | undefined {
   switch (event.type) {
     case 'http': {
       const outcome =

@@ -1,6 +1,8 @@
 import type { ApplyResult, Plan } from '../core/plan.js';
 import { countOf, formatCount } from './count.js';
+import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
+import { callSubject } from './plan.js';
 
 const MOST_LISTED = 20;
 
@@ -25,28 +27,14 @@ export function renderApplyResult(
   ];
   for (const o of failed)
     lines.push(
-      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${target(plan, o.index)}: ${o.reason ?? ''}`,
+      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index])}: ${escapeControls(o.reason ?? '')}`,
     );
   for (const o of notStarted.slice(0, MOST_LISTED)) {
     lines.push(
-      `  ${p.yellow('not started')}  #${o.index + 1} ${o.operation} ${target(plan, o.index)}: ${o.reason ?? ''}`,
+      `  ${p.yellow('not started')}  #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index])}: ${escapeControls(o.reason ?? '')}`,
     );
   }
   if (notStarted.length > MOST_LISTED)
     lines.push(`  … and ${formatCount(notStarted.length - MOST_LISTED)} more not started`);
   return `${lines.join('\n')}\n`;
-}
-
-/** What a call is about, from its body: the guide, the group, or the account. */
-function target(plan: Plan, index: number): string {
-  const body = plan.calls[index]?.body ?? {};
-  const parts: string[] = [];
-  for (const key of ['guide_account', 'guide_openid', 'group_name', 'group_id'] as const) {
-    const value = body[key];
-    if (value === undefined) continue;
-    parts.push(
-      `${key}=${typeof value === 'object' && value !== null && '$group' in value ? `(new group ${JSON.stringify(value.$group)})` : JSON.stringify(value)}`,
-    );
-  }
-  return parts.length === 0 ? '(account)' : `(${parts.join(' ')})`;
 }

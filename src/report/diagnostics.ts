@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { countOf } from './count.js';
+import { escapeControls } from './escape.js';
 import { type Paint, paint } from './paint.js';
 
 export interface RenderDiagnosticsOptions {
@@ -32,12 +33,12 @@ export function renderDiagnostics(
   const lines: string[] = [];
   const lineCache = new Map<string, string[]>();
   for (const d of sortDiagnostics(diagnostics)) {
-    const where = `${displayPath(d.file, options.cwd)}:${d.line}:${d.column}`;
+    const where = `${escapeControls(displayPath(d.file, options.cwd))}:${d.line}:${d.column}`;
     const severity = d.severity === 'error' ? p.red(p.bold('error')) : p.yellow(p.bold('warning'));
-    lines.push(`${p.bold(where)}: ${severity}: ${d.message} ${p.dim(`[${d.code}]`)}`);
+    lines.push(`${p.bold(where)}: ${severity}: ${escapeControls(d.message)} ${p.dim(`[${d.code}]`)}`);
     const text = options.sources?.get(d.file);
     if (text !== undefined) lines.push(...renderExcerpt(d, text, lineCache, p));
-    if (d.hint !== undefined) lines.push(`  ${p.cyan('hint')}: ${d.hint}`);
+    if (d.hint !== undefined) lines.push(`  ${p.cyan('hint')}: ${escapeControls(d.hint)}`);
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
@@ -162,15 +163,18 @@ function renderExcerpt(d: Diagnostic, text: string, cache: Map<string, string[]>
   const source = fileLines[d.line - 1];
   if (source === undefined || source.length > MAX_EXCERPT_LENGTH || source.trim() === '') return [];
 
-  const before = source.slice(0, d.column - 1);
+  // What is shown is the line as written, with tabs expanded and control characters escaped; the
+  // carets are measured on the same text.
+  const shown = (s: string): string => escapeControls(expandTabs(s));
+  const before = shown(source.slice(0, d.column - 1));
   const endColumn = d.endLine === d.line && d.endColumn !== undefined ? d.endColumn : source.length + 1;
-  const marked = source.slice(d.column - 1, Math.max(d.column, endColumn) - 1);
+  const marked = shown(source.slice(d.column - 1, Math.max(d.column, endColumn) - 1));
   const pad = ' '.repeat(displayWidth(before));
   const carets = '^'.repeat(Math.max(1, displayWidth(marked)));
   const gutter = String(d.line);
   const colour = d.severity === 'error' ? p.red : p.yellow;
   return [
-    `${p.dim(`  ${gutter} |`)} ${expandTabs(source)}`,
+    `${p.dim(`  ${gutter} |`)} ${shown(source)}`,
     `${p.dim(`  ${' '.repeat(gutter.length)} |`)} ${pad}${colour(carets)}`,
   ];
 }

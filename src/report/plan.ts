@@ -1,9 +1,10 @@
 import { diffArrays, diffLines } from 'diff';
 import type { DeleteKind } from '../core/desired.js';
 import type { Change, ChangeAction, FieldChange, JsonValue, Plan, PlannedCall } from '../core/plan.js';
-import { wireBody } from '../core/plan.js';
+import { isGroupRef, wireBody } from '../core/plan.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
+import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';
 
 /** What the renderers show besides the plan itself; each part is shown when given. */
@@ -83,10 +84,11 @@ function paintLine(line: PlanLine, p: Paint): string {
   return `${' '.repeat(line.indent)}${mark}${text}`;
 }
 
+/** A guide or group as named in text: bare when plain, else quoted; never a raw control character. */
 function quoteName(address: string): string {
-  return /^[A-Za-z0-9_.-]+$/.test(address) || address.startsWith('openid ')
-    ? address
-    : JSON.stringify(address);
+  if (/^[A-Za-z0-9_.-]+$/.test(address)) return address;
+  if (address.startsWith('openid ')) return escapeControls(address);
+  return showJson(address);
 }
 
 function fieldLines(field: FieldChange, action: ChangeAction): PlanLine[] {
@@ -118,9 +120,10 @@ function fieldLines(field: FieldChange, action: ChangeAction): PlanLine[] {
     const lines: PlanLine[] = [{ indent, mark: '~', text: `${field.field}:` }];
     for (const part of diffLines(`${before}\n`, `${after}\n`)) {
       for (const line of part.value.replace(/\n$/, '').split('\n')) {
-        if (part.added) lines.push({ indent: indent + 4, mark: '+', text: line });
-        else if (part.removed) lines.push({ indent: indent + 4, mark: '-', text: line });
-        else lines.push({ indent: indent + 6, text: line, style: 'context' });
+        const text = escapeControls(line);
+        if (part.added) lines.push({ indent: indent + 4, mark: '+', text });
+        else if (part.removed) lines.push({ indent: indent + 4, mark: '-', text });
+        else lines.push({ indent: indent + 6, text, style: 'context' });
       }
     }
     return lines;
@@ -131,18 +134,18 @@ function fieldLines(field: FieldChange, action: ChangeAction): PlanLine[] {
 function asLines(value: JsonValue | undefined): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return [show(value)];
-  return value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+  return value.map((v) => (typeof v === 'string' ? escapeControls(v) : showJson(v)));
 }
 
 function show(value: JsonValue | undefined): string {
   if (value === undefined) return '(none)';
   if (value === null) return 'null (none)';
-  return JSON.stringify(value);
+  return showJson(value);
 }
 
 /** `Not in the files, left alone: 2 guides (a, b) and 1 group (c). Set prune…` */
 export function renderUnmanaged(plan: Plan): string {
-  const guides = plan.unmanaged.filter((u) => u.resource === 'guide').map((u) => u.address);
+  const guides = plan.unmanaged.filter((u) => u.resource === 'guide').map((u) => escapeControls(u.address));
   const groups = plan.unmanaged.filter((u) => u.resource === 'group').map((u) => quoteName(u.address));
   const list = (names: string[]): string =>
     names.length <= 10
@@ -291,4 +294,19 @@ export function callToJson(call: PlannedCall): Record<string, unknown> {
     depends_on: call.dependsOn,
     ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
   };
+}
+
+/**
+ * Whom a call is about, from its body, in one safe line: `(guide_account="alice_wx")`,
+ * `(group_id=(new group "North"))`, or `(account)`.
+ */
+export function callSubject(call: PlannedCall | undefined): string {
+  const body = call?.body ?? {};
+  const parts: string[] = [];
+  for (const key of ['guide_account', 'guide_openid', 'group_name', 'group_id'] as const) {
+    const value = body[key];
+    if (value === undefined) continue;
+    parts.push(`${key}=${isGroupRef(value) ? `(new group ${showJson(value.$group)})` : showJson(value)}`);
+  }
+  return parts.length === 0 ? '(account)' : `(${parts.join(' ')})`;
 }

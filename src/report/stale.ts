@@ -1,7 +1,9 @@
 import type { PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
+import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
+import { callSubject } from './plan.js';
 
 /** Lines listed of each kind before "… and N more". */
 const MOST_LISTED = 20;
@@ -30,7 +32,7 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
   const p = paint(options.color === true);
   const reasons = [
     ...(report.live !== undefined ? ['the live state changed'] : []),
-    ...(report.filesChanged ? [`the files (${report.paths.join(', ')}) changed`] : []),
+    ...(report.filesChanged ? [`the files (${escapeControls(report.paths.join(', '))}) changed`] : []),
   ];
   const lines = [
     `${p.red(p.bold('plan is stale'))}: ${reasons.join(' and ')} since plan ${report.savedPlanId} was made; nothing was changed.`,
@@ -39,7 +41,7 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
     lines.push('', 'What changed in the account (of what the plan read):');
     const sign = { added: p.green('+'), removed: p.red('-'), changed: p.yellow('~') } as const;
     for (const d of report.live.slice(0, MOST_LISTED)) {
-      const name = d.resource === 'account' ? `account ${d.address}` : `${d.resource} ${d.address}`;
+      const name = `${d.resource} ${escapeControls(d.address)}`;
       lines.push(`  ${sign[d.change]} ${name} (${d.change})`);
     }
     if (report.live.length > MOST_LISTED)
@@ -76,13 +78,5 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
 
 /** A call in one line: its operation and whom it is about, `addguideacct (guide_account="alice_wx")`. */
 export function describeCall(call: PlannedCall): string {
-  const parts: string[] = [];
-  for (const key of ['guide_account', 'guide_openid', 'group_name', 'group_id'] as const) {
-    const value = call.body[key];
-    if (value === undefined) continue;
-    parts.push(
-      `${key}=${typeof value === 'object' && value !== null && '$group' in value ? `(new group ${JSON.stringify(value.$group)})` : JSON.stringify(value)}`,
-    );
-  }
-  return `${call.operation} ${parts.length === 0 ? '(account)' : `(${parts.join(' ')})`}`;
+  return `${call.operation} ${callSubject(call)}`;
 }
