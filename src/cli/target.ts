@@ -276,6 +276,8 @@ function eventLine(event: ClientEvent): string | undefined {
       return `guidectl: access token ${event.ok ? 'fetched' : 'fetch failed'} (${event.reason}${event.errcode === undefined ? '' : ` after ${event.errcode}`}${event.forced ? ', forced' : ''}) in ${event.durationMs} ms`;
     case 'confirm':
       return `guidectl: ${event.operation}: the answer was lost; confirmed by reading: ${event.outcome} (${event.detail})`;
+    case 'held':
+      return `guidectl: ${event.operation}: no answer within ${(event.timeoutMs / 1000).toFixed(1)} s; the server may still be working on it, so it is waited for (up to ${Math.round(event.settleMs / 1000)} s more) before anything that depends on it`;
     case 'call-start':
     case 'call-end':
       return undefined;

@@ -12,6 +12,7 @@ export type ClientEvent =
   | RetryEvent
   | TokenRefreshEvent
   | ConfirmEvent
+  | HeldEvent
   | HttpEvent;
 
 /** A call of a guide operation begins (once per call, however many attempts it takes). */
@@ -73,6 +74,19 @@ export interface ConfirmEvent {
   readonly operation: OperationName;
   readonly outcome: 'applied' | 'not-applied' | 'unknown';
   readonly detail: string;
+}
+
+/**
+ * A write's attempt got no answer within the timeout. The server may still be working on it, so
+ * the client keeps waiting for that answer (up to `settleMs` more) instead of resending, and
+ * nothing that depends on the call starts meanwhile.
+ */
+export interface HeldEvent {
+  readonly type: 'held';
+  readonly callId: number;
+  readonly operation: OperationName;
+  readonly timeoutMs: number;
+  readonly settleMs: number;
 }
 
 /** One HTTP exchange (for `--verbose`). */

@@ -70,17 +70,20 @@ import {
   type Confirmation,
   type ConfirmRead,
   isWriteOperation,
+  type LostAnswerPolicy,
   lostAnswerPolicy,
   type WireBody,
 } from './outcomes.js';
 import { SecretSet } from './redact.js';
 import { checkRetryPolicy, DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from './retry.js';
 import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
-import { createDispatcher, type ProxySettings, Transport } from './transport.js';
+import { createDispatcher, type HttpAnswer, type ProxySettings, Transport } from './transport.js';
 
 export { DEFAULT_BASE_URL };
 export const DEFAULT_PARALLELISM = 8;
 export const DEFAULT_TIMEOUT_MS = 15_000;
+/** How long a write whose attempt timed out is still waited for, beyond its timeout. */
+export const DEFAULT_SETTLE_MS = 120_000;
 /** Page size the iterators ask for (the service's largest page). */
 export const DEFAULT_PAGE_SIZE = 100;
 
@@ -95,6 +98,14 @@ export interface GuideClientOptions {
   readonly rateLimit?: number;
   /** Timeout of one attempt of one call, in milliseconds (15 000). */
   readonly timeoutMs?: number;
+  /**
+   * A write whose attempt timed out may still be applied by the server later. Instead of
+   * resending it (and racing the late original) the client keeps waiting for that attempt's
+   * answer this many more milliseconds (120 000): the call ends only when what the attempt did is
+   * known. When even this passes, the call fails with `CallOutcomeUnknownError` and counts in
+   * `abandonedWrites`.
+   */
+  readonly settleMs?: number;
   /** How often and how long to retry; see `RetryPolicy`. */
   readonly retry?: Partial<RetryPolicy>;
   /** Proxies, as read from HTTPS_PROXY / HTTP_PROXY / NO_PROXY by the caller. */
@@ -122,6 +133,17 @@ export interface GuideClientOptions {
    * as apply's convergence check.
    */
   readonly readBeforeAppends?: boolean;
+}
+
+/** Options of one raw call. */
+export interface CallOptions {
+  /**
+   * For an append (`newguidegroup`, a quick-reply append, `addguidemassendjob`): the state it
+   * changes as the caller already knows it, in place of the read before the call — the ids of
+   * the live groups of that name; the guide's quick replies; the ids of the guide's open tasks.
+   * A lost answer is then settled by one read after the call (see `outcomes.ts`).
+   */
+  readonly before?: readonly string[];
 }
 
 type WithoutPage<T> = T extends unknown ? Omit<T, 'page' | 'num'> : never;
@@ -190,7 +212,18 @@ export interface GuideClient {
    * numbers), the whole answer comes back parsed losslessly (ids beyond 2^53 as `bigint`). Same
    * tokens, retries, limits and lost-answer rules as the typed methods.
    */
-  call(operation: OperationName, body?: Readonly<Record<string, unknown>>): Promise<RawAnswer>;
+  call(
+    operation: OperationName,
+    body?: Readonly<Record<string, unknown>>,
+    options?: CallOptions,
+  ): Promise<RawAnswer>;
+
+  /**
+   * Write attempts given up on while the server might still apply them (held past `timeoutMs`
+   * + `settleMs`, or stopped on the wire by the abort signal). While this is not 0, a read of the
+   * account cannot show its final state: a caller must not declare it converged.
+   */
+  readonly abandonedWrites: number;
 
   /** Waits for the calls in flight, then closes the connections (if the client opened them). */
   close(): Promise<void>;
@@ -242,6 +275,21 @@ interface CallState {
   errcode: number | undefined;
 }
 
+/** One call as its attempts go: what settling a lost answer needs. */
+interface AttemptContext {
+  readonly operation: OperationName;
+  readonly body: WireBody;
+  readonly callId: number;
+  readonly state: CallState;
+  readonly budget: RetryBudget;
+  /** The state read (or known) before an append, for its confirmation. */
+  readonly snapshot: unknown;
+  /** Whether a lost append can be settled by a read. */
+  readonly confirmable: boolean;
+  /** The failure of the last attempt whose answer was lost, while it is not settled. */
+  lost?: TransportError | undefined;
+}
+
 class Client implements GuideClient {
   readonly baseUrl: string;
   private readonly transport: Transport;
@@ -260,6 +308,8 @@ class Client implements GuideClient {
   private readonly claims: Claims = new Set();
   private readonly pageSize: number;
   private readonly readBeforeAppends: boolean;
+  private readonly timeoutMs: number;
+  private readonly settleMs: number;
   private readonly fixedToken: boolean;
   private seq = 0;
   private closed = false;
@@ -271,6 +321,10 @@ class Client implements GuideClient {
     const parallelism = checkPositiveInt('parallelism', options.parallelism ?? DEFAULT_PARALLELISM);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be a number > 0');
+    const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+    if (!(settleMs >= 0)) throw new RangeError('settleMs must be a number ≥ 0');
+    this.timeoutMs = timeoutMs;
+    this.settleMs = settleMs;
     this.pageSize = checkPositiveInt('pageSize', options.pageSize ?? DEFAULT_PAGE_SIZE);
     this.readBeforeAppends = options.readBeforeAppends ?? true;
     this.policy = checkRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.retry });
@@ -306,6 +360,7 @@ class Client implements GuideClient {
       baseUrl: base,
       dispatcher: this.dispatcher,
       timeoutMs,
+      settleMs,
       userAgent: options.userAgent ?? 'guidectl',
       secrets: this.secrets,
       ...(this.signal === undefined ? {} : { signal: this.signal }),
@@ -468,8 +523,16 @@ class Client implements GuideClient {
 
   // --- raw calls ----------------------------------------------------------------------------
 
-  call(operation: OperationName, body: Readonly<Record<string, unknown>> = {}): Promise<RawAnswer> {
-    return this.run(operation, body);
+  call(
+    operation: OperationName,
+    body: Readonly<Record<string, unknown>> = {},
+    options: CallOptions = {},
+  ): Promise<RawAnswer> {
+    return this.run(operation, body, undefined, options.before);
+  }
+
+  get abandonedWrites(): number {
+    return this.transport.abandonedWrites;
   }
 
   async close(): Promise<void> {
@@ -500,6 +563,7 @@ class Client implements GuideClient {
     operation: OperationName,
     body: WireBody,
     accept?: readonly number[],
+    before?: readonly string[],
   ): Promise<RawAnswer> {
     if (this.closed) throw new CallAbortedError(operation, 'the client was closed');
     if (this.signal?.aborted === true) throw new CallAbortedError(operation);
@@ -508,7 +572,7 @@ class Client implements GuideClient {
     const state: CallState = { attempts: 0, confirmed: false, errcode: undefined };
     this.emit({ type: 'call-start', callId, operation, writes: OPERATIONS[operation].writes });
     try {
-      const answer = await this.attempts(operation, body, accept, callId, state);
+      const answer = await this.attempts(operation, body, accept, callId, state, before);
       this.emit({
         type: 'call-end',
         callId,
@@ -541,60 +605,32 @@ class Client implements GuideClient {
     accept: readonly number[] | undefined,
     callId: number,
     state: CallState,
+    before: readonly string[] | undefined,
   ): Promise<RawAnswer> {
     const policy = isWriteOperation(operation) ? lostAnswerPolicy(operation, body) : undefined;
-    const confirmable = policy?.kind === 'confirm' && this.readBeforeAppends;
-    const snapshot = confirmable ? await policy.snapshot(this.confirmRead, body) : undefined;
-    const budget = new RetryBudget(this.policy, this.clock, this.random);
+    const confirmable = policy?.kind === 'confirm' && (before !== undefined || this.readBeforeAppends);
+    const snapshot =
+      policy?.kind === 'confirm' && confirmable
+        ? (before ?? (await policy.snapshot(this.confirmRead, body)))
+        : undefined;
+    const budget = new RetryBudget(
+      this.policy,
+      this.clock,
+      this.random,
+      policy === undefined ? 'read' : 'write',
+    );
     const text = stringifyJson(body);
-    let lost: TransportError | undefined;
+    const call: AttemptContext = { operation, body, callId, state, budget, snapshot, confirmable };
     let renewed = false;
-    const unknown = (why: string): CallOutcomeUnknownError =>
-      new CallOutcomeUnknownError(operation, why, budget.attempts);
     try {
       for (;;) {
         const token = await this.tokens.current();
         state.attempts = budget.countAttempt();
-        const outcome = await this.exchange(operation, token, text);
+        const outcome = await this.exchange(callId, operation, token, text, policy !== undefined);
 
         if (outcome instanceof TransportError) {
-          const failure = outcome;
-          if (policy !== undefined && failure.sent) {
-            lost = failure;
-            if (policy.kind === 'confirm' && !confirmable) {
-              throw unknown(
-                `the answer was lost (${failure.reason}); an append cannot be resent, and no state was read before it`,
-              );
-            }
-            if (policy.kind === 'confirm') {
-              const settled = await this.settle(callId, operation, () =>
-                policy.confirm(this.confirmRead, body, snapshot, this.claims),
-              );
-              if (settled.outcome === 'applied') {
-                state.confirmed = true;
-                return settled.answer;
-              }
-              if (settled.outcome === 'unknown')
-                throw unknown(`the answer was lost (${failure.reason}); ${settled.detail}`);
-              if (failure.kind === 'timeout') {
-                throw unknown(
-                  'it timed out; a read shows no effect yet, but the server may still be working on it',
-                );
-              }
-              // Settled: the lost attempt did nothing, so the next one starts from a clean slate.
-              lost = undefined;
-            }
-          }
-          const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
-          const wait = retryable ? budget.nextDelay('other') : undefined;
-          if (wait === undefined) {
-            if (lost !== undefined)
-              throw unknown(
-                `the answer was lost (${lost.reason}) and the retries ran out (last: ${failure.description})`,
-              );
-            throw budget.attempts > 1 ? failure.withAttempts(budget.attempts, budget.elapsedMs()) : failure;
-          }
-          await this.retry(callId, operation, budget.attempts, wait, failure.reason, undefined);
+          const settled = await this.afterTransportFailure(call, outcome);
+          if (settled !== undefined) return settled;
           continue;
         }
 
@@ -623,21 +659,16 @@ class Client implements GuideClient {
           }
           case 'busy':
           case 'minute-quota': {
-            const wait = budget.nextDelay(errcode === ERRCODE.minuteQuota ? 'quota' : 'other');
+            const quota = errcode === ERRCODE.minuteQuota;
+            const wait = budget.nextDelay(quota ? 'quota' : 'busy');
             if (wait === undefined) {
               const error = new GuideApiError(init);
-              if (lost !== undefined)
-                throw unknown(`the answer was lost (${lost.reason}); then ${error.message}`);
+              if (call.lost !== undefined)
+                throw this.unknown(call, `the answer was lost (${call.lost.reason}); then ${error.message}`);
               throw error;
             }
-            await this.retry(
-              callId,
-              operation,
-              budget.attempts,
-              wait,
-              `${errcode} ${ERRCODE_MEANING[errcode] ?? ''}`.trim(),
-              errcode,
-            );
+            const reason = `${errcode} ${ERRCODE_MEANING[errcode] ?? ''}`.trim();
+            await this.retry(callId, operation, budget.attempts, wait, reason, errcode);
             continue;
           }
           case 'daily-quota':
@@ -647,49 +678,129 @@ class Client implements GuideClient {
           case 'unauthorized':
             throw new ApiUnauthorizedError(init);
           case 'call': {
-            const check = policy?.kind === 'resend' ? policy.afterRefusal : undefined;
-            if (lost !== undefined && check?.errcodes.includes(errcode) === true) {
-              const settled = await this.settle(callId, operation, async (): Promise<Confirmation> => {
-                const done = await check.confirm(this.confirmRead, body);
-                return done === undefined
-                  ? { outcome: 'not-applied', detail: `the refusal ${errcode} stands` }
-                  : { outcome: 'applied', answer: done, detail: `refused with ${errcode}: already done` };
-              });
-              if (settled.outcome === 'applied') {
-                state.confirmed = true;
-                state.errcode = 0;
-                return settled.answer;
-              }
-              if (settled.outcome === 'unknown') throw unknown(settled.detail);
-            }
+            const done = await this.afterRefusal(call, policy, errcode);
+            if (done !== undefined) return done;
             throw new GuideApiError(init);
           }
         }
       }
     } catch (error) {
-      // A write stopped while its request was on the wire may have taken effect.
-      if (policy !== undefined && error instanceof CallAbortedError && error.inFlight) {
-        throw unknown('it was stopped while the request was on the wire');
-      }
-      // After a lost answer, a failure that is not the API refusing the resend leaves the
-      // outcome open: the lost attempt may have taken effect.
-      if (
-        lost !== undefined &&
-        !(error instanceof CallOutcomeUnknownError) &&
-        !(error instanceof GuideApiError && error.kind === 'call')
-      ) {
-        const why = error instanceof Error ? error.message : String(error);
-        throw unknown(`the answer was lost (${lost.reason}); then ${why}`);
-      }
-      throw error;
+      throw this.failureOf(call, policy, error);
     }
   }
 
-  /** One attempt: waits for a place and the rate limit, sends, reads the errcode. */
+  /**
+   * After a failed exchange: settles a lost write (a confirming read, or the rule that it may be
+   * resent), then waits before the next attempt. Returns the answer when a read showed the write
+   * done; undefined to try again; throws when the call must stop.
+   */
+  private async afterTransportFailure(
+    call: AttemptContext,
+    failure: TransportError,
+  ): Promise<RawAnswer | undefined> {
+    const { operation, body, budget } = call;
+    const policy = isWriteOperation(operation) ? lostAnswerPolicy(operation, body) : undefined;
+    if (policy !== undefined && failure.sent) {
+      call.lost = failure;
+      // Only a write held past its settling time times out: the server may apply it yet, so
+      // neither a resend nor a read can settle it now.
+      if (failure.kind === 'timeout') {
+        throw this.unknown(
+          call,
+          `${failure.description}, even after waiting for it; the server may still apply it, so nothing that depends on it was done`,
+        );
+      }
+      if (policy.kind === 'confirm' && !call.confirmable) {
+        throw this.unknown(
+          call,
+          `the answer was lost (${failure.reason}); an append cannot be resent, and no state was read before it`,
+        );
+      }
+      if (policy.kind === 'confirm') {
+        const settled = await this.settle(call.callId, operation, () =>
+          policy.confirm(this.confirmRead, body, call.snapshot, this.claims),
+        );
+        if (settled.outcome === 'applied') {
+          call.state.confirmed = true;
+          return settled.answer;
+        }
+        if (settled.outcome === 'unknown')
+          throw this.unknown(call, `the answer was lost (${failure.reason}); ${settled.detail}`);
+        // Settled: the lost attempt did nothing, so the next one starts from a clean slate.
+        call.lost = undefined;
+      }
+    }
+    const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
+    const wait = retryable ? budget.nextDelay(failure.sent ? 'lost' : 'unreachable') : undefined;
+    if (wait === undefined) {
+      if (call.lost !== undefined)
+        throw this.unknown(
+          call,
+          `the answer was lost (${call.lost.reason}) and the retries ran out (last: ${failure.description})`,
+        );
+      throw budget.attempts > 1 ? failure.withAttempts(budget.attempts, budget.elapsedMs()) : failure;
+    }
+    await this.retry(call.callId, operation, budget.attempts, wait, failure.reason, undefined);
+    return undefined;
+  }
+
+  /** A resend refused with `errcode` after a lost answer: reads whether the lost attempt did it. */
+  private async afterRefusal(
+    call: AttemptContext,
+    policy: LostAnswerPolicy | undefined,
+    errcode: number,
+  ): Promise<RawAnswer | undefined> {
+    const check = policy?.kind === 'resend' ? policy.afterRefusal : undefined;
+    if (call.lost === undefined || check?.errcodes.includes(errcode) !== true) return undefined;
+    const settled = await this.settle(call.callId, call.operation, async (): Promise<Confirmation> => {
+      const done = await check.confirm(this.confirmRead, call.body);
+      return done === undefined
+        ? { outcome: 'not-applied', detail: `the refusal ${errcode} stands` }
+        : { outcome: 'applied', answer: done, detail: `refused with ${errcode}: already done` };
+    });
+    if (settled.outcome === 'applied') {
+      call.state.confirmed = true;
+      call.state.errcode = 0;
+      return settled.answer;
+    }
+    if (settled.outcome === 'unknown') throw this.unknown(call, settled.detail);
+    return undefined;
+  }
+
+  private unknown(call: AttemptContext, why: string): CallOutcomeUnknownError {
+    return new CallOutcomeUnknownError(call.operation, why, call.budget.attempts);
+  }
+
+  /** What a failure of a call becomes: a write that may have taken effect is an unknown outcome. */
+  private failureOf(call: AttemptContext, policy: LostAnswerPolicy | undefined, error: unknown): unknown {
+    // A write stopped while its request was on the wire may have taken effect.
+    if (policy !== undefined && error instanceof CallAbortedError && error.inFlight) {
+      return this.unknown(call, 'it was stopped while the request was on the wire');
+    }
+    // After a lost answer, a failure that is not the API refusing the resend leaves the
+    // outcome open: the lost attempt may have taken effect.
+    if (
+      call.lost !== undefined &&
+      !(error instanceof CallOutcomeUnknownError) &&
+      !(error instanceof GuideApiError && error.kind === 'call')
+    ) {
+      const why = error instanceof Error ? error.message : String(error);
+      return this.unknown(call, `the answer was lost (${call.lost.reason}); then ${why}`);
+    }
+    return error;
+  }
+
+  /**
+   * One attempt: waits for a place and the rate limit, sends, reads the errcode. A write that
+   * times out keeps its place and is waited for (see `Transport.postWrite`): the call learns what
+   * the attempt did before it resends anything or lets a call that depends on it start.
+   */
   private async exchange(
+    callId: number,
     operation: OperationName,
     token: string,
     text: string,
+    writes: boolean,
   ): Promise<Exchange | TransportError> {
     const aborted = (error: unknown): unknown =>
       this.signal?.aborted === true ? new CallAbortedError(operation) : error;
@@ -702,12 +813,20 @@ class Client implements GuideClient {
     try {
       if (this.rate !== undefined)
         await this.rate.acquire(this.signal).catch((error: unknown) => Promise.reject(aborted(error)));
-      const { body } = await this.transport.post(
-        operation,
-        operationPath(operation),
-        { access_token: token },
-        text,
-      );
+      const path = operationPath(operation);
+      const query = { access_token: token };
+      const sent = writes
+        ? await this.transport.postWrite(operation, path, query, text)
+        : await this.transport.post(operation, path, query, text);
+      let answer: HttpAnswer;
+      if ('held' in sent) {
+        this.emit({ type: 'held', callId, operation, timeoutMs: this.timeoutMs, settleMs: this.settleMs });
+        const late = await sent.late;
+        if (late instanceof CallAbortedError) throw late;
+        if (late instanceof TransportError) return late;
+        answer = late;
+      } else answer = sent;
+      const body = answer.body;
       if (!isJsonObject(body)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
       const errcode = body['errcode'] ?? 0;
       if (typeof errcode !== 'number' || !Number.isInteger(errcode)) {

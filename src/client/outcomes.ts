@@ -4,9 +4,24 @@ import { decodeAnswer } from '../wire/messages.js';
 import type { OPERATIONS, OperationName } from '../wire/operations.js';
 
 /**
- * What the client does with a write whose answer was lost — the connection broke or the call
- * timed out after the request was sent, so the write may or may not have taken effect. A write
- * must never be applied twice, nor reported wrongly. Each write operation has one rule:
+ * What the client does with a write whose answer did not come back — the connection broke, or
+ * the attempt timed out — so that the write may or may not have taken effect. A write must never
+ * be applied twice, never land after a call that depends on it, and never be reported wrongly.
+ *
+ * **Ordering barrier (every write).** An attempt that times out is not abandoned: the server may
+ * still be working on it, and a resend, or the next call of the plan, could then race the late
+ * original (a retried "delete all quick replies" landing after the append that followed it, and
+ * wiping it). The client keeps the request open for up to `settleMs` more (120 s) and waits for
+ * its late answer, holding the call — and so everything that depends on it — until it comes:
+ * - a late answer settles the attempt as any answer does (0: done; -1, 45011: no effect, retry);
+ * - a connection that breaks meanwhile means the server is done with it: the rules below apply;
+ * - nothing even then: the exchange is given up, the call fails with `CallOutcomeUnknownError`
+ *   (no resend, no read: neither can tell what a request still in flight will do) and is counted
+ *   in `GuideClient.abandonedWrites`, so that no caller declares the account converged while it
+ *   could still land.
+ * A write call therefore ends only when none of its attempts can land any more.
+ *
+ * **After a lost answer that is settled**, each write operation has one rule:
  *
  * | operation | idempotent? | after a lost answer |
  * |---|---|---|
@@ -15,28 +30,28 @@ import type { OPERATIONS, OperationName } from '../wire/operations.js';
  * | delguideacct | yes | resend; 9300804 on the resend → read `getguideacct`: 9300804 → done |
  * | guidecreateqrcode | no, but harmless: each call makes one more working code | resend |
  * | pushshowwxapathmenu | yes (renews the 60 days) | resend |
- * | setguideconfig, welcome set / delete, quick-reply delete | yes (replaces / removes all) | resend |
- * | setguideconfig, quick-reply append | **no** (appends) | snapshot the guide's quick replies before the call; after the loss, read again: list = snapshot + the new entries → done; list = snapshot → not applied; anything else → outcome unknown |
+ * | setguideconfig, welcome set / delete, quick-reply delete | yes (replaces / removes all) | resend (the barrier above keeps a late delete from following the append after it) |
+ * | setguideconfig, quick-reply append | **no** (appends) | read-before-resend: the guide's quick replies before the call (read first, or given by the caller, as apply does from its plan); after the loss, read them again: list = before + the new entries → done; list = before → not applied, send again; anything else → outcome unknown |
  * | setguideacctconfig | yes (word set union / delete / replace; offline reply set / delete) | resend |
- * | newguidegroup | **no** (names are not unique) | snapshot the ids of groups of that name before the call; after the loss, read again: exactly one new group of that name (not claimed by another call of this client) → done, with its id; none → not applied; several → outcome unknown |
+ * | newguidegroup | **no** (names are not unique) | read-before-resend: the ids of the groups of that name before the call (read first, or given by the caller: apply plans a group only when none has its name); after the loss, list the groups: exactly one new group of that name (not claimed by another call of this client) → done, with its id; none → not applied, send again; several → outcome unknown |
  * | addguide2guidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getgroupbyguide`: member → done |
  * | delguide2guidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getgroupbyguide`: not a member → done |
  * | delguidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getguidegrouplist`: gone → done |
- * | addguidemassendjob | **no** (each call makes a task) | snapshot the guide's tasks of status 1–2 before the call; after the loss, read again: exactly one new task with the same name, push time and recipients → done, with its task_id; none → not applied; several → outcome unknown |
+ * | addguidemassendjob | **no** (each call makes a task) | read-before-resend: the guide's tasks of status 1–2 before the call; after the loss, read again: exactly one new task with the same name, push time and recipients → done, with its task_id; none → not applied, send again; several → outcome unknown |
  * | updateguidemassendjob | yes while the task is pending | resend; 40097 on the resend → read `getguidemassendjob`: fields as requested → done |
  * | cancelguidemassendjob | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getguidemassendjob`: status 4 → done |
  *
- * "Not applied" after a broken connection allows one more attempt (within the retry policy);
- * after a timeout it does not — the server may still be working on the request, so a read that
- * shows no effect yet proves nothing — and the call fails with `CallOutcomeUnknownError`, as it
- * does whenever the retries run out after a lost answer, or a confirming read fails. A -1 or
- * 45011 answer means the call had no effect (as the API documents), so it is simply retried.
+ * An append whose state before was neither read nor given cannot be settled: a lost answer is
+ * then an unknown outcome. The call also fails with `CallOutcomeUnknownError` when the retries
+ * run out after a lost answer, or a confirming read fails. A -1 or 45011 answer means the call
+ * had no effect (as the API documents), so it is simply retried, within the time budget.
  *
  * Limits, stated plainly: another client writing the same objects at the same moment can make a
  * confirmation see its write as ours (a group of the same name, a task with the same name, time
- * and recipients); the rules above then report the call done rather than apply it twice.
+ * and recipients); the rules above then report the call done rather than apply it twice. A
+ * connection that breaks is taken to mean that the server is done with the request, as the
+ * guide service is; a proxy that drops the connection while the server still works breaks that.
  */
-
 /** A wire body as sent (64-bit ids as `bigint`). */
 export type WireBody = Readonly<Record<string, unknown>>;
 

@@ -6,17 +6,28 @@ import type { Clock } from '../core/clock.js';
  * long. Delays use exponential backoff with full jitter: before retry n (1-based) the client waits
  * a uniformly random time in [0, min(maxDelayMs, base × 2^(n-1))), where base is `baseDelayMs`, or
  * `quotaBaseDelayMs` after 45011 (the per-minute quota recovers slowly, so hammering it is futile).
+ *
+ * What bounds a call:
+ * - a read is safe to repeat, so it is retried until `readBudgetMs` is spent, however many
+ *   attempts that takes (under 30% system errors a count of 6 fails one read in 500);
+ * - a write is retried within `budgetMs`; answers that say the call had no effect (-1, 45011)
+ *   cannot lead to doubling, so they are not counted, but attempts whose answer was lost (which
+ *   the client must settle before resending) count towards `maxAttempts`;
+ * - a connection that cannot be made at all counts towards `maxAttempts` for every call, so that
+ *   a wrong address or a service that is down is reported in seconds, not minutes.
  */
 export interface RetryPolicy {
-  /** Most times one call is sent, the first included. */
+  /** Most attempts of one call that count (see above), the first included. */
   readonly maxAttempts: number;
   readonly baseDelayMs: number;
   /** Base delay after 45011 (per-minute quota reached). */
   readonly quotaBaseDelayMs: number;
   /** Cap of one delay. */
   readonly maxDelayMs: number;
-  /** A call gives up rather than start a wait that would end later than this after it began. */
+  /** A write gives up rather than start a wait that would end later than this after it began. */
   readonly budgetMs: number;
+  /** The same for a read (and the token exchange): reads are retried for this long. */
+  readonly readBudgetMs: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -25,6 +36,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   quotaBaseDelayMs: 2_000,
   maxDelayMs: 15_000,
   budgetMs: 60_000,
+  readBudgetMs: 120_000,
 };
 
 export function checkRetryPolicy(policy: RetryPolicy): RetryPolicy {
@@ -37,21 +49,33 @@ export function checkRetryPolicy(policy: RetryPolicy): RetryPolicy {
   whole('quotaBaseDelayMs', 0);
   whole('maxDelayMs', 0);
   whole('budgetMs', 0);
+  whole('readBudgetMs', 0);
   return policy;
 }
 
-/** What made an attempt fail, for the choice of the base delay. */
-export type RetryCause = 'quota' | 'other';
+/**
+ * What made an attempt fail:
+ * - `quota`: 45011, answered without effect (slow base delay);
+ * - `busy`: -1, answered without effect;
+ * - `unreachable`: no connection could be made, so nothing was sent;
+ * - `lost`: sent, and no usable answer came (timeout, broken connection, an HTTP error of a proxy).
+ */
+export type RetryCause = 'quota' | 'busy' | 'unreachable' | 'lost';
+
+/** Whether the call reads (safe to repeat) or writes. */
+export type CallKind = 'read' | 'write';
 
 /** The attempts and time one call may still spend. */
 export class RetryBudget {
   private sent = 0;
+  private counted = 0;
   private readonly started: number;
 
   constructor(
     private readonly policy: RetryPolicy,
     private readonly clock: Clock,
     private readonly random: () => number,
+    private readonly kind: CallKind,
   ) {
     this.started = clock.now();
   }
@@ -72,11 +96,14 @@ export class RetryBudget {
 
   /** The wait before the next attempt, or undefined when the policy allows no more. */
   nextDelay(cause: RetryCause): number | undefined {
-    if (this.sent >= this.policy.maxAttempts) return undefined;
+    if (cause === 'unreachable' || (cause === 'lost' && this.kind === 'write')) this.counted += 1;
+    // maxAttempts 1 means no retry at all.
+    if (this.policy.maxAttempts <= 1 || this.counted >= this.policy.maxAttempts) return undefined;
     const base = cause === 'quota' ? this.policy.quotaBaseDelayMs : this.policy.baseDelayMs;
-    const cap = Math.min(this.policy.maxDelayMs, base * 2 ** Math.max(0, this.sent - 1));
+    const cap = Math.min(this.policy.maxDelayMs, base * 2 ** Math.min(30, Math.max(0, this.sent - 1)));
     const delay = Math.floor(this.random() * cap);
-    if (this.elapsedMs() + delay > this.policy.budgetMs) return undefined;
+    const budget = this.kind === 'read' ? this.policy.readBudgetMs : this.policy.budgetMs;
+    if (this.elapsedMs() + delay > budget) return undefined;
     return delay;
   }
 }

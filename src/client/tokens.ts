@@ -146,7 +146,8 @@ export class StableTokenSource implements TokenSource {
       secret: this.options.secret,
       force_refresh: force,
     });
-    const budget = new RetryBudget(policy, clock, random);
+    // The exchange is safe to repeat: it is retried as a read is.
+    const budget = new RetryBudget(policy, clock, random, 'read');
     for (;;) {
       const attempt = budget.countAttempt();
       let failure: GuideApiError | TransportError;
@@ -177,7 +178,13 @@ export class StableTokenSource implements TokenSource {
           : failure.kind === 'busy' || failure.kind === 'minute-quota';
       const delay = retryable
         ? budget.nextDelay(
-            failure instanceof GuideApiError && failure.kind === 'minute-quota' ? 'quota' : 'other',
+            failure instanceof TransportError
+              ? failure.sent
+                ? 'lost'
+                : 'unreachable'
+              : failure.kind === 'minute-quota'
+                ? 'quota'
+                : 'busy',
           )
         : undefined;
       if (delay === undefined) {

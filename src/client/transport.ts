@@ -57,6 +57,11 @@ export interface TransportOptions {
   readonly dispatcher: Dispatcher;
   /** Timeout of one attempt, for the whole exchange. */
   readonly timeoutMs: number;
+  /**
+   * How long a write whose attempt timed out is still waited for (see `postWrite`), beyond
+   * `timeoutMs`; 0 ends it at the timeout like a read.
+   */
+  readonly settleMs: number;
   readonly userAgent: string;
   readonly secrets: SecretSet;
   /** Stops every exchange in flight (the caller's abort signal). */
@@ -68,6 +73,19 @@ export interface TransportOptions {
 export interface HttpAnswer {
   readonly status: number;
   readonly body: unknown;
+}
+
+/**
+ * A write attempt whose timeout passed while its request was on the wire: the server may still be
+ * working on it, so the exchange is kept open rather than abandoned, and `late` tells how it ends.
+ */
+export interface HeldExchange {
+  readonly held: true;
+  /**
+   * Its late answer, or how it failed (never rejects). A `timeout` here means that even the
+   * settling time passed and the exchange was given up while the server may still apply it.
+   */
+  readonly late: Promise<HttpAnswer | TransportError | CallAbortedError>;
 }
 
 /** Largest answer the client reads (the guide API's answers are a few kilobytes). */
@@ -117,6 +135,11 @@ function queryString(query: Readonly<Record<string, string>>): string {
  * access token); the caller's abort becomes `CallAbortedError`.
  */
 export class Transport {
+  /**
+   * Write attempts given up on while the server may still apply them: held past the settling
+   * time, or stopped by the caller's signal while on the wire.
+   */
+  abandonedWrites = 0;
   private readonly origin: string;
   private readonly prefix: string;
   private readonly headers: Readonly<Record<string, string>>;
@@ -141,18 +164,75 @@ export class Transport {
    * verbose log (token exchanges). Resolves with the parsed answer if it is JSON, whatever its
    * HTTP status; rejects with `TransportError` otherwise.
    */
-  async post(
+  post(
     call: CallName,
     path: string,
     query: Readonly<Record<string, string>>,
     body: string,
     secretBodies = false,
   ): Promise<HttpAnswer> {
+    return this.send(call, path, query, body, secretBodies, this.options.timeoutMs);
+  }
+
+  /**
+   * POSTs a write. Like `post`, except at the timeout: a write that timed out may still be
+   * applied by the server later, so instead of abandoning it (and letting a resend, or the call
+   * after it, race the late original) the exchange is kept open for up to `settleMs` more and
+   * returned as a `HeldExchange`, whose `late` answer settles what the attempt did.
+   */
+  async postWrite(
+    call: CallName,
+    path: string,
+    query: Readonly<Record<string, string>>,
+    body: string,
+  ): Promise<HttpAnswer | HeldExchange> {
+    const { timeoutMs, settleMs } = this.options;
+    const ended = this.send(call, path, query, body, false, timeoutMs + settleMs).then(
+      (answer) => answer,
+      (error: unknown) => this.ending(call, error),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const held = new Promise<'held'>((resolve) => {
+      timer = settleMs > 0 ? setTimeout(() => resolve('held'), timeoutMs) : undefined;
+    });
+    const first = await Promise.race([ended, held]);
+    clearTimeout(timer);
+    if (first === 'held') return { held: true, late: ended };
+    if (first instanceof TransportError || first instanceof CallAbortedError) throw first;
+    return first;
+  }
+
+  /** How a write's exchange failed, counting the ones given up while the server may still act. */
+  private ending(call: CallName, error: unknown): TransportError | CallAbortedError {
+    const failure =
+      error instanceof TransportError || error instanceof CallAbortedError
+        ? error
+        : this.failure(call, {
+            kind: 'connection',
+            description: 'the connection broke before the answer arrived',
+            reason: errorCode(error),
+            sent: true,
+          });
+    const givenUp =
+      (failure instanceof TransportError && failure.kind === 'timeout') ||
+      (failure instanceof CallAbortedError && failure.inFlight);
+    if (givenUp) this.abandonedWrites += 1;
+    return failure;
+  }
+
+  private async send(
+    call: CallName,
+    path: string,
+    query: Readonly<Record<string, string>>,
+    body: string,
+    secretBodies: boolean,
+    limitMs: number,
+  ): Promise<HttpAnswer> {
     const fullPath = `${this.prefix}${path}${queryString(query)}`;
     // One timer per attempt bounds the whole exchange (undici's own header/body timeouts tick in
     // half-seconds; they stay as a backstop).
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    const timer = setTimeout(() => timeout.abort(), limitMs);
     const outer = this.options.signal;
     const signal = outer === undefined ? timeout.signal : AbortSignal.any([timeout.signal, outer]);
     const started = performance.now();
@@ -166,8 +246,8 @@ export class Transport {
         headers: this.headers,
         body,
         signal,
-        headersTimeout: this.options.timeoutMs + 1_000,
-        bodyTimeout: this.options.timeoutMs + 1_000,
+        headersTimeout: limitMs + 1_000,
+        bodyTimeout: limitMs + 1_000,
       });
       status = response.statusCode;
       const declared = Number(response.headers['content-length'] ?? 0);
@@ -187,7 +267,7 @@ export class Transport {
         this.log(path, query, started, secretBodies, body, status, undefined, error.reason);
         throw error;
       }
-      const failure = this.classify(call, error, timeout.signal, outer);
+      const failure = this.classify(call, error, timeout.signal, outer, limitMs);
       this.log(path, query, started, secretBodies, body, status, undefined, failure.message);
       throw failure;
     } finally {
@@ -238,12 +318,13 @@ export class Transport {
     error: unknown,
     timeout: AbortSignal,
     outer: AbortSignal | undefined,
+    limitMs: number,
   ): TransportError | CallAbortedError {
     if (outer?.aborted === true) return new CallAbortedError(call, 'stopped before the answer arrived', true);
     if (timeout.aborted) {
       return this.failure(call, {
         kind: 'timeout',
-        description: `no answer within ${(this.options.timeoutMs / 1000).toFixed(1)} s`,
+        description: `no answer within ${(limitMs / 1000).toFixed(1)} s`,
         reason: 'timeout',
         sent: true,
       });
@@ -261,7 +342,7 @@ export class Transport {
     if (TIMEOUTS.has(code)) {
       return this.failure(call, {
         kind: 'timeout',
-        description: `no answer within ${(this.options.timeoutMs / 1000).toFixed(1)} s`,
+        description: `no answer within ${(limitMs / 1000).toFixed(1)} s`,
         reason: code,
         sent: true,
       });

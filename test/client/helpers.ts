@@ -16,6 +16,7 @@ export const FAST_RETRY = {
   quotaBaseDelayMs: 1,
   maxDelayMs: 4,
   budgetMs: 10_000,
+  readBudgetMs: 10_000,
 } as const;
 
 export function startService(options: GuideServiceOptions = {}): Promise<GuideService> {

@@ -109,15 +109,41 @@ describe('transient failures are retried; no call lost or doubled', () => {
     await client.close();
   });
 
-  test('the retries are bounded: a service that is always busy fails the call with the attempts', async () => {
-    const { client } = clientOf(service, { retry: { ...FAST_RETRY, maxAttempts: 3 } });
+  test('the retries are bounded by time: a service that is always busy fails the call with the attempts', async () => {
+    // Reads and answers without effect are not limited by a count (maxAttempts 3), only by time.
+    const { client } = clientOf(service, {
+      retry: { ...FAST_RETRY, maxAttempts: 3, readBudgetMs: 60, budgetMs: 60 },
+      readBeforeAppends: false,
+    });
     service.setFaults(parseFaults('system_error=1'));
-    const error = await client.getguidegrouplist().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'GUIDE_API_ERROR', errcode: -1, kind: 'busy', attempts: 3 });
-    expect((error as Error).message).toMatch(
-      /^getguidegrouplist failed: -1 — system busy \(gave up after 3 attempts/,
+    for (const [operation, call] of [
+      ['getguidegrouplist', () => client.getguidegrouplist()],
+      ['newguidegroup', () => client.newguidegroup({ group_name: 'Never' })],
+    ] as const) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'GUIDE_API_ERROR', errcode: -1, kind: 'busy' });
+      const attempts = (error as { attempts: number }).attempts;
+      expect(attempts).toBeGreaterThan(3);
+      expect((error as Error).message).toMatch(
+        new RegExp(`^${operation} failed: -1 — system busy \\(gave up after ${attempts} attempts`),
+      );
+      expect(service.calls().filter((c) => c.operation === operation)).toHaveLength(attempts);
+    }
+    await client.close();
+  });
+
+  test('reads are bounded by time, not a count: 100 pages under 70% busy answers, none given up', async () => {
+    const { client } = clientOf(service, { parallelism: 16 });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => client.addguideacct(guide(i))));
+    service.setFaults(parseFaults('system_error=0.6,minute_quota=0.1,seed=9'));
+    // A count of 8 attempts (FAST_RETRY) would give up about one read in 17 at this rate.
+    const pages = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => client.getguideacctlist({ page: i % 4, num: 5 })),
     );
-    expect(service.calls().filter((c) => c.operation === 'getguidegrouplist')).toHaveLength(3);
+    service.setFaults(NO_FAULTS);
+    expect(pages.map((p) => p.list.length)).toEqual(Array.from({ length: 100 }, () => 5));
+    const busy = service.calls().filter((c) => c.operation === 'getguideacctlist' && c.errcode !== 0);
+    expect(busy.length).toBeGreaterThan(100);
     await client.close();
   });
 });
@@ -317,8 +343,10 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
       createGuideClient({
         baseUrl: api.url,
         auth: { appid: 'wxfake', secret: 'fake-secret' },
-        // A slow machine may time out an answered read too: it is retried (FAST_RETRY: 8 attempts).
+        // A slow machine may time out an answered read too: it is retried.
         timeoutMs: 300,
+        // The held append is waited for 100 ms more, then given up.
+        settleMs: 100,
         retry: FAST_RETRY,
       }),
     );
@@ -326,15 +354,16 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
     expect(error).toBeInstanceOf(CallOutcomeUnknownError);
     expect(error).toMatchObject({ code: 'GUIDE_OUTCOME_UNKNOWN', operation: 'newguidegroup' });
     expect((error as Error).message).toMatch(
-      /^newguidegroup failed: the outcome is unknown: the answer was lost \(timeout\).*may have taken effect/,
+      /^newguidegroup failed: the outcome is unknown: no answer within 0\.4 s, even after waiting for it; the server may still apply it.*may have taken effect/,
     );
+    expect(client.abandonedWrites).toBe(1);
     // The append was sent once: an append whose answer was lost is never resent blindly.
     expect(api.requests.filter((p) => p.startsWith('/cgi-bin/guide/newguidegroup'))).toHaveLength(1);
     await client.close();
     await api.close();
   });
 
-  test('a read that times out is retried, then fails as a transport timeout', async () => {
+  test('a read that times out is retried within its time budget, then fails as a transport timeout', async () => {
     const api = await startFakeApi((path) =>
       path.startsWith('/cgi-bin/stable_token')
         ? { body: { access_token: 'fake-token-timeout', expires_in: 7200 } }
@@ -345,15 +374,116 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
         baseUrl: api.url,
         auth: { appid: 'wxfake', secret: 'fake-secret' },
         timeoutMs: 50,
-        retry: { ...FAST_RETRY, maxAttempts: 2 },
+        // Not bounded by a count (maxAttempts 2) but by time.
+        retry: { ...FAST_RETRY, maxAttempts: 2, readBudgetMs: 400 },
       }),
     );
     const error = await client.getguidegrouplist().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransportError);
-    expect(error).toMatchObject({ code: 'GUIDE_TRANSPORT', kind: 'timeout', attempts: 2 });
-    expect(api.requests.filter((p) => p.startsWith('/cgi-bin/guide/'))).toHaveLength(2);
+    expect(error).toMatchObject({ code: 'GUIDE_TRANSPORT', kind: 'timeout' });
+    const attempts = (error as TransportError).attempts;
+    expect(attempts).toBeGreaterThan(2);
+    expect(api.requests.filter((p) => p.startsWith('/cgi-bin/guide/'))).toHaveLength(attempts);
     await client.close();
     await api.close();
+  });
+});
+
+describe('a write held by the server past the timeout', () => {
+  /** Resolves once the service has handled `count` calls of `operation` (held ones land late). */
+  async function handled(operation: string, count: number): Promise<void> {
+    while (service.calls().filter((c) => c.operation === operation).length < count) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Sends made by the client, per operation, from its call-end events. */
+  function sends(events: readonly ClientEvent[], operation: string): number {
+    return events.reduce(
+      (n, e) => n + (e.type === 'call-end' && e.operation === operation ? e.attempt : 0),
+      0,
+    );
+  }
+
+  /** Holds the next guide call (600 ms, twice the client's timeout); the fault is lifted once it is seen late. */
+  function holdNextCall(): (e: ClientEvent) => void {
+    service.setFaults(parseFaults('hold=1,hold_time=600ms'));
+    return (e) => {
+      if (e.type === 'held' || e.type === 'retry') service.setFaults(NO_FAULTS);
+    };
+  }
+
+  test('is waited for, not resent: a delete-all never lands after the append that follows it', async () => {
+    const { client: plain } = clientOf(service);
+    await plain.addguideacct(guide(13));
+    const key = { guide_account: guide(13).guide_account };
+    await plain.setguideconfig({ ...key, is_delete: false, guide_fast_reply_list: [{ content: 'old' }] });
+    service.resetCalls();
+    const lift = holdNextCall();
+    const events: ClientEvent[] = [];
+    const { client } = clientOf(service, {
+      timeoutMs: 300,
+      onEvent: (e) => {
+        events.push(e);
+        lift(e);
+      },
+    });
+    // What apply does for a guide whose quick replies are replaced: delete all, then append.
+    await client.setguideconfig({ ...key, is_delete: true, guide_fast_reply_list: [{ content: 'old' }] });
+    await client.setguideconfig({ ...key, is_delete: false, guide_fast_reply_list: [{ content: 'new' }] });
+    // Every request the client sent has been handled, the held one included: nothing can land later.
+    await handled('setguideconfig', sends(events, 'setguideconfig'));
+    const replies = (await plain.getguideconfig(key)).guide_fast_reply_list.map((r) => r.content);
+    expect(replies).toEqual(['new']);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'held', operation: 'setguideconfig' }));
+    // The held attempt's late answer settled the delete: it was sent once.
+    expect(sends(events, 'setguideconfig')).toBe(2);
+    expect(client.abandonedWrites).toBe(0);
+  });
+
+  test('held past the settling time too: outcome unknown, never resent, and counted as abandoned', async () => {
+    const { client: plain } = clientOf(service);
+    await plain.addguideacct(guide(14));
+    const key = { guide_account: guide(14).guide_account };
+    service.resetCalls();
+    const lift = holdNextCall();
+    const events: ClientEvent[] = [];
+    const { client } = clientOf(service, {
+      timeoutMs: 150,
+      settleMs: 100,
+      onEvent: (e) => {
+        events.push(e);
+        lift(e);
+      },
+    });
+    const error = await client
+      .setguideconfig({ ...key, is_delete: true, guide_fast_reply_list: [{ content: 'x' }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CallOutcomeUnknownError);
+    expect((error as Error).message).toMatch(
+      /^setguideconfig failed: the outcome is unknown: no answer within 0\.3 s, even after waiting for it; the server may still apply it/,
+    );
+    expect(client.abandonedWrites).toBe(1);
+    expect(sends(events, 'setguideconfig')).toBe(1);
+    // Let the held write land before the account is reset for the next test.
+    await handled('setguideconfig', 1);
+  });
+
+  test('a held append is settled by its late answer: one group, with its id', async () => {
+    const lift = holdNextCall();
+    const events: ClientEvent[] = [];
+    const { client } = clientOf(service, {
+      timeoutMs: 300,
+      readBeforeAppends: false,
+      onEvent: (e) => {
+        events.push(e);
+        lift(e);
+      },
+    });
+    const created = await client.newguidegroup({ group_name: 'Slow' });
+    await handled('newguidegroup', sends(events, 'newguidegroup'));
+    const groups = (await client.getguidegrouplist()).group_list;
+    expect(groups.map((g) => [g.id, g.name])).toEqual([[created.group_id, 'Slow']]);
   });
 });
 

@@ -71,25 +71,55 @@ describe('redaction', () => {
 });
 
 describe('retry budget', () => {
-  test('full jitter under an exponential cap; bounded attempts', () => {
+  test('full jitter under an exponential cap; lost answers of a write are counted', () => {
     const clock = new FakeClock();
-    const budget = new RetryBudget({ ...DEFAULT_RETRY_POLICY, maxAttempts: 4 }, clock, () => 0.999);
+    const budget = new RetryBudget({ ...DEFAULT_RETRY_POLICY, maxAttempts: 3 }, clock, () => 0.999, 'write');
     budget.countAttempt();
-    expect(budget.nextDelay('other')).toBe(249);
+    expect(budget.nextDelay('lost')).toBe(249);
     budget.countAttempt();
-    expect(budget.nextDelay('other')).toBe(499);
-    expect(budget.nextDelay('quota')).toBe(3_996);
+    expect(budget.nextDelay('lost')).toBe(499);
     budget.countAttempt();
+    expect(budget.nextDelay('lost')).toBeUndefined();
+  });
+
+  test('answers without effect are not counted: a write retries them within its time budget', () => {
+    const clock = new FakeClock();
+    const budget = new RetryBudget({ ...DEFAULT_RETRY_POLICY, maxAttempts: 2 }, clock, () => 0, 'write');
+    for (let i = 0; i < 50; i++) {
+      budget.countAttempt();
+      expect(budget.nextDelay(i % 2 === 0 ? 'busy' : 'quota')).toBe(0);
+    }
+    clock.ms += DEFAULT_RETRY_POLICY.budgetMs + 1;
+    expect(budget.nextDelay('busy')).toBeUndefined();
+  });
+
+  test('a read is retried until its time budget is spent, whatever the count; quota waits longer', () => {
+    const clock = new FakeClock();
+    const budget = new RetryBudget(DEFAULT_RETRY_POLICY, clock, () => 0.999, 'read');
+    for (let i = 0; i < 20; i++) {
+      budget.countAttempt();
+      expect(budget.nextDelay('lost')).toBeGreaterThanOrEqual(0);
+    }
+    expect(budget.nextDelay('quota')).toBe(Math.floor(0.999 * DEFAULT_RETRY_POLICY.maxDelayMs));
+    clock.ms += DEFAULT_RETRY_POLICY.readBudgetMs - 1_000;
+    expect(budget.nextDelay('busy')).toBeUndefined();
+  });
+
+  test('an unreachable service is counted for reads too, so it is reported in seconds', () => {
+    const clock = new FakeClock();
+    const budget = new RetryBudget({ ...DEFAULT_RETRY_POLICY, maxAttempts: 2 }, clock, () => 0, 'read');
     budget.countAttempt();
-    expect(budget.nextDelay('other')).toBeUndefined();
+    expect(budget.nextDelay('unreachable')).toBe(0);
+    budget.countAttempt();
+    expect(budget.nextDelay('unreachable')).toBeUndefined();
   });
 
   test('bounded time: no wait that would end past the budget', () => {
     const clock = new FakeClock();
-    const budget = new RetryBudget({ ...DEFAULT_RETRY_POLICY, budgetMs: 1_000 }, clock, () => 0.5);
+    const budget = new RetryBudget({ ...DEFAULT_RETRY_POLICY, budgetMs: 1_000 }, clock, () => 0.5, 'write');
     budget.countAttempt();
     clock.ms += 900;
-    expect(budget.nextDelay('other')).toBeUndefined();
+    expect(budget.nextDelay('busy')).toBeUndefined();
   });
 });
 
