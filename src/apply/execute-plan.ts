@@ -6,6 +6,7 @@ import {
   type CallOutcome,
   type CallStatus,
   type Plan,
+  type PlannedCall,
   wireBody,
 } from '../core/plan.js';
 
@@ -47,6 +48,7 @@ export async function executePlan(
   const status: (CallStatus | 'running')[] = calls.map(() => 'not-started');
   const reasons = new Map<number, string>();
   const createdGroups = new Map<string, string>();
+  const before = appendsKnownBefore(plan);
   let stopped = false;
   let next = 0; // every call before `next` has been started or settled as not started
   const running = new Set<Promise<void>>();
@@ -63,7 +65,12 @@ export async function executePlan(
     options.onEvent?.({ type: 'start', index, operation: call.operation });
     try {
       if (!isOperationName(call.operation)) throw new Error(`unknown operation ${call.operation}`);
-      const answer = await writer.call(call.operation, fillBody(call.body, createdGroups));
+      const known = before.get(index);
+      const answer = await writer.call(
+        call.operation,
+        fillBody(call.body, createdGroups),
+        known === undefined ? undefined : { before: known },
+      );
       if (call.createsGroup !== undefined) {
         const id = toId64(answer['group_id']);
         if (id === undefined) throw new Error('newguidegroup answered without a group_id');
@@ -131,4 +138,54 @@ export function fillBody(
     if (id === undefined) throw new Error(`group "${ref.$group}" was not created`);
     return BigInt(id);
   });
+}
+
+/**
+ * What the plan knew, when it was made, of the state each of its appends changes: the client
+ * settles a lost answer of an append by one read after it, against this (see the client's
+ * `outcomes.ts`), instead of reading before every append.
+ * - `newguidegroup`: the plan creates a group only when no live group has its name: none.
+ * - a quick-reply append: the guide's quick replies as planned (the change's `after`) less the
+ *   appended tail — the live list, or nothing after the plan's delete-all.
+ */
+export function appendsKnownBefore(plan: Plan): Map<number, readonly string[]> {
+  const afterByGuide = new Map<string, readonly string[]>();
+  for (const change of plan.changes) {
+    if (change.resource !== 'guide') continue;
+    const after = change.fields.find((f) => f.field === 'quick_replies')?.after;
+    if (Array.isArray(after) && after.every((r) => typeof r === 'string'))
+      afterByGuide.set(change.address, after);
+  }
+  const known = new Map<number, readonly string[]>();
+  plan.calls.forEach((call, index) => {
+    if (call.operation === 'newguidegroup') known.set(index, []);
+    const added = appendedReplies(call);
+    const after = added === undefined ? undefined : afterByGuide.get(guideAddress(call));
+    if (added === undefined || after === undefined || added.length > after.length) return;
+    const head = after.slice(0, after.length - added.length);
+    if (after.slice(head.length).every((r, i) => r === added[i])) known.set(index, head);
+  });
+  return known;
+}
+
+/** The quick replies a call appends, if it is a quick-reply append. */
+function appendedReplies(call: PlannedCall): string[] | undefined {
+  if (call.operation !== 'setguideconfig' || call.body['is_delete'] !== false) return undefined;
+  const list = call.body['guide_fast_reply_list'];
+  if (!Array.isArray(list)) return undefined;
+  const contents: string[] = [];
+  for (const item of list) {
+    const content =
+      typeof item === 'object' && item !== null && !Array.isArray(item) ? item['content'] : undefined;
+    if (typeof content !== 'string') return undefined;
+    contents.push(content);
+  }
+  return contents;
+}
+
+/** The guide a call names, as the plan's changes address it (`alice_wx`, `openid oXYZ`). */
+function guideAddress(call: PlannedCall): string {
+  const account = call.body['guide_account'];
+  if (typeof account === 'string' && account !== '') return account;
+  return `openid ${String(call.body['guide_openid'])}`;
 }

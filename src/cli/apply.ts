@@ -473,7 +473,11 @@ async function run(
     }
   }
   const allDone = result.outcomes.every((o) => o.status === 'done');
-  const converged = converge === undefined ? allDone : again !== undefined && again.plan.calls.length === 0;
+  // A write given up without an answer may still land: what was read cannot be the final state.
+  const abandoned = client.abandonedWrites;
+  const converged =
+    abandoned === 0 &&
+    (converge === undefined ? allDone : again !== undefined && again.plan.calls.length === 0);
   ctx.setExit(allDone && converged ? 0 : 1);
   if (options.json) {
     writeJson(ctx, {
@@ -490,6 +494,12 @@ async function run(
   if (interrupted) {
     io.stdout.write(
       'Interrupted: the calls not done above were not made, and convergence was not checked; run apply again to finish.\n',
+    );
+    return;
+  }
+  if (abandoned > 0) {
+    io.stdout.write(
+      `${abandoned} write${abandoned === 1 ? '' : 's'} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
     );
     return;
   }

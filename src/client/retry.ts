@@ -3,9 +3,11 @@ import type { Clock } from '../core/clock.js';
 /**
  * The retry policy of a client: which failures are retried is fixed by the client (-1, 45011,
  * broken connections and timeouts, within what the operation allows); this says how often and how
- * long. Delays use exponential backoff with full jitter: before retry n (1-based) the client waits
- * a uniformly random time in [0, min(maxDelayMs, base × 2^(n-1))), where base is `baseDelayMs`, or
- * `quotaBaseDelayMs` after 45011 (the per-minute quota recovers slowly, so hammering it is futile).
+ * long. Delays use exponential backoff with full jitter: after the n-th failure of a kind the
+ * client waits a uniformly random time in [0, min(maxDelayMs, base × 2^(n-1))), where base is
+ * `quotaBaseDelayMs` after 45011 (the per-minute quota recovers slowly, so hammering it is
+ * futile) and `baseDelayMs` after any other failure; the two kinds are counted apart, so a run of
+ * -1 answers does not make the wait after one 45011 longer, nor the other way round.
  *
  * What bounds a call:
  * - a read is safe to repeat, so it is retried until `readBudgetMs` is spent, however many
@@ -69,6 +71,8 @@ export type CallKind = 'read' | 'write';
 export class RetryBudget {
   private sent = 0;
   private counted = 0;
+  private quotas = 0;
+  private others = 0;
   private readonly started: number;
 
   constructor(
@@ -99,8 +103,10 @@ export class RetryBudget {
     if (cause === 'unreachable' || (cause === 'lost' && this.kind === 'write')) this.counted += 1;
     // maxAttempts 1 means no retry at all.
     if (this.policy.maxAttempts <= 1 || this.counted >= this.policy.maxAttempts) return undefined;
-    const base = cause === 'quota' ? this.policy.quotaBaseDelayMs : this.policy.baseDelayMs;
-    const cap = Math.min(this.policy.maxDelayMs, base * 2 ** Math.min(30, Math.max(0, this.sent - 1)));
+    const quota = cause === 'quota';
+    const n = quota ? ++this.quotas : ++this.others;
+    const base = quota ? this.policy.quotaBaseDelayMs : this.policy.baseDelayMs;
+    const cap = Math.min(this.policy.maxDelayMs, base * 2 ** Math.min(30, n - 1));
     const delay = Math.floor(this.random() * cap);
     const budget = this.kind === 'read' ? this.policy.readBudgetMs : this.policy.budgetMs;
     if (this.elapsedMs() + delay > budget) return undefined;

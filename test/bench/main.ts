@@ -1,3 +1,4 @@
+import { benchChaos } from './chaos.js';
 import { benchClient } from './client.js';
 import { benchReconcile } from './reconcile.js';
 import { benchService } from './service.js';
@@ -12,6 +13,7 @@ const sections: Record<string, () => Promise<void>> = {
   client: benchClient,
   validate: benchValidate,
   reconcile: benchReconcile,
+  chaos: benchChaos,
 };
 
 const wanted = process.argv.slice(2);

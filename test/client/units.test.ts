@@ -93,14 +93,16 @@ describe('retry budget', () => {
     expect(budget.nextDelay('busy')).toBeUndefined();
   });
 
-  test('a read is retried until its time budget is spent, whatever the count; quota waits longer', () => {
+  test('a read is retried until its time budget is spent, whatever the count; 45011 backs off apart', () => {
     const clock = new FakeClock();
     const budget = new RetryBudget(DEFAULT_RETRY_POLICY, clock, () => 0.999, 'read');
     for (let i = 0; i < 20; i++) {
       budget.countAttempt();
       expect(budget.nextDelay('lost')).toBeGreaterThanOrEqual(0);
     }
-    expect(budget.nextDelay('quota')).toBe(Math.floor(0.999 * DEFAULT_RETRY_POLICY.maxDelayMs));
+    // The first 45011 waits under its own base, whatever came before it.
+    expect(budget.nextDelay('quota')).toBe(Math.floor(0.999 * DEFAULT_RETRY_POLICY.quotaBaseDelayMs));
+    expect(budget.nextDelay('quota')).toBe(Math.floor(0.999 * 2 * DEFAULT_RETRY_POLICY.quotaBaseDelayMs));
     clock.ms += DEFAULT_RETRY_POLICY.readBudgetMs - 1_000;
     expect(budget.nextDelay('busy')).toBeUndefined();
   });
