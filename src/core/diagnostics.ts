@@ -81,7 +81,7 @@ export const CONFIG_DIAGNOSTIC_CODES = [
 
 /** The codes of problems found when the files are compared with the live state (`plan/`). */
 export const PLAN_DIAGNOSTIC_CODES = [
-  'group-ambiguous',
+  'group-live-duplicates',
   'member-not-found',
   'member-would-be-pruned',
   // Protected guides and groups (see `protect` in the file format)

@@ -187,9 +187,15 @@ async function readGroups(
   track: Track,
 ): Promise<LiveGroup[]> {
   const { group_list } = await track(reader.getguidegrouplist());
+  // Groups that share a name are always read whole: the plan reconciles them by their members.
+  const named = new Map<string, number>();
+  for (const group of group_list) named.set(group.name, (named.get(group.name) ?? 0) + 1);
   return Promise.all(
     group_list.map(async (group): Promise<LiveGroup> => {
-      const wanted = scope.groupMembers === 'all' || scope.groupMembers.has(group.name);
+      const wanted =
+        scope.groupMembers === 'all' ||
+        scope.groupMembers.has(group.name) ||
+        (named.get(group.name) ?? 0) > 1;
       if (!wanted) return { id: group.id, name: group.name };
       const members: string[] = [];
       for (let page = 0; ; page++) {

@@ -11,7 +11,7 @@ import {
   type SourceRef,
 } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { LiveState } from '../core/live.js';
+import type { LiveGroup, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,
@@ -168,6 +168,11 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
     });
   };
 
+  const deletedGroups = new Set(
+    plan.calls.flatMap((c) =>
+      c.operation === 'delguidegroup' && typeof c.body['group_id'] === 'string' ? [c.body['group_id']] : [],
+    ),
+  );
   for (const call of plan.calls) {
     switch (call.operation) {
       case 'delguideacct': {
@@ -203,8 +208,12 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
         const groupId = call.body['group_id'];
         const group = typeof groupId === 'string' ? liveGroups.get(groupId) : undefined;
         if (group === undefined) break;
+        // A copy of a group whose name another live group keeps: the name survives, and so do
+        // the memberships the plan moves onto the kept group.
+        const kept = live.groups.find((g) => g.name === group.name && !deletedGroups.has(g.id));
+        const keptMembers = kept === undefined ? new Set<string>() : membersAfter(kept, plan);
         const guard = groups.get(group.name);
-        if (guard !== undefined) {
+        if (guard !== undefined && kept === undefined) {
           error(
             'protected-group-delete',
             guard.source,
@@ -214,7 +223,7 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
         }
         for (const account of [...(group.members ?? [])].sort()) {
           const member = guides.get(guideKey({ kind: 'account', account }));
-          if (member === undefined) continue;
+          if (member === undefined || keptMembers.has(account)) continue;
           error(
             'protected-member-remove',
             member.source,
@@ -229,7 +238,13 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
     }
   }
 
-  // A protection that names nothing protects nothing: most likely a typo.
+  diagnostics.push(...unknownProtections(desired, live, protect));
+  return diagnostics;
+}
+
+/** A protection that names nothing protects nothing: most likely a typo (a warning each). */
+function unknownProtections(desired: DesiredState, live: LiveState, protect: ProtectPolicy): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
   const known = new Set([
     ...desired.guides.map((g) => guideKey(g.id)),
     ...live.guides.map((g) => guideKey(g.id)),
@@ -270,6 +285,18 @@ export function protectionFromNames(names: ProtectedNames, source: SourceRef): P
     ],
     groups: names.groups.map((name) => ({ name, source })),
   };
+}
+
+/** The members a live group has once the plan's membership calls on it are made. */
+function membersAfter(group: LiveGroup, plan: Plan): Set<string> {
+  const members = new Set(group.members ?? []);
+  for (const call of plan.calls) {
+    const account = call.body['guide_account'];
+    if (call.body['group_id'] !== group.id || typeof account !== 'string') continue;
+    if (call.operation === 'addguide2guidegroup') members.add(account);
+    if (call.operation === 'delguide2guidegroup') members.delete(account);
+  }
+  return members;
 }
 
 function guideIdOf(call: PlannedCall): GuideId | undefined {

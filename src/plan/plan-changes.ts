@@ -1,4 +1,5 @@
 import {
+  type DesiredGroup,
   type DesiredGuide,
   type DesiredState,
   describeGuideId,
@@ -45,27 +46,12 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const desiredKeys = new Set(desiredGuides.map((g) => guideKey(g.id)));
   const desiredGroups = [...desired.groups].sort((a, b) => compare(a.name, b.name));
   const desiredGroupNames = new Set(desiredGroups.map((g) => g.name));
-  const liveByName = new Map<string, LiveGroup[]>();
-  for (const group of live.groups) liveByName.set(group.name, [...(liveByName.get(group.name) ?? []), group]);
 
   const error = (code: DiagnosticCode, source: SourceRef, message: string, hint: string): void => {
     diagnostics.push({ ...source, severity: 'error', code, message, hint });
   };
 
-  // Groups the file names: each must be unambiguous among the live groups.
-  const matchedGroups = new Map<string, LiveGroup | undefined>();
-  for (const group of desiredGroups) {
-    const candidates = liveByName.get(group.name) ?? [];
-    if (candidates.length > 1) {
-      error(
-        'group-ambiguous',
-        group.source,
-        `group "${group.name}" matches ${candidates.length} live groups (ids ${candidates.map((g) => g.id).join(', ')}); guidectl will not guess which one to manage`,
-        'rename or delete all but one of them in the account, then plan again',
-      );
-    }
-    matchedGroups.set(group.name, candidates[0]);
-  }
+  const { matchedGroups, duplicates, warnings } = matchGroups(desiredGroups, live.groups);
 
   // Members: a declared guide, or a live guide by account that the plan keeps.
   const declaredAccounts = new Set(
@@ -168,17 +154,24 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
         )
       : [],
   );
+  /** Per declared name, the indices of the calls that move members onto the kept group. */
+  const moves = new Map<string, number[]>();
   for (const group of desiredGroups) {
-    if (group.members === undefined) continue;
     const current = matchedGroups.get(group.name);
+    const extras = duplicates.get(group.name) ?? [];
+    if (group.members === undefined && extras.length === 0) continue;
     const groupId: string | GroupRef = current === undefined ? { $group: group.name } : current.id;
     const before = new Set(current?.members ?? []);
-    const after = new Set(group.members);
+    // Members managed: the files say them. Not managed: the kept group's, and those of its copies.
+    const merged = extras.flatMap((g) => g.members ?? []).filter((m) => liveAccounts.has(m));
+    const after = new Set(group.members ?? [...before, ...merged.filter((m) => !deletedAccounts.has(m))]);
     const adds = sorted([...after].filter((m) => !before.has(m)));
     const removes = sorted([...before].filter((m) => !after.has(m) && !deletedAccounts.has(m)));
+    const added: number[] = [];
     for (const account of adds) {
       // A membership needs the group and the guide to exist: it waits for their creation only.
       const deps = [b.last('group', group.name), addedAt.get(guideKey({ kind: 'account', account }))];
+      added.push(b.calls.length);
       b.call(
         'membership',
         `${group.name}\u0000${account}`,
@@ -187,6 +180,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
         deps,
       );
     }
+    moves.set(group.name, added);
     for (const account of removes) {
       b.call('membership', `${group.name}\u0000${account}`, 'delguide2guidegroup', {
         group_id: groupId,
@@ -198,7 +192,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
         resource: 'group',
         action: 'update',
         address: group.name,
-        fields: [{ field: 'members', before: sorted(current.members ?? []), after: sorted(group.members) }],
+        fields: [{ field: 'members', before: sorted(current.members ?? []), after: sorted([...after]) }],
       });
     }
   }
@@ -241,9 +235,11 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
     });
   }
 
+  deleteCopies(b, desiredGroups, duplicates, moves);
+
   const semantics = desired.account?.sensitiveWords?.semantics;
   return {
-    diagnostics,
+    diagnostics: warnings,
     plan: {
       formatVersion: PLAN_FORMAT_VERSION,
       summary: b.summary(),
@@ -445,6 +441,82 @@ class PlanBuilder {
       calls: this.calls.length,
     };
   }
+}
+
+interface GroupMatch {
+  /** The live group each declared name manages, if any. */
+  readonly matchedGroups: ReadonlyMap<string, LiveGroup | undefined>;
+  /** The other live groups of a declared name, to merge into the matched one and delete. */
+  readonly duplicates: ReadonlyMap<string, readonly LiveGroup[]>;
+  readonly warnings: readonly Diagnostic[];
+}
+
+/**
+ * Matches declared groups with live groups by name. Several live groups of one declared name
+ * (left by two applies at once, or by hand) are reconciled: one is kept (see {@link keepFirst}),
+ * the others are merged into it and deleted, and a warning says which.
+ */
+function matchGroups(desiredGroups: readonly DesiredGroup[], liveGroups: readonly LiveGroup[]): GroupMatch {
+  const liveByName = new Map<string, LiveGroup[]>();
+  for (const group of liveGroups) liveByName.set(group.name, [...(liveByName.get(group.name) ?? []), group]);
+  const matchedGroups = new Map<string, LiveGroup | undefined>();
+  const duplicates = new Map<string, readonly LiveGroup[]>();
+  const warnings: Diagnostic[] = [];
+  for (const group of desiredGroups) {
+    const candidates = liveByName.get(group.name) ?? [];
+    const [kept, ...extras] = [...candidates].sort(keepFirst);
+    if (kept !== undefined && extras.length > 0) {
+      duplicates.set(group.name, extras);
+      warnings.push({
+        ...group.source,
+        severity: 'warning',
+        code: 'group-live-duplicates',
+        message: `group "${group.name}" matches ${candidates.length} live groups; the plan keeps id ${kept.id} (the most members, then the lowest id), moves the members of ${extras.map((g) => `id ${g.id}`).join(', ')} onto it and deletes ${extras.length === 1 ? 'it' : 'them'}`,
+        hint: 'two applies at once, or a group created by hand, leave such copies; run one apply at a time',
+      });
+    }
+    matchedGroups.set(group.name, kept);
+  }
+  return { matchedGroups, duplicates, warnings };
+}
+
+/** Deletes the copies of declared groups, each once the members moved off it are on the kept one. */
+function deleteCopies(
+  b: PlanBuilder,
+  desiredGroups: readonly DesiredGroup[],
+  duplicates: ReadonlyMap<string, readonly LiveGroup[]>,
+  moves: ReadonlyMap<string, readonly number[]>,
+): void {
+  for (const group of desiredGroups) {
+    for (const extra of duplicates.get(group.name) ?? []) {
+      b.call(
+        'group',
+        `${extra.name}\u0000${extra.id}`,
+        'delguidegroup',
+        { group_id: extra.id },
+        moves.get(group.name),
+      );
+      b.change({
+        resource: 'group',
+        action: 'delete',
+        address: `${extra.name} (id ${extra.id}, a copy)`,
+        fields: extra.members === undefined ? [] : [{ field: 'members', before: sorted(extra.members) }],
+      });
+    }
+  }
+}
+
+/**
+ * Which of several live groups of one name the plan keeps: the one with the most members (the
+ * fewest moves), then the lowest id (the oldest, as the service allots ids) — so that every plan
+ * of the same account keeps the same one.
+ */
+function keepFirst(a: LiveGroup, b: LiveGroup): number {
+  const members = (b.members?.length ?? 0) - (a.members?.length ?? 0);
+  if (members !== 0) return members;
+  const x = BigInt(a.id);
+  const y = BigInt(b.id);
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -287,14 +287,16 @@ describe('groups and memberships', () => {
     expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
   });
 
-  it('refuses to guess between two live groups of one name, naming the file position', async () => {
+  it('reconciles two live groups of one name instead of failing, naming the file position', async () => {
     await cli(['api', 'newguidegroup', '{"group_name": "Flagship"}']);
     await cli(['api', 'newguidegroup', '{"group_name": "Flagship"}']);
     const file = await ws.write('g.yaml', groups(['alice_wx']));
     const run = await cli(['plan', file]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/g\.yaml:3:5: error: group "Flagship" matches 2 live groups/);
-    expect(run.stderr).toContain('[group-ambiguous]');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(
+      /g\.yaml:3:5: warning: group "Flagship" matches 2 live groups; the plan keeps id/,
+    );
+    expect(run.stderr).toContain('[group-live-duplicates]');
   });
 
   it('refuses a member that is neither declared nor live', async () => {
