@@ -7,9 +7,16 @@ import { isJsonObject } from '../wire/decode.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATION_NAMES, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';
-import { describeEvent, openTarget, resolveTarget, targetOptions } from './target.js';
+import {
+  describeEvent,
+  openTarget,
+  resolveTarget,
+  type TimingFlags,
+  targetOptions,
+  timingOptions,
+} from './target.js';
 
-interface ApiOptions {
+interface ApiOptions extends TimingFlags {
   baseUrl?: string;
   localDb?: string;
   verbose: boolean;
@@ -78,6 +85,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
         io,
         {
           parallelism: options.parallelism,
+          ...timingOptions(options),
           signal: io.stopSignal,
           ...(options.verbose
             ? {

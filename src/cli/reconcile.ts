@@ -10,10 +10,17 @@ import { checkProtection, type GuardFlags, planChanges } from '../plan/index.js'
 import { renderDiagnostics } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
-import { describeEvent, openTarget, resolveTarget, type TargetLock } from './target.js';
+import {
+  describeEvent,
+  openTarget,
+  resolveTarget,
+  type TargetLock,
+  type TimingFlags,
+  timingOptions,
+} from './target.js';
 
 /** Options every command that talks to a target takes. */
-export interface TargetOptions {
+export interface TargetOptions extends TimingFlags {
   baseUrl?: string;
   localDb?: string;
   parallelism: number;
@@ -102,6 +109,7 @@ export async function withClient<T>(
     ctx.io,
     {
       parallelism: options.parallelism,
+      ...timingOptions(options),
       // Apply reads everything again after its calls, so appends need no read before them.
       readBeforeAppends: false,
       ...(options.verbose
