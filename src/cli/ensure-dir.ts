@@ -39,3 +39,40 @@ export async function ensureDir(dir: string): Promise<void> {
 function describe(error: unknown): string {
   return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
 }
+
+/**
+ * Makes ready the folder of a database file named by `source` (`--db`, `--local-db`,
+ * `GUIDECTL_LOCAL_DB`). Only the default `.guidectl/` folder is created: a typo in a path the user
+ * gave must not create folders and start an empty account there, so a missing folder is an error
+ * naming it and the fix.
+ */
+export async function prepareDbFolder(
+  db: string,
+  options: { isDefault: boolean; source: string },
+): Promise<void> {
+  const folder = dirname(db);
+  if (options.isDefault) return ensureDir(folder);
+  try {
+    if ((await stat(folder)).isDirectory()) return;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new UsageError(
+        `the folder ${folder} of ${options.source} does not exist; create it first (mkdir -p ${folder}), or fix the path`,
+      );
+    throw new UsageError(`cannot use the folder ${folder} of ${options.source}: ${code ?? String(error)}`);
+  }
+  throw new UsageError(`${folder} is not a folder, so ${options.source} ${db} cannot be created there`);
+}
+
+/** Whether a database file is there; other problems than its absence are errors naming it. */
+export async function dbFileExists(db: string, source: string, shown: string): Promise<boolean> {
+  try {
+    if ((await stat(db)).isFile()) return true;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') return false;
+    throw new UsageError(`cannot use the database ${shown} of ${source}: ${code ?? String(error)}`);
+  }
+  throw new UsageError(`${source} ${shown} is not a file`);
+}

@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { errorCode, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import { parseFaults } from '../service/faults.js';
-import { ensureDir } from './ensure-dir.js';
+import { prepareDbFolder } from './ensure-dir.js';
 import type { CommandContext } from './io.js';
 import { DEFAULT_LOCAL_DB_PATH } from './target.js';
 
@@ -27,24 +26,6 @@ function faults(value: string): string {
     throw error;
   }
   return value;
-}
-
-/**
- * The folder of the database must exist: a typo in `--db` must not create folders and start an
- * empty account there. Only the default `.guidectl/` folder is created.
- */
-async function prepareDbFolder(db: string, isDefault: boolean): Promise<void> {
-  const folder = dirname(db);
-  if (isDefault) return ensureDir(folder);
-  try {
-    if ((await stat(folder)).isDirectory()) return;
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR')
-      throw new UsageError(`the folder ${folder} of --db does not exist; create it first, or fix the path`);
-    throw new UsageError(`cannot use the folder ${folder} of --db: ${code ?? String(error)}`);
-  }
-  throw new UsageError(`${folder} is not a folder, so --db ${db} cannot be created there`);
 }
 
 /**
@@ -143,7 +124,8 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
 async function runServe(options: ServeOptions, ctx: CommandContext): Promise<void> {
   const { io } = ctx;
   const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
-  if (db !== ':memory:') await prepareDbFolder(db, db === resolve(io.cwd, DEFAULT_LOCAL_DB_PATH));
+  if (db !== ':memory:')
+    await prepareDbFolder(db, { isDefault: db === resolve(io.cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });
   const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
   const { GuideService, connectionLimitsFor } = await import('../service/index.js');
   const fileLimit = openFileLimit();

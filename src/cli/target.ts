@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 // Types only: the client (undici) and the service (better-sqlite3) are loaded by `openTarget`,
 // so that commands without a target (validate, --help) start without them.
@@ -13,7 +13,7 @@ import { UsageError } from '../core/errors.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import type { GuideService } from '../service/index.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
-import { ensureDir } from './ensure-dir.js';
+import { dbFileExists, prepareDbFolder } from './ensure-dir.js';
 import type { CliIo } from './io.js';
 import { acquireLock, describeHolder, type HeldLock } from './local-lock.js';
 
@@ -49,6 +49,8 @@ export type Target =
       readonly dbFile: string;
       /** True when neither a flag nor the environment named the database. */
       readonly defaulted: boolean;
+      /** What named the database, when something did (for messages). */
+      readonly namedBy?: '--local-db' | 'GUIDECTL_LOCAL_DB';
     };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -130,6 +132,9 @@ export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target
     kind: 'embedded',
     dbFile: file === ':memory:' ? file : resolve(cwd, file),
     defaulted: named === undefined,
+    ...(named === undefined
+      ? {}
+      : { namedBy: flags.localDb !== undefined ? '--local-db' : 'GUIDECTL_LOCAL_DB' }),
   };
 }
 
@@ -195,10 +200,23 @@ export async function openTarget(
     });
     return { client, close: () => client.close() };
   }
-  if (target.dbFile !== ':memory:') await ensureDir(dirname(target.dbFile));
   const shown = shownPath(target.dbFile, io.cwd);
+  let db = target.dbFile;
+  if (db !== ':memory:') {
+    const source = target.namedBy ?? DEFAULT_LOCAL_DB_PATH;
+    await prepareDbFolder(db, { isDefault: target.namedBy === undefined, source });
+    // Only commands that write take the lock. A command that only reads does not create a
+    // database the user named (a typo must leave no file behind): it reads an empty account in
+    // memory and says so. The default database is created on first use.
+    if (lock === undefined && target.namedBy !== undefined && !(await dbFileExists(db, source, shown))) {
+      io.stderr.write(
+        `guidectl: note: ${source} ${shown} does not exist yet; reading it as an empty account, and creating nothing (apply creates it)\n`,
+      );
+      db = ':memory:';
+    }
+  }
   let held: HeldLock | undefined;
-  if (lock !== undefined && target.dbFile !== ':memory:') {
+  if (lock !== undefined && db !== ':memory:') {
     held = await acquireLock(`${target.dbFile}.lock`, {
       command: lock.command,
       timeoutMs: lock.timeoutSeconds * 1000,
@@ -214,7 +232,7 @@ export async function openTarget(
   try {
     const { GuideService } = await import('../service/index.js');
     service = await GuideService.start({
-      db: target.dbFile,
+      db,
       host: '127.0.0.1',
       port: 0,
       log: (line) => io.stderr.write(`guidectl: local service: ${line}\n`),
@@ -224,9 +242,10 @@ export async function openTarget(
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(`cannot start the embedded local service over ${shown}: ${why}`);
   }
-  io.stderr.write(
-    `guidectl: ${target.defaulted ? 'no target given; ' : ''}using the embedded local service (database ${shownPath(target.dbFile, io.cwd)})\n`,
-  );
+  if (db === target.dbFile)
+    io.stderr.write(
+      `guidectl: ${target.defaulted ? 'no target given; ' : ''}using the embedded local service (database ${shown})\n`,
+    );
   let client: GuideClient;
   try {
     client = createGuideClient({

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -131,8 +131,13 @@ describe('guidectl api against --base-url', () => {
 });
 
 describe('guidectl api with no target: the embedded local service', () => {
-  test('--local-db: the database is created and kept between runs', async () => {
+  test('--local-db: a write creates the database in an existing folder; it is kept between runs', async () => {
     const db = join(dir, 'nested', 'local.db');
+    const missing = await api(['addguideacct', JSON.stringify(guide(5)), '--local-db', db], {});
+    expect(missing.status).toBe(1);
+    expect(missing.err).toContain(`the folder ${join(dir, 'nested')} of --local-db does not exist`);
+    expect(existsSync(join(dir, 'nested'))).toBe(false);
+    await mkdir(join(dir, 'nested'));
     const add = await api(['addguideacct', JSON.stringify(guide(5)), '--local-db', db], {});
     expect(add.status).toBe(0);
     expect(add.err).toBe(`guidectl: using the embedded local service (database nested/local.db)\n`);
