@@ -15,6 +15,7 @@ import {
   countDeletes,
   countLive,
   desiredDigest,
+  detectReplacedWords,
   diffCalls,
   diffLiveFingerprints,
   liveDigest,
@@ -25,6 +26,7 @@ import {
   planId,
   protectionFromNames,
   resolveGuardPolicy,
+  type WordsReplaced,
 } from '../plan/index.js';
 import { renderApplyResult } from '../report/apply.js';
 import { countOf } from '../report/count.js';
@@ -179,7 +181,9 @@ async function applyFiles(
     return;
   }
   if (!options.autoApprove && !(await confirm(ctx, plan))) return;
-  await run(ctx, client, plan, id, guards, options, () => planAgain(ctx, client, files, scope));
+  await run(ctx, client, plan, id, guards, options, () =>
+    planAgain(ctx, client, files, scope, { plan, before: live }),
+  );
 }
 
 /**
@@ -262,7 +266,9 @@ async function applySaved(
           `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
         );
       const converge =
-        files === undefined ? undefined : () => planAgain(ctx, client, files, saved.basis.readScope);
+        files === undefined
+          ? undefined
+          : () => planAgain(ctx, client, files, saved.basis.readScope, { plan, before: live });
       await run(ctx, client, plan, saved.planId, guards, options, converge);
     },
     lockFor([file, ...paths], options),
@@ -309,6 +315,14 @@ function checkSaved(
 interface Drift {
   readonly plan: Plan;
   readonly planId: string;
+  /** Set when the read shows that the target replaced the sensitive words it was to append to. */
+  readonly wordsReplaced?: WordsReplaced;
+}
+
+/** What apply made its calls from: the plan, and the live state it was planned against. */
+interface Applied {
+  readonly plan: Plan;
+  readonly before: LiveState;
 }
 
 async function planAgain(
@@ -316,12 +330,30 @@ async function planAgain(
   client: GuideClient,
   files: LoadedFiles,
   scope: LiveReadScope,
+  applied: Applied,
 ): Promise<Drift | undefined> {
   const after = await readLive(ctx, readOnlyClient(client), scope);
   const plan = makePlan(ctx, files, after);
-  return plan === undefined
-    ? undefined
-    : { plan, planId: planId(plan, planBasis(files.state, after, scope)) };
+  if (plan === undefined) return undefined;
+  const wordsReplaced = detectReplacedWords(applied.plan, applied.before.account, after.account);
+  return {
+    plan,
+    planId: planId(plan, planBasis(files.state, after, scope)),
+    ...(wordsReplaced === undefined ? {} : { wordsReplaced }),
+  };
+}
+
+/**
+ * The target replaced the sensitive words the plan appended (see `detectReplacedWords`): said on
+ * stderr with the fix, and the drift is not offered as calls to make, since under the same
+ * semantics they would replace the list again.
+ */
+function reportWordsReplaced(ctx: CommandContext, replaced: WordsReplaced): void {
+  const n = replaced.lost.length;
+  ctx.io.stderr.write(
+    `guidectl: error: the target replaces the sensitive-word list instead of appending to it: the words appended replaced the list, and ${n} word${n === 1 ? '' : 's'} that ${n === 1 ? 'was' : 'were'} to stay ${n === 1 ? 'is' : 'are'} gone (${replaced.lost.map((w) => JSON.stringify(w)).join(', ')}). ` +
+      'Set semantics: replace under account.sensitive_words in the files, then apply again (one call then sets the whole list); applying again under append would replace the list again.\n',
+  );
 }
 
 async function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {
@@ -472,6 +504,7 @@ async function run(
       interrupted = true;
     }
   }
+  if (again?.wordsReplaced !== undefined) reportWordsReplaced(ctx, again.wordsReplaced);
   const allDone = result.outcomes.every((o) => o.status === 'done');
   // A write given up without an answer may still land: what was read cannot be the final state.
   const abandoned = client.abandonedWrites;
@@ -487,6 +520,15 @@ async function run(
       ...(again === undefined || converged
         ? {}
         : { drift: planToJson(again.plan, { planId: again.planId }) }),
+      ...(again?.wordsReplaced === undefined
+        ? {}
+        : {
+            sensitive_words_replaced: {
+              semantics: 'append',
+              target: 'replace',
+              lost: again.wordsReplaced.lost,
+            },
+          }),
     });
     return;
   }
@@ -519,6 +561,12 @@ function reportConvergence(ctx: CommandContext, again: Drift | undefined, allDon
   if (again.plan.calls.length === 0) {
     io.stdout.write(
       allDone ? 'Converged: the account matches the files.\n' : 'The calls that were made took effect.\n',
+    );
+    return;
+  }
+  if (again.wordsReplaced !== undefined) {
+    io.stdout.write(
+      '\nNot converged: the target replaces the sensitive-word list (see the error above); set semantics: replace and apply again.\n',
     );
     return;
   }

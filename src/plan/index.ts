@@ -28,4 +28,5 @@ export {
   resolveGuardPolicy,
 } from './guards.js';
 export { type PlanResult, planChanges } from './plan-changes.js';
+export { detectReplacedWords, type WordsReplaced } from './semantics.js';
 export { sameWelcome, sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';

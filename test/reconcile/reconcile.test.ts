@@ -235,15 +235,15 @@ describe('account settings', () => {
     expect((await jsonPlan(file, replaceService)).plan.summary.calls).toBe(0);
   });
 
-  it('reports drift with exit 1 when the file states the wrong semantics', async () => {
+  it('stops with exit 1 and the fix when the file states the wrong semantics', async () => {
     await sim('reset', {}, replaceService);
     const file = await ws.write('a.yaml', account('append', ['a', 'b']));
     expect((await apply(file, replaceService)).code).toBe(0);
     await ws.write('a.yaml', account('append', ['a', 'b', 'c']));
     const run = await apply(file, replaceService);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('Drift');
-    expect(run.stdout).toContain('sensitive_words');
+    expect(run.stdout).toContain('Not converged: the target replaces the sensitive-word list');
+    expect(run.stderr).toContain('Set semantics: replace under account.sensitive_words');
   });
 });
 

@@ -1,0 +1,42 @@
+import type { LiveAccount } from '../core/live.js';
+import type { Plan } from '../core/plan.js';
+
+/**
+ * Whether a target that was told `semantics: append` in fact replaces the sensitive-word list. Under
+ * `append` the plan adds the missing words with one `is_delete: false` call, trusting the target to
+ * keep the others; a target that replaces drops them instead, and every apply then swaps the list
+ * for its missing half. The read after apply shows it: every appended word is there, and words
+ * that were there and were not to be deleted are gone. Pure.
+ */
+export interface WordsReplaced {
+  /** Words that were live, were not to be deleted, and are gone after the append; sorted. */
+  readonly lost: readonly string[];
+}
+
+export function detectReplacedWords(
+  plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>,
+  before: LiveAccount,
+  after: LiveAccount,
+): WordsReplaced | undefined {
+  if (plan.sensitiveWordSemantics !== 'append') return undefined;
+  if (before.sensitiveWords === undefined || after.sensitiveWords === undefined) return undefined;
+  const words = (isDelete: boolean): string[] =>
+    plan.calls.flatMap((c) =>
+      c.operation === 'setguideacctconfig' && c.body['is_delete'] === isDelete
+        ? valuesOf(c.body['black_keyword'])
+        : [],
+    );
+  const appended = words(false);
+  const deleted = new Set(words(true));
+  const now = new Set(after.sensitiveWords);
+  // No append, or one that did not take effect (it failed): no evidence either way.
+  if (appended.length === 0 || !appended.every((w) => now.has(w))) return undefined;
+  const lost = before.sensitiveWords.filter((w) => !deleted.has(w) && !now.has(w));
+  return lost.length === 0 ? undefined : { lost: [...lost].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) };
+}
+
+function valuesOf(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || !('values' in value)) return [];
+  const values: unknown = value.values;
+  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+}
