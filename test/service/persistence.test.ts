@@ -101,7 +101,10 @@ function addInTwoSteps(
   return { arrived, sendBody: () => req.end(body), errcode };
 }
 
-describe('durability', () => {
+// Heavy work, not waiting: each test starts `guidectl serve` (a Node process) or reopens a store,
+// and checks the app secret with scrypt at each start and token request (about 0.2 s of CPU each,
+// 1.5 s per test on an idle machine). On a loaded 2-core machine that passed the default 5 s.
+describe('durability', { timeout: 20_000 }, () => {
   it('keeps everything and the credentials across a restart', async () => {
     const db = join(dir, 'restart.db');
     const first = await GuideService.start({ db });
