@@ -29,9 +29,11 @@ describe('the CI examples', () => {
       jobs: Record<string, Job & { if?: string }>;
     };
     expect(workflow.concurrency.group).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
       "guides-${{ github.event_name == 'pull_request' && github.ref || 'account' }}",
     );
     // Cancelling is for pull-request plans only: an apply is never cancelled half-way.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
     expect(workflow.concurrency['cancel-in-progress']).toBe("${{ github.event_name == 'pull_request' }}");
     // No job sets its own group, which would let it out of the run's.
     for (const job of Object.values(workflow.jobs)) expect(job).not.toHaveProperty('concurrency');
