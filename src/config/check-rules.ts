@@ -1,4 +1,5 @@
 import type { Diagnostic, DiagnosticCode, RelatedLocation, Severity } from '../core/diagnostics.js';
+import { explainWechatId, WECHAT_ID_RULE } from '../core/guide-rules.js';
 import { quote } from './check-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import type { WrittenParts } from './written.js';
@@ -35,7 +36,8 @@ interface Place {
 /**
  * The rules the schema cannot express, over all files at once: each guide, group, `account`,
  * `prune` and `safety` defined once; group members that are guides named by account; sensitive
- * words listed once; head image URLs that parse; safety limits in range.
+ * words listed once; head image URLs that parse. Limits of single values are in the schema, so
+ * that they are reported in the same run as unknown keys.
  */
 export function checkRules(files: readonly RuleFile[], options: RuleOptions): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -129,7 +131,7 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
           parsed,
           ['guides', index, 'head_image_url'],
           'value',
-          `head_image_url ${quote(guide.head_image_url)} is not a valid URL`,
+          `head_image_url ${quote(guide.head_image_url)} must be an http(s) URL`,
           {
             hint: 'write the full address of the picture, such as https://mmbiz.qpic.cn/…',
           },
@@ -200,6 +202,19 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
           );
           return;
         }
+        const notWechatId = explainWechatId(member);
+        if (notWechatId !== undefined) {
+          report(
+            'error',
+            'member-invalid',
+            parsed,
+            path,
+            'value',
+            `invalid WeChat ID: member ${quote(member)} ${notWechatId}; ${WECHAT_ID_RULE}`,
+            { hint: 'a member is the account (WeChat ID) of a guide, as written after "account:"' },
+          );
+          return;
+        }
         if (options.complete) {
           report(
             'warning',
@@ -241,37 +256,6 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
         },
       );
     });
-  }
-
-  // Safety limits: whole numbers from 0, a share from 0 to 1 (the schema checks the types).
-  for (const { parsed, parts } of files) {
-    const safety = parts.safety;
-    if (safety === undefined) continue;
-    for (const kind of ['guides', 'groups', 'memberships'] as const) {
-      const limit = safety.max_deletes?.[kind];
-      if (limit === undefined || limit >= 0) continue;
-      report(
-        'error',
-        'safety-limit-invalid',
-        parsed,
-        ['safety', 'max_deletes', kind],
-        'value',
-        `safety.max_deletes.${kind} is ${limit}; it must be 0 or more`,
-        { hint: `0 refuses every deletion of ${kind}; remove the key for the default (10)` },
-      );
-    }
-    const share = safety.max_delete_share;
-    if (share !== undefined && !(share >= 0 && share <= 1)) {
-      report(
-        'error',
-        'safety-limit-invalid',
-        parsed,
-        ['safety', 'max_delete_share'],
-        'value',
-        `safety.max_delete_share is ${share}; it must be a share from 0 to 1`,
-        { hint: 'write 0.25 for 25% of the live count (the default)' },
-      );
-    }
   }
 
   return diagnostics;

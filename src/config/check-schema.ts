@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { GuidectlError } from '../core/errors.js';
+import { explainWechatId, UNKNOWN_MEDIA_ID, WECHAT_ID_RULE } from '../core/guide-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { suggest } from './suggest.js';
 import type {
@@ -115,16 +116,40 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
   }
   let parts: PartValidators | undefined;
   const getParts = (): PartValidators => {
+    // The parts are checked without `additionalProperties: false`: an unknown key is reported by
+    // the whole-file check already, and must not keep a guide out of the rules across files
+    // (duplicates, members), which would report those mistakes only once the key is fixed.
+    const lenientAjv = new Ajv2020({ strict: true, allErrors: false, allowUnionTypes: true });
+    const lenient = withoutAdditionalProperties(schema);
+    if (!isSchemaObject(lenient)) throw new SchemaLoadError('the schema is not an object');
+    lenientAjv.addSchema(lenient, key);
+    const part = <T>(ref: string): ValidateFunction<T> => {
+      const v = lenientAjv.getSchema<T>(ref);
+      if (v === undefined || '$async' in v) throw new SchemaLoadError(`the schema has no usable ${ref}`);
+      return v;
+    };
     parts ??= {
-      account: validator<WrittenAccount>(`${key}#/$defs/account`),
-      prune: validator<WrittenPrune>(`${key}#/$defs/prune`),
-      safety: validator<WrittenSafety>(`${key}#/$defs/safety`),
-      guide: validator<WrittenGuide>(`${key}#/$defs/guide`),
-      group: validator<WrittenGroup>(`${key}#/$defs/group`),
+      account: part<WrittenAccount>(`${key}#/$defs/account`),
+      prune: part<WrittenPrune>(`${key}#/$defs/prune`),
+      safety: part<WrittenSafety>(`${key}#/$defs/safety`),
+      guide: part<WrittenGuide>(`${key}#/$defs/guide`),
+      group: part<WrittenGroup>(`${key}#/$defs/group`),
     };
     return parts;
   };
   return { validate, parts: getParts, schema, defNames };
+}
+
+/** A deep copy of a schema with every `additionalProperties: false` left out. */
+function withoutAdditionalProperties(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutAdditionalProperties);
+  if (!isRecord(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'additionalProperties' && v === false) continue;
+    out[k] = withoutAdditionalProperties(v);
+  }
+  return out;
 }
 
 function isSchemaObject(value: unknown): value is SchemaObject {
@@ -319,6 +344,21 @@ const tooLong =
   });
 
 const IDENTIFIER_HINT = 'use only letters, digits, "_" and "-", with no spaces';
+const WECHAT_ID_HINT =
+  'write the WeChat ID as WeChat shows it (Me, then WeChat ID); a guide without one is named by "openid" instead';
+
+/** The service's words for a value that is not a WeChat ID, with the reason and the rule. */
+function wechatIdMessage(what: string, data: unknown): string {
+  const id = typeof data === 'string' ? data : String(data);
+  const reason = explainWechatId(id) ?? 'is not one';
+  return `invalid WeChat ID: ${what} ${quote(id)} ${reason}; ${WECHAT_ID_RULE}`;
+}
+
+const shareOutOfRange: Describe = ({ data }) => ({
+  code: 'safety-limit-invalid',
+  message: `safety.max_delete_share is ${String(data)}; it must be a share from 0 to 1`,
+  hint: 'write 0.25 for 25% of the live count (the default)',
+});
 
 /**
  * Every constraint of the schema, by `$defs` entry and keyword. A test checks that each
@@ -330,23 +370,41 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'nickname/maxLength': tooLong('nickname-too-long', 'nickname'),
   'headImageUrl/pattern': ({ data }) => ({
     code: 'head-image-url-invalid',
-    message: `head_image_url ${quote(data)} is not an http(s) URL`,
+    message: `head_image_url ${quote(data)} must be an http(s) URL`,
     hint: 'write the full address of the picture, starting with https://',
+  }),
+  'headImageUrl/maxLength': ({ data, limit }) => ({
+    code: 'head-image-url-too-long',
+    message: `head_image_url is ${countChars(data)} characters, longer than ${limit} characters`,
+    hint: 'use a shorter address for the picture, such as the one WeChat gives when it is uploaded',
   }),
   'guideAccount/pattern': ({ data }) => ({
     code: 'guide-account-invalid',
-    message: data === '' ? 'the account is empty' : `account ${quote(data)} is not a WeChat ID`,
-    hint: IDENTIFIER_HINT,
+    message: data === '' ? 'the account is empty' : wechatIdMessage('account', data),
+    hint: WECHAT_ID_HINT,
   }),
   'openid/pattern': ({ data }) => ({
     code: 'openid-invalid',
-    message: data === '' ? 'the openid is empty' : `openid ${quote(data)} is not an openid`,
+    message:
+      data === ''
+        ? 'the openid is empty'
+        : `invalid openid: ${quote(data)}${countChars(data) > 64 ? ` has ${countChars(data)} characters` : ''}; an openid has 1 to 64 letters, digits, "_" or "-"`,
     hint: IDENTIFIER_HINT,
   }),
   'member/pattern': ({ data }) => ({
     code: 'member-invalid',
-    message: data === '' ? 'a member is empty' : `member ${quote(data)} is not a guide account (WeChat ID)`,
-    hint: IDENTIFIER_HINT,
+    message: data === '' ? 'a member is empty' : wechatIdMessage('member', data),
+    hint: 'a member is the account (WeChat ID) of a guide, as written after "account:"',
+  }),
+  'quickReplies/maxItems': ({ data, limit }) => ({
+    code: 'quick-replies-too-many',
+    message: `a guide holds at most ${limit} quick replies; this one has ${Array.isArray(data) ? data.length : '?'}`,
+    hint: `keep the ${limit} the guide needs most and remove the others`,
+  }),
+  'sensitiveWordList/maxItems': ({ data, limit }) => ({
+    code: 'sensitive-words-too-many',
+    message: `sensitive word count limit reached (${limit}): this list has ${Array.isArray(data) ? data.length : '?'} words`,
+    hint: `an account holds at most ${limit} sensitive words; remove the others`,
   }),
   'quickReply/minLength': empty('quick-reply-empty', 'a quick reply', 'remove it or write its text'),
   'quickReply/pattern': empty('quick-reply-empty', 'a quick reply', 'remove it or write its text'),
@@ -375,8 +433,15 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'mediaId/pattern': ({ data, name }) => ({
     code: 'media-id-invalid',
     message:
-      data === '' ? `${name} is empty; it must be a media id` : `${name} ${quote(data)} is not a media id`,
-    hint: 'a media id is made of letters, digits, "_" and "-", as returned when the material was uploaded',
+      data === ''
+        ? `${name} is empty; it must be a media id`
+        : `invalid media id: ${name} is ${quote(data)}${countChars(data) > 128 ? ` (${countChars(data)} characters)` : ''}; a media id has 1 to 128 letters, digits, "_" or "-"`,
+    hint: 'write the media id returned when the material was uploaded',
+  }),
+  'mediaId/not': ({ name }) => ({
+    code: 'media-id-placeholder',
+    message: `${name} is ${UNKNOWN_MEDIA_ID}, the placeholder that export writes: replace the placeholder with the media id of ${name === '"image"' ? 'the image' : "the card's cover"}`,
+    hint: "the API does not read a card's cover back, so export cannot know it; upload the cover and write its media id",
   }),
   'appid/pattern': ({ data }) => ({
     code: 'appid-invalid',
@@ -421,6 +486,14 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'sensitiveWord/minLength': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
   'sensitiveWord/pattern': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
   'groupName/minLength': empty('group-name-empty', 'the group name'),
+  'groupName/maxLength': tooLong('group-name-too-long', 'group name'),
+  'deleteLimit/minimum': ({ path, data }) => ({
+    code: 'safety-limit-invalid',
+    message: `${path.join('.')} is ${String(data)}; it must be 0 or more`,
+    hint: `0 refuses every deletion of ${String(path.at(-1))}; remove the key for the default (10)`,
+  }),
+  'maxDeleteShare/minimum': shareOutOfRange,
+  'maxDeleteShare/maximum': shareOutOfRange,
   'groupName/pattern': empty('group-name-empty', 'the group name'),
   'guide/oneOf': ({ data }) =>
     isRecord(data) && 'account' in data && 'openid' in data

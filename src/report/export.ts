@@ -1,8 +1,6 @@
 import { stringify } from 'yaml';
+import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
 import type { LiveState, LiveWelcome } from '../core/live.js';
-
-/** A card's cover cannot be read back; export writes this in its place, with a comment saying so. */
-export const UNKNOWN_MEDIA_ID = 'UNKNOWN_MEDIA_ID';
 
 export interface ExportResult {
   /** The desired-state YAML. */
@@ -27,7 +25,7 @@ export function renderExport(live: LiveState, options: { readonly schemaPath?: s
           return [{ image: m.mediaId }];
         case 'miniprogram':
           warnings.push(
-            `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place (planning ignores it; set the real one before applying elsewhere)`,
+            `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
           );
           return [
             { miniprogram: { appid: m.appid, title: m.title, path: m.path, media_id: UNKNOWN_MEDIA_ID } },

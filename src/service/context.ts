@@ -1,3 +1,4 @@
+import { MAX_GUIDES, MAX_SENSITIVE_WORDS } from '../core/guide-rules.js';
 import type { Store } from './store.js';
 
 /** How the service behaves where the real API's behaviour is a choice (see the README). */
@@ -18,8 +19,8 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   sensitiveWords: 'append',
   invites: 'auto',
   tokenTtl: 7200,
-  maxGuides: 100_000,
-  maxSensitiveWords: 1_000,
+  maxGuides: MAX_GUIDES,
+  maxSensitiveWords: MAX_SENSITIVE_WORDS,
 };
 
 /** What an operation sees: the store (inside the call's transaction) and the time of the call. */

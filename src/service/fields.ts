@@ -1,3 +1,4 @@
+import { charLength } from '../core/guide-rules.js';
 import { type Id64, toId64 } from '../wire/ids.js';
 import { invalidArgs, missingParameter } from './api-error.js';
 
@@ -21,12 +22,8 @@ export function isAbsent(value: unknown): value is null | undefined {
   return value === undefined || value === null;
 }
 
-/** Characters as WeChat counts them: Unicode code points. */
-export function charLength(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
+/** Characters as WeChat counts them: Unicode code points (the rule lives in core, shared with config). */
+export { charLength } from '../core/guide-rules.js';
 
 export function utf8Length(text: string): number {
   return Buffer.byteLength(text, 'utf8');

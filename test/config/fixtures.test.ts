@@ -6,8 +6,8 @@ import { loadDesiredState } from '../../src/config/index.js';
 import { CONFIG_DIAGNOSTIC_CODES, type DiagnosticCode } from '../../src/core/diagnostics.js';
 
 /**
- * One fixture per diagnostic code: `fixtures/<code>.yaml`, or a folder `fixtures/<code>/` for what
- * needs several files. YAML so broken that biome (which formats and lints *.yaml) cannot parse it
+ * One fixture per failure case: `fixtures/<code>.yaml`, or `fixtures/<code>.<case>.yaml` when a code
+ * has several cases, or a folder `fixtures/<code>/` (`<code>.<case>/`) for what needs several files. YAML so broken that biome (which formats and lints *.yaml) cannot parse it
  * is kept as `fixtures/<code>.txt`: guidectl reads any file it is given by name. Each fixture
  * states what it must produce, exactly, in lines of the form
  *
@@ -28,7 +28,9 @@ const CODES_TESTED_ELSEWHERE: readonly DiagnosticCode[] = [
 ];
 
 interface Fixture {
+  /** The diagnostic code the fixture is about. */
   readonly name: string;
+  readonly entry: string;
   readonly path: string;
   readonly base: string;
   readonly expected: readonly string[];
@@ -41,13 +43,13 @@ function readFixtures(): Fixture[] {
     const path = nodePath.join(FIXTURES, entry);
     const isFolder = statSync(path).isDirectory();
     const text = readFileSync(isFolder ? nodePath.join(path, 'expect.txt') : path, 'utf8');
-    const name = entry.replace(/\.(ya?ml|txt)$/, '');
+    const name = entry.replace(/\..*$/, '');
     const expected = text
       .split('\n')
       .map((l) => line.exec(l))
       .filter((m) => m !== null)
       .map(([, severity, code, file, l, c]) => `${severity} ${code} ${file ?? entry}:${l}:${c}`);
-    fixtures.push({ name, path, base: isFolder ? path : FIXTURES, expected });
+    fixtures.push({ name, entry, path, base: isFolder ? path : FIXTURES, expected });
   }
   return fixtures;
 }
@@ -55,7 +57,7 @@ function readFixtures(): Fixture[] {
 const fixtures = readFixtures();
 
 describe('diagnostic fixtures', () => {
-  it.each(fixtures.map((f) => [f.name, f] as const))('%s', async (_name, fixture) => {
+  it.each(fixtures.map((f) => [f.entry, f] as const))('%s', async (_entry, fixture) => {
     expect(fixture.expected.length, 'the fixture states what it expects').toBeGreaterThan(0);
     const result = await loadDesiredState([fixture.path]);
     const actual = result.diagnostics.map((d) => {

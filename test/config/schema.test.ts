@@ -5,6 +5,7 @@ import { Ajv2020, type SchemaObject } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { compileSchemaObject, findSchemaFile, SCHEMA_MESSAGES } from '../../src/config/check-schema.js';
 import { loadDesiredState } from '../../src/config/index.js';
+import * as rules from '../../src/core/guide-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCHEMA_FILE = nodePath.join(ROOT, 'schema', 'guidectl.schema.json');
@@ -21,9 +22,20 @@ const CONSTRAINTS = [
   'maxProperties',
   'enum',
   'oneOf',
+  'not',
+  'minimum',
+  'maximum',
 ];
 /** Handled generically, with their own codes: unknown-key, missing-key, wrong-type. */
-const GENERIC = ['additionalProperties', 'required', 'type', 'properties', 'items', '$ref'];
+const GENERIC = [
+  'additionalProperties',
+  'patternProperties',
+  'required',
+  'type',
+  'properties',
+  'items',
+  '$ref',
+];
 
 /** Every schema object in the file, with its JSON pointer. */
 function* walk(node: SchemaObject, pointer = ''): Generator<[string, SchemaObject]> {
@@ -110,11 +122,30 @@ describe('schema/guidectl.schema.json', () => {
     }
   });
 
+  it("states the service's rules with the constants of core/guide-rules.ts, which the service enforces", () => {
+    expect(defs['guideAccount']?.['pattern']).toBe(rules.WECHAT_ID.source);
+    expect(defs['openid']?.['pattern']).toBe(rules.OPENID.source);
+    // Members are held to the WeChat ID shape after the schema (to name an openid as such).
+    expect(defs['member']?.['pattern']).toBe(rules.OPENID.source);
+    expect(defs['mediaId']?.['pattern']).toBe(rules.MEDIA_ID.source);
+    expect(defs['mediaId']?.['not']).toEqual({ const: rules.UNKNOWN_MEDIA_ID });
+    expect(defs['appid']?.['pattern']).toBe(rules.APPID.source);
+    expect(defs['nickname']?.['maxLength']).toBe(rules.NICKNAME_MAX_CHARS);
+    expect(defs['headImageUrl']?.['maxLength']).toBe(rules.HEAD_IMAGE_URL_MAX_CHARS);
+    expect(defs['miniprogramTitle']?.['maxLength']).toBe(rules.CARD_TITLE_MAX_CHARS);
+    expect(defs['offlineAutoReply']?.['maxLength']).toBe(rules.OFFLINE_REPLY_MAX_CHARS);
+    expect(defs['quickReplies']?.['maxItems']).toBe(rules.MAX_QUICK_REPLIES);
+    expect(defs['sensitiveWordList']?.['maxItems']).toBe(rules.MAX_SENSITIVE_WORDS);
+    expect(defs['groupName']?.['maxLength']).toBe(rules.GROUP_NAME_MAX_CHARS);
+    expect(defs['welcome']?.['maxItems']).toBe(rules.MAX_WELCOME_MESSAGES);
+    expect(defs['defaultWelcome']?.['maxItems']).toBe(rules.MAX_WELCOME_MESSAGES);
+  });
+
   it('counts lengths in code points', () => {
     const { validate } = compileSchemaObject(schema);
     const guide = (nickname: string) => ({
       version: 1,
-      guides: [{ account: 'a', nickname, head_image_url: 'https://x.example/a' }],
+      guides: [{ account: 'alice_wx', nickname, head_image_url: 'https://x.example/a' }],
     });
     expect(validate(guide('😀'.repeat(16)))).toBe(true);
     expect(validate(guide('😀'.repeat(17)))).toBe(false);

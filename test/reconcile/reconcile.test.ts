@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GuideService } from '../../src/service/index.js';
@@ -320,6 +322,15 @@ describe('export', () => {
     const exported = await cli(['export', '-o', 'exported.yaml']);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stderr).toContain('media_id cannot be read back');
+    // The card's cover cannot be read back: its placeholder is refused by name, at its line.
+    const placeholder = await runCli(['validate', 'exported.yaml'], { cwd: ws.dir });
+    expect(placeholder.code).toBe(1);
+    expect(placeholder.stdout).toMatch(
+      /exported\.yaml:\d+:\d+: error: .*replace the placeholder with the media id of the card's cover/,
+    );
+    expect(placeholder.stdout).toContain('[media-id-placeholder]');
+    const text = await readFile(nodePath.join(ws.dir, 'exported.yaml'), 'utf8');
+    await ws.write('exported.yaml', text.replaceAll('UNKNOWN_MEDIA_ID', 'COVER'));
     const valid = await runCli(['validate', 'exported.yaml'], { cwd: ws.dir });
     expect(valid.code, valid.stdout).toBe(0);
     const plan = await jsonPlan('exported.yaml');

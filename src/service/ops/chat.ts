@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { WECHAT_ID } from '../../core/guide-rules.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError } from '../api-error.js';
 import type { OpContext } from '../context.js';
@@ -11,7 +12,7 @@ import {
   requireString,
 } from '../fields.js';
 import { type GuideRow, guideIdentity, guideStatus, requireGuide } from './guide-rows.js';
-import { readPage, WECHAT_ID } from './guides.js';
+import { readPage } from './guides.js';
 import { checkMiniProgram } from './welcome.js';
 
 /** Chat records older than this cannot be queried. */

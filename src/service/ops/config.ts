@@ -1,3 +1,4 @@
+import { MAX_QUICK_REPLIES, OFFLINE_REPLY_MAX_CHARS } from '../../core/guide-rules.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs, missingParameter } from '../api-error.js';
 import type { OpContext } from '../context.js';
@@ -14,10 +15,6 @@ import {
 } from '../fields.js';
 import { requireGuide } from './guide-rows.js';
 import { deleteWelcome, readAutoReply, readWelcome, setWelcome } from './welcome.js';
-
-export const OFFLINE_REPLY_MAX_CHARS = 300;
-/** Most quick replies one guide can hold. */
-export const MAX_QUICK_REPLIES = 1_000;
 
 /** Owner of welcome messages: the guide named, or 0 (the account default) when none is. */
 function welcomeOwner(ctx: OpContext, body: Body): number {

@@ -1,10 +1,9 @@
+import { GROUP_NAME_MAX_CHARS } from '../../core/guide-rules.js';
 import { invalidArgs } from '../api-error.js';
 import { nextId64, type OpContext } from '../context.js';
 import { type Body, requireId64, requireString } from '../fields.js';
 import { type GuideRow, guideIdentity, requireGuide } from './guide-rows.js';
 import { readPage } from './guides.js';
-
-export const GROUP_NAME_MAX_CHARS = 64;
 
 interface GroupRow {
   seq: number;

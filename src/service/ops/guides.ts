@@ -1,3 +1,4 @@
+import { HEAD_IMAGE_URL_MAX_CHARS, NICKNAME_MAX_CHARS, OPENID, WECHAT_ID } from '../../core/guide-rules.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs, missingParameter } from '../api-error.js';
 import { MAX_PAGE_SIZE, type OpContext } from '../context.js';
@@ -13,12 +14,6 @@ import {
 } from '../fields.js';
 import { findGuide, guideIdentity, guideStatus, requireGuide } from './guide-rows.js';
 
-export const NICKNAME_MAX_CHARS = 16;
-const HEADIMGURL_MAX_CHARS = 2048;
-/** WeChat IDs: 6–20 characters, a letter first, then letters, digits, `_` and `-`. */
-export const WECHAT_ID = /^[A-Za-z][A-Za-z0-9_-]{5,19}$/;
-const OPENID = /^[A-Za-z0-9_-]{1,64}$/;
-
 function checkNickname(nickname: string): string {
   if (charLength(nickname) > NICKNAME_MAX_CHARS) {
     throw new ApiError(
@@ -30,8 +25,8 @@ function checkNickname(nickname: string): string {
 }
 
 function checkHeadImageUrl(url: string): string {
-  if (charLength(url) > HEADIMGURL_MAX_CHARS) {
-    throw invalidArgs(`guide_headimgurl is longer than ${HEADIMGURL_MAX_CHARS} characters`);
+  if (charLength(url) > HEAD_IMAGE_URL_MAX_CHARS) {
+    throw invalidArgs(`guide_headimgurl is longer than ${HEAD_IMAGE_URL_MAX_CHARS} characters`);
   }
   let parsed: URL;
   try {

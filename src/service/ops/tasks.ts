@@ -1,3 +1,4 @@
+import { CARD_TITLE_MAX_CHARS } from '../../core/guide-rules.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs } from '../api-error.js';
 import { MAX_PAGE_SIZE, nextId64, type OpContext } from '../context.js';
@@ -17,7 +18,7 @@ import {
   utf8Length,
 } from '../fields.js';
 import { type GuideRow, guideIdentity, requireGuide } from './guide-rows.js';
-import { CARD_TITLE_MAX_CHARS, checkMediaId, checkMiniProgram, pictureUrl } from './welcome.js';
+import { checkMediaId, checkMiniProgram, pictureUrl } from './welcome.js';
 
 export const TASK_NAME_MAX_CHARS = 16;
 export const TASK_REMARK_MAX_CHARS = 100;

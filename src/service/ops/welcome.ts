@@ -1,3 +1,4 @@
+import { APPID, CARD_TITLE_MAX_CHARS, MEDIA_ID } from '../../core/guide-rules.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs, missingParameter } from '../api-error.js';
 import type { OpContext } from '../context.js';
@@ -5,10 +6,6 @@ import { type Body, charLength, field, isAbsent, isObject, requireInt } from '..
 
 /** msgtype of an auto reply: 1 text, 2 image (content = media id), 3 mini-program card. */
 export type Msgtype = 1 | 2 | 3;
-
-const MEDIA_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const APPID = /^wx[0-9a-f]{16}$/;
-export const CARD_TITLE_MAX_CHARS = 35;
 
 export function checkMediaId(name: string, value: unknown): string {
   if (typeof value !== 'string' || !MEDIA_ID.test(value)) {

@@ -1,0 +1,73 @@
+/**
+ * The rules and limits of the guide API on the values a user writes, in one home: the service
+ * (`service/`) enforces them on requests and the desired-state check (`config/` and the schema
+ * file, which a test holds to these constants) reports them before any call is made, so that a
+ * file that validates is never refused by the service for its values.
+ *
+ * Invariants: each pattern is anchored (`^…$`) and its `source` is exactly the `pattern` of the
+ * matching `$defs` entry of `schema/guidectl.schema.json`; lengths count code points, as WeChat does.
+ */
+
+/** A WeChat ID (`guide_account`, `wx_username`): 6–20 characters, a letter first, then letters, digits, `_`, `-`. */
+export const WECHAT_ID = /^[A-Za-z][A-Za-z0-9_-]{5,19}$/;
+export const WECHAT_ID_MIN_CHARS = 6;
+export const WECHAT_ID_MAX_CHARS = 20;
+/** The rule of {@link WECHAT_ID} in words, for messages. */
+export const WECHAT_ID_RULE =
+  'a WeChat ID has 6 to 20 characters: a letter first, then letters, digits, "_" or "-"';
+
+/** An openid or unionid (`guide_openid`): 1–64 letters, digits, `_` and `-`. */
+export const OPENID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The name customers see (`guide_nickname`), in code points. */
+export const NICKNAME_MAX_CHARS = 16;
+/** The profile picture (`guide_headimgurl`): an http(s) URL of at most this many code points. */
+export const HEAD_IMAGE_URL_MAX_CHARS = 2048;
+
+/** A media id (an image message, a card's cover): 1–128 letters, digits, `_` and `-`. */
+export const MEDIA_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** A mini-program appid: `wx` and 16 lowercase hexadecimal digits. */
+export const APPID = /^wx[0-9a-f]{16}$/;
+/** The title of a mini-program card, in code points. */
+export const CARD_TITLE_MAX_CHARS = 35;
+/** Welcome messages (auto replies) of one guide or of the account: `guide_auto_reply` and `_plus`. */
+export const MAX_WELCOME_MESSAGES = 2;
+
+/** The offline auto reply of the account, in code points. */
+export const OFFLINE_REPLY_MAX_CHARS = 300;
+/** Most quick replies one guide holds. */
+export const MAX_QUICK_REPLIES = 1_000;
+/** Most sensitive words (`black_keyword`) of an account (errcode 9300814 past it). */
+export const MAX_SENSITIVE_WORDS = 1_000;
+/** Most guides of an account (errcode 9300812 past it). */
+export const MAX_GUIDES = 100_000;
+/** A guide group's name, in code points. */
+export const GROUP_NAME_MAX_CHARS = 64;
+
+/**
+ * What `guidectl export` writes as a mini-program card's `media_id`: the API does not read a
+ * card's cover back. It is a valid media id in form, so the desired-state check refuses it by name.
+ */
+export const UNKNOWN_MEDIA_ID = 'UNKNOWN_MEDIA_ID';
+
+/** Characters as WeChat counts them: Unicode code points. */
+export function charLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
+ * Why `id` is not a WeChat ID, as the end of a sentence that names it ("starts with "1"", "has 2
+ * characters"); undefined when it is one.
+ */
+export function explainWechatId(id: string): string | undefined {
+  if (WECHAT_ID.test(id)) return undefined;
+  const chars = [...id];
+  if (chars.length < WECHAT_ID_MIN_CHARS || chars.length > WECHAT_ID_MAX_CHARS) {
+    return `has ${chars.length} character${chars.length === 1 ? '' : 's'}`;
+  }
+  if (!/^[A-Za-z]/.test(id)) return `starts with ${JSON.stringify(chars[0] ?? '')}, not a letter`;
+  const bad = chars.find((c) => !/^[A-Za-z0-9_-]$/.test(c)) ?? '';
+  return `contains ${bad === ' ' ? 'a space' : JSON.stringify(bad)}`;
+}
