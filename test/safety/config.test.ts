@@ -73,7 +73,7 @@ describe('protect and safety in the files', () => {
       'wrong-type 3:25 "guides" must be a whole number, not the number 1.5',
       'unknown-key 3:30 unknown key "group" in "max_deletes"; did you mean "groups"?',
       'wrong-type 4:21 "max_delete_share" must be a number, not the text "30%"',
-      'guide-account-invalid 6:12 account "not an account" is not a WeChat ID',
+      'guide-account-invalid 6:12 invalid WeChat ID: account "not an account" contains a space; a WeChat ID has 6 to 20 characters: a letter first, then letters, digits, "_" or "-"',
     ]);
   });
 });
