@@ -26,6 +26,13 @@ const SCHEMA_RELATIVE_PATH = nodePath.join('schema', 'guidectl.schema.json');
 /** The schema compiled once; `defNames` names each `$defs` entry by its object, for messages. */
 export interface CompiledSchema {
   readonly validate: ValidateFunction<WrittenFile>;
+  /**
+   * The errors of a whole file, as `validate` finds them, in time linear in the number of guides
+   * and groups: ajv concatenates the errors of a `$ref` onto all the errors found before it, which
+   * is quadratic when 60,000 guides each have a mistake. So the file is checked without its list
+   * items, and each guide and group on its own; the errors' paths are those of the whole file.
+   */
+  readonly errorsOf: (value: unknown) => ErrorObject[];
   /** Validators of single parts, to salvage the valid parts of an invalid file; compiled on first use. */
   readonly parts: () => PartValidators;
   readonly schema: SchemaObject;
@@ -109,13 +116,40 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
     return v;
   };
   const validate = validator<WrittenFile>(key);
-  const defNames = new Map<object, string>([[schema, 'root']]);
+  const shell = withoutListItems(schema);
+  ajv.addSchema(shell, `shell-${key}`);
+  const checkShell = validator<unknown>(`shell-${key}`);
+  const itemValidators = {
+    guides: validator<WrittenGuide>(`${key}#/$defs/guide`),
+    groups: validator<WrittenGroup>(`${key}#/$defs/group`),
+  };
+  const errorsOf = (value: unknown): ErrorObject[] => {
+    const errors: ErrorObject[] = [];
+    if (!checkShell(value)) for (const e of checkShell.errors ?? []) errors.push(e);
+    if (!isRecord(value)) return errors;
+    for (const list of ['guides', 'groups'] as const) {
+      const items = value[list];
+      if (!Array.isArray(items)) continue;
+      const check = itemValidators[list];
+      items.forEach((item: unknown, index) => {
+        if (check(item)) return;
+        const prefix = `/${list}/${index}`;
+        for (const e of check.errors ?? []) errors.push({ ...e, instancePath: prefix + e.instancePath });
+      });
+    }
+    return errors;
+  };
+  const defNames = new Map<object, string>([
+    [schema, 'root'],
+    [shell, 'root'],
+  ]);
   const defs: unknown = schema['$defs'];
   if (isRecord(defs)) {
     for (const [name, def] of Object.entries(defs)) if (isRecord(def)) defNames.set(def, name);
   }
   let parts: PartValidators | undefined;
   const getParts = (): PartValidators => {
+    if (parts !== undefined) return parts;
     // The parts are checked without `additionalProperties: false`: an unknown key is reported by
     // the whole-file check already, and must not keep a guide out of the rules across files
     // (duplicates, members), which would report those mistakes only once the key is fixed.
@@ -128,7 +162,7 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
       if (v === undefined || '$async' in v) throw new SchemaLoadError(`the schema has no usable ${ref}`);
       return v;
     };
-    parts ??= {
+    parts = {
       account: part<WrittenAccount>(`${key}#/$defs/account`),
       prune: part<WrittenPrune>(`${key}#/$defs/prune`),
       safety: part<WrittenSafety>(`${key}#/$defs/safety`),
@@ -137,7 +171,18 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
     };
     return parts;
   };
-  return { validate, parts: getParts, schema, defNames };
+  return { validate, errorsOf, parts: getParts, schema, defNames };
+}
+
+/** The root schema with the items of `guides` and `groups` left unchecked (they are checked one by one). */
+function withoutListItems(schema: SchemaObject): SchemaObject {
+  const properties: unknown = schema['properties'];
+  if (!isRecord(properties)) return schema;
+  const open = (name: string): Record<string, unknown> => {
+    const property = properties[name];
+    return isRecord(property) ? { ...property, items: true } : {};
+  };
+  return { ...schema, properties: { ...properties, guides: open('guides'), groups: open('groups') } };
 }
 
 /** A deep copy of a schema with every `additionalProperties: false` left out. */
@@ -264,14 +309,14 @@ export function checkSchema(parsed: ParsedYaml, compiledSchema: CompiledSchema):
     return { diagnostics };
   }
 
-  const { validate } = compiledSchema;
-  if (validate(value)) {
+  const errors = compiledSchema.errorsOf(value);
+  // Without errors, the whole-file validator (linear then) gives the value its type.
+  if (errors.length === 0 && compiledSchema.validate(value)) {
     if (diagnostics.length === 0) return { written: value, parts: partsOf(value), diagnostics };
     return { parts: partsOf(value), diagnostics };
   }
 
   const seen = new Set<string>();
-  const errors = validate.errors ?? [];
   const context = errorContext(errors);
   for (const e of errors) {
     const mapped = mapError(e, compiledSchema, context);
@@ -290,14 +335,24 @@ interface ErrorsContext {
   readonly typeFailed: ReadonlySet<string>;
   /** Per mapping path, the keys that an unknown key there looks like a misspelling of. */
   readonly misspelt: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Whether unknown keys get a "did you mean": not when there are thousands of them (generated junk). */
+  readonly suggestKeys: boolean;
 }
+
+/** Above this many schema errors in one file, unknown keys get no "did you mean" (it costs time per key). */
+const MAX_SUGGESTED_ERRORS = 1_000;
 
 function errorContext(errors: readonly ErrorObject[]): ErrorsContext {
   const typeFailed = new Set<string>();
   const misspelt = new Map<string, Set<string>>();
+  // A misspelt key matters only where a key is missing (or a guide's identity): look for one there only.
+  const missing = new Set<string>();
   for (const e of errors) {
     if (e.keyword === 'type') typeFailed.add(e.instancePath);
-    if (e.keyword === 'additionalProperties') {
+    if (e.keyword === 'required' || e.keyword === 'oneOf') missing.add(e.instancePath);
+  }
+  for (const e of errors) {
+    if (e.keyword === 'additionalProperties' && missing.has(e.instancePath)) {
       const guess = suggest(String(e.params['additionalProperty']), allowedKeys(e.parentSchema));
       if (guess === undefined) continue;
       const keys = misspelt.get(e.instancePath) ?? new Set<string>();
@@ -305,7 +360,7 @@ function errorContext(errors: readonly ErrorObject[]): ErrorsContext {
       misspelt.set(e.instancePath, keys);
     }
   }
-  return { typeFailed, misspelt };
+  return { typeFailed, misspelt, suggestKeys: errors.length <= MAX_SUGGESTED_ERRORS };
 }
 
 interface MappedError {
@@ -549,7 +604,7 @@ function mapError(
     case 'additionalProperties': {
       const key = String(e.params['additionalProperty']);
       const allowed = allowedKeys(e.parentSchema);
-      const guess = suggest(key, allowed);
+      const guess = context.suggestKeys ? suggest(key, allowed) : undefined;
       return {
         code: 'unknown-key',
         path: [...path, key],

@@ -1,6 +1,6 @@
 import * as nodePath from 'node:path';
 import type { DesiredState } from '../core/desired.js';
-import { type Diagnostic, hasErrors, sortDiagnostics } from '../core/diagnostics.js';
+import { countDiagnostics, type Diagnostic, hasErrors, sortDiagnostics } from '../core/diagnostics.js';
 import { UsageError } from '../core/errors.js';
 import { checkRules, type RuleFile } from './check-rules.js';
 import { checkSchema, loadSchema } from './check-schema.js';
@@ -67,29 +67,76 @@ export async function loadDesiredState(
   const ruleFiles: RuleFile[] = [];
   for (const source of loaded.files) {
     const { parsed, diagnostics: yamlDiagnostics } = parseYaml(source.file, source.text);
-    diagnostics.push(...yamlDiagnostics);
+    for (const d of yamlDiagnostics) diagnostics.push(d);
     if (parsed === undefined) continue;
     const { written, parts, diagnostics: schemaDiagnostics } = checkSchema(parsed, schema);
-    diagnostics.push(...schemaDiagnostics);
+    for (const d of schemaDiagnostics) diagnostics.push(d);
     if (parts !== undefined) ruleFiles.push({ parsed, parts });
     if (written !== undefined) valid.push({ parsed, written });
   }
 
   // With a file missing or broken, a group member may be a guide defined in what could not be read.
   const complete = !hasErrors(diagnostics);
-  diagnostics.push(
-    ...checkRules(ruleFiles, {
-      complete,
-      displayPath: (file) => displayPath(file, cwd),
-    }),
-  );
+  const rules = checkRules(ruleFiles, { complete, displayPath: (file) => displayPath(file, cwd) });
+  for (const d of rules) diagnostics.push(d);
 
-  const sorted = sortDiagnostics(
-    diagnostics,
-    loaded.files.map((f) => f.file),
+  const sorted = capDiagnostics(
+    withoutRepeats(
+      sortDiagnostics(
+        diagnostics,
+        loaded.files.map((f) => f.file),
+      ),
+    ),
   );
   if (hasErrors(sorted)) return { diagnostics: sorted, files: loaded.files };
   return { state: normalise(valid), diagnostics: sorted, files: loaded.files };
+}
+
+/**
+ * Drops a diagnostic equal to the one before it (in sorted order, equal ones are neighbours): a
+ * mistake in an anchored mapping that is merged or aliased in several places is one mistake, at
+ * the one place it is written.
+ */
+function withoutRepeats(sorted: Diagnostic[]): Diagnostic[] {
+  return sorted.filter((d, i) => {
+    const p = sorted[i - 1];
+    return (
+      p === undefined ||
+      p.file !== d.file ||
+      p.line !== d.line ||
+      p.column !== d.column ||
+      p.code !== d.code ||
+      p.message !== d.message
+    );
+  });
+}
+
+/**
+ * At most this many diagnostics are returned, the first in the documented order, then one that
+ * counts the rest: a file with 200,000 mistakes (generated, or not a desired-state file at all)
+ * must not print 200,000 lines, and nobody fixes more than a hundred before running again.
+ */
+export const MAX_DIAGNOSTICS = 100;
+
+function capDiagnostics(sorted: Diagnostic[]): Diagnostic[] {
+  if (sorted.length <= MAX_DIAGNOSTICS) return sorted;
+  const rest = sorted.slice(MAX_DIAGNOSTICS);
+  const { errors, warnings } = countDiagnostics(rest);
+  const first = rest[0];
+  const parts = [
+    ...(errors > 0 ? [`${errors.toLocaleString('en-US')} more error${errors === 1 ? '' : 's'}`] : []),
+    ...(warnings > 0 ? [`${warnings.toLocaleString('en-US')} more warning${warnings === 1 ? '' : 's'}`] : []),
+  ];
+  const summary: Diagnostic = {
+    severity: errors > 0 ? 'error' : 'warning',
+    code: 'too-many-problems',
+    message: `and ${parts.join(' and ')} not shown, from here on; only the first ${MAX_DIAGNOSTICS} are listed`,
+    hint: 'fix the problems above and run again',
+    file: first?.file ?? '',
+    line: first?.line ?? 1,
+    column: first?.column ?? 1,
+  };
+  return [...sorted.slice(0, MAX_DIAGNOSTICS), summary];
 }
 
 /** A file as it is shown to the user: relative to `cwd` (the same rule as the renderers in `report/`). */

@@ -8,7 +8,9 @@ import {
   type Node,
   type Pair,
   parseDocument,
+  Scalar,
   type YAMLError,
+  type YAMLMap,
 } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 
@@ -86,13 +88,15 @@ export function parseYaml(file: string, text: string): ParseYamlResult {
   const doc = parseDocument(text, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: true,
+    // The yaml package looks for a duplicate key by comparing each key with every earlier one of
+    // its mapping: quadratic, minutes for 200,000 keys. The walker below does it with a Map.
+    uniqueKeys: false,
     strict: true,
     // 'error' keeps warnings off stderr; 'silent' would also drop the error for a second document.
     logLevel: 'error',
   });
 
-  const syntax = syntaxDiagnostics(doc.errors, text, at);
+  const syntax = syntaxDiagnostics(doc.errors, at);
   if (syntax.length > 0) return { diagnostics: syntax };
 
   const root = doc.contents;
@@ -110,7 +114,7 @@ export function parseYaml(file: string, text: string): ParseYamlResult {
     };
   }
 
-  const walker = new NodeWalker(text, at);
+  const walker = new NodeWalker(text, at, (offset) => lineCounter.linePos(offset).line);
   const value = walker.walk(root, 0);
   if (walker.diagnostics.length > 0) return { diagnostics: walker.diagnostics };
 
@@ -129,12 +133,13 @@ export function parseYaml(file: string, text: string): ParseYamlResult {
     };
   }
 
-  const aliasTargets = walker.aliasTargets;
+  const { aliasTargets, entries } = walker;
   const locate = (path: ValuePath, part: SpanPart = 'value'): Span => {
-    const [start, end] = locateRange(root, path, part, aliasTargets);
+    const [start, end] = locateRange(root, path, part, aliasTargets, entries);
     return spanOf(lineCounter, start, end);
   };
-  return { parsed: { file, value, locate }, diagnostics: [] };
+  // Duplicate keys do not stop the checks: the first of the two is kept, and the rest is checked.
+  return { parsed: { file, value, locate }, diagnostics: walker.duplicates };
 }
 
 function makeDiagnostic(
@@ -179,7 +184,7 @@ const SYNTAX_HINTS: Partial<Record<YAMLError['code'], string>> = {
   BAD_DQ_ESCAPE: 'inside "double quotes" a backslash starts an escape; use single quotes or write "\\\\"',
 };
 
-function syntaxDiagnostics(errors: readonly YAMLError[], text: string, at: At): Diagnostic[] {
+function syntaxDiagnostics(errors: readonly YAMLError[], at: At): Diagnostic[] {
   if (errors.length === 0) return [];
   // A tab in the indentation throws off everything after it; report only the tabs then.
   const tabs = errors.filter((e) => e.code === 'TAB_AS_INDENT');
@@ -197,7 +202,7 @@ function syntaxDiagnostics(errors: readonly YAMLError[], text: string, at: At): 
   const out: Diagnostic[] = [];
   const seenLines = new Set<number>();
   for (const e of errors) {
-    const d = syntaxDiagnostic(e, text, at);
+    const d = syntaxDiagnostic(e, at);
     // One error per line: the later ones on a line are almost always echoes of the first.
     if (seenLines.has(d.line)) continue;
     seenLines.add(d.line);
@@ -206,7 +211,7 @@ function syntaxDiagnostics(errors: readonly YAMLError[], text: string, at: At): 
   return out;
 }
 
-function syntaxDiagnostic(e: YAMLError, text: string, at: At): Diagnostic {
+function syntaxDiagnostic(e: YAMLError, at: At): Diagnostic {
   const [start, end] = e.pos;
   if (e.code === 'MULTIPLE_DOCS') {
     return at(
@@ -217,27 +222,10 @@ function syntaxDiagnostic(e: YAMLError, text: string, at: At): Diagnostic {
       'keep one document per file; to split the configuration, use a folder of files',
     );
   }
-  if (e.code === 'DUPLICATE_KEY') {
-    const key = keyTextAt(text, start);
-    return at(
-      'yaml-duplicate-key',
-      start,
-      key === undefined ? end : start + key.length,
-      `key ${key === undefined ? '' : `"${key}" `}appears twice in the same mapping`,
-      'remove one of the two, or merge their values',
-    );
-  }
   if (/maximum call stack/i.test(e.message)) {
     return at('yaml-nesting-too-deep', start, end, 'lists and mappings are nested too deeply here');
   }
   return at('yaml-syntax', start, end, `invalid YAML: ${lowerFirst(e.message)}`, SYNTAX_HINTS[e.code]);
-}
-
-/** The plain key written at `offset` (for messages only): the rest of the token up to ":". */
-function keyTextAt(text: string, offset: number): string | undefined {
-  const match = /^["']?([^"':\n]*)/.exec(text.slice(offset, offset + 200));
-  const key = match?.[1]?.trim();
-  return key === undefined || key === '' ? undefined : key;
 }
 
 function lowerFirst(s: string): string {
@@ -255,8 +243,13 @@ function lowerFirst(s: string): string {
  * node each alias stands for, for `locate`.
  */
 class NodeWalker {
+  /** Problems that make the file unusable: the walk stops being trusted. */
   readonly diagnostics: Diagnostic[] = [];
+  /** Problems after which the file can still be checked: duplicate keys, bad merges. */
+  readonly duplicates: Diagnostic[] = [];
   readonly aliasTargets = new Map<Alias, Node>();
+  /** The entries of each mapping by key, merged ones included. */
+  readonly entries = new Map<unknown, ReadonlyMap<string, Entry>>();
   private readonly anchors = new Map<string, Node>();
   /** The value and expanded size (in nodes) of each anchored node. */
   private readonly anchored = new Map<Node, { readonly value: unknown; readonly size: number }>();
@@ -268,6 +261,7 @@ class NodeWalker {
   constructor(
     private readonly text: string,
     private readonly at: At,
+    private readonly lineOf: (offset: number) => number,
   ) {}
 
   walk(node: unknown, depth: number): unknown {
@@ -306,23 +300,7 @@ class NodeWalker {
         this.reportTag(node, node.tag ?? 'implicit');
       }
     } else if (isMap(node)) {
-      const object: Record<string, unknown> = {};
-      for (const pair of node.items) {
-        const key = this.walkKey(pair);
-        const item = this.walk(pair.value, depth + 1);
-        // "__proto__" is an ordinary key here (an unknown one), never the object's prototype.
-        if (key === '__proto__') {
-          Object.defineProperty(object, key, {
-            value: item,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        } else {
-          object[key] = item;
-        }
-      }
-      value = object;
+      value = this.walkMap(node, depth);
     } else {
       const list: unknown[] = [];
       for (const item of node.items) list.push(this.walk(item, depth + 1));
@@ -334,6 +312,87 @@ class NodeWalker {
       this.anchored.set(node, { value, size: this.visited + this.aliasExpansion - before });
     }
     return value;
+  }
+
+  /**
+   * A mapping, with its entries indexed by key (for `locate`, and to find duplicate keys in one
+   * pass). Merge keys (`<<: *common`, `<<: [*a, *b]`) follow YAML 1.1: the keys written in the
+   * mapping win over merged ones, and an earlier mapping of a merge list wins over a later one.
+   */
+  private walkMap(node: YAMLMap<unknown, unknown>, depth: number): Record<string, unknown> {
+    const object: Record<string, unknown> = {};
+    const index = new Map<string, Entry>();
+    const merges: Pair<unknown, unknown>[] = [];
+    for (const pair of node.items) {
+      if (isMergeKey(pair.key)) {
+        merges.push(pair);
+        continue;
+      }
+      const key = this.walkKey(pair);
+      const item = this.walk(pair.value, depth + 1);
+      const first = index.get(key);
+      if (first !== undefined) {
+        this.reportDuplicate(key, pair.key, first.key);
+        continue;
+      }
+      index.set(key, { key: pair.key, value: pair.value });
+      setOwn(object, key, item);
+    }
+    merges.forEach((pair, i) => {
+      if (i > 0) this.reportDuplicate('<<', pair.key, merges[0]?.key);
+      else this.merge(pair, depth, object, index);
+    });
+    this.entries.set(node, index);
+    return object;
+  }
+
+  /** Adds the entries of the mappings a merge key names that `object` does not have yet. */
+  private merge(
+    pair: Pair<unknown, unknown>,
+    depth: number,
+    object: Record<string, unknown>,
+    index: Map<string, Entry>,
+  ): void {
+    const merged = this.walk(pair.value, depth + 1);
+    if (this.stopped) return;
+    const nodes: readonly unknown[] = isSeq(pair.value) ? pair.value.items : [pair.value];
+    const values: readonly unknown[] = isSeq(pair.value) && Array.isArray(merged) ? merged : [merged];
+    nodes.forEach((item, i) => {
+      const source = isAlias(item) ? this.aliasTargets.get(item) : item;
+      const sourceEntries = isMap(source) ? this.entries.get(source) : undefined;
+      const sourceValue = values[i];
+      if (sourceEntries === undefined || !isPlainObject(sourceValue)) {
+        const [start, end] = rangeOf(item);
+        this.duplicates.push(
+          this.at(
+            'yaml-merge-invalid',
+            start,
+            end,
+            `the merge key "<<" takes a mapping, an alias of one (<<: *common) or a list of them (<<: [*a, *b]); this is ${describeNode(isAlias(item) ? source : item)}`,
+            'anchor a mapping (x-common: &common {…}) and merge its alias',
+          ),
+        );
+        return;
+      }
+      for (const [key, entry] of sourceEntries) {
+        if (index.has(key)) continue;
+        index.set(key, entry);
+        setOwn(object, key, sourceValue[key]);
+      }
+    });
+  }
+
+  private reportDuplicate(key: string, node: unknown, first: unknown): void {
+    const [start, end] = rangeOf(node);
+    this.duplicates.push(
+      this.at(
+        'yaml-duplicate-key',
+        start,
+        end,
+        `key "${key}" appears twice in the same mapping (first at line ${this.lineOf(rangeOf(first)[0])}); the first is used`,
+        'remove one of the two, or merge their values',
+      ),
+    );
   }
 
   private walkKey(pair: Pair<unknown, unknown>): string {
@@ -424,6 +483,30 @@ class NodeWalker {
   }
 }
 
+/** Where one entry of a mapping was written: its key and value nodes (a merged entry: in the source). */
+interface Entry {
+  readonly key: unknown;
+  readonly value: unknown;
+}
+
+/** A YAML 1.1 merge key: `<<` written plain (a quoted "<<" is an ordinary key). */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && key.value === '<<' && key.type === Scalar.PLAIN && key.tag === undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sets a key as an own property; "__proto__" is an ordinary key here, never the object's prototype. */
+function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    object[key] = value;
+  }
+}
+
 function rangeOf(node: unknown): [number, number] {
   if ((isScalar(node) || isMap(node) || isSeq(node) || isAlias(node)) && node.range) {
     return [node.range[0], node.range[1]];
@@ -456,6 +539,7 @@ function locateRange(
   path: ValuePath,
   part: SpanPart,
   aliasTargets: ReadonlyMap<Alias, Node>,
+  entries: ReadonlyMap<unknown, ReadonlyMap<string, Entry>>,
 ): [number, number] {
   let node: unknown = root;
   let keyNode: unknown;
@@ -463,7 +547,7 @@ function locateRange(
     const segment = path[i];
     if (isAlias(node)) node = aliasTargets.get(node) ?? node;
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && keyString(p.key.value) === String(segment));
+      const pair = entries.get(node)?.get(String(segment));
       if (pair === undefined) break;
       if (i === path.length - 1 && part === 'key') return rangeOf(pair.key);
       keyNode = pair.key;

@@ -3,39 +3,45 @@
  * suggestion is more likely right than noise.
  */
 
-/** Names people bring from the wire API or guess, mapped to the key this file format uses. */
-const SYNONYMS: Readonly<Record<string, string>> = {
-  guide_account: 'account',
-  wechat_id: 'account',
-  guide_openid: 'openid',
-  unionid: 'openid',
-  name: 'nickname',
-  guide_nickname: 'nickname',
-  guide_headimgurl: 'head_image_url',
-  headimgurl: 'head_image_url',
-  avatar: 'head_image_url',
-  avatar_url: 'head_image_url',
-  guide_fast_reply_list: 'quick_replies',
-  fast_replies: 'quick_replies',
-  guide_auto_reply: 'welcome',
-  auto_reply: 'welcome',
-  welcome_messages: 'welcome',
-  black_keyword: 'sensitive_words',
-  keywords: 'words',
-  values: 'words',
-  group_name: 'name',
-  guides_in_group: 'members',
-  media: 'image',
-  mini_program: 'miniprogram',
-  miniapp: 'miniprogram',
-  content: 'text',
-  offline_reply: 'offline_auto_reply',
-  welcome: 'default_welcome',
-};
+/**
+ * Names people bring from the wire API or guess, mapped to the key this file format uses. A Map,
+ * not an object: looking up 200,000 different keys in an object costs seconds (each key becomes
+ * an internalized string), in a Map milliseconds.
+ */
+const SYNONYMS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    guide_account: 'account',
+    wechat_id: 'account',
+    guide_openid: 'openid',
+    unionid: 'openid',
+    name: 'nickname',
+    guide_nickname: 'nickname',
+    guide_headimgurl: 'head_image_url',
+    headimgurl: 'head_image_url',
+    avatar: 'head_image_url',
+    avatar_url: 'head_image_url',
+    guide_fast_reply_list: 'quick_replies',
+    fast_replies: 'quick_replies',
+    guide_auto_reply: 'welcome',
+    auto_reply: 'welcome',
+    welcome_messages: 'welcome',
+    black_keyword: 'sensitive_words',
+    keywords: 'words',
+    values: 'words',
+    group_name: 'name',
+    guides_in_group: 'members',
+    media: 'image',
+    mini_program: 'miniprogram',
+    miniapp: 'miniprogram',
+    content: 'text',
+    offline_reply: 'offline_auto_reply',
+    welcome: 'default_welcome',
+  }),
+);
 
 export function suggest(word: string, allowed: readonly string[]): string | undefined {
   if (allowed.length === 0) return undefined;
-  const synonym = SYNONYMS[word.toLowerCase()];
+  const synonym = SYNONYMS.get(word.toLowerCase());
   if (synonym !== undefined && synonym !== word && allowed.includes(synonym)) return synonym;
 
   const folded = fold(word);

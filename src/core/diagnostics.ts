@@ -31,6 +31,7 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'yaml-tag',
   'yaml-alias-limit',
   'yaml-complex-key',
+  'yaml-merge-invalid',
   'yaml-nesting-too-deep',
   // Shape of the file
   'top-level-not-mapping',
@@ -82,6 +83,8 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   // Safety settings
   'safety-duplicate',
   'safety-limit-invalid',
+  // More problems than are listed (the first 100 are)
+  'too-many-problems',
 ] as const;
 
 /** The codes of problems found when the files are compared with the live state (`plan/`). */

@@ -455,3 +455,65 @@ describe('folders are merged', () => {
     expect(files.map((f) => nodePath.basename(f.file))).toEqual(['guides.YML']);
   });
 });
+
+describe('YAML merge keys and x- keys', () => {
+  it('merges as YAML 1.1 does: written keys win, then the first mapping of a merge list', async () => {
+    const text = [
+      'version: 1',
+      'x-common: &common',
+      '  nickname: Store guide',
+      '  head_image_url: https://mmbiz.qpic.cn/store/0',
+      '  quick_replies: [Hello]',
+      'x-north: &north',
+      '  head_image_url: https://mmbiz.qpic.cn/north/0',
+      'guides:',
+      '  - account: alice_wx',
+      '    <<: *common',
+      '  - <<: [*north, *common]',
+      '    account: bob_wxx',
+      '    nickname: Bob',
+      '',
+    ].join('\n');
+    const { diagnostics, state } = await loadDesiredState([writeTemp(text)]);
+    expect(diagnostics).toEqual([]);
+    expect(state?.guides.map((g) => [g.id, g.nickname, g.headImageUrl, g.quickReplies])).toEqual([
+      [{ kind: 'account', account: 'alice_wx' }, 'Store guide', 'https://mmbiz.qpic.cn/store/0', ['Hello']],
+      [{ kind: 'account', account: 'bob_wxx' }, 'Bob', 'https://mmbiz.qpic.cn/north/0', ['Hello']],
+    ]);
+  });
+
+  it('a quoted "<<" is an ordinary key, and only top-level keys starting with x- are ignored', async () => {
+    const text = `version: 1\nx-notes: anything\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n    "<<": {}\n    x-note: hi\n`;
+    expect(await diagnose(text)).toEqual(['error unknown-key 7:5', 'error unknown-key 8:5']);
+  });
+});
+
+describe('bad input that costs too much', () => {
+  it('a mapping of 5,000 keys: the first 100 diagnostics, then one that counts the rest', async () => {
+    const keys = Array.from({ length: 5_000 }, (_, i) => `  key_${i}: 1\n`).join('');
+    const { diagnostics } = await loadDesiredState([writeTemp(`version: 1\naccount:\n${keys}`)]);
+    expect(diagnostics).toHaveLength(101);
+    expect(diagnostics.slice(0, 100).every((d) => d.code === 'unknown-key')).toBe(true);
+    expect(diagnostics[0]).toMatchObject({ line: 3, column: 3, message: expect.stringContaining('"key_0"') });
+    expect(diagnostics[100]).toMatchObject({
+      code: 'too-many-problems',
+      severity: 'error',
+      line: 103,
+      column: 3,
+      message: 'and 4,900 more errors not shown, from here on; only the first 100 are listed',
+    });
+  });
+
+  it('a duplicate key is found in one pass, and the rest of the file is still checked', async () => {
+    const keys = Array.from({ length: 20_000 }, (_, i) => `  k${i}: 1\n`).join('');
+    const text = `version: 1\nx-big:\n${keys}  k7: 2\nguides:\n  - account: 1alice\n    nickname: Alice\n    head_image_url: https://x.example/a\n`;
+    const { diagnostics } = await loadDesiredState([writeTemp(text)]);
+    expect(diagnostics.map(brief)).toEqual([
+      'error yaml-duplicate-key 20003:3',
+      'error guide-account-invalid 20005:14',
+    ]);
+    expect(diagnostics[0]?.message).toBe(
+      'key "k7" appears twice in the same mapping (first at line 10); the first is used',
+    );
+  });
+});
