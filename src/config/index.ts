@@ -36,7 +36,12 @@ export interface LoadDesiredStateResult {
   readonly state?: DesiredState;
   /** Every problem found, errors and warnings, in the order of `sortDiagnostics` (by file, line, column). */
   readonly diagnostics: readonly Diagnostic[];
-  /** The files that were read, in load order, with their text (for showing the lines of diagnostics). */
+  /**
+   * The desired-state files that were read, in load order, with their text (for showing the lines
+   * of diagnostics). A file that is not one (not a YAML mapping, or a mapping with neither
+   * "version" nor any key of the format) is left out, so that its lines are never shown: it may
+   * be a `.env` file or a key that a link or a wrong path brought in.
+   */
   readonly files: readonly SourceFile[];
 }
 
@@ -65,9 +70,17 @@ export async function loadDesiredState(
 
   const valid: ValidFile[] = [];
   const ruleFiles: RuleFile[] = [];
+  const shown: SourceFile[] = [];
+  const formatKeys = Object.keys(schema.schema['properties'] ?? {});
   for (const source of loaded.files) {
-    const { parsed, diagnostics: yamlDiagnostics } = parseYaml(source.file, source.text);
+    const { parsed, diagnostics: yamlDiagnostics, notMapping } = parseYaml(source.file, source.text);
     for (const d of yamlDiagnostics) diagnostics.push(d);
+    if (notMapping === true) continue;
+    if (parsed !== undefined && !looksLikeDesiredState(parsed.value, formatKeys)) {
+      diagnostics.push(notDesiredState(source.file, formatKeys));
+      continue;
+    }
+    shown.push(source);
     if (parsed === undefined) continue;
     const { written, parts, diagnostics: schemaDiagnostics } = checkSchema(parsed, schema);
     for (const d of schemaDiagnostics) diagnostics.push(d);
@@ -88,8 +101,26 @@ export async function loadDesiredState(
       ),
     ),
   );
-  if (hasErrors(sorted)) return { diagnostics: sorted, files: loaded.files };
-  return { state: normalise(valid), diagnostics: sorted, files: loaded.files };
+  if (hasErrors(sorted)) return { diagnostics: sorted, files: shown };
+  return { state: normalise(valid), diagnostics: sorted, files: shown };
+}
+
+/** A mapping with "version" or at least one other key of the format. */
+function looksLikeDesiredState(value: unknown, formatKeys: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return formatKeys.some((key) => Object.hasOwn(value, key));
+}
+
+function notDesiredState(file: string, formatKeys: readonly string[]): Diagnostic {
+  return {
+    severity: 'error',
+    code: 'file-not-desired-state',
+    message: `this is not a desired-state file: it has none of the keys ${formatKeys.map((k) => `"${k}"`).join(', ')}; its lines are not shown`,
+    hint: 'a desired-state file starts with "version: 1"; keep other YAML files out of the folder, or give the desired-state files by name',
+    file,
+    line: 1,
+    column: 1,
+  };
 }
 
 /**

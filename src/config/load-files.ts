@@ -8,12 +8,18 @@ export interface ConfigFs {
   stat(path: string): Promise<{ isFile(): boolean; isDirectory(): boolean; readonly size: number }>;
   readdir(path: string): Promise<string[]>;
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * The path with every symbolic link resolved. Without it, files of a folder are not checked for
+   * links that lead out of the folder.
+   */
+  realpath?(path: string): Promise<string>;
 }
 
 export const nodeConfigFs: ConfigFs = {
   stat: (path) => fsp.stat(path),
   readdir: (path) => fsp.readdir(path),
   readFile: (path) => fsp.readFile(path),
+  realpath: (path) => fsp.realpath(path),
 };
 
 /** Files larger than this are refused before they are read: 10 MiB holds about 40,000 guides. */
@@ -83,10 +89,14 @@ export async function loadFiles(
       const candidates = names.filter(isConfigFileName).sort(compareNames);
       const problemsBefore = diagnostics.length;
       const files: string[] = [];
+      const folder = fs.realpath === undefined ? undefined : await fs.realpath(path);
       for (const name of candidates) {
         const file = nodePath.join(path, name);
         try {
-          if ((await fs.stat(file)).isFile()) files.push(file);
+          if (!(await fs.stat(file)).isFile()) continue;
+          const outside = folder === undefined ? undefined : await outsideFolder(fs, folder, file);
+          if (outside === undefined) files.push(file);
+          else diagnostics.push(outsideDiagnostic(file, outside));
         } catch (error) {
           diagnostics.push(pathDiagnostic(file, error));
         }
@@ -123,6 +133,32 @@ export async function loadFiles(
     else diagnostics.push(result);
   }
   return { files, diagnostics };
+}
+
+/**
+ * Where a file of a folder really is, when that is outside the folder (a symbolic link out of it):
+ * a folder given is a promise about what is read, and a link to `~/.env` must not be read as YAML
+ * and quoted in diagnostics.
+ */
+async function outsideFolder(fs: ConfigFs, folder: string, file: string): Promise<string | undefined> {
+  if (fs.realpath === undefined) return undefined;
+  const real = await fs.realpath(file);
+  const relative = nodePath.relative(folder, real);
+  const inside =
+    relative !== '' &&
+    relative !== '..' &&
+    !relative.startsWith(`..${nodePath.sep}`) &&
+    !nodePath.isAbsolute(relative);
+  return inside ? undefined : real;
+}
+
+function outsideDiagnostic(file: string, target: string): Diagnostic {
+  return fileDiagnostic(
+    file,
+    'file-outside-folder',
+    `this is a symbolic link to ${target}, outside the folder given; it is not read`,
+    'only the files inside a folder are read: copy the file into the folder, or give its path by name',
+  );
 }
 
 function compareNames(a: string, b: string): number {

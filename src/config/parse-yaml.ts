@@ -41,6 +41,12 @@ export interface ParseYamlResult {
   /** Present when the file is well-formed YAML holding a mapping (it may still break the schema). */
   readonly parsed?: ParsedYaml;
   readonly diagnostics: Diagnostic[];
+  /**
+   * Set when the text is not a YAML mapping at all (a `.env` file, a key, a note): such a file is
+   * not a desired-state file, and its lines must never be shown under a diagnostic (they may hold
+   * a secret).
+   */
+  readonly notMapping?: true;
 }
 
 /** Collections nested deeper than this are refused: the file format needs about 6 levels. */
@@ -97,7 +103,9 @@ export function parseYaml(file: string, text: string): ParseYamlResult {
   });
 
   const syntax = syntaxDiagnostics(doc.errors, at);
-  if (syntax.length > 0) return { diagnostics: syntax };
+  if (syntax.length > 0) {
+    return isMap(doc.contents) ? { diagnostics: syntax } : { diagnostics: syntax, notMapping: true };
+  }
 
   const root = doc.contents;
   if (root === null || (isScalar(root) && root.value === null && isBlank(text, root.range))) {
@@ -121,6 +129,7 @@ export function parseYaml(file: string, text: string): ParseYamlResult {
   if (!isMap(root)) {
     const [start, end] = rangeOf(root);
     return {
+      notMapping: true,
       diagnostics: [
         at(
           'top-level-not-mapping',
@@ -518,19 +527,17 @@ function isBlank(text: string, range: Node['range']): boolean {
   return !range || text.slice(range[0], range[1]).trim() === '';
 }
 
+/** What a node is, never what it holds: the text may be a secret of a file that is not ours. */
 function describeNode(node: unknown): string {
   if (isSeq(node)) return 'a list';
   if (isScalar(node)) {
     const v = node.value;
-    if (typeof v === 'string') return `the text "${truncate(v, 40)}"`;
-    return `the value ${String(v)}`;
+    if (typeof v === 'string') return 'text';
+    if (typeof v === 'number') return 'a number';
+    if (typeof v === 'boolean') return `${v}`;
+    return 'null';
   }
   return 'not a mapping';
-}
-
-function truncate(s: string, max: number): string {
-  const chars = [...s];
-  return chars.length <= max ? s : `${chars.slice(0, max - 1).join('')}…`;
 }
 
 /** Finds the node at `path` and returns its offsets; the nearest existing ancestor if the path ends early. */

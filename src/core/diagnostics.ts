@@ -23,6 +23,8 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'file-too-large',
   'file-not-text',
   'file-empty',
+  'file-not-desired-state',
+  'file-outside-folder',
   // YAML syntax
   'yaml-syntax',
   'yaml-multiple-documents',

@@ -1,8 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runProgram } from '../../src/cli/program.js';
+import { loadDesiredState } from '../../src/config/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -128,5 +131,69 @@ describe('guidectl validate', () => {
     const absolute = nodePath.join(ROOT, 'test/config/fixtures/yaml-tab-indent.txt');
     const { stdout } = await run([absolute]);
     expect(stdout.startsWith('test/config/fixtures/yaml-tab-indent.txt:5:1: error: ')).toBe(true);
+  });
+});
+
+describe('files that are not desired-state files are never quoted', () => {
+  const SECRET = 'WECHAT_SECRET=0123456789abcdef0123456789abcdef';
+  const tmp = mkdtempSync(nodePath.join(tmpdir(), 'guidectl-validate-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const GUIDE =
+    'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n';
+
+  it('a *.yaml link out of the folder is refused, naming the link, and its target is not read', async () => {
+    const folder = nodePath.join(tmp, 'desired');
+    mkdirSync(nodePath.join(folder, 'sub'), { recursive: true });
+    writeFileSync(nodePath.join(folder, 'a.yaml'), GUIDE);
+    writeFileSync(nodePath.join(folder, 'sub', 'real.yml'), 'version: 1\n');
+    symlinkSync(nodePath.join(folder, 'sub', 'real.yml'), nodePath.join(folder, 'inside.yaml'));
+    writeFileSync(nodePath.join(tmp, 'env'), `${SECRET}\n`);
+    symlinkSync(nodePath.join(tmp, 'env'), nodePath.join(folder, 'z-link.yaml'));
+
+    const result = await loadDesiredState([folder]);
+    expect(result.diagnostics).toMatchObject([
+      {
+        code: 'file-outside-folder',
+        file: nodePath.join(folder, 'z-link.yaml'),
+        line: 1,
+        column: 1,
+        message: `this is a symbolic link to ${nodePath.join(tmp, 'env')}, outside the folder given; it is not read`,
+      },
+    ]);
+    expect(result.files.map((f) => nodePath.basename(f.file))).toEqual(['a.yaml', 'inside.yaml']);
+    const { status, stdout } = await run([folder]);
+    expect(status).toBe(1);
+    expect(stdout).toContain('z-link.yaml:1:1: error: this is a symbolic link');
+    expect(stdout).not.toContain('0123456789abcdef');
+  });
+
+  it('a file that is not a YAML mapping: no line and no value of it is shown', async () => {
+    const env = nodePath.join(tmp, 'secrets.yaml');
+    writeFileSync(env, `# deploy settings\n${SECRET}\n`);
+    const result = await loadDesiredState([env]);
+    expect(result.diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`)).toEqual([
+      'top-level-not-mapping 2:1 the top level of the file is text; it must be a mapping of keys such as "version", "guides" and "groups"',
+    ]);
+    expect(result.files).toEqual([]);
+    const { stdout } = await run([env]);
+    expect(stdout).not.toContain('0123456789abcdef');
+    expect(stdout).not.toContain('deploy settings');
+  });
+
+  it('a mapping with none of the keys of the format is not a desired-state file: no line of it is shown', async () => {
+    const creds = nodePath.join(tmp, 'creds.yaml');
+    writeFileSync(creds, 'appid: wx1234567890abcdef\nsecret: 0123456789abcdef0123456789abcdef\n');
+    const result = await loadDesiredState([creds]);
+    expect(result.diagnostics.map((d) => `${d.code} ${d.line}:${d.column}`)).toEqual([
+      'file-not-desired-state 1:1',
+    ]);
+    expect(result.files).toEqual([]);
+    const { status, stdout } = await run([creds]);
+    expect(status).toBe(1);
+    expect(stdout).not.toContain('0123456789abcdef');
+    // A desired-state file with a mistake is still quoted.
+    const guide = nodePath.join(tmp, 'guide.yaml');
+    writeFileSync(guide, GUIDE.replace('Alice', 'Alexandra the Great'));
+    expect((await run([guide])).stdout).toContain('nickname: Alexandra the Great');
   });
 });
