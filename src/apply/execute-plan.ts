@@ -12,8 +12,18 @@ import {
 
 export type { ApplyResult, CallOutcome, CallStatus };
 
-/** The one write method apply needs: a raw call of any operation. */
-export type PlanWriter = Pick<GuideClient, 'call'>;
+/**
+ * The one write method apply needs: a raw call of any operation. A `GuideClient` is one; the
+ * index (of the call in the plan) lets a wrapper tie what the client reports to the plan's call.
+ */
+export interface PlanWriter {
+  call(
+    operation: Parameters<GuideClient['call']>[0],
+    body: Parameters<GuideClient['call']>[1],
+    options: Parameters<GuideClient['call']>[2],
+    index: number,
+  ): ReturnType<GuideClient['call']>;
+}
 
 export interface ApplyEvent {
   readonly type: 'start' | 'done' | 'failed';
@@ -70,6 +80,7 @@ export async function executePlan(
         call.operation,
         fillBody(call.body, createdGroups),
         known === undefined ? undefined : { before: known },
+        index,
       );
       if (call.createsGroup !== undefined) {
         const id = toId64(answer['group_id']);
@@ -91,11 +102,12 @@ export async function executePlan(
     status[i] === 'done' || status[i] === 'failed' || (status[i] === 'not-started' && reasons.has(i));
   for (;;) {
     while (next < calls.length && settled(next)) next++;
-    // Start what may start, in plan order, up to the parallelism.
-    const interrupted = options.signal?.aborted === true;
+    // Start what may start, in plan order, up to the parallelism; a Ctrl-C seen while starting
+    // (from an event listener) stops the starting at once.
+    const interrupted = (): boolean => options.signal?.aborted === true;
     for (
       let i = next;
-      i < calls.length && running.size < options.parallelism && !stopped && !interrupted;
+      i < calls.length && running.size < options.parallelism && !stopped && !interrupted();
       i++
     ) {
       if (status[i] !== 'not-started' || reasons.has(i)) continue;

@@ -72,6 +72,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
         );
       }
       const body = readBody(json);
+      io.catchSignals?.();
       const target = resolveTarget(
         io.env,
         {

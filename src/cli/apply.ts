@@ -1,10 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { executePlan } from '../apply/index.js';
+import { type ApplyResult, executePlan } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
 import type { DesiredState } from '../core/desired.js';
-import { UsageError } from '../core/errors.js';
+import { GuidectlError, UsageError } from '../core/errors.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
@@ -29,15 +30,17 @@ import {
   type WordsReplaced,
 } from '../plan/index.js';
 import { renderApplyResult } from '../report/apply.js';
+import { type ApplyStreamEvent, renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { escapeControls } from '../report/escape.js';
 import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
 import { renderStale, type StaleReport } from '../report/stale.js';
 import { stringifyJsonPretty } from '../wire/json.js';
-import type { CommandContext } from './io.js';
+import type { CliIo, CommandContext } from './io.js';
 import { createProgress } from './progress.js';
 import {
+  type ClientEvents,
   type FailureSink,
   type GuardOptions,
   guardFlags,
@@ -57,6 +60,7 @@ import { type TargetLock, targetOptions } from './target.js';
 interface ApplyOptions extends TargetOptions, GuardOptions {
   lockTimeout: number;
   json: boolean;
+  jsonStream: boolean;
   autoApprove: boolean;
   continueOnError: boolean;
   planId?: string;
@@ -98,6 +102,11 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
       0,
     )
     .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
+    .option(
+      '--json-stream',
+      'print one JSON event a line as calls start, retry, finish and fail, then a summary (see the README)',
+      false,
+    )
     .addHelpText(
       'after',
       '\nA saved plan is applied without asking: it was reviewed when it was made. It is refused, and nothing\n' +
@@ -105,6 +114,9 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
         'Exit status: 0 success; 1 error, refused, stale plan, failed call, or not converged.\n',
     )
     .action(async (args: string[], options: ApplyOptions) => {
+      if (options.json && options.jsonStream) {
+        throw new UsageError('--json and --json-stream are two output formats; give one');
+      }
       const expected = options.planId;
       if (expected !== undefined && !new RegExp(`^[0-9a-f]{${PLAN_ID_LENGTH}}$`).test(expected)) {
         throw new UsageError(
@@ -123,11 +135,12 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
       }
       const files = await loadFiles(ctx, paths, jsonFailure(ctx, options));
       if (files === undefined) return;
+      const stopper = applyStopper(ctx.io);
       await withClient(
         ctx,
         options,
-        (client) => applyFiles(ctx, files, client, options),
-        lockFor(args, options),
+        (client, events) => applyFiles(ctx, files, { client, events, stopper }, options),
+        { signal: stopper.signal, lock: lockFor(args, options) },
       );
     });
 }
@@ -150,22 +163,71 @@ function isSavedPlanPath(path: string): boolean {
   return path.toLowerCase().endsWith('.json');
 }
 
+/** The target's client for one apply, what it reports, and how Ctrl-C reaches it. */
+interface Session {
+  readonly client: GuideClient;
+  readonly events: ClientEvents;
+  readonly stopper: Stopper;
+}
+
+/** True when stdout carries JSON (`--json` or `--json-stream`): then no human text goes there. */
+function machine(options: ApplyOptions): boolean {
+  return options.json || options.jsonStream;
+}
+
+/** Writes one `--json-stream` event, when the stream was asked for. */
+function stream(ctx: CommandContext, options: ApplyOptions, event: ApplyStreamEvent): void {
+  if (options.jsonStream) ctx.io.stdout.write(renderStreamEvent(event));
+}
+
+/** Shows the plan about to be applied: human text, or the stream's `plan` event. */
+function showPlan(
+  ctx: CommandContext,
+  plan: Plan,
+  id: string,
+  guards: readonly GuardResult[],
+  options: ApplyOptions,
+): void {
+  if (!machine(options))
+    ctx.io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: id, guards }));
+  stream(ctx, options, { type: 'plan', plan_id: id, calls: plan.calls.length, summary: plan.summary });
+}
+
+/** Nothing to do: says so in the JSON formats; exit 0. */
+function nothingToDo(
+  ctx: CommandContext,
+  plan: Plan,
+  id: string,
+  guards: readonly GuardResult[],
+  options: ApplyOptions,
+): void {
+  if (options.json)
+    writeJson(ctx, { plan: planToJson(plan, { planId: id, guards }), outcomes: [], converged: true });
+  stream(ctx, options, { ...emptySummary(id), converged: true, exit_code: 0 });
+  ctx.setExit(0);
+}
+
+function emptySummary(
+  id: string,
+): Omit<Extract<ApplyStreamEvent, { type: 'summary' }>, 'converged' | 'exit_code'> {
+  return { type: 'summary', plan_id: id, calls: 0, done: 0, failed: 0, not_started: 0, interrupted: false };
+}
+
 async function applyFiles(
   ctx: CommandContext,
   files: LoadedFiles,
-  client: GuideClient,
+  session: Session,
   options: ApplyOptions,
 ): Promise<void> {
-  const { io } = ctx;
+  const { client, events } = session;
   const scope = planReadScope(files.state);
-  const live = await readLive(ctx, readOnlyClient(client), scope);
+  const live = await readLive(ctx, readOnlyClient(client), scope, events);
   const plan = makePlan(ctx, files, live, jsonFailure(ctx, options));
   if (plan === undefined) return;
   const id = planId(plan, planBasis(files.state, live, scope));
   const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
   const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
-  if (!options.json)
-    io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: id, guards }));
+  showPlan(ctx, plan, id, guards, options);
 
   const refusals = refusalsOf(guards);
   if (options.planId !== undefined && options.planId !== id) {
@@ -175,14 +237,12 @@ async function applyFiles(
   }
   if (refuse(ctx, plan, id, guards, refusals, options)) return;
   if (plan.calls.length === 0) {
-    if (options.json)
-      writeJson(ctx, { plan: planToJson(plan, { planId: id, guards }), outcomes: [], converged: true });
-    ctx.setExit(0);
+    nothingToDo(ctx, plan, id, guards, options);
     return;
   }
   if (!options.autoApprove && !(await confirm(ctx, plan))) return;
-  await run(ctx, client, plan, id, guards, options, () =>
-    planAgain(ctx, client, files, scope, { plan, before: live }),
+  await run(ctx, session, plan, id, guards, options, () =>
+    planAgain(ctx, session, files, scope, { plan, before: live }),
   );
 }
 
@@ -230,11 +290,12 @@ async function applySaved(
     );
   }
 
+  const stopper = applyStopper(io);
   await withClient(
     ctx,
     options,
-    async (client) => {
-      const live = await readLive(ctx, readOnlyClient(client), saved.basis.readScope);
+    async (client, events) => {
+      const live = await readLive(ctx, readOnlyClient(client), saved.basis.readScope, events);
       const liveChanged = liveDigest(live) !== saved.basis.liveDigest;
       const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.basis.desiredDigest;
       if (liveChanged || filesChanged) {
@@ -248,30 +309,27 @@ async function applySaved(
       const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
       const checks = checkSaved(ctx, file, saved, files, live);
       if (checks === undefined) return;
-      if (!options.json)
-        io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: saved.planId, guards }));
+      showPlan(ctx, plan, saved.planId, guards, options);
       if (refuse(ctx, plan, saved.planId, guards, [...checks, ...refusalsOf(guards)], options)) return;
       if (plan.calls.length === 0) {
-        if (options.json)
-          writeJson(ctx, {
-            plan: planToJson(plan, { planId: saved.planId, guards }),
-            outcomes: [],
-            converged: true,
-          });
-        ctx.setExit(0);
+        nothingToDo(ctx, plan, saved.planId, guards, options);
         return;
       }
-      if (!options.json)
+      if (!machine(options))
         io.stdout.write(
           `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
         );
       const converge =
         files === undefined
           ? undefined
-          : () => planAgain(ctx, client, files, saved.basis.readScope, { plan, before: live });
-      await run(ctx, client, plan, saved.planId, guards, options, converge);
+          : () =>
+              planAgain(ctx, { client, events, stopper }, files, saved.basis.readScope, {
+                plan,
+                before: live,
+              });
+      await run(ctx, { client, events, stopper }, plan, saved.planId, guards, options, converge);
     },
-    lockFor([file, ...paths], options),
+    { signal: stopper.signal, lock: lockFor([file, ...paths], options) },
   );
 }
 
@@ -327,12 +385,12 @@ interface Applied {
 
 async function planAgain(
   ctx: CommandContext,
-  client: GuideClient,
+  session: Session,
   files: LoadedFiles,
   scope: LiveReadScope,
   applied: Applied,
 ): Promise<Drift | undefined> {
-  const after = await readLive(ctx, readOnlyClient(client), scope);
+  const after = await readLive(ctx, readOnlyClient(session.client), scope, session.events);
   const plan = makePlan(ctx, files, after);
   if (plan === undefined) return undefined;
   const wordsReplaced = detectReplacedWords(applied.plan, applied.before.account, after.account);
@@ -414,6 +472,12 @@ function reportStale(ctx: CommandContext, saved: SavedPlan, facts: StaleFacts): 
       outcomes: [],
     });
   }
+  stream(ctx, facts.options, {
+    ...emptySummary(saved.planId),
+    converged: null,
+    refused: [`plan ${saved.planId} is stale: the account or the files changed since it was made`],
+    exit_code: 1,
+  });
   ctx.setExit(1);
 }
 
@@ -441,6 +505,7 @@ function refuse(
       outcomes: [],
       converged: false,
     });
+  stream(ctx, options, { ...emptySummary(id), converged: false, refused: refusals, exit_code: 1 });
   ctx.setExit(1);
   return true;
 }
@@ -460,10 +525,41 @@ function writeJson(ctx: CommandContext, value: Record<string, unknown>): void {
   ctx.io.stdout.write(`${stringifyJsonPretty({ format_version: 1, ...value })}\n`);
 }
 
+/**
+ * How Ctrl-C reaches the client of an apply: while it reads, the first Ctrl-C aborts the reads;
+ * while it writes, only the second does (abandoning the calls in flight, whose outcome is then
+ * unknown), so that the first lets them finish.
+ */
+interface Stopper {
+  readonly signal: AbortSignal;
+  /** Marks the writes begun (true) or ended (false). */
+  writing(on: boolean): void;
+}
+
+function applyStopper(io: CliIo): Stopper {
+  const controller = new AbortController();
+  let writing = false;
+  const stop = (): void => {
+    if (!writing) controller.abort(io.stopSignal.reason);
+  };
+  if (io.stopSignal.aborted) stop();
+  io.stopSignal.addEventListener('abort', stop, { once: true });
+  io.abandonSignal?.addEventListener('abort', () => controller.abort(io.abandonSignal?.reason), {
+    once: true,
+  });
+  return {
+    signal: controller.signal,
+    writing(on) {
+      writing = on;
+      if (!on && io.stopSignal.aborted) stop();
+    },
+  };
+}
+
 /** Makes the calls, reports each outcome, then (when it can) checks that the account converged. */
 async function run(
   ctx: CommandContext,
-  client: GuideClient,
+  session: Session,
   plan: Plan,
   id: string,
   guards: readonly GuardResult[],
@@ -471,52 +567,66 @@ async function run(
   converge: (() => Promise<Drift | undefined>) | undefined,
 ): Promise<void> {
   const { io } = ctx;
-  const progress = createProgress(ctx.io, 'Applying');
-  let finished = 0;
-  let failed = 0;
-  const result = await executePlan(plan, client, {
-    parallelism: options.parallelism,
-    continueOnError: options.continueOnError,
-    signal: io.stopSignal,
-    onEvent: (event) => {
-      if (event.type === 'start') return;
-      finished++;
-      if (event.type === 'failed') {
-        failed++;
-        progress.finish();
-        io.stderr.write(
-          `guidectl: call ${event.index + 1} (${event.operation}) failed: ${escapeControls(event.error ?? '')}\n`,
-        );
-      }
-      progress.update(finished, plan.calls.length, failed > 0 ? `(${failed} failed)` : undefined);
-    },
-  });
-  progress.finish();
+  session.stopper.writing(true);
+  let result: ApplyResult;
+  try {
+    result = await makeCalls(ctx, session, plan, options);
+  } finally {
+    session.stopper.writing(false);
+  }
 
   // Interrupted: report what was done, and skip the convergence check (it could not run anyway).
+  // Whatever fails after the writes, the report of the writes is printed.
   let interrupted = io.stopSignal.aborted;
   let again: Drift | undefined;
+  let checkError: unknown;
   if (converge !== undefined && !interrupted) {
     try {
       again = await converge();
     } catch (error) {
-      if (!io.stopSignal.aborted) throw error;
-      interrupted = true;
+      if (io.stopSignal.aborted) interrupted = true;
+      else checkError = error;
     }
   }
   if (again?.wordsReplaced !== undefined) reportWordsReplaced(ctx, again.wordsReplaced);
+  const checkMessage =
+    checkError === undefined
+      ? undefined
+      : checkError instanceof Error
+        ? checkError.message
+        : String(checkError);
   const allDone = result.outcomes.every((o) => o.status === 'done');
   // A write given up without an answer may still land: what was read cannot be the final state.
-  const abandoned = client.abandonedWrites;
+  const abandoned = session.client.abandonedWrites;
   const converged =
     abandoned === 0 &&
     (converge === undefined ? allDone : again !== undefined && again.plan.calls.length === 0);
-  ctx.setExit(allDone && converged ? 0 : 1);
+  const exit = allDone && converged ? 0 : 1;
+  ctx.setExit(exit);
+  const count = (status: string): number => result.outcomes.filter((o) => o.status === status).length;
+  stream(ctx, options, {
+    type: 'summary',
+    plan_id: id,
+    calls: plan.calls.length,
+    done: count('done'),
+    failed: count('failed'),
+    not_started: count('not-started'),
+    interrupted,
+    converged:
+      (converge === undefined && abandoned === 0) || interrupted || checkMessage !== undefined
+        ? null
+        : converged,
+    ...(again === undefined || converged ? {} : { drift_calls: again.plan.calls.length }),
+    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
+    ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
+    exit_code: exit,
+  });
   if (options.json) {
     writeJson(ctx, {
       plan: planToJson(plan, { planId: id, guards }),
       outcomes: result.outcomes,
       converged,
+      ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
       ...(again === undefined || converged
         ? {}
         : { drift: planToJson(again.plan, { planId: again.planId }) }),
@@ -530,29 +640,157 @@ async function run(
             },
           }),
     });
-    return;
+  } else if (!options.jsonStream) {
+    reportHuman(ctx, plan, result, {
+      interrupted,
+      again,
+      allDone,
+      converge: converge !== undefined,
+      abandoned,
+    });
   }
+  if (checkError !== undefined) {
+    // A bug keeps its stack trace (runProgram prints it); a known failure is one line.
+    if (!(checkError instanceof GuidectlError)) throw checkError;
+    io.stderr.write(
+      `guidectl: the check after the writes failed: ${escapeControls(checkMessage ?? '')}; the report above stands — run guidectl plan to see what is left\n`,
+    );
+  }
+}
+
+/**
+ * Runs the plan's calls with a progress line, the `--json-stream` events, and Ctrl-C handled: the
+ * first starts nothing new and waits for the calls in flight; the second abandons them.
+ */
+async function makeCalls(
+  ctx: CommandContext,
+  session: Session,
+  plan: Plan,
+  options: ApplyOptions,
+): Promise<ApplyResult> {
+  const { io } = ctx;
+  const progress = createProgress(io, 'Applying');
+  // Which plan call a client event belongs to: the client reports retries by its own call ids.
+  const callIndex = new AsyncLocalStorage<number>();
+  const inFlight = new Set<number>();
+  let finished = 0;
+  const unlisten = session.events.listen((event) => {
+    if (event.type !== 'retry') return;
+    progress.retried(event.callId);
+    const index = callIndex.getStore();
+    if (index === undefined) return;
+    stream(ctx, options, {
+      type: 'call_retry',
+      index,
+      operation: event.operation,
+      attempt: event.attempt,
+      delay_ms: event.delayMs,
+      reason: event.reason,
+      ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
+    });
+  });
+  const calls = (n: number): string => `${n} call${n === 1 ? '' : 's'}`;
+  const onStop = (): void => {
+    const n = inFlight.size;
+    progress.note(
+      n === 0
+        ? 'guidectl: stopping: no call is in flight\n'
+        : `guidectl: stopping: waiting for ${calls(n)} in flight; Ctrl-C again to abandon them\n`,
+    );
+    stream(ctx, options, { type: 'interrupt', action: 'stop', in_flight: n });
+  };
+  const onAbandon = (): void => {
+    const n = inFlight.size;
+    progress.note(`guidectl: abandoning ${calls(n)} in flight; their outcome is unknown\n`);
+    stream(ctx, options, { type: 'interrupt', action: 'abandon', in_flight: n });
+  };
+  io.stopSignal.addEventListener('abort', onStop, { once: true });
+  io.abandonSignal?.addEventListener('abort', onAbandon, { once: true });
+  try {
+    const result = await executePlan(
+      plan,
+      {
+        call: (operation, body, callOptions, index) =>
+          callIndex.run(index, () => session.client.call(operation, body, callOptions)),
+      },
+      {
+        parallelism: options.parallelism,
+        continueOnError: options.continueOnError,
+        signal: io.stopSignal,
+        onEvent: (event) => {
+          const { index, operation } = event;
+          if (event.type === 'start') {
+            inFlight.add(index);
+            stream(ctx, options, { type: 'call_start', index, operation });
+            return;
+          }
+          inFlight.delete(index);
+          finished++;
+          if (event.type === 'failed') progress.failed();
+          progress.update(finished, plan.calls.length);
+          if (event.type === 'failed') {
+            const error = event.error ?? '';
+            progress.note(`guidectl: call ${index + 1} (${operation}) failed: ${escapeControls(error)}\n`);
+            stream(ctx, options, { type: 'call_failed', index, operation, error });
+          } else {
+            stream(ctx, options, { type: 'call_done', index, operation });
+          }
+        },
+      },
+    );
+    for (const o of result.outcomes)
+      if (o.status === 'not-started')
+        stream(ctx, options, {
+          type: 'call_not_started',
+          index: o.index,
+          operation: o.operation,
+          reason: o.reason ?? '',
+        });
+    return result;
+  } finally {
+    io.stopSignal.removeEventListener('abort', onStop);
+    io.abandonSignal?.removeEventListener('abort', onAbandon);
+    unlisten();
+    progress.finish();
+  }
+}
+
+/** The human report after the calls: outcomes, then interruption, or convergence or drift. */
+function reportHuman(
+  ctx: CommandContext,
+  plan: Plan,
+  result: ApplyResult,
+  facts: {
+    readonly interrupted: boolean;
+    readonly again: Drift | undefined;
+    readonly allDone: boolean;
+    /** Writes given up without an answer that may still land (convergence is then not claimed). */
+    readonly abandoned: number;
+    readonly converge: boolean;
+  },
+): void {
+  const { io } = ctx;
   io.stdout.write(renderApplyResult(plan, result, { color: useColor(ctx, 'stdout') }));
-  if (interrupted) {
+  if (facts.interrupted) {
     io.stdout.write(
       'Interrupted: the calls not done above were not made, and convergence was not checked; run apply again to finish.\n',
     );
     return;
   }
-  if (abandoned > 0) {
+  if (facts.abandoned > 0) {
     io.stdout.write(
-      `${abandoned} write${abandoned === 1 ? '' : 's'} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
+      `${facts.abandoned} write${facts.abandoned === 1 ? '' : 's'} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
     );
     return;
   }
-  if (converge === undefined) {
-    if (allDone)
+  if (!facts.converge) {
+    if (facts.allDone)
       io.stdout.write(
         'Every call of the saved plan succeeded (the files were not at hand to check convergence).\n',
       );
     return;
   }
-  reportConvergence(ctx, again, allDone);
+  reportConvergence(ctx, facts.again, facts.allDone);
 }
 
 function reportConvergence(ctx: CommandContext, again: Drift | undefined, allDone: boolean): void {
@@ -581,23 +819,21 @@ function reportConvergence(ctx: CommandContext, again: Drift | undefined, allDon
   io.stdout.write(renderPlan(again.plan, { color: useColor(ctx, 'stdout'), planId: again.planId }));
 }
 
-/** Asks on the terminal; refuses without one. */
+/** Asks on the terminal; refuses without one; anything but "yes" cancels. */
 async function confirm(ctx: CommandContext, plan: Plan): Promise<boolean> {
   const { io } = ctx;
-  const answer =
-    io.ask === undefined
-      ? undefined
-      : await io.ask(
-          `\nMake ${plan.calls.length === 1 ? 'this call' : `these ${countOf(plan.calls.length, 'call')}`}? Only 'yes' is accepted: `,
-        );
-  if (answer === undefined) {
+  if (io.ask === undefined) {
     io.stderr.write(
       'guidectl: apply needs a confirmation and there is no terminal to ask on; pass --auto-approve to apply without asking (as in CI)\n',
     );
     ctx.setExit(1);
     return false;
   }
-  if (answer.trim() !== 'yes') {
+  const answer = await io.ask(
+    `\nMake ${plan.calls.length === 1 ? 'this call' : `these ${countOf(plan.calls.length, 'call')}`}? Only 'yes' is accepted: `,
+  );
+  // Ctrl-C or Ctrl-D at the question (undefined) cancels, as any answer but "yes" does.
+  if (answer?.trim() !== 'yes') {
     io.stderr.write('guidectl: apply cancelled; nothing was changed\n');
     ctx.setExit(1);
     return false;

@@ -1,3 +1,5 @@
+import { GuidectlError } from '../core/errors.js';
+
 /**
  * The effects a command may use, injected so that tests can run the program in-process and read
  * what it printed. Only `cli/main.ts` builds the real one from `process`.
@@ -7,18 +9,35 @@ export interface CliIo {
   readonly stderr: Output;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
-  /** Resolves when the user asks the program to stop (SIGINT/SIGTERM); never in tests unless fired. */
-  readonly stopSignal: AbortSignal;
   /**
-   * Asks a question on the terminal and returns the answer; absent (or answering undefined) when
-   * there is no terminal to ask on.
+   * Aborted by the first Ctrl-C (SIGINT) or SIGTERM: start nothing new. Reads stop at once;
+   * apply lets its calls in flight finish, then reports.
+   */
+  readonly stopSignal: AbortSignal;
+  /** Aborted by the second Ctrl-C: apply abandons its calls in flight (their outcome unknown). */
+  readonly abandonSignal?: AbortSignal;
+  /**
+   * Asks for the signals above. Until a command calls it, SIGINT and SIGTERM end the process at
+   * once, as they do any program, even inside long synchronous work (validating a huge file).
+   * Commands that talk to a target call it before they start, so that they can stop cleanly.
+   */
+  readonly catchSignals?: () => void;
+  /**
+   * Asks a question on the terminal and returns the answer, or undefined when the user cancelled
+   * (Ctrl-C, Ctrl-D, or a stop signal). Absent when there is no terminal to ask on.
    */
   readonly ask?: (question: string) => Promise<string | undefined>;
   /** Milliseconds, for progress timing only; `Date.now` when absent. */
   readonly now?: () => number;
+  /**
+   * Calls `fn` every `ms` milliseconds until the returned function is called; it must not keep
+   * the process alive. `setInterval` (unref'd) when absent. Progress lines use it.
+   */
+  readonly every?: (ms: number, fn: () => void) => () => void;
 }
 
 export interface Output {
+  /** Writes text; once the reader has gone (a closed pipe), writing is a quiet no-op. */
   write(text: string): void;
   /** True when the stream is an interactive terminal (colour, progress, prompts). */
   readonly isTTY: boolean;
@@ -34,4 +53,9 @@ export interface CommandContext {
   setExit(status: ExitStatus): void;
   /** False when `--no-color` was given; colour also needs a terminal and NO_COLOR unset. */
   colorFlag(): boolean;
+}
+
+/** The user stopped the command (Ctrl-C or SIGTERM) before it had changed anything. */
+export class InterruptedError extends GuidectlError {
+  override readonly code = 'GUIDECTL_INTERRUPTED';
 }

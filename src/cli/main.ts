@@ -1,41 +1,77 @@
 #!/usr/bin/env node
 import process from 'node:process';
-import { createInterface } from 'node:readline/promises';
-import type { CliIo } from './io.js';
+import type { CliIo, Output } from './io.js';
 import { runProgram } from './program.js';
+import { createAsk } from './prompt.js';
 
 // The composition root: the only place that touches `process`.
-// The first Ctrl-C (or SIGTERM) asks the running command to stop: serve finishes its calls in
-// flight, other commands abort theirs and report what was done. A second one ends the process.
-const stop = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stop.signal.aborted) {
-      process.stderr.write('guidectl: stopped at once\n');
-      process.exit(1);
-    }
-    stop.abort(signal);
+
+/**
+ * An output over a process stream. When its reader goes away (`guidectl … | head -1` closes the
+ * pipe: EPIPE), what follows is dropped quietly: a closed stdout must never crash the program or
+ * cut an apply short; the exit status still tells how the work went.
+ */
+function processOutput(stream: NodeJS.WriteStream): Output {
+  let open = true;
+  stream.on('error', () => {
+    open = false;
   });
+  return {
+    write: (text) => {
+      if (open && !stream.destroyed) stream.write(text);
+    },
+    isTTY: stream.isTTY === true,
+  };
 }
 
+// Until a command asks for them (catchSignals), SIGINT and SIGTERM keep their default: the process
+// ends at once, even inside long synchronous work. Once asked: the first one stops the command
+// (nothing new starts), the second abandons the calls in flight, a third ends the process.
+const stop = new AbortController();
+const abandon = new AbortController();
+let signals = 0;
+const onSignal = (signal: NodeJS.Signals): void => {
+  signals++;
+  if (signals === 1) stop.abort(signal);
+  else if (signals === 2) abandon.abort(signal);
+  else {
+    process.stderr.write('guidectl: stopped at once\n');
+    process.exit(1);
+  }
+};
+let catching = false;
+
+const stdout = processOutput(process.stdout);
+const stderr = processOutput(process.stderr);
 const io: CliIo = {
-  stdout: { write: (s) => void process.stdout.write(s), isTTY: process.stdout.isTTY === true },
-  stderr: { write: (s) => void process.stderr.write(s), isTTY: process.stderr.isTTY === true },
+  stdout,
+  stderr,
   env: process.env,
   cwd: process.cwd(),
   stopSignal: stop.signal,
-  ask: async (question) => {
-    if (process.stdin.isTTY !== true) return undefined;
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      return await rl.question(question, { signal: stop.signal });
-    } catch {
-      return undefined;
-    } finally {
-      rl.close();
-    }
+  abandonSignal: abandon.signal,
+  catchSignals: () => {
+    if (catching) return;
+    catching = true;
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   },
+  ...(process.stdin.isTTY === true
+    ? {
+        ask: createAsk({
+          input: process.stdin,
+          output: process.stderr,
+          terminal: true,
+          signal: stop.signal,
+        }),
+      }
+    : {}),
   now: () => Date.now(),
+  every: (ms, fn) => {
+    const timer = setInterval(fn, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
 };
 
 process.exitCode = await runProgram(process.argv.slice(2), io);

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { GuideClient } from '../client/index.js';
+import type { ClientEvent, GuideClient } from '../client/index.js';
 import { loadDesiredState } from '../config/index.js';
 import { DELETE_KINDS, type DeleteKind, type DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
@@ -8,7 +8,7 @@ import type { Plan } from '../core/plan.js';
 import { type LiveReader, type LiveReadScope, readLiveState, readScopeFor } from '../live/index.js';
 import { checkProtection, type GuardFlags, planChanges } from '../plan/index.js';
 import { renderDiagnostics } from '../report/diagnostics.js';
-import type { CommandContext } from './io.js';
+import { type CommandContext, InterruptedError } from './io.js';
 import { createProgress } from './progress.js';
 import {
   describeEvent,
@@ -86,16 +86,25 @@ export function planReadScope(desired: DesiredState): LiveReadScope {
   return desired.prune.groups && protectsGuides ? { ...scope, groupMembers: 'all' } : scope;
 }
 
+/** What the client reports (retries, calls), for progress lines and event streams. */
+export interface ClientEvents {
+  /** Adds a listener; returns the function that removes it. */
+  listen(fn: (event: ClientEvent) => void): () => void;
+}
+
 /**
  * Opens the target chosen by flags and environment, runs `fn` with its client, always closes.
+ * From here on a Ctrl-C or SIGTERM stops the command cleanly (see `CliIo.catchSignals`): the
+ * client's calls are aborted by `signal`, the stop signal unless the command says otherwise.
  * With `lock`, an embedded local database is locked for the whole run (see `local-lock.ts`).
  */
 export async function withClient<T>(
   ctx: CommandContext,
   options: TargetOptions,
-  fn: (client: GuideClient) => Promise<T>,
-  lock?: TargetLock,
+  fn: (client: GuideClient, events: ClientEvents) => Promise<T>,
+  settings: { readonly signal?: AbortSignal; readonly lock?: TargetLock } = {},
 ): Promise<T> {
+  ctx.io.catchSignals?.();
   const target = resolveTarget(
     ctx.io.env,
     {
@@ -104,44 +113,62 @@ export async function withClient<T>(
     },
     ctx.io.cwd,
   );
+  const listeners = new Set<(event: ClientEvent) => void>();
   const open = await openTarget(
     target,
     ctx.io,
     {
       parallelism: options.parallelism,
       ...timingOptions(options),
+      signal: settings.signal ?? ctx.io.stopSignal,
       // Apply reads everything again after its calls, so appends need no read before them.
       readBeforeAppends: false,
-      ...(options.verbose
-        ? {
-            onEvent: (event) => {
-              const line = describeEvent(event);
-              if (line !== undefined) ctx.io.stderr.write(`${line}\n`);
-            },
-          }
-        : {}),
+      onEvent: (event) => {
+        if (options.verbose) {
+          const line = describeEvent(event);
+          if (line !== undefined) ctx.io.stderr.write(`${line}\n`);
+        }
+        for (const listener of listeners) listener(event);
+      },
     },
-    lock,
+    settings.lock,
   );
+  const events: ClientEvents = {
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
   try {
-    return await fn(open.client);
+    return await fn(open.client, events);
   } finally {
     await open.close();
   }
 }
 
-/** Reads the live state, with a progress line on a terminal when it takes a while. */
+/**
+ * Reads the live state, with a progress line when it takes a while (see `createProgress`). A read
+ * stopped by Ctrl-C is an `InterruptedError`, not the failure of the call it cut.
+ */
 export async function readLive(
   ctx: CommandContext,
   reader: LiveReader,
   scope: LiveReadScope,
+  events?: ClientEvents,
 ): Promise<LiveState> {
-  const progress = createProgress(ctx.io, 'Reading the live state');
+  const progress = createProgress(ctx.io, 'Reading');
+  const unlisten = events?.listen((event) => {
+    if (event.type === 'retry') progress.retried(event.callId);
+  });
   try {
     return await readLiveState(reader, scope, {
       onProgress: ({ done, known }) => progress.update(done, known),
     });
+  } catch (error) {
+    if (ctx.io.stopSignal.aborted) throw new InterruptedError('interrupted while reading the live state');
+    throw error;
   } finally {
+    unlisten?.();
     progress.finish();
   }
 }

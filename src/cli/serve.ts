@@ -123,6 +123,8 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
 /** Runs the service until the stop signal (SIGINT/SIGTERM), then finishes the calls in flight. */
 async function runServe(options: ServeOptions, ctx: CommandContext): Promise<void> {
   const { io } = ctx;
+  // SIGINT/SIGTERM: stop accepting calls, finish those in flight, then exit.
+  io.catchSignals?.();
   const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
   if (db !== ':memory:')
     await prepareDbFolder(db, { isDefault: db === resolve(io.cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });

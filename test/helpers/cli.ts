@@ -16,12 +16,27 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the guidectl program in-process with captured output, as a user would from a shell. */
+export interface CaptureOptions {
+  /** The answer to the confirmation question (as if typed on a terminal). */
+  answer?: string;
+  /** The asker itself (say, one that cancels); takes the place of `answer`. */
+  ask?: (question: string) => Promise<string | undefined>;
+  tty?: boolean;
+  /** The first Ctrl-C; `abandon`, the second. */
+  stop?: AbortSignal;
+  abandon?: AbortSignal;
+  /** The clock and timer of progress lines. */
+  now?: () => number;
+  every?: (ms: number, fn: () => void) => () => void;
+  /** Sees each write to stdout as it happens. */
+  onStdout?: (text: string) => void;
+}
+
 /** An in-memory CliIo whose output the test reads with `out()` and `err()`. */
 export function captureIo(
   env: Record<string, string | undefined>,
   cwd: string,
-  options: { answer?: string; tty?: boolean; stop?: AbortSignal } = {},
+  options: CaptureOptions = {},
 ): CliIo & { out(): string; err(): string } {
   let out = '';
   let err = '';
@@ -30,6 +45,7 @@ export function captureIo(
     stdout: {
       write: (s) => {
         out += s;
+        options.onStdout?.(s);
       },
       isTTY: tty,
     },
@@ -42,21 +58,23 @@ export function captureIo(
     env,
     cwd,
     stopSignal: options.stop ?? new AbortController().signal,
-    ...(options.answer === undefined ? {} : { ask: async () => options.answer }),
+    ...(options.abandon === undefined ? {} : { abandonSignal: options.abandon }),
+    ...(options.ask !== undefined
+      ? { ask: options.ask }
+      : options.answer === undefined
+        ? {}
+        : { ask: async () => options.answer }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.every === undefined ? {} : { every: options.every }),
     out: () => out,
     err: () => err,
   };
 }
 
+/** Runs the guidectl program in-process with captured output, as a user would from a shell. */
 export async function runCli(
   args: readonly string[],
-  options: {
-    env?: Record<string, string>;
-    cwd?: string;
-    answer?: string;
-    tty?: boolean;
-    stop?: AbortSignal;
-  } = {},
+  options: CaptureOptions & { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliRun> {
   const io = captureIo(options.env ?? {}, options.cwd ?? process.cwd(), options);
   const code = await runProgram(args, io);

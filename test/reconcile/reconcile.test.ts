@@ -443,6 +443,9 @@ describe('interruption (Ctrl-C)', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toContain('Interrupted');
       expect(run.stdout).toMatch(/not started: apply was interrupted/);
+      // The calls in flight were let finish, not cut: none failed, none has an unknown outcome.
+      expect(run.stderr).toContain('guidectl: stopping');
+      expect(run.stdout).toMatch(/Apply: \d+ calls? done, 0 failed/);
       const again = await runCli(['apply', SMALL_STORE, '--auto-approve', '--base-url', slow.url], {
         env,
         cwd: ws.dir,

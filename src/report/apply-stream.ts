@@ -1,0 +1,73 @@
+import type { PlanSummary } from '../core/plan.js';
+
+/**
+ * `apply --json-stream`: one JSON object a line on stdout as the apply goes, for CI logs and
+ * dashboards. Every event carries `format_version` (this one, raised only when a field changes
+ * meaning or goes away; new events and fields may be added) and `type`; `index` is the call's
+ * place in the plan's `calls` array, from 0, as in `plan --json`. The README lists the events.
+ */
+export const APPLY_STREAM_FORMAT_VERSION = 1;
+
+export type ApplyStreamEvent =
+  | {
+      readonly type: 'plan';
+      readonly plan_id: string;
+      readonly calls: number;
+      /** As in `plan --json`: add, change, delete, calls. */
+      readonly summary: PlanSummary;
+    }
+  | { readonly type: 'call_start'; readonly index: number; readonly operation: string }
+  | {
+      readonly type: 'call_retry';
+      readonly index: number;
+      readonly operation: string;
+      /** The attempt that failed, from 1. */
+      readonly attempt: number;
+      readonly delay_ms: number;
+      readonly reason: string;
+      readonly errcode?: number;
+    }
+  | { readonly type: 'call_done'; readonly index: number; readonly operation: string }
+  | {
+      readonly type: 'call_failed';
+      readonly index: number;
+      readonly operation: string;
+      readonly error: string;
+    }
+  | {
+      readonly type: 'call_not_started';
+      readonly index: number;
+      readonly operation: string;
+      readonly reason: string;
+    }
+  | {
+      readonly type: 'interrupt';
+      /** `stop`: the first Ctrl-C (nothing new starts); `abandon`: the second. */
+      readonly action: 'stop' | 'abandon';
+      readonly in_flight: number;
+    }
+  | {
+      readonly type: 'summary';
+      readonly plan_id: string;
+      readonly calls: number;
+      readonly done: number;
+      readonly failed: number;
+      readonly not_started: number;
+      readonly interrupted: boolean;
+      /** Whether the account was read again and matched the files; null when not checked. */
+      readonly converged: boolean | null;
+      /** Calls a plan made after the apply would still make (drift), when it was checked. */
+      readonly drift_calls?: number;
+      /** Why the read after the writes failed, when it did. */
+      readonly check_error?: string;
+      /** Writes given up without an answer that may still take effect (convergence not claimed). */
+      readonly abandoned_writes?: number;
+      /** Why nothing was written: refusals of the guards, a stale saved plan. */
+      readonly refused?: readonly string[];
+      readonly exit_code: 0 | 1;
+    };
+
+/** One event as its line of the stream. */
+export function renderStreamEvent(event: ApplyStreamEvent): string {
+  return `${JSON.stringify({ format_version: APPLY_STREAM_FORMAT_VERSION, ...event })}\n`;
+}

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import { createProgress, PLAIN_EVERY_MS } from '../../src/cli/progress.js';
+import { GuideService } from '../../src/service/index.js';
+import { captureIo, runCli, workspace } from '../helpers/cli.js';
+
+/** A clock the test moves, and a timer the test fires: no test waits for real seconds. */
+function fakeTime(): {
+  now: () => number;
+  every: NonNullable<CliIo['every']>;
+  advance: (ms: number) => void;
+  tick: () => void;
+  periods: number[];
+} {
+  let t = 1_000_000;
+  const timers = new Set<() => void>();
+  const periods: number[] = [];
+  return {
+    now: () => t,
+    every: (ms, fn) => {
+      periods.push(ms);
+      timers.add(fn);
+      return () => timers.delete(fn);
+    },
+    advance: (ms) => {
+      t += ms;
+    },
+    tick: () => {
+      for (const fn of [...timers]) fn();
+    },
+    periods,
+  };
+}
+
+describe('progress without a terminal', () => {
+  it('prints a plain line every ten seconds of work, nothing before', () => {
+    const time = fakeTime();
+    const io = captureIo({}, '/', { now: time.now, every: time.every });
+    const progress = createProgress(io, 'Applying');
+    expect(time.periods).toEqual([PLAIN_EVERY_MS]);
+    progress.update(1_200, 6_020);
+    for (const id of [1, 2, 2, 3]) progress.retried(id);
+    expect(io.err()).toBe('');
+    time.advance(30_000);
+    time.tick();
+    expect(io.err()).toBe('Applying: 1,200/6,020 calls, 30s elapsed, 3 retried\n');
+    progress.failed();
+    time.advance(95_000);
+    time.tick();
+    expect(io.err()).toContain('Applying: 1,200/6,020 calls, 2m05s elapsed, 3 retried, 1 failed\n');
+    progress.finish();
+    time.tick();
+    expect(io.err().split('\n')).toHaveLength(3);
+  });
+});
+
+describe('progress on a terminal', () => {
+  it('redraws one line in place with the elapsed time and the retries, and clears it', () => {
+    const time = fakeTime();
+    const io = captureIo({}, '/', { now: time.now, every: time.every, tty: true });
+    const progress = createProgress(io, 'Reading');
+    progress.update(3, 10);
+    expect(io.err()).toBe('');
+    time.advance(2_500);
+    progress.retried(7);
+    progress.update(5, 10);
+    expect(io.err()).toBe('\r\u001b[2KReading: 5/10 calls, 2s elapsed, 1 retried');
+    time.advance(1_000);
+    time.tick();
+    expect(io.err().endsWith('\r\u001b[2KReading: 5/10 calls, 3s elapsed, 1 retried')).toBe(true);
+    progress.finish();
+    expect(io.err().endsWith('\r\u001b[2K')).toBe(true);
+  });
+});
+
+describe('apply in CI (no terminal)', () => {
+  let service: GuideService;
+  beforeAll(async () => {
+    service = await GuideService.start({ db: ':memory:', faults: 'latency=20ms' });
+  });
+  afterAll(() => service.close());
+
+  it('prints "Applying: …" on stderr while the calls go on', async () => {
+    const ws = await workspace();
+    try {
+      const guides = Array.from(
+        { length: 6 },
+        (_, i) =>
+          `  - account: guide_${i}00\n    nickname: G${i}\n    head_image_url: https://img.example/${i}\n`,
+      ).join('');
+      await ws.write('g.yaml', `version: 1\nguides:\n${guides}`);
+      const time = fakeTime();
+      let done = 0;
+      const run = await runCli(
+        [
+          'apply',
+          'g.yaml',
+          '--auto-approve',
+          '--json-stream',
+          '--parallelism',
+          '1',
+          '--base-url',
+          service.url,
+        ],
+        {
+          env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
+          cwd: ws.dir,
+          now: time.now,
+          every: time.every,
+          // Ten seconds pass as the third call ends.
+          onStdout: (line) => {
+            if (line.includes('"call_done"') && ++done === 3) {
+              time.advance(10_000);
+              time.tick();
+            }
+          },
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('Applying: 3/6 calls, 10s elapsed\n');
+    } finally {
+      await ws.remove();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAsk } from '../../src/cli/prompt.js';
+import { GuideService } from '../../src/service/index.js';
+import { runCli } from '../helpers/cli.js';
+
+const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
+
+/** A question asked on a terminal whose keys the test types. */
+function terminal(signal?: AbortSignal): {
+  ask: (q: string) => Promise<string | undefined>;
+  type: (keys: string) => void;
+  end: () => void;
+} {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  output.resume();
+  return {
+    ask: createAsk({ input, output, terminal: true, ...(signal === undefined ? {} : { signal }) }),
+    type: (keys) => input.write(keys),
+    end: () => input.end(),
+  };
+}
+
+describe('the confirmation question', () => {
+  it('returns the line typed', async () => {
+    const t = terminal();
+    const answer = t.ask('Make these calls? ');
+    t.type('yes\r');
+    expect(await answer).toBe('yes');
+  });
+
+  it.each([
+    ['Ctrl-C', '\u0003'],
+    ['Ctrl-D', '\u0004'],
+  ])('is cancelled by %s', async (_name, key) => {
+    const t = terminal();
+    const answer = t.ask('Make these calls? ');
+    t.type(key);
+    expect(await answer).toBeUndefined();
+  });
+
+  it('is cancelled by the end of input and by a stop signal', async () => {
+    const ended = terminal();
+    const first = ended.ask('? ');
+    ended.end();
+    expect(await first).toBeUndefined();
+    const stop = new AbortController();
+    const stopped = terminal(stop.signal);
+    const second = stopped.ask('? ');
+    stop.abort();
+    expect(await second).toBeUndefined();
+  });
+});
+
+describe('apply, cancelled at the question', () => {
+  let service: GuideService;
+  beforeAll(async () => {
+    service = await GuideService.start({ db: ':memory:' });
+  });
+  afterAll(() => service.close());
+
+  it('says the apply was cancelled (not that there is no terminal), exits 1, writes nothing', async () => {
+    const run = await runCli(['apply', SMALL_STORE, '--base-url', service.url], {
+      env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
+      // Ctrl-C or Ctrl-D: the asker answers undefined.
+      ask: async () => undefined,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('guidectl: apply cancelled; nothing was changed');
+    expect(run.stderr).not.toContain('no terminal');
+    expect(service.calls().filter((c) => c.writes)).toEqual([]);
+  });
+});

@@ -1,0 +1,48 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI (tests that spawn it need `npx tsc -p tsconfig.json` first; `npm test` builds). */
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface Spawned {
+  readonly child: ChildProcess;
+  /** Resolves once the process has exited and its stderr is read to the end. */
+  readonly ended: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>;
+}
+
+/**
+ * Runs `guidectl ARGS` as a child process. With `closeStdout`, the reading end of its stdout is
+ * closed at once, as `guidectl … | head -1` does once head has its line: every write then fails
+ * with EPIPE.
+ */
+export function spawnCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; closeStdout?: boolean; preload?: string },
+): Spawned {
+  const preload = options.preload === undefined ? [] : ['--require', options.preload];
+  const child = spawn(process.execPath, [...preload, CLI, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  if (options.closeStdout === true) child.stdout?.destroy();
+  else child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const ended = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, ended };
+}
