@@ -97,7 +97,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
     )
     .option(
       '--lock-timeout <seconds>',
-      'with the embedded local database: wait this long for another guidectl using it (default: refuse at once)',
+      'with the embedded local database: wait this long for another guidectl using it; 0 refuses at once',
       parseSeconds,
       0,
     )
