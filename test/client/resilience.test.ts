@@ -110,10 +110,17 @@ describe('transient failures are retried; no call lost or doubled', () => {
   });
 
   test('the retries are bounded by time: a service that is always busy fails the call with the attempts', async () => {
-    // Reads and answers without effect are not limited by a count (maxAttempts 3), only by time.
+    // Reads and answers without effect are not limited by a count (maxAttempts 3), only by time:
+    // the time of the client's clock, on which each wait between attempts takes 10 ms, so that
+    // about 7 attempts fit in 60 ms however slowly the machine answers.
+    let now = 0;
     const { client } = clientOf(service, {
       retry: { ...FAST_RETRY, maxAttempts: 3, readBudgetMs: 60, budgetMs: 60 },
       readBeforeAppends: false,
+      clock: { now: () => now },
+      sleep: async () => {
+        now += 10;
+      },
     });
     service.setFaults(parseFaults('system_error=1'));
     for (const [operation, call] of [
@@ -364,26 +371,32 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
   });
 
   test('a read that times out is retried within its time budget, then fails as a transport timeout', async () => {
-    const api = await startFakeApi((path) =>
-      path.startsWith('/cgi-bin/stable_token')
-        ? { body: { access_token: 'fake-token-timeout', expires_in: 7200 } }
-        : 'hold',
-    );
+    // The budget is read on the client's clock, and each wait between attempts moves it 150 ms:
+    // attempts at 0, 150, 300 and 450 ms, and the fourth is past the 400 ms budget, whatever the
+    // real time the timeouts took.
+    let now = 0;
+    const api = await startFakeApi(() => 'hold');
+    const events: ClientEvent[] = [];
     const client = tracked(
       createGuideClient({
         baseUrl: api.url,
-        auth: { appid: 'wxfake', secret: 'fake-secret' },
+        // A fixed token: no token request, whose own timeout could spend the clock.
+        auth: { accessToken: 'fake-token-timeout' },
         timeoutMs: 50,
+        clock: { now: () => now },
+        sleep: async () => {
+          now += 150;
+        },
+        onEvent: (e) => events.push(e),
         // Not bounded by a count (maxAttempts 2) but by time.
         retry: { ...FAST_RETRY, maxAttempts: 2, readBudgetMs: 400 },
       }),
     );
     const error = await client.getguidegrouplist().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransportError);
-    expect(error).toMatchObject({ code: 'GUIDE_TRANSPORT', kind: 'timeout' });
-    const attempts = (error as TransportError).attempts;
-    expect(attempts).toBeGreaterThan(2);
-    expect(api.requests.filter((p) => p.startsWith('/cgi-bin/guide/'))).toHaveLength(attempts);
+    expect(error).toMatchObject({ code: 'GUIDE_TRANSPORT', kind: 'timeout', attempts: 4 });
+    const retries = events.filter((e) => e.type === 'retry' && e.operation === 'getguidegrouplist');
+    expect(retries.map((e) => e.type === 'retry' && e.reason)).toEqual(['timeout', 'timeout', 'timeout']);
     await client.close();
     await api.close();
   });
