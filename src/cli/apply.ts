@@ -54,7 +54,7 @@ import {
   useColor,
   withClient,
 } from './reconcile.js';
-import { readSavedPlan, type SavedPlan } from './saved-plan.js';
+import { readSavedPlan, type SavedPlan, splitSavedPlans } from './saved-plan.js';
 import { type TargetLock, targetOptions } from './target.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
@@ -123,8 +123,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
           `--plan-id takes the ${PLAN_ID_LENGTH} hex digits that plan prints as "Plan id:", not ${JSON.stringify(expected)}`,
         );
       }
-      const savedPlans = args.filter(isSavedPlanPath);
-      const paths = args.filter((a) => !isSavedPlanPath(a));
+      const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
       if (savedPlans.length > 1) {
         throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
       }
@@ -156,11 +155,6 @@ function parseSeconds(value: string): number {
     throw new InvalidArgumentError('--lock-timeout takes a whole number of seconds, e.g. 60.');
   }
   return n;
-}
-
-/** A saved plan is named `*.json`; desired-state files are YAML. */
-function isSavedPlanPath(path: string): boolean {
-  return path.toLowerCase().endsWith('.json');
 }
 
 /** The target's client for one apply, what it reports, and how Ctrl-C reaches it. */

@@ -33,10 +33,10 @@ import {
   useColor,
   withClient,
 } from './reconcile.js';
-import { writeSavedPlan } from './saved-plan.js';
+import { refuseSavedPlans, writeSavedPlan } from './saved-plan.js';
 import { targetOptions } from './target.js';
 
-type Format = 'human' | 'json' | 'markdown';
+export type Format = 'human' | 'json' | 'markdown';
 
 interface PlanOptions extends TargetOptions, GuardOptions {
   json: boolean;
@@ -100,6 +100,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
               }
             : undefined;
       try {
+        await refuseSavedPlans(ctx.io.cwd, paths);
         const files = await loadFiles(ctx, paths, onFailure);
         if (files === undefined) return;
         await withClient(ctx, options, async (client) => {
@@ -185,7 +186,7 @@ function exitStatus(
 }
 
 /** `--format`, or the `--json`/`--markdown` shorthands; contradictions are usage errors. */
-function chooseFormat(options: PlanOptions): Format {
+export function chooseFormat(options: Pick<PlanOptions, 'json' | 'markdown' | 'format'>): Format {
   const asked = new Set<Format>();
   if (options.format !== undefined) asked.add(options.format);
   if (options.json) asked.add('json');
@@ -194,10 +195,10 @@ function chooseFormat(options: PlanOptions): Format {
   return [...asked][0] ?? 'human';
 }
 
-/** `apply` tells a saved plan from a desired-state file by its `.json` name. */
+/** A saved plan is JSON, and is named so (guidectl itself tells it by its content). */
 function checkOutPath(out: string): string {
   if (!out.toLowerCase().endsWith('.json')) {
-    throw new UsageError(`--out ${out}: name the file *.json (apply recognises a saved plan by that name)`);
+    throw new UsageError(`--out ${out}: name the file *.json (a saved plan is JSON)`);
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { registerExportCommand } from './export.js';
 import type { CliIo, CommandContext, ExitStatus } from './io.js';
 import { registerPlanCommand } from './plan.js';
 import { registerServeCommand } from './serve.js';
+import { registerShowCommand } from './show.js';
 import { registerValidateCommand } from './validate.js';
 
 /** The package's version, read from its package.json (two folders up from src/cli and dist/cli). */
@@ -32,6 +33,7 @@ export function buildProgram(ctx: CommandContext): Command {
   registerValidateCommand(program, ctx);
   registerPlanCommand(program, ctx);
   registerApplyCommand(program, ctx);
+  registerShowCommand(program, ctx);
   registerExportCommand(program, ctx);
   registerServeCommand(program, ctx);
   registerApiCommand(program, ctx);

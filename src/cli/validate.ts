@@ -4,6 +4,7 @@ import { hasErrors } from '../core/diagnostics.js';
 import { renderDiagnostics, renderDiagnosticsJson, renderSummary } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
 import { useColor } from './reconcile.js';
+import { refuseSavedPlans } from './saved-plan.js';
 
 /** `guidectl validate PATH…`: schema and semantic checks of desired-state files; no network. */
 export function registerValidateCommand(program: Command, ctx: CommandContext): void {
@@ -19,6 +20,7 @@ export function registerValidateCommand(program: Command, ctx: CommandContext): 
     )
     .action(async (paths: string[], options: { json?: boolean }) => {
       const { io } = ctx;
+      await refuseSavedPlans(io.cwd, paths);
       const result = await loadDesiredState(paths, { cwd: io.cwd });
       ctx.setExit(hasErrors(result.diagnostics) ? 1 : 0);
 
