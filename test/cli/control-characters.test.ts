@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { escapeControls, showJson } from '../../src/report/escape.js';
-import { GuideService } from '../../src/service/index.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { type CliRun, runCli, useServiceTarget } from '../helpers/cli.js';
 
 // A desired-state file (or the account) may hold control characters in any text. None may reach the
 // terminal raw: a file must not be able to erase lines, ring the bell, or forge a plan line.
@@ -22,25 +21,9 @@ function expectSafe(run: CliRun): void {
   }
 }
 
-let service: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(() => service.close());
-beforeEach(async () => {
-  ws = await workspace();
-  await fetch(`${service.url}/__sim/reset`, { method: 'POST', body: '{}' });
-});
-afterEach(() => ws.remove());
-
-function cli(args: string[]): Promise<CliRun> {
-  return runCli([...args, '--base-url', service.url], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-  });
-}
+const target = useServiceTarget({ reset: true });
+const ws = () => target.ws;
+const cli = target.cli;
 
 // YAML double-quoted escapes: \e ESC, \a BEL, \r CR, \n LF, \x9b CSI (C1), \u202E and \u2066 bidi.
 const EVIL = `version: 1
@@ -63,7 +46,7 @@ guides:
 
 describe('control characters in the files never reach the terminal', () => {
   it('plan, plan --markdown, apply and the plan of a change show them escaped', async () => {
-    await ws.write('evil.yaml', EVIL);
+    await ws().write('evil.yaml', EVIL);
     const plan = await cli(['plan', 'evil.yaml']);
     expect(plan.code, plan.stderr).toBe(0);
     expectSafe(plan);
@@ -81,7 +64,7 @@ describe('control characters in the files never reach the terminal', () => {
     const apply = await cli(['apply', 'evil.yaml', '--auto-approve']);
     expectSafe(apply);
 
-    await ws.write(
+    await ws().write(
       'evil.yaml',
       EVIL.replace('"hi\\e[1A\\e[2K", ', '').replace(
         'off\\e]0;title\\aline',
@@ -94,11 +77,11 @@ describe('control characters in the files never reach the terminal', () => {
   });
 
   it('validate escapes them in messages and in the quoted source line, with the carets measured on that', async () => {
-    await ws.write(
+    await ws().write(
       'v.yaml',
       'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alexandra\u202ethe Great\n    head_image_url: "ftp://x\\e[2J"\n',
     );
-    const run = await runCli(['validate', 'v.yaml'], { cwd: ws.dir });
+    const run = await runCli(['validate', 'v.yaml'], { cwd: ws().dir });
     expect(run.code).toBe(1);
     expectSafe(run);
     expect(run.stdout).toContain('  4 |     nickname: Alexandra\\u202ethe Great\n');

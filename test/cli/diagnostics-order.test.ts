@@ -1,29 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
+import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { runCli, useServiceTarget } from '../helpers/cli.js';
 
 // Diagnostics are listed by file, line and column, in text and JSON; the underline of a plan error
 // at a `protect` entry covers that entry only.
 
-let service: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(() => service.close());
-beforeEach(async () => {
-  ws = await workspace();
-});
-afterEach(() => ws.remove());
-
-function cli(args: string[]): Promise<CliRun> {
-  return runCli([...args, '--base-url', service.url], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-  });
-}
+const target = useServiceTarget();
+const ws = () => target.ws;
+const cli = target.cli;
 
 const LIVE = `version: 1
 groups:
@@ -50,9 +34,9 @@ guides: []
 
 describe('plan errors at protect entries', () => {
   it('are sorted by line and column, and each underline covers its entry only', async () => {
-    await ws.write('live.yaml', LIVE);
+    await ws().write('live.yaml', LIVE);
     expect((await cli(['apply', 'live.yaml', '--auto-approve'])).code).toBe(0);
-    await ws.write('p.yaml', PROTECTING);
+    await ws().write('p.yaml', PROTECTING);
     const run = await cli(['plan', 'p.yaml']);
     expect(run.code).toBe(1);
     const places = [...run.stderr.matchAll(/^p\.yaml:(\d+:\d+): error: .*\[([a-z-]+)\]$/gm)].map(
@@ -89,15 +73,15 @@ describe('plan errors at protect entries', () => {
 
 describe('validate', () => {
   it('lists the diagnostics of several files by file, line and column', async () => {
-    await ws.write(
+    await ws().write(
       'b.yaml',
       'version: 1\nguides:\n  - account: bob_wx\n    nickname: ""\n    head_image_url: https://x.example/b\n',
     );
-    await ws.write(
+    await ws().write(
       'a.yaml',
       'version: 1\nguides:\n  - account: alice_wx\n    nickname: ""\n    head_image_url: ftp://x\n',
     );
-    const run = await runCli(['validate', 'b.yaml', 'a.yaml', '--json'], { cwd: ws.dir });
+    const run = await runCli(['validate', 'b.yaml', 'a.yaml', '--json'], { cwd: ws().dir });
     const diagnostics = parseJson(run.stdout) as Array<{ file: string; line: number; column: number }>;
     const places = diagnostics.map((d) => `${d.file}:${d.line}:${d.column}`);
     expect(places.length).toBeGreaterThanOrEqual(3);

@@ -1,35 +1,18 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import type { Plan } from '../../src/core/plan.js';
 import { renderApplyResult } from '../../src/report/apply.js';
 import { renderPlan, renderUnmanaged } from '../../src/report/plan.js';
-import { GuideService } from '../../src/service/index.js';
-import { type CliRun, captureIo, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { captureIo, runCli, useServiceTarget } from '../helpers/cli.js';
 
 // Human output: colour only when wanted, nouns in the singular for one, counts with separators.
 
 const ESC = '\u001b';
 
-let service: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(() => service.close());
-beforeEach(async () => {
-  ws = await workspace();
-  await fetch(`${service.url}/__sim/reset`, { method: 'POST', body: '{}' });
-});
-afterEach(() => ws.remove());
-
-function cli(args: string[], options: { tty?: boolean; answer?: string } = {}): Promise<CliRun> {
-  return runCli([...args, '--base-url', service.url], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-    ...options,
-  });
-}
+const target = useServiceTarget({ reset: true });
+const service = () => target.service;
+const ws = () => target.ws;
+const cli = target.cli;
 
 const ONE_GUIDE = `version: 1
 groups:
@@ -47,8 +30,8 @@ function planOf(summary: Plan['summary'], unmanaged: Plan['unmanaged'] = []): Pl
 
 describe('--no-color', () => {
   it('turns colour off on a terminal, for validate, plan and the diagnostics on stderr', async () => {
-    await ws.write('bad.yaml', 'version: 1\nguides:\n  - account: ab\n');
-    await ws.write('good.yaml', ONE_GUIDE);
+    await ws().write('bad.yaml', 'version: 1\nguides:\n  - account: ab\n');
+    await ws().write('good.yaml', ONE_GUIDE);
     const coloured = await cli(['plan', 'good.yaml'], { tty: true });
     expect(coloured.stdout).toContain(ESC);
     for (const [code, ...args] of [
@@ -61,11 +44,11 @@ describe('--no-color', () => {
       expect(run.stdout + run.stderr).toContain(code === 0 ? 'Plan: 2 to add' : 'bad.yaml:3:');
       expect(run.stdout + run.stderr).not.toContain(ESC);
     }
-    const validate = await runCli(['validate', 'bad.yaml', '--no-color'], { cwd: ws.dir, tty: true });
+    const validate = await runCli(['validate', 'bad.yaml', '--no-color'], { cwd: ws().dir, tty: true });
     expect(validate.code).toBe(1);
     expect(validate.stdout).not.toContain(ESC);
     const withEnv = await runCli(['validate', 'bad.yaml'], {
-      cwd: ws.dir,
+      cwd: ws().dir,
       tty: true,
       env: { NO_COLOR: '1' },
     });
@@ -120,17 +103,17 @@ describe('counts and plurals', () => {
   });
 
   it('export says "1 guide, 1 group"; the prompt asks for "this call"', async () => {
-    await ws.write('one.yaml', ONE_GUIDE);
+    await ws().write('one.yaml', ONE_GUIDE);
     expect((await cli(['apply', 'one.yaml', '--auto-approve'])).code).toBe(0);
     const exported = await cli(['export', '-o', 'out.yaml']);
     expect(exported.stderr).toContain('wrote out.yaml: 1 guide, 1 group\n');
-    await ws.write('one.yaml', ONE_GUIDE.replace('nickname: Alice', 'nickname: Alicia'));
+    await ws().write('one.yaml', ONE_GUIDE.replace('nickname: Alice', 'nickname: Alicia'));
     const questions: string[] = [];
     const io = captureIo(
-      { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-      ws.dir,
+      { WECHAT_APPID: service().credentials.appid, WECHAT_SECRET: service().credentials.secret },
+      ws().dir,
     );
-    const code = await runProgram(['apply', 'one.yaml', '--base-url', service.url], {
+    const code = await runProgram(['apply', 'one.yaml', '--base-url', service().url], {
       ...io,
       ask: async (question) => {
         questions.push(question);

@@ -1,29 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
+import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { runCli, useServiceTarget } from '../helpers/cli.js';
 
 // `plan --json` and `apply --json` give CI one JSON object on stdout whatever happens: the plan,
 // or — when the files are invalid — the diagnostics, in the shape `validate --json` gives them.
 
-let service: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(() => service.close());
-beforeEach(async () => {
-  ws = await workspace();
-});
-afterEach(() => ws.remove());
-
-function cli(args: string[]): Promise<CliRun> {
-  return runCli([...args, '--base-url', service.url], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-  });
-}
+const target = useServiceTarget();
+const service = () => target.service;
+const ws = () => target.ws;
+const cli = target.cli;
 
 const INVALID = `version: 1
 guides:
@@ -35,10 +20,10 @@ guides:
 describe('--json when the files are invalid', () => {
   for (const command of [['plan'], ['apply', '--auto-approve']]) {
     it(`${command[0]} --json prints one JSON object with the diagnostics of validate --json, exit 1`, async () => {
-      await ws.write('guides.yaml', INVALID);
+      await ws().write('guides.yaml', INVALID);
       const run = await cli([command[0] ?? '', 'guides.yaml', '--json', ...command.slice(1)]);
       expect(run.code).toBe(1);
-      const validate = await runCli(['validate', 'guides.yaml', '--json'], { cwd: ws.dir });
+      const validate = await runCli(['validate', 'guides.yaml', '--json'], { cwd: ws().dir });
       const out = parseJson(run.stdout) as Record<string, unknown>;
       expect(out).toMatchObject({ format_version: 1, error: 'the files have errors' });
       expect(out['diagnostics']).toEqual(parseJson(validate.stdout));
@@ -52,12 +37,12 @@ describe('--json when the files are invalid', () => {
   }
 
   it('plan --json: a plan that cannot be made (a protected guide deleted) is one JSON object too', async () => {
-    await ws.write(
+    await ws().write(
       'a.yaml',
       'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n',
     );
     expect((await cli(['apply', 'a.yaml', '--auto-approve'])).code).toBe(0);
-    await ws.write(
+    await ws().write(
       'a.yaml',
       'version: 1\nprotect:\n  guides: [alice_wx]\nprune:\n  guides: true\nguides: []\n',
     );
@@ -72,10 +57,10 @@ describe('--json when the files are invalid', () => {
   });
 
   it('plan --json: a failure of the target is one JSON object naming it', async () => {
-    await ws.write('a.yaml', 'version: 1\nguides: []\n');
-    const run = await runCli(['plan', 'a.yaml', '--json', '--base-url', service.url], {
-      env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: 'wrong-secret' },
-      cwd: ws.dir,
+    await ws().write('a.yaml', 'version: 1\nguides: []\n');
+    const run = await runCli(['plan', 'a.yaml', '--json', '--base-url', service().url], {
+      env: { WECHAT_APPID: service().credentials.appid, WECHAT_SECRET: 'wrong-secret' },
+      cwd: ws().dir,
     });
     expect(run.code).toBe(1);
     const out = parseJson(run.stdout) as Record<string, unknown>;

@@ -1,9 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runProgram } from '../../src/cli/program.js';
 import { loadSchema } from '../../src/config/check-schema.js';
+import { GuideService } from '../../src/service/index.js';
 
 // A command loads the HTTP client and compiles the schema on first use: about a second on a busy
 // machine, charged to whichever test happens to run first. Paid here instead, while the test file
@@ -99,4 +101,54 @@ export async function workspace(): Promise<Workspace> {
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** A CLI run against a test's service, with the options `runCli` takes. */
+export type TargetCli = (
+  args: readonly string[],
+  options?: CaptureOptions & { tty?: boolean; answer?: string },
+) => Promise<CliRun>;
+
+/**
+ * One guide service for the test file (in memory, simulation on) and a fresh workspace per test,
+ * registered as vitest hooks; `cli` runs guidectl in the workspace against the service with its
+ * credentials. `reset` empties the account before each test.
+ */
+export interface ServiceTarget {
+  readonly service: GuideService;
+  readonly ws: Workspace;
+  readonly cli: TargetCli;
+}
+
+export function useServiceTarget(options: { reset?: boolean } = {}): ServiceTarget {
+  let service: GuideService | undefined;
+  let ws: Workspace | undefined;
+  beforeAll(async () => {
+    service = await GuideService.start({ db: ':memory:', simulation: true });
+  });
+  afterAll(() => service?.close());
+  beforeEach(async () => {
+    ws = await workspace();
+    if (options.reset) await fetch(`${target.service.url}/__sim/reset`, { method: 'POST', body: '{}' });
+  });
+  afterEach(() => ws?.remove());
+  const target: ServiceTarget = {
+    get service(): GuideService {
+      if (service === undefined) throw new Error('the service starts in beforeAll');
+      return service;
+    },
+    get ws(): Workspace {
+      if (ws === undefined) throw new Error('the workspace is made in beforeEach');
+      return ws;
+    },
+    cli: (args, runOptions = {}) => {
+      const { appid, secret } = target.service.credentials;
+      return runCli([...args, '--base-url', target.service.url], {
+        env: { WECHAT_APPID: appid, WECHAT_SECRET: secret },
+        cwd: target.ws.dir,
+        ...runOptions,
+      });
+    },
+  };
+  return target;
 }
