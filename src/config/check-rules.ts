@@ -1,6 +1,6 @@
 import type { Diagnostic, DiagnosticCode, RelatedLocation, Severity } from '../core/diagnostics.js';
-import { explainWechatId, WECHAT_ID_RULE } from '../core/guide-rules.js';
-import { quote } from './check-schema.js';
+import { WECHAT_ID } from '../core/guide-rules.js';
+import { MEMBER_HINT, quote, wechatIdMessage } from './check-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import type { WrittenParts } from './written.js';
 
@@ -202,17 +202,10 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
           );
           return;
         }
-        const notWechatId = explainWechatId(member);
-        if (notWechatId !== undefined) {
-          report(
-            'error',
-            'member-invalid',
-            parsed,
-            path,
-            'value',
-            `invalid WeChat ID: member ${quote(member)} ${notWechatId}; ${WECHAT_ID_RULE}`,
-            { hint: 'a member is the account (WeChat ID) of a guide, as written after "account:"' },
-          );
+        if (!WECHAT_ID.test(member)) {
+          report('error', 'member-invalid', parsed, path, 'value', wechatIdMessage('member', member), {
+            hint: MEMBER_HINT,
+          });
           return;
         }
         if (options.complete) {

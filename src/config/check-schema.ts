@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { GuidectlError } from '../core/errors.js';
-import { explainWechatId, UNKNOWN_MEDIA_ID, WECHAT_ID_RULE } from '../core/guide-rules.js';
+import { charLength, explainWechatId, UNKNOWN_MEDIA_ID, WECHAT_ID_RULE } from '../core/guide-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { suggest } from './suggest.js';
 import type {
@@ -25,12 +25,12 @@ const SCHEMA_RELATIVE_PATH = nodePath.join('schema', 'guidectl.schema.json');
 
 /** The schema compiled once; `defNames` names each `$defs` entry by its object, for messages. */
 export interface CompiledSchema {
-  readonly validate: ValidateFunction<WrittenFile>;
   /**
-   * The errors of a whole file, as `validate` finds them, in time linear in the number of guides
-   * and groups: ajv concatenates the errors of a `$ref` onto all the errors found before it, which
-   * is quadratic when 60,000 guides each have a mistake. So the file is checked without its list
-   * items, and each guide and group on its own; the errors' paths are those of the whole file.
+   * The errors of a whole file, as ajv finds them with the whole schema (none: the file conforms),
+   * in time linear in the number of guides and groups: ajv concatenates the errors of a `$ref` onto
+   * all the errors found before it, which is quadratic when 60,000 guides each have a mistake. So
+   * the file is checked without its list items, and each guide and group on its own; the errors'
+   * paths are those of the whole file.
    */
   readonly errorsOf: (value: unknown) => ErrorObject[];
   /** Validators of single parts, to salvage the valid parts of an invalid file; compiled on first use. */
@@ -115,7 +115,6 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
     if (v === undefined || '$async' in v) throw new SchemaLoadError(`the schema has no usable ${ref}`);
     return v;
   };
-  const validate = validator<WrittenFile>(key);
   const shell = withoutListItems(schema);
   ajv.addSchema(shell, `shell-${key}`);
   const checkShell = validator<unknown>(`shell-${key}`);
@@ -171,7 +170,7 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
     };
     return parts;
   };
-  return { validate, errorsOf, parts: getParts, schema, defNames };
+  return { errorsOf, parts: getParts, schema, defNames };
 }
 
 /** The root schema with the items of `guides` and `groups` left unchecked (they are checked one by one). */
@@ -211,6 +210,14 @@ export interface SchemaCheckResult {
   /** The parts that passed (all of `written` when it passed); absent when the version is not 1. */
   readonly parts?: WrittenParts;
   readonly diagnostics: Diagnostic[];
+}
+
+/**
+ * Whether a file conforms to the schema, given its `errorsOf`: checking it once more with the
+ * whole-file validator, only to give it its type, would double the time of every valid file.
+ */
+function conforms(_value: unknown, errors: readonly ErrorObject[]): _value is WrittenFile {
+  return errors.length === 0;
 }
 
 /** The parts of a file that passed as a whole. */
@@ -310,8 +317,7 @@ export function checkSchema(parsed: ParsedYaml, compiledSchema: CompiledSchema):
   }
 
   const errors = compiledSchema.errorsOf(value);
-  // Without errors, the whole-file validator (linear then) gives the value its type.
-  if (errors.length === 0 && compiledSchema.validate(value)) {
+  if (conforms(value, errors)) {
     if (diagnostics.length === 0) return { written: value, parts: partsOf(value), diagnostics };
     return { parts: partsOf(value), diagnostics };
   }
@@ -401,9 +407,11 @@ const tooLong =
 const IDENTIFIER_HINT = 'use only letters, digits, "_" and "-", with no spaces';
 const WECHAT_ID_HINT =
   'write the WeChat ID as WeChat shows it (Me, then WeChat ID); a guide without one is named by "openid" instead';
+/** For `member-invalid`, here and in the rules (a member that passes the schema's openid shape). */
+export const MEMBER_HINT = 'a member is the account (WeChat ID) of a guide, as written after "account:"';
 
 /** The service's words for a value that is not a WeChat ID, with the reason and the rule. */
-function wechatIdMessage(what: string, data: unknown): string {
+export function wechatIdMessage(what: string, data: unknown): string {
   const id = typeof data === 'string' ? data : String(data);
   const reason = explainWechatId(id) ?? 'is not one';
   return `invalid WeChat ID: ${what} ${quote(id)} ${reason}; ${WECHAT_ID_RULE}`;
@@ -449,7 +457,7 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'member/pattern': ({ data }) => ({
     code: 'member-invalid',
     message: data === '' ? 'a member is empty' : wechatIdMessage('member', data),
-    hint: 'a member is the account (WeChat ID) of a guide, as written after "account:"',
+    hint: MEMBER_HINT,
   }),
   'quickReplies/maxItems': ({ data, limit }) => ({
     code: 'quick-replies-too-many',
@@ -762,7 +770,7 @@ export function quote(value: unknown): string {
   return JSON.stringify(shown);
 }
 
-/** Characters as WeChat counts them: code points. */
-export function countChars(value: unknown): number {
-  return typeof value === 'string' ? [...value].length : 0;
+/** Characters as WeChat counts them (code points); 0 for what is not text. */
+function countChars(value: unknown): number {
+  return typeof value === 'string' ? charLength(value) : 0;
 }

@@ -142,7 +142,8 @@ describe('schema/guidectl.schema.json', () => {
   });
 
   it('counts lengths in code points', () => {
-    const { validate } = compileSchemaObject(schema);
+    const { errorsOf } = compileSchemaObject(schema);
+    const validate = (value: unknown) => errorsOf(value).length === 0;
     const guide = (nickname: string) => ({
       version: 1,
       guides: [{ account: 'alice_wx', nickname, head_image_url: 'https://x.example/a' }],
