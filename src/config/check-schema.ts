@@ -4,7 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { GuidectlError } from '../core/errors.js';
-import { charLength, explainWechatId, UNKNOWN_MEDIA_ID, WECHAT_ID_RULE } from '../core/guide-rules.js';
+import {
+  charLength,
+  explainWechatId,
+  MEDIA_ID_MAX_CHARS,
+  MEDIA_ID_RULE,
+  OPENID_MAX_CHARS,
+  OPENID_RULE,
+  UNKNOWN_MEDIA_ID,
+  WECHAT_ID_RULE,
+} from '../core/guide-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { suggest } from './suggest.js';
 import type {
@@ -451,7 +460,7 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     message:
       data === ''
         ? 'the openid is empty'
-        : `invalid openid: ${quote(data)}${countChars(data) > 64 ? ` has ${countChars(data)} characters` : ''}; an openid has 1 to 64 letters, digits, "_" or "-"`,
+        : `invalid openid: ${quote(data)}${countChars(data) > OPENID_MAX_CHARS ? ` has ${countChars(data)} characters` : ''}; ${OPENID_RULE}`,
     hint: IDENTIFIER_HINT,
   }),
   'member/pattern': ({ data }) => ({
@@ -498,7 +507,7 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     message:
       data === ''
         ? `${name} is empty; it must be a media id`
-        : `invalid media id: ${name} is ${quote(data)}${countChars(data) > 128 ? ` (${countChars(data)} characters)` : ''}; a media id has 1 to 128 letters, digits, "_" or "-"`,
+        : `invalid media id: ${name} is ${quote(data)}${countChars(data) > MEDIA_ID_MAX_CHARS ? ` (${countChars(data)} characters)` : ''}; ${MEDIA_ID_RULE}`,
     hint: 'write the media id returned when the material was uploaded',
   }),
   'mediaId/not': ({ name }) => ({

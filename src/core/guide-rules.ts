@@ -16,16 +16,24 @@ export const WECHAT_ID_MAX_CHARS = 20;
 export const WECHAT_ID_RULE =
   'a WeChat ID has 6 to 20 characters: a letter first, then letters, digits, "_" or "-"';
 
+/** The longest openid or unionid, in characters. */
+export const OPENID_MAX_CHARS = 64;
 /** An openid or unionid (`guide_openid`): 1–64 letters, digits, `_` and `-`. */
-export const OPENID = /^[A-Za-z0-9_-]{1,64}$/;
+export const OPENID = new RegExp(`^[A-Za-z0-9_-]{1,${OPENID_MAX_CHARS}}$`);
+/** The rule of {@link OPENID} in words, for messages. */
+export const OPENID_RULE = `an openid has 1 to ${OPENID_MAX_CHARS} letters, digits, "_" or "-"`;
 
 /** The name customers see (`guide_nickname`), in code points. */
 export const NICKNAME_MAX_CHARS = 16;
 /** The profile picture (`guide_headimgurl`): an http(s) URL of at most this many code points. */
 export const HEAD_IMAGE_URL_MAX_CHARS = 2048;
 
+/** The longest media id, in characters. */
+export const MEDIA_ID_MAX_CHARS = 128;
 /** A media id (an image message, a card's cover): 1–128 letters, digits, `_` and `-`. */
-export const MEDIA_ID = /^[A-Za-z0-9_-]{1,128}$/;
+export const MEDIA_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MEDIA_ID_MAX_CHARS}}$`);
+/** The rule of {@link MEDIA_ID} in words, for messages. */
+export const MEDIA_ID_RULE = `a media id has 1 to ${MEDIA_ID_MAX_CHARS} letters, digits, "_" or "-"`;
 /** A mini-program appid: `wx` and 16 lowercase hexadecimal digits. */
 export const APPID = /^wx[0-9a-f]{16}$/;
 /** The title of a mini-program card, in code points. */
