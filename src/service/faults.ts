@@ -46,39 +46,36 @@ function share(name: string, value: string): number {
   return n;
 }
 
+function seed(name: string, value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new UsageError(`faults: ${name}=${value} must be a whole number`);
+  return Number(value);
+}
+
+/** Each name of the faults text: the field of `FaultSpec` it sets, and how its value reads. */
+const FAULT_FIELDS = new Map<string, { key: keyof FaultSpec; read: (name: string, value: string) => number }>(
+  [
+    ['latency', { key: 'latencyMs', read: duration }],
+    ['system_error', { key: 'systemError', read: share }],
+    ['minute_quota', { key: 'minuteQuota', read: share }],
+    ['lost_answer', { key: 'lostAnswer', read: share }],
+    ['hold', { key: 'hold', read: share }],
+    ['hold_time', { key: 'holdMs', read: duration }],
+    ['seed', { key: 'seed', read: seed }],
+  ],
+);
+
 export function parseFaults(text: string): FaultSpec {
-  let spec: FaultSpec = { ...NO_FAULTS };
+  const spec: { -readonly [K in keyof FaultSpec]: FaultSpec[K] } = { ...NO_FAULTS };
   if (text.trim() === '' || text === 'none') return spec;
   for (const part of text.split(',')) {
     const [name = '', value = ''] = part.split('=', 2).map((s) => s.trim());
-    switch (name) {
-      case 'latency':
-        spec = { ...spec, latencyMs: duration(name, value) };
-        break;
-      case 'hold':
-        spec = { ...spec, hold: share(name, value) };
-        break;
-      case 'hold_time':
-        spec = { ...spec, holdMs: duration(name, value) };
-        break;
-      case 'system_error':
-        spec = { ...spec, systemError: share(name, value) };
-        break;
-      case 'minute_quota':
-        spec = { ...spec, minuteQuota: share(name, value) };
-        break;
-      case 'lost_answer':
-        spec = { ...spec, lostAnswer: share(name, value) };
-        break;
-      case 'seed':
-        if (!/^[0-9]+$/.test(value)) throw new UsageError(`faults: seed=${value} must be a whole number`);
-        spec = { ...spec, seed: Number(value) };
-        break;
-      default:
-        throw new UsageError(
-          `faults: unknown fault "${name}"; use latency, system_error, minute_quota, lost_answer, hold, hold_time or seed`,
-        );
+    const field = FAULT_FIELDS.get(name);
+    if (field === undefined) {
+      throw new UsageError(
+        `faults: unknown fault "${name}"; use latency, system_error, minute_quota, lost_answer, hold, hold_time or seed`,
+      );
     }
+    spec[field.key] = field.read(name, value);
   }
   if (spec.systemError + spec.minuteQuota > 1) {
     throw new UsageError('faults: system_error + minute_quota must not exceed 1');
@@ -88,22 +85,19 @@ export function parseFaults(text: string): FaultSpec {
 
 export type FaultDecision = 'none' | 'system_error' | 'minute_quota' | 'lost_answer';
 
-/** Draws the fault of each call from a seeded generator (mulberry32). */
+/** The faults drawn for one call: how long it waits before it is handled, and what befalls it. */
+export interface FaultDraw {
+  /** `latencyMs`, plus `holdMs` when the call is held. */
+  readonly delayMs: number;
+  readonly fault: FaultDecision;
+}
+
+/** Draws the faults of each call from a seeded generator (mulberry32). */
 export class FaultInjector {
   private state: number;
-  private current: FaultSpec;
 
-  constructor(private readonly configured: FaultSpec) {
-    this.state = configured.seed >>> 0;
-    this.current = configured;
-  }
-
-  /**
-   * The faults of the call decided last: the configured ones, with the hold added to
-   * `latencyMs` when that call is held (the server waits `latencyMs` before handling a call).
-   */
-  get spec(): FaultSpec {
-    return this.current;
+  constructor(private readonly spec: FaultSpec) {
+    this.state = spec.seed >>> 0;
   }
 
   private random(): number {
@@ -114,11 +108,15 @@ export class FaultInjector {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
-  decide(): FaultDecision {
-    const { hold, holdMs, latencyMs } = this.configured;
+  decide(): FaultDraw {
+    const { hold, holdMs, latencyMs } = this.spec;
+    // The hold is drawn first, and only when there is one (see `seed` in FaultSpec).
     const held = hold > 0 && this.random() < hold;
-    this.current = held ? { ...this.configured, latencyMs: latencyMs + holdMs } : this.configured;
-    const { systemError, minuteQuota, lostAnswer } = this.configured;
+    return { delayMs: held ? latencyMs + holdMs : latencyMs, fault: this.drawFault() };
+  }
+
+  private drawFault(): FaultDecision {
+    const { systemError, minuteQuota, lostAnswer } = this.spec;
     if (systemError + minuteQuota + lostAnswer === 0) return 'none';
     const r = this.random();
     if (r < systemError) return 'system_error';

@@ -371,8 +371,8 @@ export class GuideService {
       record(error instanceof ApiError ? error.errcode : ERRCODE.systemBusy);
       return this.answerError(res, error);
     }
-    const fault = this.faults.decide();
-    if (this.faults.spec.latencyMs > 0) await sleep(this.faults.spec.latencyMs);
+    const { delayMs, fault } = this.faults.decide();
+    if (delayMs > 0) await sleep(delayMs);
     if (fault === 'system_error' || fault === 'minute_quota') {
       const error =
         fault === 'system_error'
