@@ -90,7 +90,8 @@ export interface SettledCredentials {
 
 /**
  * Settles the app credentials at start: the given ones win over the stored ones, and missing ones
- * are generated (the secret is then shown once: only its hash is kept). A secret other than the
+ * are generated (the secret is then shown once: only its hash is kept, and only in a database
+ * that outlives the process; the secret of an in-memory one is known for all its life). A secret other than the
  * stored one revokes every token issued under the old one; another appid revokes the tokens of
  * the appids before it.
  */
@@ -112,7 +113,9 @@ export function settleCredentials(
     }
     appid ??= generateCredentials().appid;
     if (secret !== undefined && (storedHash === undefined || !verifySecretSync(secret, storedHash))) {
-      store.setMeta('secret_hash', hashSecret(secret));
+      // The hash serves only a later start, without the secret. A database that ends with the
+      // process has none, so it is spared the scrypt work (tens of milliseconds, blocking).
+      if (!store.db.memory) store.setMeta('secret_hash', hashSecret(secret));
       store.run('DELETE FROM tokens');
     }
     if (appid !== storedAppid) {

@@ -3,7 +3,9 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settleCredentials } from '../../src/service/credentials.js';
 import { GuideService } from '../../src/service/index.js';
+import { Store } from '../../src/service/store.js';
 import { type Workspace, workspace } from '../helpers/cli.js';
 import { fetchToken, frozenClock, rawRequest } from '../helpers/service.js';
 
@@ -85,6 +87,19 @@ describe('secrets at rest', () => {
       await withService({ db }, async (s) => groupList(s.url, await fetchToken(s.url, A.appid, A.secret))),
     ).toBe(0);
     expect(await withService({ db }, (s) => groupList(s.url, token))).toBe(0);
+  });
+
+  it('spends scrypt on the secret only for a database that outlives the process', () => {
+    const memory = new Store(':memory:');
+    const file = new Store(join(ws.dir, 'settle.db'));
+    try {
+      for (const store of [memory, file]) expect(settleCredentials(store, {}).generated).toBe(true);
+      expect(memory.getMeta('secret_hash')).toBeUndefined();
+      expect(file.getMeta('secret_hash')).toMatch(/^scrypt\$/);
+    } finally {
+      memory.close();
+      file.close();
+    }
   });
 
   it('migrates a database of the previous version: clear secret and tokens become hashes, tokens keep working', async () => {
