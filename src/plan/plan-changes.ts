@@ -40,44 +40,15 @@ export interface PlanResult {
  * not change the plan.
  */
 export function planChanges(desired: DesiredState, live: LiveState): PlanResult {
-  const diagnostics: Diagnostic[] = [];
   const liveGuides = new Map<string, LiveGuide>(live.guides.map((g) => [guideKey(g.id), g]));
   const desiredGuides = [...desired.guides].sort((a, b) => compare(guideKey(a.id), guideKey(b.id)));
   const desiredKeys = new Set(desiredGuides.map((g) => guideKey(g.id)));
   const desiredGroups = [...desired.groups].sort((a, b) => compare(a.name, b.name));
-  const desiredGroupNames = new Set(desiredGroups.map((g) => g.name));
-
-  const error = (code: DiagnosticCode, source: SourceRef, message: string, hint: string): void => {
-    diagnostics.push({ ...source, severity: 'error', code, message, hint });
-  };
 
   const { matchedGroups, duplicates, warnings } = matchGroups(desiredGroups, live.groups);
 
-  // Members: a declared guide, or a live guide by account that the plan keeps.
-  const declaredAccounts = new Set(
-    desiredGuides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])),
-  );
   const liveAccounts = new Set(live.guides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])));
-  for (const group of desiredGroups) {
-    for (const member of group.members ?? []) {
-      if (declaredAccounts.has(member)) continue;
-      if (!liveAccounts.has(member)) {
-        error(
-          'member-not-found',
-          group.source,
-          `member "${member}" of group "${group.name}" is neither declared in the files nor a live guide`,
-          `declare the guide under guides: with account: ${member}, or remove it from members`,
-        );
-      } else if (desired.prune.guides) {
-        error(
-          'member-would-be-pruned',
-          group.source,
-          `member "${member}" of group "${group.name}" is a live guide that the files do not declare, so prune.guides would delete it`,
-          `declare the guide under guides: with account: ${member}, or remove it from members`,
-        );
-      }
-    }
-  }
+  const diagnostics = checkMembers(desired, desiredGuides, desiredGroups, liveAccounts);
   if (diagnostics.length > 0) return { diagnostics };
 
   const b = new PlanBuilder();
@@ -96,6 +67,64 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   }
 
   // 2. Guides created or updated.
+  const { guideFields, addedAt } = planGuides(b, desiredGuides, liveGuides);
+
+  // 3. Configuration: each guide's quick replies and welcome messages, then the account.
+  for (const guide of desiredGuides) {
+    const key = guideKey(guide.id);
+    const fields = guideFields.get(key) ?? [];
+    planGuideConfig(b, guide, liveGuides.get(key), fields);
+    if (fields.length > 0) {
+      b.change({
+        resource: 'guide',
+        action: addedAt.has(key) ? 'create' : 'update',
+        address: describeGuideId(guide.id),
+        fields,
+      });
+    }
+  }
+  planAccount(b, desired, live);
+
+  // 4. Memberships of the groups the file names.
+  const deletedAccounts = new Set(
+    desired.prune.guides
+      ? live.guides.flatMap((g) =>
+          g.id.kind === 'account' && !desiredKeys.has(guideKey(g.id)) ? [g.id.account] : [],
+        )
+      : [],
+  );
+  const moves = planMemberships(b, desiredGroups, {
+    matchedGroups,
+    duplicates,
+    addedAt,
+    liveAccounts,
+    deletedAccounts,
+  });
+
+  // 5. Deletions, or mentions of what is left alone.
+  const unmanaged = planDeletions(b, desired, live, desiredKeys);
+  deleteCopies(b, desiredGroups, duplicates, moves);
+
+  const semantics = desired.account?.sensitiveWords?.semantics;
+  return {
+    diagnostics: warnings,
+    plan: {
+      formatVersion: PLAN_FORMAT_VERSION,
+      summary: b.summary(),
+      changes: b.sortedChanges(),
+      calls: b.calls,
+      unmanaged,
+      ...(semantics === undefined ? {} : { sensitiveWordSemantics: semantics }),
+    },
+  };
+}
+
+/** Creates the guides the files declare and the account lacks; updates the others' names and images. */
+function planGuides(
+  b: PlanBuilder,
+  desiredGuides: readonly DesiredGuide[],
+  liveGuides: ReadonlyMap<string, LiveGuide>,
+): { guideFields: Map<string, FieldChange[]>; addedAt: Map<string, number> } {
   const guideFields = new Map<string, FieldChange[]>();
   /** Index of the addguideacct call of each guide this plan creates. */
   const addedAt = new Map<string, number>();
@@ -129,126 +158,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
     }
     guideFields.set(key, fields);
   }
-
-  // 3. Configuration: each guide's quick replies and welcome messages, then the account.
-  for (const guide of desiredGuides) {
-    const key = guideKey(guide.id);
-    const fields = guideFields.get(key) ?? [];
-    planGuideConfig(b, guide, liveGuides.get(key), fields);
-    if (fields.length > 0) {
-      b.change({
-        resource: 'guide',
-        action: addedAt.has(key) ? 'create' : 'update',
-        address: describeGuideId(guide.id),
-        fields,
-      });
-    }
-  }
-  planAccount(b, desired, live);
-
-  // 4. Memberships of the groups the file names.
-  const deletedAccounts = new Set(
-    desired.prune.guides
-      ? live.guides.flatMap((g) =>
-          g.id.kind === 'account' && !desiredKeys.has(guideKey(g.id)) ? [g.id.account] : [],
-        )
-      : [],
-  );
-  /** Per declared name, the indices of the calls that move members onto the kept group. */
-  const moves = new Map<string, number[]>();
-  for (const group of desiredGroups) {
-    const current = matchedGroups.get(group.name);
-    const extras = duplicates.get(group.name) ?? [];
-    if (group.members === undefined && extras.length === 0) continue;
-    const groupId: string | GroupRef = current === undefined ? { $group: group.name } : current.id;
-    const before = new Set(current?.members ?? []);
-    // Members managed: the files say them. Not managed: the kept group's, and those of its copies.
-    const merged = extras.flatMap((g) => g.members ?? []).filter((m) => liveAccounts.has(m));
-    const after = new Set(group.members ?? [...before, ...merged.filter((m) => !deletedAccounts.has(m))]);
-    const adds = sorted([...after].filter((m) => !before.has(m)));
-    const removes = sorted([...before].filter((m) => !after.has(m) && !deletedAccounts.has(m)));
-    const added: number[] = [];
-    for (const account of adds) {
-      // A membership needs the group and the guide to exist: it waits for their creation only.
-      const deps = [b.last('group', group.name), addedAt.get(guideKey({ kind: 'account', account }))];
-      added.push(b.calls.length);
-      b.call(
-        'membership',
-        `${group.name}\u0000${account}`,
-        'addguide2guidegroup',
-        { group_id: groupId, guide_account: account },
-        deps,
-      );
-    }
-    moves.set(group.name, added);
-    for (const account of removes) {
-      b.call('membership', `${group.name}\u0000${account}`, 'delguide2guidegroup', {
-        group_id: groupId,
-        guide_account: account,
-      });
-    }
-    if (current !== undefined && (adds.length > 0 || removes.length > 0)) {
-      b.change({
-        resource: 'group',
-        action: 'update',
-        address: group.name,
-        fields: [{ field: 'members', before: sorted(current.members ?? []), after: sorted([...after]) }],
-      });
-    }
-  }
-
-  // 5. Deletions, or mentions of what is left alone.
-  const unmanaged: Unmanaged[] = [];
-  const extraGuides = live.guides
-    .filter((g) => !desiredKeys.has(guideKey(g.id)))
-    .sort((x, y) => compare(guideKey(x.id), guideKey(y.id)));
-  for (const guide of extraGuides) {
-    if (!desired.prune.guides) {
-      unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
-      continue;
-    }
-    b.call('guide', guideKey(guide.id), 'delguideacct', wireGuideIdentity(guide.id));
-    b.change({
-      resource: 'guide',
-      action: 'delete',
-      address: describeGuideId(guide.id),
-      fields: [
-        { field: 'nickname', before: guide.nickname },
-        { field: 'head_image_url', before: guide.headImageUrl },
-      ],
-    });
-  }
-  const extraGroups = live.groups
-    .filter((g) => !desiredGroupNames.has(g.name))
-    .sort((x, y) => compare(x.name, y.name) || compare(x.id, y.id));
-  for (const group of extraGroups) {
-    if (!desired.prune.groups) {
-      unmanaged.push({ resource: 'group', address: group.name });
-      continue;
-    }
-    b.call('group', `${group.name}\u0000${group.id}`, 'delguidegroup', { group_id: group.id });
-    b.change({
-      resource: 'group',
-      action: 'delete',
-      address: group.name,
-      fields: group.members === undefined ? [] : [{ field: 'members', before: sorted(group.members) }],
-    });
-  }
-
-  deleteCopies(b, desiredGroups, duplicates, moves);
-
-  const semantics = desired.account?.sensitiveWords?.semantics;
-  return {
-    diagnostics: warnings,
-    plan: {
-      formatVersion: PLAN_FORMAT_VERSION,
-      summary: b.summary(),
-      changes: b.sortedChanges(),
-      calls: b.calls,
-      unmanaged,
-      ...(semantics === undefined ? {} : { sensitiveWordSemantics: semantics }),
-    },
-  };
+  return { guideFields, addedAt };
 }
 
 /**
@@ -489,21 +399,162 @@ function deleteCopies(
 ): void {
   for (const group of desiredGroups) {
     for (const extra of duplicates.get(group.name) ?? []) {
+      deleteGroup(b, extra, `${extra.name} (id ${extra.id}, a copy)`, moves.get(group.name));
+    }
+  }
+}
+
+/** Every member a group of the files names must be a declared guide, or a live one the plan keeps. */
+function checkMembers(
+  desired: DesiredState,
+  desiredGuides: readonly DesiredGuide[],
+  desiredGroups: readonly DesiredGroup[],
+  liveAccounts: ReadonlySet<string>,
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const error = (code: DiagnosticCode, source: SourceRef, message: string, hint: string): void => {
+    diagnostics.push({ ...source, severity: 'error', code, message, hint });
+  };
+  const declaredAccounts = new Set(
+    desiredGuides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])),
+  );
+  for (const group of desiredGroups) {
+    for (const member of group.members ?? []) {
+      if (declaredAccounts.has(member)) continue;
+      if (!liveAccounts.has(member)) {
+        error(
+          'member-not-found',
+          group.source,
+          `member "${member}" of group "${group.name}" is neither declared in the files nor a live guide`,
+          `declare the guide under guides: with account: ${member}, or remove it from members`,
+        );
+      } else if (desired.prune.guides) {
+        error(
+          'member-would-be-pruned',
+          group.source,
+          `member "${member}" of group "${group.name}" is a live guide that the files do not declare, so prune.guides would delete it`,
+          `declare the guide under guides: with account: ${member}, or remove it from members`,
+        );
+      }
+    }
+  }
+  return diagnostics;
+}
+
+interface MembershipContext extends Pick<GroupMatch, 'matchedGroups' | 'duplicates'> {
+  /** Index of the addguideacct call of each guide this plan creates, by key. */
+  readonly addedAt: ReadonlyMap<string, number>;
+  readonly liveAccounts: ReadonlySet<string>;
+  /** Accounts of the live guides the plan deletes. */
+  readonly deletedAccounts: ReadonlySet<string>;
+}
+
+/**
+ * The memberships of the groups the files name: what the files say, or, for a group whose members
+ * are not managed but that has live copies, the kept group's members and those of its copies.
+ * Returns, per declared name, the indices of the calls that add members to the kept group.
+ */
+function planMemberships(
+  b: PlanBuilder,
+  desiredGroups: readonly DesiredGroup[],
+  ctx: MembershipContext,
+): Map<string, number[]> {
+  const moves = new Map<string, number[]>();
+  for (const group of desiredGroups) {
+    const current = ctx.matchedGroups.get(group.name);
+    const extras = ctx.duplicates.get(group.name) ?? [];
+    if (group.members === undefined && extras.length === 0) continue;
+    const groupId: string | GroupRef = current === undefined ? { $group: group.name } : current.id;
+    const before = new Set(current?.members ?? []);
+    // Members managed: the files say them. Not managed: the kept group's, and those of its copies.
+    const merged = extras
+      .flatMap((g) => g.members ?? [])
+      .filter((m) => ctx.liveAccounts.has(m) && !ctx.deletedAccounts.has(m));
+    const after = new Set(group.members ?? [...before, ...merged]);
+    const adds = sorted([...after].filter((m) => !before.has(m)));
+    const removes = sorted([...before].filter((m) => !after.has(m) && !ctx.deletedAccounts.has(m)));
+    const added: number[] = [];
+    for (const account of adds) {
+      // A membership needs the group and the guide to exist: it waits for their creation only.
+      const deps = [b.last('group', group.name), ctx.addedAt.get(guideKey({ kind: 'account', account }))];
+      added.push(b.calls.length);
       b.call(
-        'group',
-        `${extra.name}\u0000${extra.id}`,
-        'delguidegroup',
-        { group_id: extra.id },
-        moves.get(group.name),
+        'membership',
+        `${group.name}\u0000${account}`,
+        'addguide2guidegroup',
+        { group_id: groupId, guide_account: account },
+        deps,
       );
+    }
+    moves.set(group.name, added);
+    for (const account of removes) {
+      b.call('membership', `${group.name}\u0000${account}`, 'delguide2guidegroup', {
+        group_id: groupId,
+        guide_account: account,
+      });
+    }
+    if (current !== undefined && (adds.length > 0 || removes.length > 0)) {
       b.change({
         resource: 'group',
-        action: 'delete',
-        address: `${extra.name} (id ${extra.id}, a copy)`,
-        fields: extra.members === undefined ? [] : [{ field: 'members', before: sorted(extra.members) }],
+        action: 'update',
+        address: group.name,
+        fields: [{ field: 'members', before: sorted(current.members ?? []), after: sorted([...after]) }],
       });
     }
   }
+  return moves;
+}
+
+/** The live guides and groups the files do not declare: deleted when pruned, else listed as unmanaged. */
+function planDeletions(
+  b: PlanBuilder,
+  desired: DesiredState,
+  live: LiveState,
+  desiredKeys: ReadonlySet<string>,
+): Unmanaged[] {
+  const unmanaged: Unmanaged[] = [];
+  const extraGuides = live.guides
+    .filter((g) => !desiredKeys.has(guideKey(g.id)))
+    .sort((x, y) => compare(guideKey(x.id), guideKey(y.id)));
+  for (const guide of extraGuides) {
+    if (!desired.prune.guides) {
+      unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
+      continue;
+    }
+    b.call('guide', guideKey(guide.id), 'delguideacct', wireGuideIdentity(guide.id));
+    b.change({
+      resource: 'guide',
+      action: 'delete',
+      address: describeGuideId(guide.id),
+      fields: [
+        { field: 'nickname', before: guide.nickname },
+        { field: 'head_image_url', before: guide.headImageUrl },
+      ],
+    });
+  }
+  const desiredGroupNames = new Set(desired.groups.map((g) => g.name));
+  const extraGroups = live.groups
+    .filter((g) => !desiredGroupNames.has(g.name))
+    .sort((x, y) => compare(x.name, y.name) || compare(x.id, y.id));
+  for (const group of extraGroups) {
+    if (!desired.prune.groups) {
+      unmanaged.push({ resource: 'group', address: group.name });
+      continue;
+    }
+    deleteGroup(b, group, group.name);
+  }
+  return unmanaged;
+}
+
+/** Deletes a live group (after `deps`), under `address` in the changes. */
+function deleteGroup(b: PlanBuilder, group: LiveGroup, address: string, deps?: readonly number[]): void {
+  b.call('group', `${group.name}\u0000${group.id}`, 'delguidegroup', { group_id: group.id }, deps);
+  b.change({
+    resource: 'group',
+    action: 'delete',
+    address,
+    fields: group.members === undefined ? [] : [{ field: 'members', before: sorted(group.members) }],
+  });
 }
 
 /**
