@@ -1,4 +1,5 @@
 import type { GuideClient } from '../client/index.js';
+import { appendedReplies } from '../client/outcomes.js';
 import { isOperationName, toId64 } from '../client/wire-names.js';
 import {
   type ApplyResult,
@@ -171,28 +172,13 @@ export function appendsKnownBefore(plan: Plan): Map<number, readonly string[]> {
   const known = new Map<number, readonly string[]>();
   plan.calls.forEach((call, index) => {
     if (call.operation === 'newguidegroup') known.set(index, []);
-    const added = appendedReplies(call);
+    const added = call.operation === 'setguideconfig' ? appendedReplies(call.body) : undefined;
     const after = added === undefined ? undefined : afterByGuide.get(guideAddress(call));
     if (added === undefined || after === undefined || added.length > after.length) return;
     const head = after.slice(0, after.length - added.length);
     if (after.slice(head.length).every((r, i) => r === added[i])) known.set(index, head);
   });
   return known;
-}
-
-/** The quick replies a call appends, if it is a quick-reply append. */
-function appendedReplies(call: PlannedCall): string[] | undefined {
-  if (call.operation !== 'setguideconfig' || call.body['is_delete'] !== false) return undefined;
-  const list = call.body['guide_fast_reply_list'];
-  if (!Array.isArray(list)) return undefined;
-  const contents: string[] = [];
-  for (const item of list) {
-    const content =
-      typeof item === 'object' && item !== null && !Array.isArray(item) ? item['content'] : undefined;
-    if (typeof content !== 'string') return undefined;
-    contents.push(content);
-  }
-  return contents;
 }
 
 /** The guide a call names, as the plan's changes address it (`alice_wx`, `openid oXYZ`). */

@@ -157,7 +157,8 @@ async function quickReplies(read: ConfirmRead, body: WireBody): Promise<string[]
   return config.guide_fast_reply_list.map((r) => r.content);
 }
 
-function appendedReplies(body: WireBody): string[] | undefined {
+/** The contents of the quick replies a `setguideconfig` body appends; undefined if it appends none. */
+export function appendedReplies(body: WireBody): string[] | undefined {
   const list = body['guide_fast_reply_list'];
   if (body['is_delete'] !== false || !Array.isArray(list) || list.length === 0) return undefined;
   const contents: string[] = [];
