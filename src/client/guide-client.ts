@@ -75,7 +75,13 @@ import {
   type WireBody,
 } from './outcomes.js';
 import { SecretSet } from './redact.js';
-import { checkRetryPolicy, DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from './retry.js';
+import {
+  checkRetryPolicy,
+  DEFAULT_RETRY_POLICY,
+  RetryBudget,
+  type RetryPolicy,
+  retryCauseOf,
+} from './retry.js';
 import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
 import { createDispatcher, type HttpAnswer, type ProxySettings, Transport } from './transport.js';
 
@@ -282,6 +288,8 @@ interface AttemptContext {
   readonly callId: number;
   readonly state: CallState;
   readonly budget: RetryBudget;
+  /** What a lost answer of this write means (see `outcomes.ts`); undefined for a read. */
+  readonly policy: LostAnswerPolicy | undefined;
   /** The state read (or known) before an append, for its confirmation. */
   readonly snapshot: unknown;
   /** Whether a lost append can be settled by a read. */
@@ -620,7 +628,7 @@ class Client implements GuideClient {
       policy === undefined ? 'read' : 'write',
     );
     const text = stringifyJson(body);
-    const call: AttemptContext = { operation, body, callId, state, budget, snapshot, confirmable };
+    const call: AttemptContext = { operation, body, callId, state, budget, policy, snapshot, confirmable };
     let renewed = false;
     try {
       for (;;) {
@@ -659,8 +667,7 @@ class Client implements GuideClient {
           }
           case 'busy':
           case 'minute-quota': {
-            const quota = errcode === ERRCODE.minuteQuota;
-            const wait = budget.nextDelay(quota ? 'quota' : 'busy');
+            const wait = budget.nextDelay(errcode === ERRCODE.minuteQuota ? 'quota' : 'busy');
             if (wait === undefined) {
               const error = new GuideApiError(init);
               if (call.lost !== undefined)
@@ -678,14 +685,14 @@ class Client implements GuideClient {
           case 'unauthorized':
             throw new ApiUnauthorizedError(init);
           case 'call': {
-            const done = await this.afterRefusal(call, policy, errcode);
+            const done = await this.afterRefusal(call, errcode);
             if (done !== undefined) return done;
             throw new GuideApiError(init);
           }
         }
       }
     } catch (error) {
-      throw this.failureOf(call, policy, error);
+      throw this.failureOf(call, error);
     }
   }
 
@@ -698,8 +705,7 @@ class Client implements GuideClient {
     call: AttemptContext,
     failure: TransportError,
   ): Promise<RawAnswer | undefined> {
-    const { operation, body, budget } = call;
-    const policy = isWriteOperation(operation) ? lostAnswerPolicy(operation, body) : undefined;
+    const { operation, body, budget, policy } = call;
     if (policy !== undefined && failure.sent) {
       call.lost = failure;
       // Only a write held past its settling time times out: the server may apply it yet, so
@@ -730,8 +736,8 @@ class Client implements GuideClient {
         call.lost = undefined;
       }
     }
-    const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
-    const wait = retryable ? budget.nextDelay(failure.sent ? 'lost' : 'unreachable') : undefined;
+    const cause = retryCauseOf(failure);
+    const wait = cause === undefined ? undefined : budget.nextDelay(cause);
     if (wait === undefined) {
       if (call.lost !== undefined)
         throw this.unknown(
@@ -745,12 +751,8 @@ class Client implements GuideClient {
   }
 
   /** A resend refused with `errcode` after a lost answer: reads whether the lost attempt did it. */
-  private async afterRefusal(
-    call: AttemptContext,
-    policy: LostAnswerPolicy | undefined,
-    errcode: number,
-  ): Promise<RawAnswer | undefined> {
-    const check = policy?.kind === 'resend' ? policy.afterRefusal : undefined;
+  private async afterRefusal(call: AttemptContext, errcode: number): Promise<RawAnswer | undefined> {
+    const check = call.policy?.kind === 'resend' ? call.policy.afterRefusal : undefined;
     if (call.lost === undefined || check?.errcodes.includes(errcode) !== true) return undefined;
     const settled = await this.settle(call.callId, call.operation, async (): Promise<Confirmation> => {
       const done = await check.confirm(this.confirmRead, call.body);
@@ -772,9 +774,9 @@ class Client implements GuideClient {
   }
 
   /** What a failure of a call becomes: a write that may have taken effect is an unknown outcome. */
-  private failureOf(call: AttemptContext, policy: LostAnswerPolicy | undefined, error: unknown): unknown {
+  private failureOf(call: AttemptContext, error: unknown): unknown {
     // A write stopped while its request was on the wire may have taken effect.
-    if (policy !== undefined && error instanceof CallAbortedError && error.inFlight) {
+    if (call.policy !== undefined && error instanceof CallAbortedError && error.inFlight) {
       return this.unknown(call, 'it was stopped while the request was on the wire');
     }
     // After a lost answer, a failure that is not the API refusing the resend leaves the

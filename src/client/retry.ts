@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { type ApiErrorKind, TransportError } from './errors.js';
 
 /**
  * The retry policy of a client: which failures are retried is fixed by the client (-1, 45011,
@@ -63,6 +64,22 @@ export function checkRetryPolicy(policy: RetryPolicy): RetryPolicy {
  * - `lost`: sent, and no usable answer came (timeout, broken connection, an HTTP error of a proxy).
  */
 export type RetryCause = 'quota' | 'busy' | 'unreachable' | 'lost';
+
+/**
+ * Why a failed attempt may be retried, or undefined when it must not be: an exchange that failed
+ * (but not on an HTTP 4xx other than 429: the request itself is wrong), or an answer of -1 or 45011.
+ */
+export function retryCauseOf(
+  failure: TransportError | { readonly kind: ApiErrorKind },
+): RetryCause | undefined {
+  if (failure instanceof TransportError) {
+    const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
+    if (!retryable) return undefined;
+    return failure.sent ? 'lost' : 'unreachable';
+  }
+  if (failure.kind === 'minute-quota') return 'quota';
+  return failure.kind === 'busy' ? 'busy' : undefined;
+}
 
 /** Whether the call reads (safe to repeat) or writes. */
 export type CallKind = 'read' | 'write';

@@ -14,7 +14,7 @@ import {
 import type { ClientEvent } from './events.js';
 import type { Sleep } from './limiter.js';
 import type { SecretSet } from './redact.js';
-import { RetryBudget, type RetryPolicy } from './retry.js';
+import { RetryBudget, type RetryPolicy, retryCauseOf } from './retry.js';
 import type { Transport } from './transport.js';
 
 /**
@@ -172,24 +172,11 @@ export class StableTokenSource implements TokenSource {
         }
         failure = error;
       }
-      const retryable =
-        failure instanceof TransportError
-          ? failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500
-          : failure.kind === 'busy' || failure.kind === 'minute-quota';
-      const delay = retryable
-        ? budget.nextDelay(
-            failure instanceof TransportError
-              ? failure.sent
-                ? 'lost'
-                : 'unreachable'
-              : failure.kind === 'minute-quota'
-                ? 'quota'
-                : 'busy',
-          )
-        : undefined;
+      const cause = retryCauseOf(failure);
+      const delay = cause === undefined ? undefined : budget.nextDelay(cause);
       if (delay === undefined) {
         report(false);
-        if (!retryable || attempt <= 1) throw failure;
+        if (cause === undefined || attempt <= 1) throw failure;
         if (failure instanceof TransportError) throw failure.withAttempts(attempt, budget.elapsedMs());
         throw new GuideApiError({
           operation: 'stable_token',
