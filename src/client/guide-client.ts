@@ -83,7 +83,7 @@ import {
   retryCauseOf,
 } from './retry.js';
 import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
-import { createDispatcher, type HttpAnswer, type ProxySettings, Transport } from './transport.js';
+import { createDispatcher, type ProxySettings, Transport } from './transport.js';
 
 export { DEFAULT_BASE_URL };
 export const DEFAULT_PARALLELISM = 8;
@@ -817,17 +817,17 @@ class Client implements GuideClient {
         await this.rate.acquire(this.signal).catch((error: unknown) => Promise.reject(aborted(error)));
       const path = operationPath(operation);
       const query = { access_token: token };
-      const sent = writes
-        ? await this.transport.postWrite(operation, path, query, text)
+      const answer = writes
+        ? await this.transport.postWrite(operation, path, query, text, () =>
+            this.emit({
+              type: 'held',
+              callId,
+              operation,
+              timeoutMs: this.timeoutMs,
+              settleMs: this.settleMs,
+            }),
+          )
         : await this.transport.post(operation, path, query, text);
-      let answer: HttpAnswer;
-      if ('held' in sent) {
-        this.emit({ type: 'held', callId, operation, timeoutMs: this.timeoutMs, settleMs: this.settleMs });
-        const late = await sent.late;
-        if (late instanceof CallAbortedError) throw late;
-        if (late instanceof TransportError) return late;
-        answer = late;
-      } else answer = sent;
       const body = answer.body;
       if (!isJsonObject(body)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
       const errcode = body['errcode'] ?? 0;

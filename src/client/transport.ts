@@ -75,19 +75,6 @@ export interface HttpAnswer {
   readonly body: unknown;
 }
 
-/**
- * A write attempt whose timeout passed while its request was on the wire: the server may still be
- * working on it, so the exchange is kept open rather than abandoned, and `late` tells how it ends.
- */
-export interface HeldExchange {
-  readonly held: true;
-  /**
-   * Its late answer, or how it failed (never rejects). A `timeout` here means that even the
-   * settling time passed and the exchange was given up while the server may still apply it.
-   */
-  readonly late: Promise<HttpAnswer | TransportError | CallAbortedError>;
-}
-
 /** Largest answer the client reads (the guide API's answers are a few kilobytes). */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** How much of a body a verbose log line shows. */
@@ -177,62 +164,52 @@ export class Transport {
   /**
    * POSTs a write. Like `post`, except at the timeout: a write that timed out may still be
    * applied by the server later, so instead of abandoning it (and letting a resend, or the call
-   * after it, race the late original) the exchange is kept open for up to `settleMs` more and
-   * returned as a `HeldExchange`, whose `late` answer settles what the attempt did.
+   * after it, race the late original) the exchange is kept open for up to `settleMs` more, and
+   * `onHeld` is told; its late answer, or how it fails, settles what the attempt did.
    */
   async postWrite(
     call: CallName,
     path: string,
     query: Readonly<Record<string, string>>,
     body: string,
-  ): Promise<HttpAnswer | HeldExchange> {
-    const { timeoutMs, settleMs } = this.options;
-    const ended = this.send(call, path, query, body, false, timeoutMs + settleMs).then(
-      (answer) => answer,
-      (error: unknown) => this.ending(call, error),
-    );
-    let timer: NodeJS.Timeout | undefined;
-    const held = new Promise<'held'>((resolve) => {
-      timer = settleMs > 0 ? setTimeout(() => resolve('held'), timeoutMs) : undefined;
-    });
-    const first = await Promise.race([ended, held]);
-    clearTimeout(timer);
-    if (first === 'held') return { held: true, late: ended };
-    if (first instanceof TransportError || first instanceof CallAbortedError) throw first;
-    return first;
+    onHeld: () => void,
+  ): Promise<HttpAnswer> {
+    try {
+      return await this.send(call, path, query, body, false, this.options.timeoutMs, onHeld);
+    } catch (error) {
+      // Given up while the server may still act on it: held past the settling time, or stopped.
+      const givenUp =
+        (error instanceof TransportError && error.kind === 'timeout') ||
+        (error instanceof CallAbortedError && error.inFlight);
+      if (givenUp) this.abandonedWrites += 1;
+      throw error;
+    }
   }
 
-  /** How a write's exchange failed, counting the ones given up while the server may still act. */
-  private ending(call: CallName, error: unknown): TransportError | CallAbortedError {
-    const failure =
-      error instanceof TransportError || error instanceof CallAbortedError
-        ? error
-        : this.failure(call, {
-            kind: 'connection',
-            description: 'the connection broke before the answer arrived',
-            reason: errorCode(error),
-            sent: true,
-          });
-    const givenUp =
-      (failure instanceof TransportError && failure.kind === 'timeout') ||
-      (failure instanceof CallAbortedError && failure.inFlight);
-    if (givenUp) this.abandonedWrites += 1;
-    return failure;
-  }
-
+  /**
+   * One exchange, bounded by `timeoutMs`; with `onHeld` (a write), a timeout while the request is
+   * on the wire calls it and extends the bound by `settleMs`.
+   */
   private async send(
     call: CallName,
     path: string,
     query: Readonly<Record<string, string>>,
     body: string,
     secretBodies: boolean,
-    limitMs: number,
+    timeoutMs: number,
+    onHeld?: () => void,
   ): Promise<HttpAnswer> {
     const fullPath = `${this.prefix}${path}${queryString(query)}`;
+    const settleMs = onHeld === undefined ? 0 : this.options.settleMs;
+    const limitMs = timeoutMs + settleMs;
     // One timer per attempt bounds the whole exchange (undici's own header/body timeouts tick in
-    // half-seconds; they stay as a backstop).
+    // half-seconds; they stay as a backstop); a held write re-arms it once for the settling time.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), limitMs);
+    let timer = setTimeout(() => {
+      if (onHeld === undefined || settleMs === 0) return timeout.abort();
+      timer = setTimeout(() => timeout.abort(), settleMs);
+      onHeld();
+    }, timeoutMs);
     const outer = this.options.signal;
     const signal = outer === undefined ? timeout.signal : AbortSignal.any([timeout.signal, outer]);
     const started = performance.now();
