@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { UsageError } from '../core/errors.js';
+import { errorCode, UsageError } from '../core/errors.js';
 
 /**
  * The lock of the embedded local database: one writer at a time.
@@ -49,9 +49,10 @@ export interface HeldLock {
 const POLL_MS = 250;
 
 export async function acquireLock(file: string, options: LockOptions): Promise<HeldLock> {
+  const host = hostname();
   const mine: LockHolder = {
     pid: process.pid,
-    host: hostname(),
+    host,
     command: options.command,
     since: new Date().toISOString(),
     token: randomBytes(8).toString('hex'),
@@ -67,11 +68,11 @@ export async function acquireLock(file: string, options: LockOptions): Promise<H
         `the lock of the local database, ${options.shownPath}.lock, exists but does not say who holds it (it was not written by guidectl); if no guidectl uses ${options.shownPath}, delete it`,
       );
     }
-    if (isDead(holder)) {
+    if (isDead(holder, host)) {
       await takeOver(file, holder);
       continue;
     }
-    if (Date.now() - started >= options.timeoutMs) throw new UsageError(refusal(holder, options));
+    if (Date.now() - started >= options.timeoutMs) throw new UsageError(refusal(holder, host, options));
     if (!told) {
       told = true;
       options.onWait?.(holder);
@@ -82,7 +83,10 @@ export async function acquireLock(file: string, options: LockOptions): Promise<H
   }
 }
 
-/** Creates the lock file whole, or returns false when one exists. */
+/**
+ * Creates the lock file whole, or returns false when one exists. The file written aside lives only
+ * for this try (written again at the next), so that a process killed while it waits leaves none.
+ */
 async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
   const aside = `${file}.${holder.pid}.${holder.token}.tmp`;
   await writeFile(aside, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
@@ -90,7 +94,7 @@ async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
     await link(aside, file);
     return true;
   } catch (error) {
-    if (codeOf(error) === 'EEXIST') return false;
+    if (errorCode(error) === 'EEXIST') return false;
     throw new UsageError(
       `cannot create the lock ${file}: ${error instanceof Error ? error.message : String(error)}`,
     );
@@ -104,7 +108,7 @@ async function readHolder(file: string): Promise<LockHolder | 'gone' | 'unreadab
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return 'gone';
+    if (errorCode(error) === 'ENOENT') return 'gone';
     throw new UsageError(
       `cannot read the lock ${file}: ${error instanceof Error ? error.message : String(error)}`,
     );
@@ -128,13 +132,13 @@ async function readHolder(file: string): Promise<LockHolder | 'gone' | 'unreadab
 }
 
 /** True when the holder is a process of this host that no longer runs. */
-function isDead(holder: LockHolder): boolean {
-  if (holder.host !== hostname()) return false;
+function isDead(holder: LockHolder, host: string): boolean {
+  if (holder.host !== host) return false;
   try {
     process.kill(holder.pid, 0);
     return false;
   } catch (error) {
-    return codeOf(error) === 'ESRCH';
+    return errorCode(error) === 'ESRCH';
   }
 }
 
@@ -147,7 +151,7 @@ async function takeOver(file: string, dead: LockHolder): Promise<void> {
   try {
     await rename(file, aside);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return;
+    if (errorCode(error) === 'ENOENT') return;
     throw error;
   }
   const moved = await readHolder(aside);
@@ -175,15 +179,11 @@ export function describeHolder(holder: LockHolder): string {
   return `pid ${holder.pid} on ${holder.host} (${holder.command}), since ${holder.since}`;
 }
 
-function refusal(holder: LockHolder, options: LockOptions): string {
+function refusal(holder: LockHolder, host: string, options: LockOptions): string {
   const other =
-    holder.host === hostname()
+    holder.host === host
       ? 'The lock is taken over by itself once that process is gone.'
       : `That process runs on another host and cannot be checked from here: if it is gone, delete ${options.shownPath}.lock.`;
   const waited = options.timeoutMs > 0 ? ` (waited ${Math.round(options.timeoutMs / 1000)} s)` : '';
   return `the local database ${options.shownPath} is in use by another guidectl${waited}: ${describeHolder(holder)}. Wait for it to finish, or pass --lock-timeout SECONDS to wait for it. ${other}`;
-}
-
-function codeOf(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error ? String(error.code) : undefined;
 }
