@@ -29,11 +29,9 @@ function processOutput(stream: NodeJS.WriteStream): Output {
 // (nothing new starts), the second abandons the calls in flight, a third ends the process.
 const stop = new AbortController();
 const abandon = new AbortController();
-let signals = 0;
 const onSignal = (signal: NodeJS.Signals): void => {
-  signals++;
-  if (signals === 1) stop.abort(signal);
-  else if (signals === 2) abandon.abort(signal);
+  if (!stop.signal.aborted) stop.abort(signal);
+  else if (!abandon.signal.aborted) abandon.abort(signal);
   else {
     process.stderr.write('guidectl: stopped at once\n');
     process.exit(1);
@@ -66,12 +64,7 @@ const io: CliIo = {
         }),
       }
     : {}),
-  now: () => Date.now(),
-  every: (ms, fn) => {
-    const timer = setInterval(fn, ms);
-    timer.unref();
-    return () => clearInterval(timer);
-  },
+  // `now` and `every` are left to their defaults: the real clock and an unref'd setInterval.
 };
 
 process.exitCode = await runProgram(process.argv.slice(2), io);

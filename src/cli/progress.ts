@@ -1,3 +1,4 @@
+import { formatCount } from '../report/count.js';
 import type { CliIo } from './io.js';
 
 /** The state of long work, shown on stderr while it lasts. */
@@ -20,8 +21,6 @@ const REDRAW_EVERY_MS = 100;
 const TICK_TTY_MS = 1_000;
 /** Without a terminal (CI logs): one plain line this often, so a long apply is never silent. */
 export const PLAIN_EVERY_MS = 10_000;
-
-const counted = (n: number): string => n.toLocaleString('en-US');
 
 function elapsed(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -53,9 +52,9 @@ export function createProgress(io: CliIo, label: string): Progress {
   let lastDraw = Number.NEGATIVE_INFINITY;
 
   const line = (t: number): string =>
-    `${label}: ${counted(done)}/${counted(total)} calls, ${elapsed(t - started)} elapsed` +
-    (retries.size > 0 ? `, ${counted(retries.size)} retried` : '') +
-    (failures > 0 ? `, ${counted(failures)} failed` : '');
+    `${label}: ${formatCount(done)}/${formatCount(total)} calls, ${elapsed(t - started)} elapsed` +
+    (retries.size > 0 ? `, ${formatCount(retries.size)} retried` : '') +
+    (failures > 0 ? `, ${formatCount(failures)} failed` : '');
   const draw = (force: boolean): void => {
     const t = now();
     if (finished || t - started < SHOW_AFTER_MS || (!force && t - lastDraw < REDRAW_EVERY_MS)) return;
