@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
+import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
 import {
@@ -17,7 +18,7 @@ import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from '../report/markdown.js';
-import { guardMessage, planToJson, renderPlan } from '../report/plan.js';
+import { guardMessage, type PlanExtras, planToJson, renderPlan } from '../report/plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import {
@@ -49,24 +50,18 @@ interface PlanOptions extends TargetOptions, GuardOptions {
 
 /** `guidectl plan PATH…`: reads the live state, prints the plan; never writes to the account. */
 export function registerPlanCommand(program: Command, ctx: CommandContext): void {
-  guardOptions(
-    targetOptions(
-      program
-        .command('plan')
-        .description(
-          'read the live state and print the calls that would make it match the files; never writes',
-        )
-        .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+  formatOptions(
+    guardOptions(
+      targetOptions(
+        program
+          .command('plan')
+          .description(
+            'read the live state and print the calls that would make it match the files; never writes',
+          )
+          .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+      ),
     ),
   )
-    .addOption(
-      new Option(
-        '--format <format>',
-        'output: human text, JSON (format_version 1), or a markdown comment body',
-      ).choices(['human', 'json', 'markdown']),
-    )
-    .option('--json', 'same as --format json', false)
-    .option('--markdown', 'same as --format markdown: a pull-request comment body', false)
     .option('--out <file.json>', 'also save the plan, for "guidectl apply FILE" to make exactly these calls')
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none', false)
     .option('--expect-no-changes', 'exit 1 when there are changes (drift), 0 when there are none', false)
@@ -113,25 +108,11 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           const id = planId(plan, basis);
           const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
           const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
-          const extras = { planId: id, guards };
           const { io } = ctx;
-          switch (format) {
-            case 'json':
-              io.stdout.write(`${stringifyJsonPretty(planToJson(plan, extras))}\n`);
-              printed = true;
-              break;
-            case 'markdown':
-              io.stdout.write(renderPlanMarkdown(plan, { ...extras, drift: options.expectNoChanges }));
-              printed = true;
-              break;
-            case 'human':
-              io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), ...extras }));
-              break;
-            default: {
-              const unreachable: never = format;
-              return unreachable;
-            }
-          }
+          io.stdout.write(
+            formatPlan(ctx, format, plan, { planId: id, guards, drift: options.expectNoChanges }),
+          );
+          if (format !== 'human') printed = true;
           if (out !== undefined) {
             await writeSavedPlan(nodePath.resolve(io.cwd, out), {
               planId: id,
@@ -183,6 +164,43 @@ function exitStatus(
     return 1;
   }
   return options.detailedExitcode && calls > 0 ? 2 : 0;
+}
+
+/** Adds `--format` and its `--json`/`--markdown` shorthands (read by {@link chooseFormat}). */
+export function formatOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--format <format>',
+        'output: human text, JSON (format_version 1), or a markdown comment body',
+      ).choices(['human', 'json', 'markdown']),
+    )
+    .option('--json', 'same as --format json', false)
+    .option('--markdown', 'same as --format markdown: a pull-request comment body', false);
+}
+
+/**
+ * A plan as text in `format`: as `plan` prints it, and `show` a saved one. `drift` (from
+ * `--expect-no-changes`) is said in the markdown body only.
+ */
+export function formatPlan(
+  ctx: CommandContext,
+  format: Format,
+  plan: Plan,
+  extras: PlanExtras & { readonly drift?: boolean },
+): string {
+  switch (format) {
+    case 'json':
+      return `${stringifyJsonPretty(planToJson(plan, extras))}\n`;
+    case 'markdown':
+      return renderPlanMarkdown(plan, extras);
+    case 'human':
+      return renderPlan(plan, { color: useColor(ctx, 'stdout'), ...extras });
+    default: {
+      const unreachable: never = format;
+      return unreachable;
+    }
+  }
 }
 
 /** `--format`, or the `--json`/`--markdown` shorthands; contradictions are usage errors. */
