@@ -11,10 +11,7 @@ import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
 import {
-  checkDeleteGuards,
   checkProtection,
-  countDeletes,
-  countLive,
   desiredDigest,
   detectReplacedWords,
   diffCalls,
@@ -26,7 +23,6 @@ import {
   planChanges,
   planId,
   protectionFromNames,
-  resolveGuardPolicy,
   type WordsReplaced,
 } from '../plan/index.js';
 import { renderApplyResult } from '../report/apply.js';
@@ -41,9 +37,9 @@ import type { CliIo, CommandContext } from './io.js';
 import { createProgress } from './progress.js';
 import {
   type ClientEvents,
+  deleteGuards,
   type FailureSink,
   type GuardOptions,
-  guardFlags,
   guardOptions,
   type LoadedFiles,
   loadFiles,
@@ -174,31 +170,62 @@ function stream(ctx: CommandContext, options: ApplyOptions, event: ApplyStreamEv
   if (options.jsonStream) ctx.io.stdout.write(renderStreamEvent(event));
 }
 
+/** A plan about to be applied: its calls, its id, and its deletion guards as checked now. */
+interface Reviewed {
+  readonly plan: Plan;
+  readonly id: string;
+  readonly guards: readonly GuardResult[];
+}
+
+/** The plan as the `--json` outputs hold it. */
+function reviewedToJson(r: Reviewed): Record<string, unknown> {
+  return planToJson(r.plan, { planId: r.id, guards: r.guards });
+}
+
 /** Shows the plan about to be applied: human text, or the stream's `plan` event. */
-function showPlan(
-  ctx: CommandContext,
-  plan: Plan,
-  id: string,
-  guards: readonly GuardResult[],
-  options: ApplyOptions,
-): void {
+function showPlan(ctx: CommandContext, r: Reviewed, options: ApplyOptions): void {
   if (!machine(options))
-    ctx.io.stdout.write(renderPlan(plan, { color: useColor(ctx, 'stdout'), planId: id, guards }));
-  stream(ctx, options, { type: 'plan', plan_id: id, calls: plan.calls.length, summary: plan.summary });
+    ctx.io.stdout.write(
+      renderPlan(r.plan, { color: useColor(ctx, 'stdout'), planId: r.id, guards: r.guards }),
+    );
+  stream(ctx, options, { type: 'plan', plan_id: r.id, calls: r.plan.calls.length, summary: r.plan.summary });
 }
 
 /** Nothing to do: says so in the JSON formats; exit 0. */
-function nothingToDo(
-  ctx: CommandContext,
-  plan: Plan,
-  id: string,
-  guards: readonly GuardResult[],
-  options: ApplyOptions,
-): void {
-  if (options.json)
-    writeJson(ctx, { plan: planToJson(plan, { planId: id, guards }), outcomes: [], converged: true });
-  stream(ctx, options, { ...emptySummary(id), converged: true, exit_code: 0 });
+function nothingToDo(ctx: CommandContext, r: Reviewed, options: ApplyOptions): void {
+  if (options.json) writeJson(ctx, { plan: reviewedToJson(r), outcomes: [], converged: true });
+  stream(ctx, options, { ...emptySummary(r.id), converged: true, exit_code: 0 });
   ctx.setExit(0);
+}
+
+/** How an apply goes on once its plan is made: whether to make the calls, and the check after. */
+interface Steps {
+  /** Asks for confirmation, or says which plan is applied; false cancels (exit set). */
+  approve(): Promise<boolean>;
+  /** Plans the files again after the calls; absent when the files are not at hand. */
+  readonly converge: (() => Promise<Drift | undefined>) | undefined;
+}
+
+/**
+ * What an apply of files and of a saved plan both do once the plan is made and checked: show it,
+ * then refuse it (exit 1), or say there is nothing to do (exit 0), or, approved, make its calls.
+ */
+async function proceed(
+  ctx: CommandContext,
+  session: Session,
+  r: Reviewed,
+  refusals: readonly string[],
+  options: ApplyOptions,
+  steps: Steps,
+): Promise<void> {
+  showPlan(ctx, r, options);
+  if (refuse(ctx, r, refusals, options)) return;
+  if (r.plan.calls.length === 0) {
+    nothingToDo(ctx, r, options);
+    return;
+  }
+  if (!(await steps.approve())) return;
+  await run(ctx, session, r, options, steps.converge);
 }
 
 function emptySummary(
@@ -219,25 +246,17 @@ async function applyFiles(
   const plan = makePlan(ctx, files, live, jsonFailure(ctx, options));
   if (plan === undefined) return;
   const id = planId(plan, planBasis(files.state, live, scope));
-  const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
-  const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
-  showPlan(ctx, plan, id, guards, options);
-
+  const guards = deleteGuards(files.state.safety, plan, live, options);
   const refusals = refusalsOf(guards);
   if (options.planId !== undefined && options.planId !== id) {
     refusals.unshift(
       `refused: the plan made now has id ${id}, not ${options.planId} (--plan-id): the files or the account changed since plan ${options.planId} was made. Review the plan above; to apply it, pass --plan-id ${id}.`,
     );
   }
-  if (refuse(ctx, plan, id, guards, refusals, options)) return;
-  if (plan.calls.length === 0) {
-    nothingToDo(ctx, plan, id, guards, options);
-    return;
-  }
-  if (!options.autoApprove && !(await confirm(ctx, plan))) return;
-  await run(ctx, session, plan, id, guards, options, () =>
-    planAgain(ctx, session, files, scope, { plan, before: live }),
-  );
+  await proceed(ctx, session, { plan, id, guards }, refusals, options, {
+    approve: async () => options.autoApprove || (await confirm(ctx, plan)),
+    converge: () => planAgain(ctx, session, files, scope, { plan, before: live }),
+  });
 }
 
 /**
@@ -289,6 +308,7 @@ async function applySaved(
     ctx,
     options,
     async (client, events) => {
+      const session: Session = { client, events, stopper };
       const live = await readLive(ctx, readOnlyClient(client), saved.basis.readScope, events);
       const liveChanged = liveDigest(live) !== saved.basis.liveDigest;
       const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.basis.desiredDigest;
@@ -299,29 +319,23 @@ async function applySaved(
       const plan = saved.plan;
       // The guards are checked again with the files' settings (the saved copy, which the plan id
       // covers, when the files are not at hand) and this run's flags; none of the file is trusted.
-      const policy = resolveGuardPolicy(files?.state.safety ?? saved.basis.safety, guardFlags(options));
-      const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
+      const guards = deleteGuards(files?.state.safety ?? saved.basis.safety, plan, live, options);
       const checks = checkSaved(ctx, file, saved, files, live);
       if (checks === undefined) return;
-      showPlan(ctx, plan, saved.planId, guards, options);
-      if (refuse(ctx, plan, saved.planId, guards, [...checks, ...refusalsOf(guards)], options)) return;
-      if (plan.calls.length === 0) {
-        nothingToDo(ctx, plan, saved.planId, guards, options);
-        return;
-      }
-      if (!machine(options))
-        io.stdout.write(
-          `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
-        );
-      const converge =
-        files === undefined
-          ? undefined
-          : () =>
-              planAgain(ctx, { client, events, stopper }, files, saved.basis.readScope, {
-                plan,
-                before: live,
-              });
-      await run(ctx, { client, events, stopper }, plan, saved.planId, guards, options, converge);
+      const refusals = [...checks, ...refusalsOf(guards)];
+      await proceed(ctx, session, { plan, id: saved.planId, guards }, refusals, options, {
+        approve: async () => {
+          if (!machine(options))
+            io.stdout.write(
+              `\nApplying saved plan ${saved.planId} (${file}): the account is as it was when it was made.\n`,
+            );
+          return true;
+        },
+        converge:
+          files === undefined
+            ? undefined
+            : () => planAgain(ctx, session, files, saved.basis.readScope, { plan, before: live }),
+      });
     },
     { signal: stopper.signal, lock: lockFor([file, ...paths], options) },
   );
@@ -403,7 +417,7 @@ async function planAgain(
 function reportWordsReplaced(ctx: CommandContext, replaced: WordsReplaced): void {
   const n = replaced.lost.length;
   ctx.io.stderr.write(
-    `guidectl: error: the target replaces the sensitive-word list instead of appending to it: the words appended replaced the list, and ${n} word${n === 1 ? '' : 's'} that ${n === 1 ? 'was' : 'were'} to stay ${n === 1 ? 'is' : 'are'} gone (${replaced.lost.map((w) => JSON.stringify(w)).join(', ')}). ` +
+    `guidectl: error: the target replaces the sensitive-word list instead of appending to it: the words appended replaced the list, and ${countOf(n, 'word')} that ${n === 1 ? 'was' : 'were'} to stay ${n === 1 ? 'is' : 'are'} gone (${replaced.lost.map((w) => JSON.stringify(w)).join(', ')}). ` +
       'Set semantics: replace under account.sensitive_words in the files, then apply again (one call then sets the whole list); applying again under append would replace the list again.\n',
   );
 }
@@ -483,23 +497,16 @@ function refusalsOf(guards: readonly GuardResult[]): string[] {
 /** Prints the refusals, if any, and sets exit 1; true when the plan must not run. */
 function refuse(
   ctx: CommandContext,
-  plan: Plan,
-  id: string,
-  guards: readonly GuardResult[],
+  r: Reviewed,
   refusals: readonly string[],
   options: ApplyOptions,
 ): boolean {
   if (refusals.length === 0) return false;
-  for (const r of refusals) ctx.io.stderr.write(`guidectl: ${r}\n`);
+  for (const refusal of refusals) ctx.io.stderr.write(`guidectl: ${refusal}\n`);
   ctx.io.stderr.write('guidectl: apply refused; nothing was changed\n');
   if (options.json)
-    writeJson(ctx, {
-      plan: planToJson(plan, { planId: id, guards }),
-      refused: refusals,
-      outcomes: [],
-      converged: false,
-    });
-  stream(ctx, options, { ...emptySummary(id), converged: false, refused: refusals, exit_code: 1 });
+    writeJson(ctx, { plan: reviewedToJson(r), refused: refusals, outcomes: [], converged: false });
+  stream(ctx, options, { ...emptySummary(r.id), converged: false, refused: refusals, exit_code: 1 });
   ctx.setExit(1);
   return true;
 }
@@ -550,13 +557,28 @@ function applyStopper(io: CliIo): Stopper {
   };
 }
 
+/** How the calls of an apply went, and what the check after them found. */
+interface RunFacts {
+  readonly result: ApplyResult;
+  readonly interrupted: boolean;
+  /** What a plan made after the calls would do; undefined when it was not made. */
+  readonly again: Drift | undefined;
+  readonly allDone: boolean;
+  /** Whether the files were at hand to check convergence with. */
+  readonly canCheck: boolean;
+  readonly converged: boolean;
+  /** Writes given up without an answer that may still land (convergence is then not claimed). */
+  readonly abandoned: number;
+  /** Why the check after the calls failed, when it did. */
+  readonly checkMessage: string | undefined;
+  readonly exit: 0 | 1;
+}
+
 /** Makes the calls, reports each outcome, then (when it can) checks that the account converged. */
 async function run(
   ctx: CommandContext,
   session: Session,
-  plan: Plan,
-  id: string,
-  guards: readonly GuardResult[],
+  r: Reviewed,
   options: ApplyOptions,
   converge: (() => Promise<Drift | undefined>) | undefined,
 ): Promise<void> {
@@ -564,7 +586,7 @@ async function run(
   session.stopper.writing(true);
   let result: ApplyResult;
   try {
-    result = await makeCalls(ctx, session, plan, options);
+    result = await makeCalls(ctx, session, r.plan, options);
   } finally {
     session.stopper.writing(false);
   }
@@ -597,52 +619,20 @@ async function run(
     (converge === undefined ? allDone : again !== undefined && again.plan.calls.length === 0);
   const exit = allDone && converged ? 0 : 1;
   ctx.setExit(exit);
-  const count = (status: string): number => result.outcomes.filter((o) => o.status === status).length;
-  stream(ctx, options, {
-    type: 'summary',
-    plan_id: id,
-    calls: plan.calls.length,
-    done: count('done'),
-    failed: count('failed'),
-    not_started: count('not-started'),
+  const facts: RunFacts = {
+    result,
     interrupted,
-    converged:
-      (converge === undefined && abandoned === 0) || interrupted || checkMessage !== undefined
-        ? null
-        : converged,
-    ...(again === undefined || converged ? {} : { drift_calls: again.plan.calls.length }),
-    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
-    ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
-    exit_code: exit,
-  });
-  if (options.json) {
-    writeJson(ctx, {
-      plan: planToJson(plan, { planId: id, guards }),
-      outcomes: result.outcomes,
-      converged,
-      ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
-      ...(again === undefined || converged
-        ? {}
-        : { drift: planToJson(again.plan, { planId: again.planId }) }),
-      ...(again?.wordsReplaced === undefined
-        ? {}
-        : {
-            sensitive_words_replaced: {
-              semantics: 'append',
-              target: 'replace',
-              lost: again.wordsReplaced.lost,
-            },
-          }),
-    });
-  } else if (!options.jsonStream) {
-    reportHuman(ctx, plan, result, {
-      interrupted,
-      again,
-      allDone,
-      converge: converge !== undefined,
-      abandoned,
-    });
-  }
+    again,
+    allDone,
+    canCheck: converge !== undefined,
+    converged,
+    abandoned,
+    checkMessage,
+    exit,
+  };
+  stream(ctx, options, summaryEvent(r, facts));
+  if (options.json) writeJson(ctx, runToJson(r, facts));
+  else if (!options.jsonStream) reportHuman(ctx, r.plan, facts);
   if (checkError !== undefined) {
     // A bug keeps its stack trace (runProgram prints it); a known failure is one line.
     if (!(checkError instanceof GuidectlError)) throw checkError;
@@ -650,6 +640,48 @@ async function run(
       `guidectl: the check after the writes failed: ${escapeControls(checkMessage ?? '')}; the report above stands — run guidectl plan to see what is left\n`,
     );
   }
+}
+
+/** The `--json-stream` summary of an apply that made its calls. */
+function summaryEvent(r: Reviewed, facts: RunFacts): ApplyStreamEvent {
+  const { again, abandoned, checkMessage, converged, interrupted } = facts;
+  const count = (status: string): number => facts.result.outcomes.filter((o) => o.status === status).length;
+  return {
+    type: 'summary',
+    plan_id: r.id,
+    calls: r.plan.calls.length,
+    done: count('done'),
+    failed: count('failed'),
+    not_started: count('not-started'),
+    interrupted,
+    converged:
+      (!facts.canCheck && abandoned === 0) || interrupted || checkMessage !== undefined ? null : converged,
+    ...(again === undefined || converged ? {} : { drift_calls: again.plan.calls.length }),
+    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
+    ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
+    exit_code: facts.exit,
+  };
+}
+
+/** The `--json` object of an apply that made its calls. */
+function runToJson(r: Reviewed, facts: RunFacts): Record<string, unknown> {
+  const { again, checkMessage, converged } = facts;
+  return {
+    plan: reviewedToJson(r),
+    outcomes: facts.result.outcomes,
+    converged,
+    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
+    ...(again === undefined || converged ? {} : { drift: planToJson(again.plan, { planId: again.planId }) }),
+    ...(again?.wordsReplaced === undefined
+      ? {}
+      : {
+          sensitive_words_replaced: {
+            semantics: 'append',
+            target: 'replace',
+            lost: again.wordsReplaced.lost,
+          },
+        }),
+  };
 }
 
 /**
@@ -683,19 +715,18 @@ async function makeCalls(
       ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
     });
   });
-  const calls = (n: number): string => `${n} call${n === 1 ? '' : 's'}`;
   const onStop = (): void => {
     const n = inFlight.size;
     progress.note(
       n === 0
         ? 'guidectl: stopping: no call is in flight\n'
-        : `guidectl: stopping: waiting for ${calls(n)} in flight; Ctrl-C again to abandon them\n`,
+        : `guidectl: stopping: waiting for ${countOf(n, 'call')} in flight; Ctrl-C again to abandon them\n`,
     );
     stream(ctx, options, { type: 'interrupt', action: 'stop', in_flight: n });
   };
   const onAbandon = (): void => {
     const n = inFlight.size;
-    progress.note(`guidectl: abandoning ${calls(n)} in flight; their outcome is unknown\n`);
+    progress.note(`guidectl: abandoning ${countOf(n, 'call')} in flight; their outcome is unknown\n`);
     stream(ctx, options, { type: 'interrupt', action: 'abandon', in_flight: n });
   };
   io.stopSignal.addEventListener('abort', onStop, { once: true });
@@ -750,21 +781,9 @@ async function makeCalls(
 }
 
 /** The human report after the calls: outcomes, then interruption, or convergence or drift. */
-function reportHuman(
-  ctx: CommandContext,
-  plan: Plan,
-  result: ApplyResult,
-  facts: {
-    readonly interrupted: boolean;
-    readonly again: Drift | undefined;
-    readonly allDone: boolean;
-    /** Writes given up without an answer that may still land (convergence is then not claimed). */
-    readonly abandoned: number;
-    readonly converge: boolean;
-  },
-): void {
+function reportHuman(ctx: CommandContext, plan: Plan, facts: RunFacts): void {
   const { io } = ctx;
-  io.stdout.write(renderApplyResult(plan, result, { color: useColor(ctx, 'stdout') }));
+  io.stdout.write(renderApplyResult(plan, facts.result, { color: useColor(ctx, 'stdout') }));
   if (facts.interrupted) {
     io.stdout.write(
       'Interrupted: the calls not done above were not made, and convergence was not checked; run apply again to finish.\n',
@@ -773,11 +792,11 @@ function reportHuman(
   }
   if (facts.abandoned > 0) {
     io.stdout.write(
-      `${facts.abandoned} write${facts.abandoned === 1 ? '' : 's'} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
+      `${countOf(facts.abandoned, 'write')} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
     );
     return;
   }
-  if (!facts.converge) {
+  if (!facts.canCheck) {
     if (facts.allDone)
       io.stdout.write(
         'Every call of the saved plan succeeded (the files were not at hand to check convergence).\n',

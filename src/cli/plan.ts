@@ -4,16 +4,7 @@ import { UsageError } from '../core/errors.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
-import {
-  checkDeleteGuards,
-  countDeletes,
-  countLive,
-  isRefused,
-  liveFingerprints,
-  planBasis,
-  planId,
-  resolveGuardPolicy,
-} from '../plan/index.js';
+import { isRefused, liveFingerprints, planBasis, planId } from '../plan/index.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
@@ -22,9 +13,9 @@ import { guardMessage, type PlanExtras, planToJson, renderPlan } from '../report
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import {
+  deleteGuards,
   type FailureSink,
   type GuardOptions,
-  guardFlags,
   guardOptions,
   loadFiles,
   makePlan,
@@ -106,8 +97,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           if (plan === undefined) return;
           const basis = planBasis(files.state, live, scope);
           const id = planId(plan, basis);
-          const policy = resolveGuardPolicy(files.state.safety, guardFlags(options));
-          const guards = checkDeleteGuards(countDeletes(plan), countLive(live), policy);
+          const guards = deleteGuards(files.state.safety, plan, live, options);
           const { io } = ctx;
           io.stdout.write(
             formatPlan(ctx, format, plan, { planId: id, guards, drift: options.expectNoChanges }),

@@ -1,12 +1,21 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ClientEvent, GuideClient } from '../client/index.js';
 import { loadDesiredState } from '../config/index.js';
-import { DELETE_KINDS, type DeleteKind, type DesiredState } from '../core/desired.js';
+import { DELETE_KINDS, type DeleteKind, type DesiredState, type SafetyPolicy } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
+import type { GuardResult } from '../core/safety.js';
 import { type LiveReader, type LiveReadScope, readLiveState, readScopeFor } from '../live/index.js';
-import { checkProtection, type GuardFlags, planChanges } from '../plan/index.js';
+import {
+  checkDeleteGuards,
+  checkProtection,
+  countDeletes,
+  countLive,
+  type GuardFlags,
+  planChanges,
+  resolveGuardPolicy,
+} from '../plan/index.js';
 import { renderDiagnostics } from '../report/diagnostics.js';
 import { type CommandContext, InterruptedError } from './io.js';
 import { createProgress } from './progress.js';
@@ -237,6 +246,20 @@ export function guardFlags(options: GuardOptions): GuardFlags {
     maxDeletes: options.maxDeletes,
     ...(options.maxDeleteShare === undefined ? {} : { maxDeleteShare: options.maxDeleteShare }),
   };
+}
+
+/**
+ * The deletion guards of `plan` against `live`, under the files' `safety` settings and this run's
+ * flags (flags win).
+ */
+export function deleteGuards(
+  safety: Pick<SafetyPolicy, 'maxDeletes' | 'maxDeleteShare'> | undefined,
+  plan: Plan,
+  live: LiveState,
+  options: GuardOptions,
+): GuardResult[] {
+  const policy = resolveGuardPolicy(safety, guardFlags(options));
+  return checkDeleteGuards(countDeletes(plan), countLive(live), policy);
 }
 
 /** Parses `guides=12` (or `guides=12,groups=2`) into counts by kind, merged with earlier ones. */
