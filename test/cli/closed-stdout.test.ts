@@ -1,30 +1,15 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
+import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { simCall } from '../helpers/service.js';
+import { useServiceTarget } from '../helpers/cli.js';
 import { spawnCli } from './spawn.js';
 
 // `guidectl … | head -1`: the reader of stdout goes away after its first line. A closed stdout
 // must never crash guidectl nor cut an apply short.
 
-let service: GuideService;
-let ws: Workspace;
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(() => service.close());
-beforeEach(async () => {
-  ws = await workspace();
-  await simCall(service.url, 'reset');
-  service.resetCalls();
-});
-afterEach(() => ws.remove());
-
-const env = (): Record<string, string> => ({
-  WECHAT_APPID: service.credentials.appid,
-  WECHAT_SECRET: service.credentials.secret,
-});
+const target = useServiceTarget({ reset: true });
+const service = () => target.service;
+const ws = () => target.ws;
+const env = target.env;
 
 /** 40 guides in 2 groups: 42 calls to an empty account. */
 function bigFile(): string {
@@ -44,17 +29,16 @@ function noCrash(stderr: string): void {
 
 describe('a closed stdout', () => {
   it('does not stop an apply: every call is made, the exit status says how they went', async () => {
-    await ws.write('big.yaml', bigFile());
-    const args = ['apply', 'big.yaml', '--auto-approve', '--base-url', service.url];
-    const { code, stderr } = await spawnCli(args, { cwd: ws.dir, env: env(), closeStdout: true }).ended;
+    await ws().write('big.yaml', bigFile());
+    const args = ['apply', 'big.yaml', '--auto-approve', '--base-url', service().url];
+    const { code, stderr } = await spawnCli(args, { cwd: ws().dir, env: env(), closeStdout: true }).ended;
     noCrash(stderr);
     expect(code, stderr).toBe(0);
-    const writes = service.calls().filter((c) => c.writes);
+    const writes = service()
+      .calls()
+      .filter((c) => c.writes);
     expect(writes).toHaveLength(42);
-    const after = await runCli(['plan', 'big.yaml', '--json', '--base-url', service.url], {
-      env: env(),
-      cwd: ws.dir,
-    });
+    const after = await target.cli(['plan', 'big.yaml', '--json']);
     expect((parseJson(after.stdout) as { summary: { calls: number } }).summary.calls).toBe(0);
   });
 
@@ -63,9 +47,9 @@ describe('a closed stdout', () => {
     ['plan --json', ['plan', 'big.yaml', '--json']],
     ['export', ['export']],
   ])('%s stops quietly with its usual exit status', async (_name, command) => {
-    await ws.write('big.yaml', bigFile());
-    const args = [...command, '--base-url', service.url];
-    const { code, stderr } = await spawnCli(args, { cwd: ws.dir, env: env(), closeStdout: true }).ended;
+    await ws().write('big.yaml', bigFile());
+    const args = [...command, '--base-url', service().url];
+    const { code, stderr } = await spawnCli(args, { cwd: ws().dir, env: env(), closeStdout: true }).ended;
     noCrash(stderr);
     expect(code, stderr).toBe(0);
   });
@@ -74,8 +58,8 @@ describe('a closed stdout', () => {
     ['help plan', ['help', 'plan']],
     ['validate', ['validate', 'big.yaml']],
   ])('%s stops quietly with its usual exit status', async (_name, args) => {
-    await ws.write('big.yaml', bigFile());
-    const { code, stderr } = await spawnCli(args, { cwd: ws.dir, closeStdout: true }).ended;
+    await ws().write('big.yaml', bigFile());
+    const { code, stderr } = await spawnCli(args, { cwd: ws().dir, closeStdout: true }).ended;
     noCrash(stderr);
     expect(code, stderr).toBe(0);
   });

@@ -1,42 +1,25 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { simCall } from '../helpers/service.js';
+import { describe, expect, it } from 'vitest';
+import { guideEntries, useServiceTarget } from '../helpers/cli.js';
 import { spawnCli } from './spawn.js';
 
 // Ctrl-C as Terraform has it: the first starts nothing new and lets the calls in flight finish,
 // then reports; the second abandons them. Reads stop at once and say "interrupted".
 
-let slow: GuideService;
-let ws: Workspace;
-beforeAll(async () => {
-  slow = await GuideService.start({ db: ':memory:', simulation: true, faults: 'latency=100ms' });
-});
-afterAll(() => slow.close());
-beforeEach(async () => {
-  ws = await workspace();
-  await simCall(slow.url, 'reset');
-  slow.resetCalls();
-});
-afterEach(() => ws.remove());
+const target = useServiceTarget({ reset: true, faults: 'latency=100ms' });
+const slow = () => target.service;
+const ws = () => target.ws;
+const env = target.env;
+/** The writes the service was asked for in this test. */
+const writes = () =>
+  slow()
+    .calls()
+    .filter((c) => c.writes);
 
 const STALL_READ = fileURLToPath(new URL('./fixtures/stall-read.cjs', import.meta.url));
 
-const env = (): Record<string, string> => ({
-  WECHAT_APPID: slow.credentials.appid,
-  WECHAT_SECRET: slow.credentials.secret,
-});
-
 /** `n` guides: `n` independent calls to an empty account. */
-function guides(n: number): string {
-  const list = Array.from(
-    { length: n },
-    (_, i) =>
-      `  - account: guide_${i}00\n    nickname: G${i}\n    head_image_url: https://img.example/${i}\n`,
-  ).join('');
-  return `version: 1\nguides:\n${list}`;
-}
+const guides = (n: number): string => `version: 1\nguides:\n${guideEntries(n)}`;
 
 interface StreamEvent {
   type: string;
@@ -56,14 +39,12 @@ const events = (stdout: string): StreamEvent[] =>
 
 describe('Ctrl-C during apply', () => {
   it('first: starts nothing new, lets the calls in flight finish, reports them, exits 1', async () => {
-    await ws.write('g.yaml', guides(8));
+    await ws().write('g.yaml', guides(8));
     const stop = new AbortController();
     let started = 0;
-    const run = await runCli(
-      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '2', '--base-url', slow.url],
+    const run = await target.cli(
+      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '2'],
       {
-        env: env(),
-        cwd: ws.dir,
         stop: stop.signal,
         // Ctrl-C as the third call starts: it (and maybe the second) is then in flight.
         onStdout: (line) => {
@@ -78,18 +59,16 @@ describe('Ctrl-C during apply', () => {
     expect(summary).toMatchObject({ type: 'summary', failed: 0, done: 3, not_started: 5, interrupted: true });
     // Every call started was let finish: none failed, none abandoned, and each took effect.
     expect(stream.filter((e) => e.type === 'call_done')).toHaveLength(3);
-    expect(slow.calls().filter((c) => c.writes)).toHaveLength(3);
+    expect(writes()).toHaveLength(3);
   });
 
   it('second: abandons the calls in flight; they are reported failed with an unknown outcome', async () => {
-    await ws.write('g.yaml', guides(4));
+    await ws().write('g.yaml', guides(4));
     const stop = new AbortController();
     const abandon = new AbortController();
-    const run = await runCli(
-      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1', '--base-url', slow.url],
+    const run = await target.cli(
+      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1'],
       {
-        env: env(),
-        cwd: ws.dir,
         stop: stop.signal,
         abandon: abandon.signal,
         onStdout: (line) => {
@@ -109,9 +88,9 @@ describe('Ctrl-C during apply', () => {
   });
 
   it('the real signals: SIGINT to the process lets the call in flight finish, then reports', async () => {
-    await ws.write('g.yaml', guides(30));
+    await ws().write('g.yaml', guides(30));
     const args = ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1'];
-    const spawned = spawnCli([...args, '--base-url', slow.url], { cwd: ws.dir, env: env() });
+    const spawned = spawnCli([...args, '--base-url', slow().url], { cwd: ws().dir, env: env() });
     let sent = false;
     spawned.child.stdout?.on('data', (chunk: Buffer) => {
       if (!sent && chunk.toString().includes('"call_start"')) {
@@ -124,33 +103,31 @@ describe('Ctrl-C during apply', () => {
     expect(stderr).toMatch(/stopping: (waiting for 1 call in flight|no call is in flight)/);
     const summary = events(stdout).at(-1);
     expect(summary).toMatchObject({ type: 'summary', failed: 0, interrupted: true });
-    expect(slow.calls().filter((c) => c.writes)).toHaveLength(summary?.done ?? -1);
+    expect(writes()).toHaveLength(summary?.done ?? -1);
   });
 });
 
 describe('Ctrl-C while reading the live state', () => {
   it.each([['plan'], ['apply']])('%s says "interrupted", not that a call failed', async (command) => {
-    await ws.write('g.yaml', guides(2));
+    await ws().write('g.yaml', guides(2));
     const stop = new AbortController();
     stop.abort();
     const extra = command === 'apply' ? ['--auto-approve'] : [];
-    const run = await runCli([command, 'g.yaml', ...extra, '--base-url', slow.url], {
-      env: env(),
-      cwd: ws.dir,
+    const run = await target.cli([command, 'g.yaml', ...extra], {
       stop: stop.signal,
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('guidectl: interrupted while reading the live state');
     expect(run.stderr).not.toContain('failed');
-    expect(slow.calls().filter((c) => c.writes)).toEqual([]);
+    expect(writes()).toEqual([]);
   });
 });
 
 describe('a signal during work that has nothing in flight', () => {
   it('ends validate at once, even in the middle of its work', async () => {
     // The preload makes the read of stall.yaml never end: the signal surely comes mid-work.
-    await ws.write('stall.yaml', guides(1));
-    const spawned = spawnCli(['validate', 'stall.yaml'], { cwd: ws.dir, preload: STALL_READ });
+    await ws().write('stall.yaml', guides(1));
+    const spawned = spawnCli(['validate', 'stall.yaml'], { cwd: ws().dir, preload: STALL_READ });
     await new Promise<void>((resolve) => {
       spawned.child.stderr?.on('data', (chunk: Buffer) => {
         if (chunk.toString().includes('stall: reading')) resolve();

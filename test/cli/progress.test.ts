@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { createProgress, PLAIN_EVERY_MS } from '../../src/cli/progress.js';
-import { GuideService } from '../../src/service/index.js';
-import { captureIo, runCli, workspace } from '../helpers/cli.js';
+import { captureIo, guideEntries, useServiceTarget } from '../helpers/cli.js';
 
 /** A clock the test moves, and a timer the test fires: no test waits for real seconds. */
 function fakeTime(): {
@@ -74,52 +73,27 @@ describe('progress on a terminal', () => {
 });
 
 describe('apply in CI (no terminal)', () => {
-  let service: GuideService;
-  beforeAll(async () => {
-    service = await GuideService.start({ db: ':memory:', faults: 'latency=20ms' });
-  });
-  afterAll(() => service.close());
+  const target = useServiceTarget({ faults: 'latency=20ms' });
 
   it('prints "Applying: …" on stderr while the calls go on', async () => {
-    const ws = await workspace();
-    try {
-      const guides = Array.from(
-        { length: 6 },
-        (_, i) =>
-          `  - account: guide_${i}00\n    nickname: G${i}\n    head_image_url: https://img.example/${i}\n`,
-      ).join('');
-      await ws.write('g.yaml', `version: 1\nguides:\n${guides}`);
-      const time = fakeTime();
-      let done = 0;
-      const run = await runCli(
-        [
-          'apply',
-          'g.yaml',
-          '--auto-approve',
-          '--json-stream',
-          '--parallelism',
-          '1',
-          '--base-url',
-          service.url,
-        ],
-        {
-          env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-          cwd: ws.dir,
-          now: time.now,
-          every: time.every,
-          // Ten seconds pass as the third call ends.
-          onStdout: (line) => {
-            if (line.includes('"call_done"') && ++done === 3) {
-              time.advance(10_000);
-              time.tick();
-            }
-          },
+    await target.ws.write('g.yaml', `version: 1\nguides:\n${guideEntries(6)}`);
+    const time = fakeTime();
+    let done = 0;
+    const run = await target.cli(
+      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1'],
+      {
+        now: time.now,
+        every: time.every,
+        // Ten seconds pass as the third call ends.
+        onStdout: (line) => {
+          if (line.includes('"call_done"') && ++done === 3) {
+            time.advance(10_000);
+            time.tick();
+          }
         },
-      );
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain('Applying: 3/6 calls, 10s elapsed\n');
-    } finally {
-      await ws.remove();
-    }
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('Applying: 3/6 calls, 10s elapsed\n');
   });
 });

@@ -1,9 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAsk } from '../../src/cli/prompt.js';
-import { GuideService } from '../../src/service/index.js';
-import { runCli } from '../helpers/cli.js';
+import { useServiceTarget } from '../helpers/cli.js';
 
 const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
 
@@ -55,21 +54,16 @@ describe('the confirmation question', () => {
 });
 
 describe('apply, cancelled at the question', () => {
-  let service: GuideService;
-  beforeAll(async () => {
-    service = await GuideService.start({ db: ':memory:' });
-  });
-  afterAll(() => service.close());
+  const target = useServiceTarget();
 
   it('says the apply was cancelled (not that there is no terminal), exits 1, writes nothing', async () => {
-    const run = await runCli(['apply', SMALL_STORE, '--base-url', service.url], {
-      env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
+    const run = await target.cli(['apply', SMALL_STORE], {
       // Ctrl-C or Ctrl-D: the asker answers undefined.
       ask: async () => undefined,
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('guidectl: apply cancelled; nothing was changed');
     expect(run.stderr).not.toContain('no terminal');
-    expect(service.calls().filter((c) => c.writes)).toEqual([]);
+    expect(target.service.calls().filter((c) => c.writes)).toEqual([]);
   });
 });

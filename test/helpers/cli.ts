@@ -6,6 +6,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { runProgram } from '../../src/cli/program.js';
 import { loadSchema } from '../../src/config/check-schema.js';
 import { GuideService } from '../../src/service/index.js';
+import { simCall } from './service.js';
 
 // A command loads the HTTP client and compiles the schema on first use: about a second on a busy
 // machine, charged to whichever test happens to run first. Paid here instead, while the test file
@@ -30,8 +31,9 @@ export interface CaptureOptions {
   /** The clock and timer of progress lines. */
   now?: () => number;
   every?: (ms: number, fn: () => void) => () => void;
-  /** Sees each write to stdout as it happens. */
+  /** Sees each write to stdout (stderr) as it happens. */
   onStdout?: (text: string) => void;
+  onStderr?: (text: string) => void;
 }
 
 /** An in-memory CliIo whose output the test reads with `out()` and `err()`. */
@@ -54,6 +56,7 @@ export function captureIo(
     stderr: {
       write: (s) => {
         err += s;
+        options.onStderr?.(s);
       },
       isTTY: tty,
     },
@@ -110,26 +113,33 @@ export type TargetCli = (
 ) => Promise<CliRun>;
 
 /**
- * One guide service for the test file (in memory, simulation on) and a fresh workspace per test,
- * registered as vitest hooks; `cli` runs guidectl in the workspace against the service with its
- * credentials. `reset` empties the account before each test.
+ * One guide service for the test file (or the describe block it is called in: in memory,
+ * simulation on, with `faults` if given) and a fresh workspace per test, registered as vitest
+ * hooks; `cli` runs guidectl in the workspace against the service with its credentials (`env`).
+ * `reset` empties the account and forgets the calls seen before each test.
  */
 export interface ServiceTarget {
   readonly service: GuideService;
   readonly ws: Workspace;
   readonly cli: TargetCli;
+  /** WECHAT_APPID and WECHAT_SECRET of the service, as a CLI reads them. */
+  env(): Record<string, string>;
 }
 
-export function useServiceTarget(options: { reset?: boolean } = {}): ServiceTarget {
+export function useServiceTarget(options: { reset?: boolean; faults?: string } = {}): ServiceTarget {
   let service: GuideService | undefined;
   let ws: Workspace | undefined;
   beforeAll(async () => {
-    service = await GuideService.start({ db: ':memory:', simulation: true });
+    const faults = options.faults === undefined ? {} : { faults: options.faults };
+    service = await GuideService.start({ db: ':memory:', simulation: true, ...faults });
   });
   afterAll(() => service?.close());
   beforeEach(async () => {
     ws = await workspace();
-    if (options.reset) await fetch(`${target.service.url}/__sim/reset`, { method: 'POST', body: '{}' });
+    if (options.reset) {
+      await simCall(target.service.url, 'reset');
+      target.service.resetCalls();
+    }
   });
   afterEach(() => ws?.remove());
   const target: ServiceTarget = {
@@ -141,14 +151,25 @@ export function useServiceTarget(options: { reset?: boolean } = {}): ServiceTarg
       if (ws === undefined) throw new Error('the workspace is made in beforeEach');
       return ws;
     },
-    cli: (args, runOptions = {}) => {
-      const { appid, secret } = target.service.credentials;
-      return runCli([...args, '--base-url', target.service.url], {
-        env: { WECHAT_APPID: appid, WECHAT_SECRET: secret },
+    env: () => ({
+      WECHAT_APPID: target.service.credentials.appid,
+      WECHAT_SECRET: target.service.credentials.secret,
+    }),
+    cli: (args, runOptions = {}) =>
+      runCli([...args, '--base-url', target.service.url], {
+        env: target.env(),
         cwd: target.ws.dir,
         ...runOptions,
-      });
-    },
+      }),
   };
   return target;
+}
+
+/** The `guides:` entries of `n` guides (guide_000, guide_100, …): `n` calls to an empty account. */
+export function guideEntries(n: number): string {
+  return Array.from(
+    { length: n },
+    (_, i) =>
+      `  - account: guide_${i}00\n    nickname: G${i}\n    head_image_url: https://img.example/${i}\n`,
+  ).join('');
 }

@@ -1,9 +1,8 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { type CliRun, useServiceTarget } from '../helpers/cli.js';
 
 /**
  * Safe in CI, end to end: the CLI in-process against the real service over HTTP. Saved plans
@@ -11,29 +10,10 @@ import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.j
  * drift checks and the markdown comment body.
  */
 
-let service: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(async () => {
-  await service.close();
-});
-beforeEach(async () => {
-  ws = await workspace();
-  const res = await fetch(`${service.url}/__sim/reset`, { method: 'POST', body: '{}' });
-  expect(((await res.json()) as { errcode: number }).errcode).toBe(0);
-  service.resetCalls();
-});
-afterEach(() => ws.remove());
-
-function cli(args: string[]): Promise<CliRun> {
-  return runCli([...args, '--base-url', service.url], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-  });
-}
+const target = useServiceTarget({ reset: true });
+const service = () => target.service;
+const ws = () => target.ws;
+const cli = target.cli;
 
 async function api(operation: string, body: object): Promise<void> {
   const run = await cli(['api', operation, stringifyJson(body)]);
@@ -41,7 +21,7 @@ async function api(operation: string, body: object): Promise<void> {
 }
 
 const writes = (): string[] =>
-  service
+  service()
     .calls()
     .filter((c) => c.writes)
     .map((c) => c.operation);
@@ -71,7 +51,7 @@ const STORE_2 =
 
 describe('saved plans: apply exactly what was reviewed', () => {
   it('saves the plan with its id and digests and no secret, and applies it as is without the files', async () => {
-    const file = await ws.write('g.yaml', STORE);
+    const file = await ws().write('g.yaml', STORE);
     const plan = await cli(['plan', 'g.yaml', '--out', 'plan.json']);
     expect(plan.code, plan.stderr).toBe(0);
     const id = planIdOf(plan);
@@ -79,18 +59,18 @@ describe('saved plans: apply exactly what was reviewed', () => {
     expect(plan.stdout).toContain('Saved the plan to plan.json');
     expect(writes()).toEqual([]);
 
-    const text = await readFile(join(ws.dir, 'plan.json'), 'utf8');
+    const text = await readFile(join(ws().dir, 'plan.json'), 'utf8');
     const saved = parseJson(text) as Record<string, unknown>;
     expect(saved).toMatchObject({ format_version: 1, kind: 'guidectl-plan', plan_id: id, paths: ['g.yaml'] });
     expect(saved['desired_digest']).toMatch(/^[0-9a-f]{64}$/);
     expect(saved['live_digest']).toMatch(/^[0-9a-f]{64}$/);
-    expect(text).not.toContain(service.credentials.secret);
+    expect(text).not.toContain(service().credentials.secret);
     expect(text).not.toMatch(/access_token|secret/i);
     const calls = (saved['calls'] as Array<{ operation: string }>).map((c) => c.operation);
 
     // The plan needs no YAML: apply it with the files gone, and it makes exactly its calls.
     await rm(file);
-    service.resetCalls();
+    service().resetCalls();
     const run = await cli(['apply', 'plan.json']);
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expect(run.stderr).toContain('are not here; only the account is checked');
@@ -105,13 +85,13 @@ describe('saved plans: apply exactly what was reviewed', () => {
       'addguide2guidegroup',
     ]);
 
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     const again = await cli(['plan', 'g.yaml', '--expect-no-changes']);
     expect(again.code, again.stdout).toBe(0);
   });
 
   it('checks the files it was made from when they are there, and converges', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     expect((await cli(['plan', 'g.yaml', '--out', 'plan.json'])).code).toBe(0);
     const run = await cli(['apply', 'plan.json']);
     expect(run.code, run.stderr).toBe(0);
@@ -120,9 +100,9 @@ describe('saved plans: apply exactly what was reviewed', () => {
   });
 
   it('refuses a stale plan after a change to the live state made through the API, showing what changed', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     await applied('g.yaml');
-    await ws.write('g.yaml', STORE_2);
+    await ws().write('g.yaml', STORE_2);
     const plan = await cli(['plan', 'g.yaml', '--out', 'plan.json']);
     expect(plan.code).toBe(0);
     const id = planIdOf(plan);
@@ -134,7 +114,7 @@ describe('saved plans: apply exactly what was reviewed', () => {
       guide_nickname: 'Dave',
       guide_headimgurl: 'https://img.example/d',
     });
-    service.resetCalls();
+    service().resetCalls();
     const run = await cli(['apply', 'plan.json', '--auto-approve']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
@@ -148,24 +128,24 @@ describe('saved plans: apply exactly what was reviewed', () => {
   });
 
   it('refuses a stale plan when the files changed since it was made', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     expect((await cli(['plan', 'g.yaml', '--out', 'plan.json'])).code).toBe(0);
-    await ws.write('g.yaml', STORE_2);
+    await ws().write('g.yaml', STORE_2);
     const run = await cli(['apply', 'plan.json']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('plan is stale: the files (g.yaml) changed since plan');
     expect(run.stderr).toContain('+ addguideacct (guide_account="carol_wx")');
     expect(writes()).toEqual([]);
     // Files given next to the plan are checked in place of the recorded ones.
-    await ws.write('other.yaml', STORE);
+    await ws().write('other.yaml', STORE);
     const explicit = await cli(['apply', 'plan.json', 'other.yaml']);
     expect(explicit.code, explicit.stderr).toBe(0);
   });
 
   it('a reformatted file is not a change', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     expect((await cli(['plan', 'g.yaml', '--out', 'plan.json'])).code).toBe(0);
-    await ws.write(
+    await ws().write(
       'g.yaml',
       `# reordered and reformatted\nguides:\n${guides(['bob_wxx', 'alice_wx'])}\nversion: 1\ngroups:\n  - {name: Flagship, members: [bob_wxx, alice_wx]}\n`,
     );
@@ -174,12 +154,12 @@ describe('saved plans: apply exactly what was reviewed', () => {
   });
 
   it('refuses a saved plan that was edited, damaged, or is not a saved plan', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     expect((await cli(['plan', 'g.yaml', '--out', 'plan.json'])).code).toBe(0);
-    const text = await readFile(join(ws.dir, 'plan.json'), 'utf8');
+    const text = await readFile(join(ws().dir, 'plan.json'), 'utf8');
 
     await writeFile(
-      join(ws.dir, 'edited.json'),
+      join(ws().dir, 'edited.json'),
       text.replace('"guide_account": "bob_wxx"', '"guide_account": "eve_wxxx"'),
     );
     const edited = await cli(['apply', 'edited.json']);
@@ -188,16 +168,16 @@ describe('saved plans: apply exactly what was reviewed', () => {
       /edited\.json: it does not match its plan id: its calls, digests, read scope, safety settings and protections hash to [0-9a-f]{12}, the file says/,
     );
 
-    await writeFile(join(ws.dir, 'cut.json'), text.slice(0, 200));
+    await writeFile(join(ws().dir, 'cut.json'), text.slice(0, 200));
     expect((await cli(['apply', 'cut.json'])).stderr).toContain('cut.json is not valid JSON');
 
-    await writeFile(join(ws.dir, 'newer.json'), text.replace('"format_version": 1', '"format_version": 2'));
+    await writeFile(join(ws().dir, 'newer.json'), text.replace('"format_version": 1', '"format_version": 2'));
     expect((await cli(['apply', 'newer.json'])).stderr).toContain(
       'format_version 2 is newer than this guidectl reads',
     );
 
     const json = await cli(['plan', 'g.yaml', '--json']);
-    await writeFile(join(ws.dir, 'p.json'), json.stdout);
+    await writeFile(join(ws().dir, 'p.json'), json.stdout);
     expect((await cli(['apply', 'p.json'])).stderr).toContain('not a saved plan: its "kind" is null');
 
     expect((await cli(['apply', 'missing.json'])).stderr).toContain('missing.json: no such file');
@@ -205,7 +185,7 @@ describe('saved plans: apply exactly what was reviewed', () => {
   });
 
   it('--out names a .json file', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     const run = await cli(['plan', 'g.yaml', '--out', 'plan.out']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('name the file *.json');
@@ -214,7 +194,7 @@ describe('saved plans: apply exactly what was reviewed', () => {
 
 describe('plan ids', () => {
   it('the same plan has the same id in text and JSON; apply --plan-id refuses a mismatch and accepts a match', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     const human = await cli(['plan', 'g.yaml']);
     const id = planIdOf(human);
     const json = await cli(['plan', 'g.yaml', '--json']);
@@ -237,7 +217,7 @@ describe('plan ids', () => {
   });
 
   it('apply PLAN.json --plan-id checks the saved id', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     const plan = await cli(['plan', 'g.yaml', '--out', 'plan.json']);
     const run = await cli(['apply', 'plan.json', '--plan-id', 'ffffffffffff']);
     expect(run.code).toBe(1);
@@ -252,18 +232,18 @@ describe('deletion guards', () => {
     `version: 1\n${safety}prune:\n  guides: true\nguides:\n${guides(FORTY.slice(0, 40 - n))}`;
 
   beforeEach(async () => {
-    await ws.write('all.yaml', `version: 1\nguides:\n${guides(FORTY)}`);
+    await ws().write('all.yaml', `version: 1\nguides:\n${guides(FORTY)}`);
     await applied('all.yaml');
-    service.resetCalls();
+    service().resetCalls();
   });
 
   it('lets 10 of 40 guides go (the threshold), refuses 11, and --allow-delete lets exactly the allowed count through', async () => {
-    await ws.write('g.yaml', keep(10));
+    await ws().write('g.yaml', keep(10));
     const ten = await cli(['plan', 'g.yaml']);
     expect(ten.code, ten.stderr).toBe(0);
     expect(ten.stdout).toContain('ok: the plan deletes 10 guides (of 40 live); the limit is 10');
 
-    await ws.write('g.yaml', keep(11));
+    await ws().write('g.yaml', keep(11));
     const eleven = await cli(['plan', 'g.yaml', '--detailed-exitcode']);
     expect(eleven.code).toBe(1);
     expect(eleven.stdout).toContain(
@@ -304,7 +284,10 @@ describe('deletion guards', () => {
   });
 
   it('takes limits from the file, flags over the file, and carries them in a saved plan', async () => {
-    await ws.write('g.yaml', keep(12, 'safety:\n  max_deletes:\n    guides: 12\n  max_delete_share: 0.5\n'));
+    await ws().write(
+      'g.yaml',
+      keep(12, 'safety:\n  max_deletes:\n    guides: 12\n  max_delete_share: 0.5\n'),
+    );
     const plan = await cli(['plan', 'g.yaml', '--out', 'plan.json']);
     expect(plan.code, plan.stdout).toBe(0);
     expect(plan.stdout).toContain(
@@ -325,7 +308,7 @@ describe('deletion guards', () => {
   });
 
   it('refuses a bad flag value with the form it takes', async () => {
-    await ws.write('g.yaml', keep(1));
+    await ws().write('g.yaml', keep(1));
     const run = await cli(['plan', 'g.yaml', '--allow-delete', 'guide=3']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--allow-delete takes KIND=N, where KIND is guides, groups or memberships');
@@ -339,12 +322,12 @@ describe('memberships guard', () => {
     const members = names(12);
     const group = (list: string[]) =>
       `version: 1\ngroups:\n  - name: Big\n    members: [${list.join(', ')}]\nguides:\n${guides(members)}`;
-    await ws.write('g.yaml', group(members));
+    await ws().write('g.yaml', group(members));
     await applied('g.yaml');
     // 12 live memberships: 25% is 3.
-    await ws.write('g.yaml', group(members.slice(3)));
+    await ws().write('g.yaml', group(members.slice(3)));
     expect((await cli(['plan', 'g.yaml'])).code).toBe(0);
-    await ws.write('g.yaml', group(members.slice(4)));
+    await ws().write('g.yaml', group(members.slice(4)));
     const run = await cli(['plan', 'g.yaml']);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
@@ -356,9 +339,9 @@ describe('memberships guard', () => {
     expect(
       (await cli(['plan', 'g.yaml', '--out', 'plan.json', '--allow-delete', 'memberships=4'])).code,
     ).toBe(0);
-    const text = await readFile(join(ws.dir, 'plan.json'), 'utf8');
+    const text = await readFile(join(ws().dir, 'plan.json'), 'utf8');
     expect(text).toMatch(/"group_id": [0-9]{19}\b/);
-    service.resetCalls();
+    service().resetCalls();
     // The acknowledgement given to plan is not saved: apply needs its own.
     expect((await cli(['apply', 'plan.json'])).code).toBe(1);
     expect(writes()).toEqual([]);
@@ -373,9 +356,9 @@ describe('protected guides and groups', () => {
   const BASE = `version: 1\ngroups:\n  - name: Flagship\n    members: [alice_wx, bob_wxx]\n  - name: Outlet\n    members: [carol_wx]\nguides:\n${guide('alice_wx', '    protected: true\n')}${guides(['bob_wxx', 'carol_wx'])}`;
 
   beforeEach(async () => {
-    await ws.write('g.yaml', BASE);
+    await ws().write('g.yaml', BASE);
     await applied('g.yaml');
-    service.resetCalls();
+    service().resetCalls();
   });
 
   async function liveGuides(): Promise<string[]> {
@@ -384,7 +367,7 @@ describe('protected guides and groups', () => {
   }
 
   it('survive a file that drops them: deleting one by prune is a plan error, and nothing is deleted', async () => {
-    await ws.write(
+    await ws().write(
       'g.yaml',
       `version: 1\nprotect:\n  guides: [alice_wx]\n  groups: [Outlet]\nprune:\n  guides: true\n  groups: true\nguides:\n${guide('bob_wxx')}`,
     );
@@ -407,7 +390,7 @@ describe('protected guides and groups', () => {
   });
 
   it('are never removed from their groups, whatever the members list says', async () => {
-    await ws.write('g.yaml', BASE.replace('members: [alice_wx, bob_wxx]', 'members: [bob_wxx]'));
+    await ws().write('g.yaml', BASE.replace('members: [alice_wx, bob_wxx]', 'members: [bob_wxx]'));
     const plan = await cli(['plan', 'g.yaml']);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toMatch(
@@ -417,7 +400,7 @@ describe('protected guides and groups', () => {
   });
 
   it('may still change, and unprotected guides may still go', async () => {
-    await ws.write(
+    await ws().write(
       'g.yaml',
       `version: 1\nprune:\n  guides: true\ngroups:\n  - name: Flagship\n    members: [alice_wx]\nguides:\n${guide('alice_wx', '    protected: true\n').replace('nickname: alice_wx', 'nickname: Alice')}`,
     );
@@ -427,7 +410,7 @@ describe('protected guides and groups', () => {
   });
 
   it('warns about a protection that names nothing', async () => {
-    await ws.write('g.yaml', `${BASE}protect:\n  guides: [alcie_wx]\n`);
+    await ws().write('g.yaml', `${BASE}protect:\n  guides: [alcie_wx]\n`);
     const run = await cli(['plan', 'g.yaml']);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(
@@ -438,7 +421,7 @@ describe('protected guides and groups', () => {
 
 describe('drift checks', () => {
   it('--expect-no-changes exits 0 when in sync, and 1 printing what drifted', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     await applied('g.yaml');
     const clean = await cli(['plan', 'g.yaml', '--expect-no-changes']);
     expect(clean.code).toBe(0);
@@ -463,7 +446,7 @@ describe('drift checks', () => {
 
 describe('plan --markdown', () => {
   it('writes a comment body: marker, summary, plan id, table, details', async () => {
-    await ws.write('g.yaml', STORE);
+    await ws().write('g.yaml', STORE);
     const run = await cli(['plan', 'g.yaml', '--markdown']);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
@@ -480,7 +463,7 @@ describe('plan --markdown', () => {
   });
 
   it('says why there is no plan when the files have errors, still as a comment', async () => {
-    await ws.write(
+    await ws().write(
       'bad.yaml',
       'version: 1\nguides:\n  - account: alice_wx\n    nickname: 12345678901234567\n',
     );

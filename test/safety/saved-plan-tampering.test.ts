@@ -1,11 +1,10 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeSavedPlan, encodeSavedPlan, type SavedPlan } from '../../src/cli/saved-plan.js';
 import { planId } from '../../src/plan/index.js';
-import { GuideService } from '../../src/service/index.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { useServiceTarget } from '../helpers/cli.js';
 
 /**
  * A saved plan edited after it was made must not change what apply does. The case that was found:
@@ -15,31 +14,13 @@ import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.j
  * again and evaluates the guards from the files' `safety:` and its own flags.
  */
 
-let service: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(async () => {
-  await service.close();
-});
-beforeEach(async () => {
-  ws = await workspace();
-  const res = await fetch(`${service.url}/__sim/reset`, { method: 'POST', body: '{}' });
-  expect(((await res.json()) as { errcode: number }).errcode).toBe(0);
-});
-afterEach(() => ws.remove());
-
-function cli(args: string[]): Promise<CliRun> {
-  return runCli([...args, '--base-url', service.url], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-  });
-}
+const target = useServiceTarget({ reset: true });
+const service = () => target.service;
+const ws = () => target.ws;
+const cli = target.cli;
 
 const writes = (): string[] =>
-  service
+  service()
     .calls()
     .filter((c) => c.writes)
     .map((c) => c.operation);
@@ -55,7 +36,7 @@ type Json = Record<string, unknown>;
 
 /** Edits the saved plan; with `reseal`, also writes the id the edited file hashes to. */
 async function tamper(edit: (value: Json) => void, reseal: boolean): Promise<void> {
-  const path = join(ws.dir, 'plan.json');
+  const path = join(ws().dir, 'plan.json');
   const value = parseJson(await readFile(path, 'utf8')) as Json;
   edit(value);
   if (reseal) {
@@ -82,14 +63,14 @@ const calls = (v: Json): Json[] => v['calls'] as Json[];
 describe('a saved plan edited after it was made', () => {
   let id = '';
   beforeEach(async () => {
-    await ws.write('all.yaml', `version: 1\nguides:\n${guides(TWENTY)}`);
+    await ws().write('all.yaml', `version: 1\nguides:\n${guides(TWENTY)}`);
     expect((await cli(['apply', 'all.yaml', '--auto-approve'])).code).toBe(0);
-    await ws.write('g.yaml', KEEP_FIVE);
+    await ws().write('g.yaml', KEEP_FIVE);
     const plan = await cli(['plan', 'g.yaml', '--out', 'plan.json']);
     expect(plan.code).toBe(1);
     expect(plan.stdout).toContain('refused: the plan deletes 15 guides (of 20 live)');
     id = /^Plan id: ([0-9a-f]{12})$/m.exec(plan.stdout)?.[1] ?? '';
-    service.resetCalls();
+    service().resetCalls();
   });
 
   const edits: Array<[string, (v: Json) => void]> = [
@@ -138,7 +119,7 @@ describe('a saved plan edited after it was made', () => {
     expect(writes()).toEqual([]);
     // The guard raised and the id recomputed, without the files: the id no longer is the reviewed one.
     await tamper((v) => ((v['safety'] as Json)['max_deletes'] = { guides: 1000 }), true);
-    await rm(join(ws.dir, 'g.yaml'));
+    await rm(join(ws().dir, 'g.yaml'));
     const pinned = await cli(['apply', 'plan.json', '--plan-id', id]);
     expect(pinned.code).toBe(1);
     expect(pinned.stderr).toContain(`holds plan`);
@@ -151,7 +132,7 @@ describe('a saved plan edited after it was made', () => {
       calls(v).push({ operation: 'delguideacct', body: { guide_account: 'guide_000' }, depends_on: [] });
       (v['summary'] as Json)['calls'] = calls(v).length;
     }, true);
-    await rm(join(ws.dir, 'g.yaml'));
+    await rm(join(ws().dir, 'g.yaml'));
     const run = await cli(['apply', 'plan.json', '--allow-delete', 'guides=16']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('refused: guide guide_000 is protected, but the plan would delete it');
