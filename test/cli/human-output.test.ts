@@ -1,28 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { runProgram } from '../../src/cli/program.js';
 import type { Plan } from '../../src/core/plan.js';
 import { renderApplyResult } from '../../src/report/apply.js';
 import { renderPlan, renderUnmanaged } from '../../src/report/plan.js';
-import { captureIo, runCli, useServiceTarget } from '../helpers/cli.js';
+import { ONE_GUIDE, runCli, useServiceTarget } from '../helpers/cli.js';
 
 // Human output: colour only when wanted, nouns in the singular for one, counts with separators.
 
 const ESC = '\u001b';
 
 const target = useServiceTarget({ reset: true });
-const service = () => target.service;
 const ws = () => target.ws;
 const cli = target.cli;
-
-const ONE_GUIDE = `version: 1
-groups:
-  - name: Flagship
-    members: [alice_wx]
-guides:
-  - account: alice_wx
-    nickname: Alice
-    head_image_url: https://img.example/alice
-`;
 
 function planOf(summary: Plan['summary'], unmanaged: Plan['unmanaged'] = []): Plan {
   return { formatVersion: 1, summary, changes: [], calls: [], unmanaged };
@@ -109,12 +97,7 @@ describe('counts and plurals', () => {
     expect(exported.stderr).toContain('wrote out.yaml: 1 guide, 1 group\n');
     await ws().write('one.yaml', ONE_GUIDE.replace('nickname: Alice', 'nickname: Alicia'));
     const questions: string[] = [];
-    const io = captureIo(
-      { WECHAT_APPID: service().credentials.appid, WECHAT_SECRET: service().credentials.secret },
-      ws().dir,
-    );
-    const code = await runProgram(['apply', 'one.yaml', '--base-url', service().url], {
-      ...io,
+    const { code } = await cli(['apply', 'one.yaml'], {
       ask: async (question) => {
         questions.push(question);
         return 'no';

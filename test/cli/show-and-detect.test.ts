@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { runCli, useServiceTarget } from '../helpers/cli.js';
+import { ONE_GUIDE, runCli, useServiceTarget } from '../helpers/cli.js';
 
 // `guidectl show PLAN.json` prints a saved plan as plan did; every command tells a saved plan from
 // a desired-state file by its content, not its name.
@@ -9,16 +11,6 @@ const target = useServiceTarget({ reset: true });
 const ws = () => target.ws;
 const cli = target.cli;
 
-const YAML = `version: 1
-groups:
-  - name: Flagship
-    members: [alice_wx]
-guides:
-  - account: alice_wx
-    nickname: Alice
-    head_image_url: https://img.example/alice
-`;
-
 const DESIRED_JSON = JSON.stringify({
   version: 1,
   guides: [{ account: 'alice_wx', nickname: 'Alice', head_image_url: 'https://img.example/alice' }],
@@ -26,7 +18,7 @@ const DESIRED_JSON = JSON.stringify({
 
 describe('guidectl show', () => {
   it('prints a saved plan as plan printed it, in human text, JSON and markdown', async () => {
-    await ws().write('a.yaml', YAML);
+    await ws().write('a.yaml', ONE_GUIDE);
     const human = await cli(['plan', 'a.yaml', '--out', 'saved.json']);
     expect(human.code, human.stderr).toBe(0);
     const json = await cli(['plan', 'a.yaml', '--json']);
@@ -48,13 +40,13 @@ describe('guidectl show', () => {
   });
 
   it('refuses what is not a saved plan, and a damaged one', async () => {
-    await ws().write('a.yaml', YAML);
+    await ws().write('a.yaml', ONE_GUIDE);
     const notPlan = await runCli(['show', 'a.yaml'], { cwd: ws().dir });
     expect(notPlan.code).toBe(1);
     expect(notPlan.stderr).toContain('"a.yaml" is not a saved plan');
     expect((await cli(['plan', 'a.yaml', '--out', 'saved.json'])).code).toBe(0);
-    const text = (await import('node:fs/promises')).readFile(`${ws().dir}/saved.json`, 'utf8');
-    await ws().write('edited.json', (await text).replaceAll('"alice_wx"', '"mallory_wx"'));
+    const text = await readFile(join(ws().dir, 'saved.json'), 'utf8');
+    await ws().write('edited.json', text.replaceAll('"alice_wx"', '"mallory_wx"'));
     const edited = await runCli(['show', 'edited.json'], { cwd: ws().dir });
     expect(edited.code).toBe(1);
     expect(edited.stderr).toMatch(/edited\.json: .*plan id/);
@@ -75,7 +67,7 @@ describe('a saved plan or a desired-state file, by content', () => {
   });
 
   it('plan and validate of a saved plan point at show and apply instead of misreading it', async () => {
-    await ws().write('a.yaml', YAML);
+    await ws().write('a.yaml', ONE_GUIDE);
     expect((await cli(['plan', 'a.yaml', '--out', 'saved.json'])).code).toBe(0);
     for (const args of [
       ['plan', 'saved.json'],
@@ -88,10 +80,7 @@ describe('a saved plan or a desired-state file, by content', () => {
       );
     }
     // A saved plan is recognised by its content whatever its name.
-    await ws().write(
-      'reviewed-plan',
-      await (await import('node:fs/promises')).readFile(`${ws().dir}/saved.json`, 'utf8'),
-    );
+    await ws().write('reviewed-plan', await readFile(join(ws().dir, 'saved.json'), 'utf8'));
     const apply = await cli(['apply', 'reviewed-plan']);
     expect(apply.code, apply.stderr + apply.stdout).toBe(0);
     expect(apply.stdout).toContain('Applying saved plan');

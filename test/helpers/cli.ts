@@ -173,3 +173,14 @@ export function guideEntries(n: number): string {
       `  - account: guide_${i}00\n    nickname: G${i}\n    head_image_url: https://img.example/${i}\n`,
   ).join('');
 }
+
+/** A file of one guide, alice_wx, in one group, Flagship: two calls to an empty account. */
+export const ONE_GUIDE = `version: 1
+groups:
+  - name: Flagship
+    members: [alice_wx]
+guides:
+  - account: alice_wx
+    nickname: Alice
+    head_image_url: https://img.example/alice
+`;
