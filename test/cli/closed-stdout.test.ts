@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
 import { useServiceTarget } from '../helpers/cli.js';
-import { spawnCli } from './spawn.js';
+import { spawnCli } from '../helpers/spawn.js';
 
 // `guidectl … | head -1`: the reader of stdout goes away after its first line. A closed stdout
 // must never crash guidectl nor cut an apply short.

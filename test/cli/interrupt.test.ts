@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { guideEntries, useServiceTarget } from '../helpers/cli.js';
-import { spawnCli } from './spawn.js';
+import { spawnCli } from '../helpers/spawn.js';
 
 // Ctrl-C as Terraform has it: the first starts nothing new and lets the calls in flight finish,
 // then reports; the second abandons them. Reads stop at once and say "interrupted".

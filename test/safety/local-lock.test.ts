@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { access, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import { type CliRun, captureIo, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { spawnCli } from '../helpers/spawn.js';
 
 /**
  * The lock of the embedded local database. Two applies of one file at once used to create every
@@ -15,8 +15,6 @@ import { type CliRun, captureIo, runCli, type Workspace, workspace } from '../he
  * without it.
  */
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-
 let ws: Workspace;
 beforeEach(async () => {
   ws = await workspace();
@@ -25,27 +23,6 @@ afterEach(() => ws.remove());
 
 const cli = (args: string[]): Promise<CliRun> =>
   runCli([...args, '--local-db', 'd.db'], { cwd: ws.dir, env: {} });
-
-/** Runs the built CLI as its own process. */
-function spawnCli(args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ws.dir,
-      env: { PATH: process.env['PATH'] ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 /** The pid of a process that has exited. */
 async function deadPid(): Promise<number> {
@@ -93,7 +70,10 @@ describe('the lock of the embedded local database', () => {
   it('two applies of one file at once end converged, with no group doubled', async () => {
     await ws.write('big.yaml', bigFile(12, 6));
     const args = ['apply', 'big.yaml', '--auto-approve', '--local-db', 'd.db'];
-    const [a, b] = await Promise.all([spawnCli(args), spawnCli(args)]);
+    const [a, b] = await Promise.all([
+      spawnCli(args, { cwd: ws.dir }).ended,
+      spawnCli(args, { cwd: ws.dir }).ended,
+    ]);
     for (const run of [a, b]) {
       // Each either applied, or refused at once naming the other (nothing written).
       if (run.code !== 0) expect(run.stderr).toMatch(/d\.db is in use by another guidectl: pid [0-9]+ on /);
@@ -151,14 +131,18 @@ describe('the lock of the embedded local database', () => {
   it('with --lock-timeout, waits for the holder, saying so, then applies', async () => {
     await ws.write('g.yaml', SMALL);
     const lock = await holdLock(process.pid);
-    const io = captureIo({}, ws.dir);
+    let waiting: () => void = () => {};
+    const saidWaiting = new Promise<void>((resolve) => (waiting = resolve));
+    const io = captureIo({}, ws.dir, {
+      onStderr: (text) => {
+        if (text.includes('waiting up to 600 s for the local database d.db')) waiting();
+      },
+    });
     const running = runProgram(
       ['apply', 'g.yaml', '--auto-approve', '--local-db', 'd.db', '--lock-timeout', '600'],
       io,
     );
-    while (!io.err().includes('waiting up to 600 s for the local database d.db')) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await saidWaiting;
     expect(io.err()).toContain(`in use by another guidectl: pid ${process.pid}`);
     expect(io.out()).toBe('');
     await rm(lock);
