@@ -4,7 +4,9 @@ import type { CliIo, Output } from './io.js';
 import { runProgram } from './program.js';
 import { createAsk } from './prompt.js';
 
-// The composition root: the only place that touches `process`.
+// The entry point: the process's streams, environment, working directory and signals become the
+// `CliIo` every command runs with (program.ts wires the commands), so tests run the same program
+// in-process with an io of their own.
 
 /**
  * An output over a process stream. When its reader goes away (`guidectl … | head -1` closes the

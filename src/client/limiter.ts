@@ -52,9 +52,11 @@ export class Semaphore {
 }
 
 /**
- * Spaces requests so that at most `perSecond` start in any second, evenly (a token bucket of one
- * token): each request reserves the next free start time and waits for it. Uses the injected
- * clock and sleep, so tests run it without real waiting.
+ * Spaces request starts at least `1000 / perSecond` ms apart, so that no burst ever starts: after
+ * a pause the next request starts at once and every one after it waits its turn. Each request
+ * reserves the next free start time before it waits; one aborted while waiting keeps its slot, so
+ * the spacing is never shortened. Uses the injected clock and sleep, so tests run it without real
+ * waiting.
  */
 export class RateLimiter {
   private nextFree = Number.NEGATIVE_INFINITY;
