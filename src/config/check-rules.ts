@@ -2,7 +2,7 @@ import type { Diagnostic, DiagnosticCode, RelatedLocation, Severity } from '../c
 import { WECHAT_ID } from '../core/guide-rules.js';
 import { MEMBER_HINT, quote, wechatIdMessage } from './check-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
-import type { WrittenParts } from './written.js';
+import type { WrittenGroup, WrittenParts } from './written.js';
 
 /** The parts of a file that passed the schema, with the means to point into the file. */
 export interface RuleFile {
@@ -40,8 +40,21 @@ interface Place {
  * that they are reported in the same run as unknown keys.
  */
 export function checkRules(files: readonly RuleFile[], options: RuleOptions): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  const report = (
+  const out = new Reporter(options.displayPath);
+  checkSections(files, out);
+  const guides = checkGuides(files, out);
+  checkGroups(files, guides, options.complete, out);
+  checkSensitiveWords(files, out);
+  return out.diagnostics;
+}
+
+/** Collects the diagnostics of one run, and names places in the files for their messages. */
+class Reporter {
+  readonly diagnostics: Diagnostic[] = [];
+
+  constructor(private readonly displayPath: (file: string) => string) {}
+
+  report(
     severity: Severity,
     code: DiagnosticCode,
     parsed: ParsedYaml,
@@ -49,20 +62,33 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
     part: SpanPart,
     message: string,
     extra: { hint?: string; related?: readonly RelatedLocation[] } = {},
-  ): void => {
-    diagnostics.push({ severity, code, message, file: parsed.file, ...parsed.locate(path, part), ...extra });
-  };
-  // Places are worked out only when a problem is reported: most guides have none.
-  const placeOf = ({ parsed, path, part = 'value' }: Ref): Place => {
+  ): void {
+    this.diagnostics.push({
+      severity,
+      code,
+      message,
+      file: parsed.file,
+      ...parsed.locate(path, part),
+      ...extra,
+    });
+  }
+
+  /** Places are worked out only when a problem is reported: most guides have none. */
+  placeOf({ parsed, path, part = 'value' }: Ref): Place {
     const { line, column } = parsed.locate(path, part);
     return { file: parsed.file, line, column };
-  };
-  const describePlace = (place: Place, from: string): string =>
-    place.file === from
-      ? `line ${place.line}`
-      : `${options.displayPath(place.file)}:${place.line}:${place.column}`;
+  }
 
-  // account, prune and safety: at most once across the files of a folder.
+  /** "line 12" in the same file, "north.yaml:12:5" in another. */
+  describePlace(place: Place, from: string): string {
+    return place.file === from
+      ? `line ${place.line}`
+      : `${this.displayPath(place.file)}:${place.line}:${place.column}`;
+  }
+}
+
+/** account, prune and safety: at most once across the files of a folder. */
+function checkSections(files: readonly RuleFile[], out: Reporter): void {
   const sections = [
     ['account', 'account-duplicate'],
     ['prune', 'prune-duplicate'],
@@ -76,14 +102,14 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
         firstRef = { parsed, path: [section], part: 'key' };
         continue;
       }
-      const first = placeOf(firstRef);
-      report(
+      const first = out.placeOf(firstRef);
+      out.report(
         'error',
         code,
         parsed,
         [section],
         'key',
-        `"${section}" is also set at ${describePlace(first, parsed.file)}`,
+        `"${section}" is also set at ${out.describePlace(first, parsed.file)}`,
         {
           hint: `only one file may have "${section}"; move its settings into one place`,
           related: [{ ...first, message: `"${section}" first set here` }],
@@ -91,8 +117,16 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       );
     }
   }
+}
 
-  // Guides: one definition per identity. Remember who is named by account and by openid.
+/** Who the files name as guides: by account, and by openid (where each is first defined). */
+interface KnownGuides {
+  readonly byAccount: ReadonlySet<string>;
+  readonly byOpenid: ReadonlyMap<string, Ref>;
+}
+
+/** Guides: one definition per identity, with a head image URL that parses. */
+function checkGuides(files: readonly RuleFile[], out: Reporter): KnownGuides {
   const guides = new Map<string, Ref>();
   const byAccount = new Set<string>();
   const byOpenid = new Map<string, Ref>();
@@ -104,15 +138,15 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       const here: Ref = { parsed, path: ['guides', index] };
       const firstRef = guides.get(key);
       if (firstRef !== undefined) {
-        const first = placeOf(firstRef);
+        const first = out.placeOf(firstRef);
         const label = idKey === 'account' ? id : `openid ${id}`;
-        report(
+        out.report(
           'error',
           'guide-duplicate',
           parsed,
           ['guides', index, idKey],
           'value',
-          `guide ${label} is also defined at ${describePlace(first, parsed.file)}`,
+          `guide ${label} is also defined at ${out.describePlace(first, parsed.file)}`,
           {
             hint: 'each guide is defined once; merge the two definitions',
             related: [{ ...first, message: `guide ${label} first defined here` }],
@@ -125,7 +159,7 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       else if (!byOpenid.has(id)) byOpenid.set(id, here);
 
       if (!isHttpUrl(guide.head_image_url)) {
-        report(
+        out.report(
           'error',
           'head-image-url-invalid',
           parsed,
@@ -139,22 +173,25 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       }
     }
   }
+  return { byAccount, byOpenid };
+}
 
-  // Groups: one definition per name; members are guides named by account.
+/** Groups: one definition per name; members are guides named by account, each listed once. */
+function checkGroups(files: readonly RuleFile[], known: KnownGuides, complete: boolean, out: Reporter): void {
   const groups = new Map<string, Ref>();
   for (const { parsed, parts } of files) {
     for (const { index, value: group } of parts.groups) {
       const here: Ref = { parsed, path: ['groups', index] };
       const firstRef = groups.get(group.name);
       if (firstRef !== undefined) {
-        const first = placeOf(firstRef);
-        report(
+        const first = out.placeOf(firstRef);
+        out.report(
           'error',
           'group-duplicate',
           parsed,
           ['groups', index, 'name'],
           'value',
-          `group ${quote(group.name)} is also defined at ${describePlace(first, parsed.file)}`,
+          `group ${quote(group.name)} is also defined at ${out.describePlace(first, parsed.file)}`,
           {
             hint: 'group names are unique; merge the two groups or rename one',
             related: [{ ...first, message: `group ${quote(group.name)} first defined here` }],
@@ -163,69 +200,82 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       } else {
         groups.set(group.name, here);
       }
-
-      const listed = new Map<string, number>();
-      (group.members ?? []).forEach((member, m) => {
-        const path = ['groups', index, 'members', m];
-        const earlier = listed.get(member);
-        if (earlier !== undefined) {
-          const firstAt = describeEarlier(parsed, ['groups', index, 'members', earlier], path);
-          report(
-            'warning',
-            'member-duplicate',
-            parsed,
-            path,
-            'value',
-            `${member} is listed twice in group ${quote(group.name)} (first ${firstAt})`,
-            {
-              hint: 'remove one; membership is a set',
-            },
-          );
-          return;
-        }
-        listed.set(member, m);
-        if (byAccount.has(member)) return;
-        const openidRef = byOpenid.get(member);
-        if (openidRef !== undefined) {
-          const openidGuide = placeOf(openidRef);
-          report(
-            'error',
-            'member-openid-only',
-            parsed,
-            path,
-            'value',
-            `member ${member} is a guide named by openid (at ${describePlace(openidGuide, parsed.file)}); group membership works by account only`,
-            {
-              hint: 'name that guide by "account: <WeChat ID>" instead of "openid", and list that account here',
-              related: [{ ...openidGuide, message: 'the guide named by openid' }],
-            },
-          );
-          return;
-        }
-        if (!WECHAT_ID.test(member)) {
-          report('error', 'member-invalid', parsed, path, 'value', wechatIdMessage('member', member), {
-            hint: MEMBER_HINT,
-          });
-          return;
-        }
-        if (options.complete) {
-          report(
-            'warning',
-            'member-unknown',
-            parsed,
-            path,
-            'value',
-            `member ${member} is not a guide in the files given; plan will require it to exist in the account`,
-            {
-              hint: 'add the guide under "guides", or check the spelling of the account',
-            },
-          );
-        }
-      });
+      checkMembers(parsed, index, group, known, complete, out);
     }
   }
+}
 
-  // Sensitive words: a set, so each word once.
+/** One group's members, in order: the first problem of each member is its one diagnostic. */
+function checkMembers(
+  parsed: ParsedYaml,
+  index: number,
+  group: WrittenGroup,
+  known: KnownGuides,
+  complete: boolean,
+  out: Reporter,
+): void {
+  const listed = new Map<string, number>();
+  (group.members ?? []).forEach((member, m) => {
+    const path = ['groups', index, 'members', m];
+    const earlier = listed.get(member);
+    if (earlier !== undefined) {
+      const firstAt = describeEarlier(parsed, ['groups', index, 'members', earlier], path);
+      out.report(
+        'warning',
+        'member-duplicate',
+        parsed,
+        path,
+        'value',
+        `${member} is listed twice in group ${quote(group.name)} (first ${firstAt})`,
+        {
+          hint: 'remove one; membership is a set',
+        },
+      );
+      return;
+    }
+    listed.set(member, m);
+    if (known.byAccount.has(member)) return;
+    const openidRef = known.byOpenid.get(member);
+    if (openidRef !== undefined) {
+      const openidGuide = out.placeOf(openidRef);
+      out.report(
+        'error',
+        'member-openid-only',
+        parsed,
+        path,
+        'value',
+        `member ${member} is a guide named by openid (at ${out.describePlace(openidGuide, parsed.file)}); group membership works by account only`,
+        {
+          hint: 'name that guide by "account: <WeChat ID>" instead of "openid", and list that account here',
+          related: [{ ...openidGuide, message: 'the guide named by openid' }],
+        },
+      );
+      return;
+    }
+    if (!WECHAT_ID.test(member)) {
+      out.report('error', 'member-invalid', parsed, path, 'value', wechatIdMessage('member', member), {
+        hint: MEMBER_HINT,
+      });
+      return;
+    }
+    if (complete) {
+      out.report(
+        'warning',
+        'member-unknown',
+        parsed,
+        path,
+        'value',
+        `member ${member} is not a guide in the files given; plan will require it to exist in the account`,
+        {
+          hint: 'add the guide under "guides", or check the spelling of the account',
+        },
+      );
+    }
+  });
+}
+
+/** Sensitive words: a set, so each word once. */
+function checkSensitiveWords(files: readonly RuleFile[], out: Reporter): void {
   for (const { parsed, parts } of files) {
     const words = parts.account?.sensitive_words?.words ?? [];
     const seen = new Map<string, number>();
@@ -237,7 +287,7 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       }
       const path = ['account', 'sensitive_words', 'words'];
       const firstAt = describeEarlier(parsed, [...path, earlier], [...path, index]);
-      report(
+      out.report(
         'error',
         'sensitive-word-duplicate',
         parsed,
@@ -250,8 +300,6 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
       );
     });
   }
-
-  return diagnostics;
 }
 
 /** "at line 12", or "at column 20" when both are on the same line (a [flow, list]). */
