@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -36,6 +37,39 @@ function roomOf(file: string): string {
   return rel.length === 1 ? (rel[0] ?? '') : (rel[0] ?? '');
 }
 
+/**
+ * Every function, method, accessor and arrow function of a file longer than `limit` lines, from its
+ * signature to its closing brace (a doc comment above it does not count), as `file:line name (n
+ * lines)`. A nested function counts inside its parent too: the parent is what a reader must hold.
+ */
+function longFunctions(file: string, limit: number): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const lineOf = (position: number): number => source.getLineAndCharacterOfPosition(position).line + 1;
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+      const first = lineOf(node.getStart(source));
+      const lines = lineOf(node.end) - first + 1;
+      if (lines > limit)
+        found.push(`${relative(SRC, file)}:${first} ${nameOf(node, source)} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function nameOf(node: ts.Node, source: ts.SourceFile): string {
+  const named = ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) ? node.name : undefined;
+  if (named !== undefined) return named.getText(source);
+  const parent = node.parent;
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return parent.name.getText(source);
+  return ts.isConstructorDeclaration(node) ? 'constructor' : '(anonymous function)';
+}
+
+/** Functions longer than this are split: past a screen and a half, a reader loses the thread. */
+const MOST_LINES = 100;
+
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm;
 
 describe('architecture', () => {
@@ -70,5 +104,9 @@ describe('architecture', () => {
       return /\bprocess\.(stdout|stderr|exit|env|argv|on)\b|console\.(log|error|warn)/.test(text);
     });
     expect(offenders.map((f) => relative(SRC, f))).toEqual([]);
+  });
+
+  it(`keeps every function of src/ to ${MOST_LINES} lines`, () => {
+    expect(files.flatMap((file) => longFunctions(file, MOST_LINES))).toEqual([]);
   });
 });
