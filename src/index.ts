@@ -6,6 +6,9 @@
  * - The error classes it throws, each with a stable `code`.
  * - `parseJson` / `stringifyJson`: JSON that keeps 64-bit ids (`group_id`, `task_id`) exact.
  * - `GuideService`: the guide service itself, to run in-process (tests, local development).
+ * - `loadFiles`, `planRun`, `applyRun`: the plan and apply use cases (what `guidectl plan` and
+ *   `guidectl apply` do), as data in and data out; `encodeSavedPlan`/`decodeSavedPlan` for
+ *   saved plans.
  */
 
 export { executePlan } from './apply/index.js';
@@ -27,13 +30,34 @@ export {
   checkProtection,
   countDeletes,
   countLive,
+  decodeSavedPlan,
   desiredDigest,
+  encodeSavedPlan,
   liveDigest,
   planBasis,
   planChanges,
   planId,
   resolveGuardPolicy,
+  SAVED_PLAN_FORMAT_VERSION,
+  type SavedPlan,
 } from './plan/index.js';
+// The use cases, run from code exactly as the CLI runs them.
+export {
+  type Applied,
+  type ApplyDeps,
+  type ApplyFlags,
+  type ApplyRun,
+  type ApplySource,
+  applyRun,
+  type LiveSource,
+  type LoadedFiles,
+  liveSourceOf,
+  loadFiles,
+  type PlanRun,
+  planReadScope,
+  planRun,
+  type Reviewed,
+} from './reconcile/index.js';
 export { renderDiagnostics } from './report/diagnostics.js';
 export { renderPlanMarkdown } from './report/markdown.js';
 export { planToJson, renderPlan } from './report/plan.js';

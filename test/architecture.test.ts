@@ -19,8 +19,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   plan: ['core', 'wire'],
   apply: ['client', 'core'],
   report: ['core'],
-  cli: ['config', 'live', 'plan', 'apply', 'report', 'service', 'client', 'wire', 'core'],
-  'index.ts': ['config', 'live', 'plan', 'apply', 'report', 'service', 'client', 'wire', 'core'],
+  reconcile: ['config', 'live', 'plan', 'apply', 'core'],
+  cli: ['reconcile', 'config', 'live', 'plan', 'apply', 'report', 'service', 'client', 'wire', 'core'],
+  'index.ts': ['reconcile', 'config', 'live', 'plan', 'apply', 'report', 'service', 'client', 'wire', 'core'],
 };
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));

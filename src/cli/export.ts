@@ -7,7 +7,7 @@ import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { countOf } from '../report/count.js';
 import { renderExport } from '../report/export.js';
 import type { CommandContext } from './io.js';
-import { readLive, type TargetOptions, withClient } from './reconcile.js';
+import { readLive, type TargetOptions, withClient } from './session.js';
 import { targetOptions } from './target.js';
 
 interface ExportOptions extends TargetOptions {

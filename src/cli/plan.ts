@@ -4,28 +4,27 @@ import { UsageError } from '../core/errors.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
-import { isRefused, liveFingerprints, planBasis, planId } from '../plan/index.js';
+import { isRefused, liveFingerprints } from '../plan/index.js';
+import { planRun } from '../reconcile/index.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from '../report/markdown.js';
 import { guardMessage, type PlanExtras, planToJson, renderPlan } from '../report/plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
+import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
+import { refuseSavedPlans, writeSavedPlan } from './saved-plan-file.js';
 import {
-  deleteGuards,
   type FailureSink,
-  type GuardOptions,
-  guardOptions,
   loadFiles,
-  makePlan,
-  planReadScope,
+  printDiagnostics,
   readLive,
+  reportInvalidPlan,
   type TargetOptions,
   useColor,
   withClient,
-} from './reconcile.js';
-import { refuseSavedPlans, writeSavedPlan } from './saved-plan.js';
+} from './session.js';
 import { targetOptions } from './target.js';
 
 export type Format = 'human' | 'json' | 'markdown';
@@ -91,13 +90,18 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         if (files === undefined) return;
         await withClient(ctx, options, async (client) => {
           // Plan mode is handed only the read calls: it has no way to write.
-          const scope = planReadScope(files.state);
-          const live = await readLive(ctx, readOnlyClient(client), scope);
-          const plan = makePlan(ctx, files, live, onFailure);
-          if (plan === undefined) return;
-          const basis = planBasis(files.state, live, scope);
-          const id = planId(plan, basis);
-          const guards = deleteGuards(files.state.safety, plan, live, options);
+          const reader = readOnlyClient(client);
+          const run = await planRun(
+            files,
+            { read: (scope) => readLive(ctx, reader, scope) },
+            guardFlags(options),
+          );
+          if (run.status === 'invalid') {
+            reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
+            return;
+          }
+          printDiagnostics(ctx, run.diagnostics, files.sources);
+          const { plan, planId: id, guards, basis, live } = run;
           const { io } = ctx;
           io.stdout.write(
             formatPlan(ctx, format, plan, { planId: id, guards, drift: options.expectNoChanges }),

@@ -4,7 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { escapeControls } from '../report/escape.js';
 import type { CommandContext } from './io.js';
 import { chooseFormat, type Format, formatOptions, formatPlan } from './plan.js';
-import { isSavedPlanFile, readSavedPlan } from './saved-plan.js';
+import { isSavedPlanFile, readSavedPlan } from './saved-plan-file.js';
 
 interface ShowOptions {
   json: boolean;

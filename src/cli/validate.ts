@@ -3,8 +3,8 @@ import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
 import { renderDiagnostics, renderDiagnosticsJson, renderSummary } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
-import { useColor } from './reconcile.js';
-import { refuseSavedPlans } from './saved-plan.js';
+import { refuseSavedPlans } from './saved-plan-file.js';
+import { useColor } from './session.js';
 
 /** `guidectl validate PATH…`: schema and semantic checks of desired-state files; no network. */
 export function registerValidateCommand(program: Command, ctx: CommandContext): void {

@@ -84,3 +84,38 @@ export interface CallDifference {
   readonly change: 'added' | 'removed';
   readonly call: PlannedCall;
 }
+
+/** Why a saved plan is stale, and what is known of the difference. */
+export interface StaleReport {
+  readonly savedPlanId: string;
+  /** The live resources that differ from the read the plan was made from; absent when none. */
+  readonly live?: readonly LiveDifference[];
+  /** The files differ from those the plan was made from. */
+  readonly filesChanged: boolean;
+  /** The files checked, as the user would name them. */
+  readonly paths: readonly string[];
+  /** A plan made now from the files and the new live state, when the files could be read. */
+  readonly now?: { readonly planId: string; readonly calls: readonly CallDifference[] };
+  /** How many plan errors kept a plan from being made now, when the files were read but planning failed. */
+  readonly nowErrors?: number;
+}
+
+/**
+ * Why apply will not make a plan's calls (each is said, and nothing is changed):
+ * - `guard`: a deletion guard refuses the plan;
+ * - `plan-id`: `--plan-id` names another plan than the one made now (`actual`), or than the saved
+ *   plan in `file` holds;
+ * - `saved-plan-edited`: the files of a saved plan make another plan against the same account, so
+ *   the saved calls were edited after the plan was made;
+ * - `protection`: a saved plan, applied without its files, touches what its `protect` list keeps.
+ */
+export type Refusal =
+  | { readonly kind: 'guard'; readonly guard: GuardResult }
+  | { readonly kind: 'plan-id'; readonly expected: string; readonly actual: string; readonly file?: string }
+  | {
+      readonly kind: 'saved-plan-edited';
+      readonly file: string;
+      readonly saved: string;
+      readonly now: string;
+    }
+  | { readonly kind: 'protection'; readonly message: string };

@@ -28,5 +28,12 @@ export {
   resolveGuardPolicy,
 } from './guards.js';
 export { type PlanResult, planChanges } from './plan-changes.js';
+export {
+  decodeSavedPlan,
+  encodeSavedPlan,
+  SAVED_PLAN_FORMAT_VERSION,
+  SAVED_PLAN_KIND,
+  type SavedPlan,
+} from './saved-plan.js';
 export { detectReplacedWords, type WordsReplaced } from './semantics.js';
 export { sameWelcome, sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';

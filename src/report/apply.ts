@@ -1,8 +1,9 @@
 import type { ApplyResult, Plan } from '../core/plan.js';
+import type { Refusal } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
-import { callSubject } from './plan.js';
+import { callSubject, guardMessage } from './plan.js';
 
 const MOST_LISTED = 20;
 
@@ -37,4 +38,24 @@ export function renderApplyResult(
   if (notStarted.length > MOST_LISTED)
     lines.push(`  … and ${formatCount(notStarted.length - MOST_LISTED)} more not started`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Why apply will not make a plan's calls, in one line that says what to do. */
+export function refusalMessage(refusal: Refusal): string {
+  switch (refusal.kind) {
+    case 'guard':
+      return guardMessage(refusal.guard);
+    case 'plan-id':
+      return refusal.file === undefined
+        ? `refused: the plan made now has id ${refusal.actual}, not ${refusal.expected} (--plan-id): the files or the account changed since plan ${refusal.expected} was made. Review the plan above; to apply it, pass --plan-id ${refusal.actual}.`
+        : `refused: ${refusal.file} holds plan ${refusal.actual}, not ${refusal.expected} (--plan-id)`;
+    case 'saved-plan-edited':
+      return `refused: ${refusal.file} says plan ${refusal.saved}, but its files make plan ${refusal.now} against the same account: the saved plan was edited after it was made; make the plan again with guidectl plan --out`;
+    case 'protection':
+      return `refused: ${refusal.message}`;
+    default: {
+      const unreachable: never = refusal;
+      return unreachable;
+    }
+  }
 }

@@ -1,7 +1,8 @@
 import { diffArrays, diffLines } from 'diff';
 import type { DeleteKind } from '../core/desired.js';
 import type { Change, ChangeAction, FieldChange, JsonValue, Plan, PlannedCall } from '../core/plan.js';
-import { isGroupRef, wireBody } from '../core/plan.js';
+import { isGroupRef } from '../core/plan.js';
+import { planContentToJson } from '../core/plan-json.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
 import { escapeControls, showJson } from './escape.js';
@@ -245,28 +246,18 @@ export function guardMessage(g: GuardResult): string {
 }
 
 /**
- * The plan for machines, `format_version` 1:
- * `{"format_version": 1, "plan_id", "summary": {…}, "changes": […], "calls": [{"operation", "body", "depends_on", "creates_group"?}], "unmanaged": […], "guards": […]}`.
- * `calls` is the exact ordered list apply makes, `body` the exact wire body: ids as bare JSON
- * numbers, and `{"$group": name}` for the id of a group this plan creates — the `newguidegroup`
- * call with that `creates_group` gives it.
+ * The plan for machines, `format_version` 1: `{"format_version": 1, "plan_id", "summary": {…},
+ * "changes": […], "calls": [{"operation", "body", "depends_on", "creates_group"?}], "unmanaged":
+ * […], "guards": […]}` — the plan's content as {@link planContentToJson} encodes it (for the saved
+ * plan too), with the id and the guards around it.
  */
 export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, unknown> {
+  const { summary, ...rest } = planContentToJson(plan);
   return {
     format_version: plan.formatVersion,
     ...(extras.planId === undefined ? {} : { plan_id: extras.planId }),
-    summary: plan.summary,
-    ...(plan.sensitiveWordSemantics === undefined
-      ? {}
-      : { sensitive_word_semantics: plan.sensitiveWordSemantics }),
-    changes: plan.changes.map((c) => ({
-      resource: c.resource,
-      action: c.action,
-      address: c.address,
-      fields: c.fields,
-    })),
-    calls: plan.calls.map(callToJson),
-    unmanaged: plan.unmanaged,
+    summary,
+    ...rest,
     ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),
   };
 }
@@ -284,15 +275,6 @@ export function guardToJson(g: GuardResult): Record<string, unknown> {
     ...(g.allowance === undefined ? {} : { allow_delete: g.allowance.value }),
     status: g.status,
     message: guardMessage(g),
-  };
-}
-
-export function callToJson(call: PlannedCall): Record<string, unknown> {
-  return {
-    operation: call.operation,
-    body: wireBody(call.body, (ref) => ref),
-    depends_on: call.dependsOn,
-    ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { PlannedCall } from '../core/plan.js';
-import type { CallDifference, LiveDifference } from '../core/safety.js';
+import type { StaleReport } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
@@ -7,21 +7,6 @@ import { callSubject } from './plan.js';
 
 /** Lines listed of each kind before "… and N more". */
 const MOST_LISTED = 20;
-
-/** Why a saved plan is stale, and what is known of the difference. */
-export interface StaleReport {
-  readonly savedPlanId: string;
-  /** The live resources that differ from the read the plan was made from; absent when none. */
-  readonly live?: readonly LiveDifference[];
-  /** The files differ from those the plan was made from. */
-  readonly filesChanged: boolean;
-  /** The files checked, as the user would name them. */
-  readonly paths: readonly string[];
-  /** A plan made now from the files and the new live state, when the files could be read. */
-  readonly now?: { readonly planId: string; readonly calls: readonly CallDifference[] };
-  /** Why no plan could be made now, when the files were read but planning failed. */
-  readonly nowError?: string;
-}
 
 /**
  * `plan is stale`, for people: what changed in the account (from the fingerprints the plan
@@ -69,8 +54,11 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
       if (added.length > MOST_LISTED)
         lines.push(`  … and ${countOf(added.length - MOST_LISTED, 'more call')} planned now`);
     }
-  } else if (report.nowError !== undefined) {
-    lines.push('', `A plan made now fails: ${report.nowError}`);
+  } else if (report.nowErrors !== undefined) {
+    lines.push(
+      '',
+      `A plan made now fails: ${countOf(report.nowErrors, 'plan error')}; run guidectl plan to see them`,
+    );
   }
   lines.push('', 'Make the plan again (guidectl plan … --out FILE), review it, and apply that one.');
   return `${lines.join('\n')}\n`;

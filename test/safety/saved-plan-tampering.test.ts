@@ -1,8 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { decodeSavedPlan, encodeSavedPlan, type SavedPlan } from '../../src/cli/saved-plan.js';
-import { planId } from '../../src/plan/index.js';
+import { decodeSavedPlan, encodeSavedPlan, planId, type SavedPlan } from '../../src/plan/index.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { useServiceTarget } from '../helpers/cli.js';
 

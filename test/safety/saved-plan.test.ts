@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSavedPlan, encodeSavedPlan, type SavedPlan } from '../../src/cli/saved-plan.js';
 import type { Plan } from '../../src/core/plan.js';
-import { type PlanBasis, planId } from '../../src/plan/index.js';
+import {
+  decodeSavedPlan,
+  encodeSavedPlan,
+  type PlanBasis,
+  planId,
+  type SavedPlan,
+} from '../../src/plan/index.js';
 import { parseJson } from '../../src/wire/json.js';
 
 const plan: Plan = {

@@ -1,5 +1,3 @@
-import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import * as nodePath from 'node:path';
 import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
 import { UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
@@ -13,6 +11,8 @@ import {
   type PlannedCall,
   type Unmanaged,
 } from '../core/plan.js';
+import { planContentToJson } from '../core/plan-json.js';
+import { stringifyJsonPretty } from '../wire/json.js';
 import {
   type GuardSettings,
   guardSettingsToJson,
@@ -23,9 +23,7 @@ import {
   planId,
   protectedNamesToJson,
   readScopeToJson,
-} from '../plan/index.js';
-import { callToJson } from '../report/plan.js';
-import { parseJson, stringifyJsonPretty } from '../wire/json.js';
+} from './digest.js';
 
 /**
  * The saved plan (`plan --out FILE`): everything `apply FILE` needs to make exactly the calls that
@@ -48,6 +46,9 @@ import { parseJson, stringifyJsonPretty } from '../wire/json.js';
  * files' settings and the flags given to apply.
  */
 export const SAVED_PLAN_KIND = 'guidectl-plan';
+
+/** The saved plan's `format_version`: raised when a field changes meaning or goes away. */
+export const SAVED_PLAN_FORMAT_VERSION = 1;
 
 export interface SavedPlan {
   readonly planId: string;
@@ -73,7 +74,7 @@ const PLANNED_OPERATIONS = new Set([
 export function encodeSavedPlan(saved: SavedPlan): string {
   const { plan, basis } = saved;
   const value = {
-    format_version: 1,
+    format_version: SAVED_PLAN_FORMAT_VERSION,
     kind: SAVED_PLAN_KIND,
     plan_id: saved.planId,
     paths: saved.paths,
@@ -82,113 +83,10 @@ export function encodeSavedPlan(saved: SavedPlan): string {
     read_scope: readScopeToJson(basis.readScope),
     safety: guardSettingsToJson(basis.safety),
     protect: protectedNamesToJson(basis.protect),
-    ...(plan.sensitiveWordSemantics === undefined
-      ? {}
-      : { sensitive_word_semantics: plan.sensitiveWordSemantics }),
-    summary: plan.summary,
-    changes: plan.changes,
-    calls: plan.calls.map(callToJson),
-    unmanaged: plan.unmanaged,
+    ...planContentToJson(plan),
     live_fingerprints: saved.liveFingerprints,
   };
   return `${stringifyJsonPretty(value)}\n`;
-}
-
-/** Writes the file whole or not at all (a temporary file renamed into place). */
-export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<void> {
-  const temporary = nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.${process.pid}.tmp`);
-  try {
-    await writeFile(temporary, encodeSavedPlan(saved), { mode: 0o644 });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    const why = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`cannot write the plan to ${file}: ${why}`);
-  }
-}
-
-/** How much of a file is read to tell a saved plan from a desired-state file. */
-const SNIFF_BYTES = 4096;
-
-/**
- * Whether a path given on the command line holds a saved plan — decided by its content, the same
- * way in every command: a JSON object whose `kind` is "guidectl-plan", or that starts with
- * `format_version` (the output of `plan --json`, which apply then refuses with the reason).
- * Desired-state files, YAML or JSON, start with other keys (`version`). A folder is never a plan;
- * a path that does not exist is taken for a plan when it is named `*.json` (so that apply says
- * "no such file" about the plan the user meant).
- */
-export async function isSavedPlanFile(file: string): Promise<boolean> {
-  let head: string;
-  try {
-    const handle = await open(file, 'r');
-    try {
-      if (!(await handle.stat()).isFile()) return false;
-      const buffer = Buffer.alloc(SNIFF_BYTES);
-      const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-      head = buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
-    return code === 'ENOENT' && file.toLowerCase().endsWith('.json');
-  }
-  const text = head.replace(/^\uFEFF/, '').trimStart();
-  return (
-    text.startsWith('{') &&
-    (/^\{\s*"format_version"\s*:/.test(text) || /"kind"\s*:\s*"guidectl-plan"/.test(text))
-  );
-}
-
-/** Splits command-line paths into saved plans and desired-state paths, by content. */
-export async function splitSavedPlans(
-  cwd: string,
-  args: readonly string[],
-): Promise<{ savedPlans: string[]; paths: string[] }> {
-  const savedPlans: string[] = [];
-  const paths: string[] = [];
-  for (const arg of args)
-    ((await isSavedPlanFile(nodePath.resolve(cwd, arg))) ? savedPlans : paths).push(arg);
-  return { savedPlans, paths };
-}
-
-/**
- * For commands that read desired-state files (validate, plan): a saved plan among the paths is a
- * usage error pointing at the commands that read it, instead of a misreading of it as YAML.
- */
-export async function refuseSavedPlans(cwd: string, args: readonly string[]): Promise<void> {
-  const { savedPlans } = await splitSavedPlans(cwd, args);
-  const [first] = savedPlans;
-  if (first === undefined) return;
-  const shown = JSON.stringify(first);
-  throw new UsageError(
-    `${shown} is a saved plan, not a desired-state file: print it with guidectl show ${first}, or apply it with guidectl apply ${first}`,
-  );
-}
-
-/** Reads and checks a saved plan; every problem is a `UsageError` naming the file. */
-export async function readSavedPlan(file: string, shown: string): Promise<SavedPlan> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
-    throw new UsageError(
-      code === 'ENOENT'
-        ? `${shown}: no such file (make one with: guidectl plan PATH… --out ${shown})`
-        : `${shown}: cannot read it: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = parseJson(text);
-  } catch (error) {
-    throw new UsageError(
-      `${shown} is not valid JSON (${error instanceof Error ? error.message : String(error)}); it is not a saved plan, or it was damaged: make the plan again with guidectl plan --out`,
-    );
-  }
-  return decodeSavedPlan(value, shown);
 }
 
 class Invalid extends Error {}
@@ -209,11 +107,11 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     );
   }
   const version = value['format_version'];
-  if (version !== PLAN_FORMAT_VERSION) {
+  if (version !== SAVED_PLAN_FORMAT_VERSION) {
     return fail(
-      typeof version === 'number' && version > PLAN_FORMAT_VERSION
-        ? `format_version ${version} is newer than this guidectl reads (${PLAN_FORMAT_VERSION}); upgrade guidectl`
-        : `format_version ${JSON.stringify(version ?? null)} is not supported; this guidectl reads ${PLAN_FORMAT_VERSION}`,
+      typeof version === 'number' && version > SAVED_PLAN_FORMAT_VERSION
+        ? `format_version ${version} is newer than this guidectl reads (${SAVED_PLAN_FORMAT_VERSION}); upgrade guidectl`
+        : `format_version ${JSON.stringify(version ?? null)} is not supported; this guidectl reads ${SAVED_PLAN_FORMAT_VERSION}`,
     );
   }
   try {

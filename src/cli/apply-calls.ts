@@ -1,0 +1,156 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type ApplyResult, executePlan } from '../apply/index.js';
+import type { GuideClient } from '../client/index.js';
+import type { Plan } from '../core/plan.js';
+import type { ApplyStreamEvent } from '../report/apply-stream.js';
+import { countOf } from '../report/count.js';
+import { escapeControls } from '../report/escape.js';
+import type { CliIo, CommandContext } from './io.js';
+import { createProgress } from './progress.js';
+import type { ClientEvents } from './session.js';
+
+/** The target's client for one apply, what it reports, and how Ctrl-C reaches it. */
+export interface Session {
+  readonly client: GuideClient;
+  readonly events: ClientEvents;
+  readonly stopper: Stopper;
+}
+
+/** How the calls are made: their parallelism, and whether to go on after a failure. */
+export interface CallSettings {
+  readonly parallelism: number;
+  readonly continueOnError: boolean;
+}
+
+/** Writes one `--json-stream` event (or nothing, when the stream was not asked for). */
+export type StreamSink = (event: ApplyStreamEvent) => void;
+
+/**
+ * How Ctrl-C reaches the client of an apply: while it reads, the first Ctrl-C aborts the reads;
+ * while it writes, only the second does (abandoning the calls in flight, whose outcome is then
+ * unknown), so that the first lets them finish.
+ */
+export interface Stopper {
+  readonly signal: AbortSignal;
+  /** Marks the writes begun (true) or ended (false). */
+  writing(on: boolean): void;
+}
+
+export function applyStopper(io: CliIo): Stopper {
+  const controller = new AbortController();
+  let writing = false;
+  const stop = (): void => {
+    if (!writing) controller.abort(io.stopSignal.reason);
+  };
+  if (io.stopSignal.aborted) stop();
+  io.stopSignal.addEventListener('abort', stop, { once: true });
+  io.abandonSignal?.addEventListener('abort', () => controller.abort(io.abandonSignal?.reason), {
+    once: true,
+  });
+  return {
+    signal: controller.signal,
+    writing(on) {
+      writing = on;
+      if (!on && io.stopSignal.aborted) stop();
+    },
+  };
+}
+
+/**
+ * Runs the plan's calls with a progress line, the `--json-stream` events, and Ctrl-C handled: the
+ * first starts nothing new and waits for the calls in flight; the second abandons them.
+ */
+export async function makeCalls(
+  ctx: CommandContext,
+  session: Session,
+  plan: Plan,
+  settings: CallSettings,
+  stream: StreamSink,
+): Promise<ApplyResult> {
+  const { io } = ctx;
+  session.stopper.writing(true);
+  const progress = createProgress(io, 'Applying');
+  const inFlight = new Set<number>();
+  const unlisten = listenRetries(session, stream, (callId) => progress.retried(callId));
+  const onStop = (): void => {
+    const n = inFlight.size;
+    progress.note(
+      n === 0
+        ? 'guidectl: stopping: no call is in flight\n'
+        : `guidectl: stopping: waiting for ${countOf(n, 'call')} in flight; Ctrl-C again to abandon them\n`,
+    );
+    stream({ type: 'interrupt', action: 'stop', in_flight: n });
+  };
+  const onAbandon = (): void => {
+    const n = inFlight.size;
+    progress.note(`guidectl: abandoning ${countOf(n, 'call')} in flight; their outcome is unknown\n`);
+    stream({ type: 'interrupt', action: 'abandon', in_flight: n });
+  };
+  io.stopSignal.addEventListener('abort', onStop, { once: true });
+  io.abandonSignal?.addEventListener('abort', onAbandon, { once: true });
+  let finished = 0;
+  try {
+    const result = await executePlan(
+      plan,
+      {
+        call: (operation, body, callOptions, index) =>
+          callIndex.run(index, () => session.client.call(operation, body, callOptions)),
+      },
+      {
+        ...settings,
+        signal: io.stopSignal,
+        onEvent: (event) => {
+          const { index, operation } = event;
+          if (event.type === 'start') {
+            inFlight.add(index);
+            stream({ type: 'call_start', index, operation });
+            return;
+          }
+          inFlight.delete(index);
+          finished++;
+          if (event.type === 'failed') progress.failed();
+          progress.update(finished, plan.calls.length);
+          if (event.type === 'failed') {
+            const error = event.error ?? '';
+            progress.note(`guidectl: call ${index + 1} (${operation}) failed: ${escapeControls(error)}\n`);
+            stream({ type: 'call_failed', index, operation, error });
+          } else {
+            stream({ type: 'call_done', index, operation });
+          }
+        },
+      },
+    );
+    for (const o of result.outcomes)
+      if (o.status === 'not-started')
+        stream({ type: 'call_not_started', index: o.index, operation: o.operation, reason: o.reason ?? '' });
+    return result;
+  } finally {
+    io.stopSignal.removeEventListener('abort', onStop);
+    io.abandonSignal?.removeEventListener('abort', onAbandon);
+    unlisten();
+    progress.finish();
+    session.stopper.writing(false);
+  }
+}
+
+/** Which plan call a client event belongs to: the client reports retries by its own call ids. */
+const callIndex = new AsyncLocalStorage<number>();
+
+/** Counts the client's retries on the progress line, and streams those of plan calls. */
+function listenRetries(session: Session, stream: StreamSink, retried: (callId: number) => void): () => void {
+  return session.events.listen((event) => {
+    if (event.type !== 'retry') return;
+    retried(event.callId);
+    const index = callIndex.getStore();
+    if (index === undefined) return;
+    stream({
+      type: 'call_retry',
+      index,
+      operation: event.operation,
+      attempt: event.attempt,
+      delay_ms: event.delayMs,
+      reason: event.reason,
+      ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
+    });
+  });
+}

@@ -1,0 +1,75 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
+import type { GuardFlags } from '../plan/index.js';
+
+/** Options of the deletion guards, shared by plan and apply. */
+export interface GuardOptions {
+  allowDelete: Partial<Record<DeleteKind, number>>;
+  maxDeletes: Partial<Record<DeleteKind, number>>;
+  maxDeleteShare?: number;
+}
+
+/** Adds the deletion-guard flags. */
+export function guardOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--allow-delete <kind=n>',
+        'allow this run to delete at most N guides, groups or memberships, whatever the guard (e.g. guides=12); repeatable',
+      )
+        .argParser(kindCounts('--allow-delete'))
+        .default({}, 'none'),
+    )
+    .addOption(
+      new Option(
+        '--max-deletes <kind=n>',
+        'the deletion guard: most guides, groups or memberships a plan may delete (overrides safety.max_deletes); repeatable',
+      )
+        .argParser(kindCounts('--max-deletes'))
+        .default({}, '10 each'),
+    )
+    .option(
+      '--max-delete-share <share>',
+      'the deletion guard: largest share of the live count a plan may delete, 0.25 or 25% (overrides safety.max_delete_share) (default: 25%)',
+      parseShare,
+    );
+}
+
+export function guardFlags(options: GuardOptions): GuardFlags {
+  return {
+    allowDelete: options.allowDelete,
+    maxDeletes: options.maxDeletes,
+    ...(options.maxDeleteShare === undefined ? {} : { maxDeleteShare: options.maxDeleteShare }),
+  };
+}
+
+/** Parses `guides=12` (or `guides=12,groups=2`) into counts by kind, merged with earlier ones. */
+export function kindCounts(
+  flag: string,
+): (value: string, previous: Partial<Record<DeleteKind, number>>) => Partial<Record<DeleteKind, number>> {
+  return (value, previous) => {
+    const out = { ...previous };
+    for (const part of value.split(',')) {
+      const match = /^\s*([a-z]+)\s*=\s*([0-9]+)\s*$/.exec(part);
+      const kind = DELETE_KINDS.find((k) => k === match?.[1]);
+      const n = Number(match?.[2]);
+      if (match === null || kind === undefined || !Number.isSafeInteger(n)) {
+        throw new InvalidArgumentError(
+          `${flag} takes KIND=N, where KIND is guides, groups or memberships and N a whole number, e.g. ${flag} guides=12; not ${JSON.stringify(part)}.`,
+        );
+      }
+      out[kind] = n;
+    }
+    return out;
+  };
+}
+
+/** Parses a share: `0.25` or `25%`, from 0 to 1. */
+export function parseShare(value: string): number {
+  const match = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(%?)\s*$/.exec(value);
+  const n = match === null ? Number.NaN : Number(match[1]) / (match[2] === '%' ? 100 : 1);
+  if (!(n >= 0 && n <= 1)) {
+    throw new InvalidArgumentError('--max-delete-share takes a share from 0 to 1, as 0.25 or 25%.');
+  }
+  return n;
+}

@@ -1,0 +1,102 @@
+import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/index.js';
+import { parseJson } from '../wire/json.js';
+
+/** Writes the file whole or not at all (a temporary file renamed into place). */
+export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<void> {
+  const temporary = nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.${process.pid}.tmp`);
+  try {
+    await writeFile(temporary, encodeSavedPlan(saved), { mode: 0o644 });
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`cannot write the plan to ${file}: ${why}`);
+  }
+}
+
+/** How much of a file is read to tell a saved plan from a desired-state file. */
+const SNIFF_BYTES = 4096;
+
+/**
+ * Whether a path given on the command line holds a saved plan — decided by its content, the same
+ * way in every command: a JSON object whose `kind` is "guidectl-plan", or that starts with
+ * `format_version` (the output of `plan --json`, which apply then refuses with the reason).
+ * Desired-state files, YAML or JSON, start with other keys (`version`). A folder is never a plan;
+ * a path that does not exist is taken for a plan when it is named `*.json` (so that apply says
+ * "no such file" about the plan the user meant).
+ */
+export async function isSavedPlanFile(file: string): Promise<boolean> {
+  let head: string;
+  try {
+    const handle = await open(file, 'r');
+    try {
+      if (!(await handle.stat()).isFile()) return false;
+      const buffer = Buffer.alloc(SNIFF_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+      head = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    return code === 'ENOENT' && file.toLowerCase().endsWith('.json');
+  }
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  return (
+    text.startsWith('{') &&
+    (/^\{\s*"format_version"\s*:/.test(text) || new RegExp(`"kind"\\s*:\\s*"${SAVED_PLAN_KIND}"`).test(text))
+  );
+}
+
+/** Splits command-line paths into saved plans and desired-state paths, by content. */
+export async function splitSavedPlans(
+  cwd: string,
+  args: readonly string[],
+): Promise<{ savedPlans: string[]; paths: string[] }> {
+  const savedPlans: string[] = [];
+  const paths: string[] = [];
+  for (const arg of args)
+    ((await isSavedPlanFile(nodePath.resolve(cwd, arg))) ? savedPlans : paths).push(arg);
+  return { savedPlans, paths };
+}
+
+/**
+ * For commands that read desired-state files (validate, plan): a saved plan among the paths is a
+ * usage error pointing at the commands that read it, instead of a misreading of it as YAML.
+ */
+export async function refuseSavedPlans(cwd: string, args: readonly string[]): Promise<void> {
+  const { savedPlans } = await splitSavedPlans(cwd, args);
+  const [first] = savedPlans;
+  if (first === undefined) return;
+  const shown = JSON.stringify(first);
+  throw new UsageError(
+    `${shown} is a saved plan, not a desired-state file: print it with guidectl show ${first}, or apply it with guidectl apply ${first}`,
+  );
+}
+
+/** Reads and checks a saved plan; every problem is a `UsageError` naming the file. */
+export async function readSavedPlan(file: string, shown: string): Promise<SavedPlan> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    throw new UsageError(
+      code === 'ENOENT'
+        ? `${shown}: no such file (make one with: guidectl plan PATH… --out ${shown})`
+        : `${shown}: cannot read it: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    throw new UsageError(
+      `${shown} is not valid JSON (${error instanceof Error ? error.message : String(error)}); it is not a saved plan, or it was damaged: make the plan again with guidectl plan --out`,
+    );
+  }
+  return decodeSavedPlan(value, shown);
+}

@@ -1,0 +1,167 @@
+import type { ClientEvent, GuideClient } from '../client/index.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { LiveReadScope, LiveState } from '../core/live.js';
+import { type LiveReader, readLiveState } from '../live/index.js';
+import { type LoadedFiles, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
+import { renderDiagnostics } from '../report/diagnostics.js';
+import { type CommandContext, InterruptedError } from './io.js';
+import { createProgress } from './progress.js';
+import {
+  describeEvent,
+  openTarget,
+  resolveTarget,
+  type TargetLock,
+  type TimingFlags,
+  timingOptions,
+} from './target.js';
+
+/** Options every command that talks to a target takes. */
+export interface TargetOptions extends TimingFlags {
+  baseUrl?: string;
+  localDb?: string;
+  parallelism: number;
+  verbose: boolean;
+}
+
+/** Colour on a stream: only on a terminal, without `--no-color`, and with NO_COLOR unset or empty. */
+export function useColor(ctx: CommandContext, stream: 'stdout' | 'stderr'): boolean {
+  const value = ctx.io.env['NO_COLOR'];
+  return ctx.io[stream].isTTY && ctx.colorFlag() && (value === undefined || value === '');
+}
+
+/**
+ * Told why a command failed before it had a plan to show: a headline, the messages as plain text
+ * (for `plan --markdown`, whose comment must say why there is no plan), and the diagnostics
+ * themselves (for `--json`, which prints them as `validate --json` does).
+ */
+export type FailureSink = (headline: string, details: string, diagnostics: readonly Diagnostic[]) => void;
+
+export function printDiagnostics(
+  ctx: CommandContext,
+  diagnostics: readonly Diagnostic[],
+  sources: ReadonlyMap<string, string>,
+): string {
+  if (diagnostics.length === 0) return '';
+  ctx.io.stderr.write(
+    renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, color: useColor(ctx, 'stderr'), sources }),
+  );
+  return renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, sources });
+}
+
+/** Loads and validates the files; prints every diagnostic; undefined (exit 1 set) on an error. */
+export async function loadFiles(
+  ctx: CommandContext,
+  paths: readonly string[],
+  onFailure?: FailureSink,
+): Promise<LoadedFiles | undefined> {
+  const { files, diagnostics, sources } = await loadDesiredFiles(paths, ctx.io.cwd);
+  const text = printDiagnostics(ctx, diagnostics, sources);
+  if (files === undefined) {
+    ctx.io.stderr.write('guidectl: the files have errors; nothing was read or changed\n');
+    onFailure?.('the files have errors', text, diagnostics);
+    ctx.setExit(1);
+  }
+  return files;
+}
+
+/** What the client reports (retries, calls), for progress lines and event streams. */
+export interface ClientEvents {
+  /** Adds a listener; returns the function that removes it. */
+  listen(fn: (event: ClientEvent) => void): () => void;
+}
+
+/**
+ * Opens the target chosen by flags and environment, runs `fn` with its client, always closes.
+ * From here on a Ctrl-C or SIGTERM stops the command cleanly (see `CliIo.catchSignals`): the
+ * client's calls are aborted by `signal`, the stop signal unless the command says otherwise.
+ * With `lock`, an embedded local database is locked for the whole run (see `local-lock.ts`).
+ */
+export async function withClient<T>(
+  ctx: CommandContext,
+  options: TargetOptions,
+  fn: (client: GuideClient, events: ClientEvents) => Promise<T>,
+  settings: { readonly signal?: AbortSignal; readonly lock?: TargetLock } = {},
+): Promise<T> {
+  ctx.io.catchSignals?.();
+  const target = resolveTarget(
+    ctx.io.env,
+    {
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
+    },
+    ctx.io.cwd,
+  );
+  const listeners = new Set<(event: ClientEvent) => void>();
+  const open = await openTarget(
+    target,
+    ctx.io,
+    {
+      parallelism: options.parallelism,
+      ...timingOptions(options),
+      signal: settings.signal ?? ctx.io.stopSignal,
+      // Apply reads everything again after its calls, so appends need no read before them.
+      readBeforeAppends: false,
+      onEvent: (event) => {
+        if (options.verbose) {
+          const line = describeEvent(event);
+          if (line !== undefined) ctx.io.stderr.write(`${line}\n`);
+        }
+        for (const listener of listeners) listener(event);
+      },
+    },
+    settings.lock,
+  );
+  const events: ClientEvents = {
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  try {
+    return await fn(open.client, events);
+  } finally {
+    await open.close();
+  }
+}
+
+/**
+ * Reads the live state, with a progress line when it takes a while (see `createProgress`). A read
+ * stopped by Ctrl-C is an `InterruptedError`, not the failure of the call it cut.
+ */
+export async function readLive(
+  ctx: CommandContext,
+  reader: LiveReader,
+  scope: LiveReadScope,
+  events?: ClientEvents,
+): Promise<LiveState> {
+  const progress = createProgress(ctx.io, 'Reading');
+  const unlisten = events?.listen((event) => {
+    if (event.type === 'retry') progress.retried(event.callId);
+  });
+  try {
+    return await readLiveState(reader, scope, {
+      onProgress: ({ done, known }) => progress.update(done, known),
+    });
+  } catch (error) {
+    if (ctx.io.stopSignal.aborted) throw new InterruptedError('interrupted while reading the live state');
+    throw error;
+  } finally {
+    unlisten?.();
+    progress.finish();
+  }
+}
+
+/**
+ * A plan that cannot be made: its diagnostics printed, the failure told to `onFailure`, exit 1.
+ */
+export function reportInvalidPlan(
+  ctx: CommandContext,
+  diagnostics: readonly Diagnostic[],
+  sources: ReadonlyMap<string, string>,
+  onFailure?: FailureSink,
+): void {
+  const text = printDiagnostics(ctx, diagnostics, sources);
+  ctx.io.stderr.write('guidectl: the plan cannot be made; nothing was changed\n');
+  onFailure?.('the plan cannot be made', text, diagnostics);
+  ctx.setExit(1);
+}

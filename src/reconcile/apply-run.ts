@@ -1,0 +1,292 @@
+import type { ApplyResult } from '../apply/index.js';
+import type { DesiredState } from '../core/desired.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { LiveReadScope, LiveState } from '../core/live.js';
+import type { Plan } from '../core/plan.js';
+import type { GuardResult, Refusal, StaleReport } from '../core/safety.js';
+import {
+  checkProtection,
+  desiredDigest,
+  detectReplacedWords,
+  type GuardFlags,
+  liveDigest,
+  planBasis,
+  planId,
+  protectionFromNames,
+  type SavedPlan,
+  type WordsReplaced,
+} from '../plan/index.js';
+import type { LoadedFiles } from './files.js';
+import { evaluateGuards, type LiveSource, makePlan, planReadScope, planRun } from './plan-run.js';
+import { staleReport } from './stale.js';
+
+/** A plan about to be applied: its calls, its id, its deletion guards as checked now, its warnings. */
+export interface Reviewed {
+  readonly plan: Plan;
+  readonly id: string;
+  readonly guards: readonly GuardResult[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** What is left to do after the calls: the files planned again against a new read of the account. */
+export interface Drift {
+  readonly plan: Plan;
+  readonly planId: string;
+  /** Set when the read shows that the target replaced the sensitive words it was to append to. */
+  readonly wordsReplaced?: WordsReplaced;
+}
+
+/**
+ * What apply makes its calls from: desired-state files (planned now), or a saved plan (with the
+ * files to check it against when they are at hand; `paths` are those files as the user names them).
+ */
+export type ApplySource =
+  | { readonly kind: 'files'; readonly files: LoadedFiles }
+  | {
+      readonly kind: 'saved';
+      readonly saved: SavedPlan;
+      /** The saved plan's file, as the user named it. */
+      readonly file: string;
+      readonly files: LoadedFiles | undefined;
+      readonly paths: readonly string[];
+    };
+
+/** What apply is given to do its work: how it reads, asks, writes, and learns it was stopped. */
+export interface ApplyDeps extends LiveSource {
+  /** Told the plan once it is made and checked, before it is refused, found empty or approved. */
+  review?(reviewed: Reviewed): void;
+  /** Whether to make the calls (a confirmation); false cancels. */
+  approve(reviewed: Reviewed, source: ApplySource): Promise<boolean>;
+  /** Makes the plan's calls (e.g. `executePlan` with a client) and says how each went. */
+  execute(plan: Plan): Promise<ApplyResult>;
+  /** Writes given up without an answer, which may still land (see the client's `abandonedWrites`). */
+  abandonedWrites(): number;
+  /** Aborted when the user stops the run: the check after the calls is then skipped. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ApplyFlags extends GuardFlags {
+  /** `--plan-id`: refuse unless the plan applied has this id. */
+  readonly planId?: string;
+}
+
+/** How the calls of an apply went, and what the check after them found. */
+export interface Applied {
+  readonly status: 'applied';
+  readonly reviewed: Reviewed;
+  readonly result: ApplyResult;
+  /** The user stopped the run: calls not made are `not-started`, and no check was made. */
+  readonly interrupted: boolean;
+  /** What a plan made after the calls would do; absent when it was not made. */
+  readonly drift?: Drift;
+  /** The diagnostics of the plan made after the calls (its errors, when it could not be made). */
+  readonly checkDiagnostics: readonly Diagnostic[];
+  /** Why the check after the calls failed (a read failed), when it did. */
+  readonly checkError?: unknown;
+  readonly allDone: boolean;
+  /** Whether the files were at hand to check convergence with. */
+  readonly canCheck: boolean;
+  readonly converged: boolean;
+  /** Writes given up without an answer that may still land (convergence is then not claimed). */
+  readonly abandoned: number;
+}
+
+/**
+ * The outcome of an apply, as data: the plan could not be made (`invalid`), the saved plan is
+ * `stale`, the plan is `refused` (nothing changed), there is nothing to do (`unchanged`), the user
+ * said no (`cancelled`), or the calls were made (`applied`).
+ */
+export type ApplyRun =
+  | { readonly status: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
+  | { readonly status: 'stale'; readonly report: StaleReport }
+  | { readonly status: 'refused'; readonly reviewed?: Reviewed; readonly refusals: readonly Refusal[] }
+  | { readonly status: 'unchanged' | 'cancelled'; readonly reviewed: Reviewed }
+  | Applied;
+
+/**
+ * `guidectl apply` as a use case. From files: reads the live state, plans, checks protections and
+ * guards, then (approved) makes the calls and plans again to check convergence. From a saved plan:
+ * reads the live state with the plan's read scope, refuses it when the account or the files
+ * changed since it was made (`stale`), checks it without trusting it (see {@link checkSaved}),
+ * then makes exactly its calls.
+ */
+export async function applyRun(source: ApplySource, deps: ApplyDeps, flags: ApplyFlags): Promise<ApplyRun> {
+  return source.kind === 'files' ? applyFiles(source, deps, flags) : applySaved(source, deps, flags);
+}
+
+async function applyFiles(
+  source: Extract<ApplySource, { kind: 'files' }>,
+  deps: ApplyDeps,
+  flags: ApplyFlags,
+): Promise<ApplyRun> {
+  const run = await planRun(source.files, deps, flags);
+  if (run.status === 'invalid') return run;
+  const { plan, planId: id, guards, live, scope } = run;
+  const refusals: Refusal[] = [];
+  if (flags.planId !== undefined && flags.planId !== id)
+    refusals.push({ kind: 'plan-id', expected: flags.planId, actual: id });
+  refusals.push(...guardRefusals(guards));
+  const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics };
+  return proceed(source, deps, reviewed, refusals, () => planAgain(deps, source.files, scope, plan, live));
+}
+
+async function applySaved(
+  source: Extract<ApplySource, { kind: 'saved' }>,
+  deps: ApplyDeps,
+  flags: ApplyFlags,
+): Promise<ApplyRun> {
+  const { saved, files } = source;
+  if (flags.planId !== undefined && flags.planId !== saved.planId) {
+    return {
+      status: 'refused',
+      refusals: [{ kind: 'plan-id', expected: flags.planId, actual: saved.planId, file: source.file }],
+    };
+  }
+  const scope = saved.basis.readScope;
+  const live = await deps.read(scope);
+  const liveChanged = liveDigest(live) !== saved.basis.liveDigest;
+  const filesChanged = files !== undefined && desiredDigest(files.state) !== saved.basis.desiredDigest;
+  if (liveChanged || filesChanged) {
+    return {
+      status: 'stale',
+      report: staleReport(saved, { liveChanged, filesChanged, paths: source.paths, files, live }),
+    };
+  }
+  // The guards are checked again with the files' settings (the saved copy, which the plan id
+  // covers, when the files are not at hand) and this run's flags; none of the file is trusted.
+  const guards = evaluateGuards(files?.state.safety ?? saved.basis.safety, saved.plan, live, flags);
+  const checks = checkSaved(source, live);
+  if (checks.status === 'invalid') return checks;
+  const reviewed: Reviewed = { plan: saved.plan, id: saved.planId, guards, diagnostics: checks.diagnostics };
+  const refusals = [...checks.refusals, ...guardRefusals(guards)];
+  const check = files === undefined ? undefined : () => planAgain(deps, files, scope, saved.plan, live);
+  return proceed(source, deps, reviewed, refusals, check);
+}
+
+/**
+ * The checks of a saved plan that do not trust it, as refusals: with the files at hand, the plan
+ * the files make now against the account as read (the same files and account as when it was
+ * made, the digests say) must have the saved plan's id — so calls, guards, protections and read
+ * scope edited in the file, even with a recomputed id, are refused; without the files, the saved
+ * protections (which the id covers) are checked on the saved calls.
+ */
+function checkSaved(
+  source: Extract<ApplySource, { kind: 'saved' }>,
+  live: LiveState,
+):
+  | { readonly status: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
+  | {
+      readonly status: 'checked';
+      readonly refusals: Refusal[];
+      readonly diagnostics: readonly Diagnostic[];
+    } {
+  const { saved, files, file } = source;
+  if (files !== undefined) {
+    const now = makePlan(files.state, live);
+    if (now.plan === undefined) return { status: 'invalid', diagnostics: now.diagnostics };
+    const id = planId(now.plan, planBasis(files.state, live, planReadScope(files.state)));
+    const refusals: Refusal[] =
+      id === saved.planId ? [] : [{ kind: 'saved-plan-edited', file, saved: saved.planId, now: id }];
+    return { status: 'checked', refusals, diagnostics: now.diagnostics };
+  }
+  const desired: DesiredState = {
+    groups: [],
+    guides: [],
+    prune: { guides: false, groups: false },
+    protect: protectionFromNames(saved.basis.protect, { file, line: 1, column: 1 }),
+  };
+  const refusals = checkProtection(desired, live, saved.plan)
+    .filter((d) => d.severity === 'error')
+    .map((d): Refusal => ({ kind: 'protection', message: d.message }));
+  return { status: 'checked', refusals, diagnostics: [] };
+}
+
+function guardRefusals(guards: readonly GuardResult[]): Refusal[] {
+  return guards.filter((g) => g.status === 'refused').map((guard) => ({ kind: 'guard', guard }));
+}
+
+/** What the check after the calls found: the plan made then (absent when it could not be made). */
+interface Check {
+  readonly drift?: Drift;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * What an apply of files and of a saved plan both do once the plan is made and checked: show it,
+ * then refuse it, or say there is nothing to do, or, approved, make its calls and check them.
+ */
+async function proceed(
+  source: ApplySource,
+  deps: ApplyDeps,
+  reviewed: Reviewed,
+  refusals: readonly Refusal[],
+  check: (() => Promise<Check>) | undefined,
+): Promise<ApplyRun> {
+  deps.review?.(reviewed);
+  if (refusals.length > 0) return { status: 'refused', reviewed, refusals };
+  if (reviewed.plan.calls.length === 0) return { status: 'unchanged', reviewed };
+  if (!(await deps.approve(reviewed, source))) return { status: 'cancelled', reviewed };
+  return makeCalls(deps, reviewed, check);
+}
+
+/** Makes the calls, then (when it can) checks that the account converged. */
+async function makeCalls(
+  deps: ApplyDeps,
+  reviewed: Reviewed,
+  check: (() => Promise<Check>) | undefined,
+): Promise<Applied> {
+  const result = await deps.execute(reviewed.plan);
+  // Interrupted: skip the convergence check (it could not run anyway). Whatever fails after the
+  // writes, the outcome of the writes is returned.
+  const stopped = (): boolean => deps.signal?.aborted === true;
+  let interrupted = stopped();
+  let checked: Check | undefined;
+  let checkError: unknown;
+  if (check !== undefined && !interrupted) {
+    try {
+      checked = await check();
+    } catch (error) {
+      if (stopped()) interrupted = true;
+      else checkError = error;
+    }
+  }
+  const allDone = result.outcomes.every((o) => o.status === 'done');
+  // A write given up without an answer may still land: what was read cannot be the final state.
+  const abandoned = deps.abandonedWrites();
+  const drift = checked?.drift;
+  const converged =
+    abandoned === 0 && (check === undefined ? allDone : drift !== undefined && drift.plan.calls.length === 0);
+  return {
+    status: 'applied',
+    reviewed,
+    result,
+    interrupted,
+    ...(drift === undefined ? {} : { drift }),
+    checkDiagnostics: checked?.diagnostics ?? [],
+    ...(checkError === undefined ? {} : { checkError }),
+    allDone,
+    canCheck: check !== undefined,
+    converged,
+    abandoned,
+  };
+}
+
+/** Plans the files again against a new read of the account, after the calls of `plan`. */
+async function planAgain(
+  source: LiveSource,
+  files: LoadedFiles,
+  scope: LiveReadScope,
+  plan: Plan,
+  before: LiveState,
+): Promise<Check> {
+  const after = await source.read(scope);
+  const now = makePlan(files.state, after);
+  if (now.plan === undefined) return { diagnostics: now.diagnostics };
+  const wordsReplaced = detectReplacedWords(plan, before.account, after.account);
+  const drift: Drift = {
+    plan: now.plan,
+    planId: planId(now.plan, planBasis(files.state, after, scope)),
+    ...(wordsReplaced === undefined ? {} : { wordsReplaced }),
+  };
+  return { drift, diagnostics: now.diagnostics };
+}

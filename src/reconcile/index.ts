@@ -1,0 +1,27 @@
+/**
+ * The use cases, as data in and data out: `planRun` (guidectl plan) and `applyRun` (guidectl
+ * apply, of files or of a saved plan). The CLI parses flags, wires real dependencies (a client,
+ * progress lines, a prompt) and renders what they return; a library user can run them the same way.
+ */
+export {
+  type Applied,
+  type ApplyDeps,
+  type ApplyFlags,
+  type ApplyRun,
+  type ApplySource,
+  applyRun,
+  type Drift,
+  type Reviewed,
+} from './apply-run.js';
+export { type LoadedFiles, type LoadResult, loadFiles } from './files.js';
+export {
+  type CheckedPlan,
+  evaluateGuards,
+  type LiveSource,
+  liveSourceOf,
+  makePlan,
+  type PlanRun,
+  planReadScope,
+  planRun,
+} from './plan-run.js';
+export { type StaleFacts, staleReport } from './stale.js';

@@ -1,0 +1,109 @@
+import type { DesiredState, SafetyPolicy } from '../core/desired.js';
+import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
+import type { LiveReadScope, LiveState } from '../core/live.js';
+import type { Plan } from '../core/plan.js';
+import type { GuardResult } from '../core/safety.js';
+import { type LiveReader, readLiveState, readScopeFor } from '../live/index.js';
+import {
+  checkDeleteGuards,
+  checkProtection,
+  countDeletes,
+  countLive,
+  type GuardFlags,
+  type PlanBasis,
+  planBasis,
+  planChanges,
+  planId,
+  resolveGuardPolicy,
+} from '../plan/index.js';
+import type { LoadedFiles } from './files.js';
+
+/** Where the live state comes from: a read of what a scope names (the CLI adds progress lines). */
+export interface LiveSource {
+  read(scope: LiveReadScope): Promise<LiveState>;
+}
+
+/** A live source that reads through `reader` (a client's read calls), with no progress. */
+export function liveSourceOf(reader: LiveReader): LiveSource {
+  return { read: (scope) => readLiveState(reader, scope) };
+}
+
+/**
+ * What planning `desired` must read: the least that the plan needs, and — when a guide is
+ * protected and `prune.groups` may delete groups — the members of every group, so that deleting
+ * a group that holds a protected guide is caught by {@link checkProtection}.
+ */
+export function planReadScope(desired: DesiredState): LiveReadScope {
+  const scope = readScopeFor(desired);
+  const protectsGuides = (desired.protect?.guides.length ?? 0) > 0;
+  return desired.prune.groups && protectsGuides ? { ...scope, groupMembers: 'all' } : scope;
+}
+
+/** A plan checked against the protections; `plan` is absent when any diagnostic is an error. */
+export interface CheckedPlan {
+  readonly plan?: Plan;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Plans `desired` against `live`, then checks the protections on the plan. */
+export function makePlan(desired: DesiredState, live: LiveState): CheckedPlan {
+  const result = planChanges(desired, live);
+  if (result.plan === undefined) return { diagnostics: result.diagnostics };
+  const diagnostics = [...result.diagnostics, ...checkProtection(desired, live, result.plan)];
+  return hasErrors(diagnostics) ? { diagnostics } : { plan: result.plan, diagnostics };
+}
+
+/**
+ * The deletion guards of `plan` against `live`, under the files' `safety` settings and this run's
+ * flags (flags win).
+ */
+export function evaluateGuards(
+  safety: Pick<SafetyPolicy, 'maxDeletes' | 'maxDeleteShare'> | undefined,
+  plan: Plan,
+  live: LiveState,
+  flags: GuardFlags,
+): GuardResult[] {
+  return checkDeleteGuards(countDeletes(plan), countLive(live), resolveGuardPolicy(safety, flags));
+}
+
+/**
+ * A plan run: `invalid` when the plan cannot be made (its diagnostics say why); else the plan
+ * with everything it was made from and its id, guards and warnings.
+ */
+export type PlanRun =
+  | { readonly status: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
+  | {
+      readonly status: 'planned';
+      readonly files: LoadedFiles;
+      readonly live: LiveState;
+      readonly scope: LiveReadScope;
+      readonly basis: PlanBasis;
+      readonly plan: Plan;
+      readonly planId: string;
+      readonly guards: readonly GuardResult[];
+      /** Warnings of the plan (errors make the run `invalid`). */
+      readonly diagnostics: readonly Diagnostic[];
+    };
+
+/**
+ * `guidectl plan` as a use case: reads the live state the files need, plans, checks protections
+ * and evaluates the deletion guards. It only reads: give it a read-only source.
+ */
+export async function planRun(files: LoadedFiles, source: LiveSource, flags: GuardFlags): Promise<PlanRun> {
+  const scope = planReadScope(files.state);
+  const live = await source.read(scope);
+  const { plan, diagnostics } = makePlan(files.state, live);
+  if (plan === undefined) return { status: 'invalid', diagnostics };
+  const basis = planBasis(files.state, live, scope);
+  return {
+    status: 'planned',
+    files,
+    live,
+    scope,
+    basis,
+    plan,
+    planId: planId(plan, basis),
+    guards: evaluateGuards(files.state.safety, plan, live, flags),
+    diagnostics,
+  };
+}
