@@ -3,9 +3,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { acquireDbLock, type HeldLock, isServeHolder } from '../service/db-lock.js';
 import { parseFaults } from '../service/faults.js';
+import type { GuideService } from '../service/index.js';
 import { prepareDbFolder } from './ensure-dir.js';
-import type { CommandContext } from './io.js';
+import type { CliIo, CommandContext } from './io.js';
+import { thisProcess } from './lock-process.js';
 import { DEFAULT_LOCAL_DB_PATH } from './target.js';
 
 function integer(name: string, min: number, max: number): (value: string) => number {
@@ -128,6 +131,44 @@ async function runServe(options: ServeOptions, ctx: CommandContext): Promise<voi
   const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
   if (db !== ':memory:')
     await prepareDbFolder(db, { isDefault: db === resolve(io.cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });
+  // Any client may write through a serve at any time, so it holds the database's lock for as long
+  // as it runs: an apply over the same file (or a second serve) is refused instead of racing it.
+  const held = db === ':memory:' ? undefined : await lockForServe(db, options.db);
+  try {
+    const service = await startService(options, io, db, held);
+    if (!io.stopSignal.aborted) {
+      await new Promise<void>((done) =>
+        io.stopSignal.addEventListener('abort', () => done(), { once: true }),
+      );
+    }
+    io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
+    await service.close();
+    io.stderr.write('guidectl serve: stopped\n');
+  } finally {
+    await held?.release();
+  }
+}
+
+function lockForServe(db: string, shown: string): Promise<HeldLock> {
+  return acquireDbLock(db, {
+    self: thisProcess(),
+    command: `guidectl serve --db ${shown}`,
+    timeoutMs: 0,
+    shownPath: shown,
+    fix: (holder) =>
+      isServeHolder(holder)
+        ? `Stop that serve first, or give this one another --db${holder.url === undefined ? '' : `; clients can use the running one at ${holder.url}`}.`
+        : 'Start serve once it has finished, or give this one another --db.',
+  });
+}
+
+/** Starts the service and prints where it listens, with what credentials and limits. */
+async function startService(
+  options: ServeOptions,
+  io: CliIo,
+  db: string,
+  held: HeldLock | undefined,
+): Promise<GuideService> {
   const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
   const { GuideService, connectionLimitsFor } = await import('../service/index.js');
   const fileLimit = openFileLimit();
@@ -155,6 +196,8 @@ async function runServe(options: ServeOptions, ctx: CommandContext): Promise<voi
     connections,
     log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
   });
+  // Before saying it listens, so that whoever is kept out from then on is told where it is.
+  await held?.noteUrl(service.url);
   io.stdout.write(`guidectl serve: listening on ${service.url}\n`);
   io.stdout.write(`  database   ${db}\n`);
   io.stdout.write(`  appid      ${service.appid}\n`);
@@ -174,10 +217,5 @@ async function runServe(options: ServeOptions, ctx: CommandContext): Promise<voi
       `guidectl serve: warning: the simulation is on at ${options.host}, an address other machines may reach: /__sim/ can reset the account, move its clock and inject faults, so each /__sim/ call must carry ?access_token= (a token of this app); use --host 127.0.0.1 unless others must reach it\n`,
     );
   }
-  if (!io.stopSignal.aborted) {
-    await new Promise<void>((done) => io.stopSignal.addEventListener('abort', () => done(), { once: true }));
-  }
-  io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
-  await service.close();
-  io.stderr.write('guidectl serve: stopped\n');
+  return service;
 }

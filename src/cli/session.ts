@@ -74,7 +74,7 @@ export interface ClientEvents {
  * Opens the target chosen by flags and environment, runs `fn` with its client, always closes.
  * From here on a Ctrl-C or SIGTERM stops the command cleanly (see `CliIo.catchSignals`): the
  * client's calls are aborted by `signal`, the stop signal unless the command says otherwise.
- * With `lock`, an embedded local database is locked for the whole run (see `local-lock.ts`).
+ * With `lock`, an embedded local database is locked for the whole run (see `service/db-lock.ts`).
  */
 export async function withClient<T>(
   ctx: CommandContext,

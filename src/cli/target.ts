@@ -11,11 +11,18 @@ import type {
 } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
+import {
+  acquireDbLock,
+  describeHolder,
+  type HeldLock,
+  isServeHolder,
+  type LockHolder,
+} from '../service/db-lock.js';
 import type { GuideService } from '../service/index.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
 import { dbFileExists, prepareDbFolder } from './ensure-dir.js';
 import type { CliIo } from './io.js';
-import { acquireLock, describeHolder, type HeldLock } from './local-lock.js';
+import { thisProcess } from './lock-process.js';
 
 /** The embedded local service's database when nothing else is said. */
 export const DEFAULT_LOCAL_DB_PATH = '.guidectl/local.db';
@@ -161,7 +168,7 @@ export interface OpenTarget {
 export type TargetClientOptions = Omit<GuideClientOptions, 'auth' | 'baseUrl' | 'proxy'>;
 
 /**
- * Asks for the lock of the embedded local database (see `local-lock.ts`), for commands that
+ * Asks for the lock of the embedded local database (see `service/db-lock.ts`), for commands that
  * write; ignored for a remote target (the API has no lock) and for `:memory:`.
  */
 export interface TargetLock {
@@ -169,6 +176,13 @@ export interface TargetLock {
   readonly command: string;
   /** Seconds to wait for a lock another guidectl holds; 0 refuses at once. */
   readonly timeoutSeconds: number;
+}
+
+/** What a writer refused by the lock can do: wait for an apply; use or stop a serve. */
+function writerFix(holder: LockHolder): string {
+  if (!isServeHolder(holder)) return 'Wait for it to finish, or pass --lock-timeout SECONDS to wait for it.';
+  const url = holder.url ?? 'URL';
+  return `A guidectl serve holds it until it is stopped: send the calls to that serve instead (--base-url ${url}, with WECHAT_APPID and WECHAT_SECRET set to its credentials), or stop it first.`;
 }
 
 function shownPath(file: string, cwd: string): string {
@@ -217,8 +231,10 @@ export async function openTarget(
   }
   let held: HeldLock | undefined;
   if (lock !== undefined && db !== ':memory:') {
-    held = await acquireLock(`${target.dbFile}.lock`, {
+    held = await acquireDbLock(target.dbFile, {
+      self: thisProcess(),
       command: lock.command,
+      fix: writerFix,
       timeoutMs: lock.timeoutSeconds * 1000,
       shownPath: shown,
       signal: io.stopSignal,

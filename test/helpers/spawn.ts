@@ -46,3 +46,23 @@ export function spawnCli(
   });
   return { child, ended };
 }
+
+/**
+ * Resolves with the first match of `pattern` in what `stream` prints from now on (say, a serve's
+ * `listening on URL`); rejects when the stream ends without it.
+ */
+export function untilOutput(stream: NodeJS.ReadableStream | null, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    if (stream === null) return reject(new Error('no such stream'));
+    let text = '';
+    const onData = (chunk: Buffer | string): void => {
+      text += chunk.toString();
+      const match = pattern.exec(text);
+      if (match === null) return;
+      stream.off('data', onData);
+      resolve(match);
+    };
+    stream.on('data', onData);
+    stream.once('end', () => reject(new Error(`no output matching ${pattern} in: ${text}`)));
+  });
+}

@@ -1,0 +1,135 @@
+import { access, readdir, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Workspace, workspace } from '../helpers/cli.js';
+import { type Spawned, spawnCli, untilOutput } from '../helpers/spawn.js';
+
+/**
+ * `guidectl serve --db FILE` holds the lock of FILE for as long as it runs, as apply does while
+ * it applies: any client may write through the serve at any time, so an apply over the same file
+ * (or a second serve) used to race it unseen. An in-memory serve takes none.
+ */
+
+let ws: Workspace;
+const running: Spawned[] = [];
+beforeEach(async () => {
+  ws = await workspace();
+  await ws.write(
+    'g.yaml',
+    'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n',
+  );
+});
+afterEach(async () => {
+  for (const s of running.splice(0)) {
+    s.child.kill('SIGKILL');
+    await s.ended;
+  }
+  await ws.remove();
+});
+
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** A serve over `db` in the workspace, once it listens. */
+async function serve(db: string): Promise<{ spawned: Spawned; url: string; pid: number }> {
+  const spawned = spawnCli(['serve', '--port', '0', '--db', db], { cwd: ws.dir });
+  running.push(spawned);
+  const listening = untilOutput(spawned.child.stdout, /listening on (http:\/\/\S+)/);
+  const [, url] = await Promise.race([
+    listening,
+    spawned.ended.then((r) => Promise.reject(new Error(`serve ended: ${r.stderr}`))),
+  ]);
+  if (url === undefined || spawned.child.pid === undefined) throw new Error('no url or pid');
+  return { spawned, url, pid: spawned.child.pid };
+}
+
+/** Runs guidectl to its end (killed after the test if it does not end, like a serve that starts). */
+function cli(args: string[]): Spawned['ended'] {
+  const spawned = spawnCli(args, { cwd: ws.dir });
+  running.push(spawned);
+  return spawned.ended;
+}
+
+describe('guidectl serve --db holds the lock of its database', () => {
+  it('an apply over the same file is refused, naming the serve, and applies once it stopped', async () => {
+    const { spawned, url, pid } = await serve('d.db');
+    const lock = JSON.parse(await readFile(join(ws.dir, 'd.db.lock'), 'utf8'));
+    expect(lock).toMatchObject({ pid, command: 'guidectl serve --db d.db', url });
+
+    const refused = await cli(['apply', 'g.yaml', '--auto-approve', '--local-db', 'd.db']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `guidectl: the local database d.db is in use by another guidectl: pid ${pid} on ${hostname()} (guidectl serve --db d.db, serving ${url}), since `,
+    );
+    expect(refused.stderr).toContain(
+      `A guidectl serve holds it until it is stopped: send the calls to that serve instead (--base-url ${url}, with WECHAT_APPID and WECHAT_SECRET set to its credentials), or stop it first.`,
+    );
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(refused.stdout).toBe('');
+
+    // Stopped, it releases the lock; the apply then goes through.
+    spawned.child.kill('SIGTERM');
+    expect((await spawned.ended).code).toBe(0);
+    expect(await exists(join(ws.dir, 'd.db.lock'))).toBe(false);
+    const applied = await cli(['apply', 'g.yaml', '--auto-approve', '--local-db', 'd.db']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('Converged');
+  }, 30_000);
+
+  it('apply --lock-timeout waits for the serve, saying so, and applies once it stops', async () => {
+    const { spawned, pid } = await serve('d.db');
+    const apply = spawnCli(
+      ['apply', 'g.yaml', '--auto-approve', '--local-db', 'd.db', '--lock-timeout', '600'],
+      {
+        cwd: ws.dir,
+      },
+    );
+    running.push(apply);
+    const waiting = await untilOutput(
+      apply.child.stderr,
+      /waiting up to 600 s for the local database d\.db.*\n/,
+    );
+    expect(waiting[0]).toContain(
+      `in use by another guidectl: pid ${pid} on ${hostname()} (guidectl serve --db d.db`,
+    );
+    spawned.child.kill('SIGTERM');
+    const applied = await apply.ended;
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('Converged');
+  }, 30_000);
+
+  it('a second serve over the same file refuses at start, naming the first and the fix', async () => {
+    const { url, pid } = await serve('d.db');
+    const second = await cli(['serve', '--port', '0', '--db', 'd.db']);
+    expect(second.code).toBe(1);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toContain(
+      `guidectl: the local database d.db is in use by another guidectl: pid ${pid} on ${hostname()} (guidectl serve --db d.db, serving ${url}), since `,
+    );
+    expect(second.stderr).toContain(
+      `Stop that serve first, or give this one another --db; clients can use the running one at ${url}.`,
+    );
+    expect(second.stderr).not.toMatch(/\n\s+at /);
+    // The first one's lock is untouched.
+    expect(JSON.parse(await readFile(join(ws.dir, 'd.db.lock'), 'utf8'))).toMatchObject({ pid });
+  }, 30_000);
+
+  it('the lock of a serve killed with -9 is taken over by the next serve', async () => {
+    const first = await serve('d.db');
+    first.spawned.child.kill('SIGKILL');
+    await first.spawned.ended;
+    expect(await exists(join(ws.dir, 'd.db.lock'))).toBe(true);
+    const second = await serve('d.db');
+    const lock = JSON.parse(await readFile(join(ws.dir, 'd.db.lock'), 'utf8'));
+    expect(lock).toMatchObject({ pid: second.pid, url: second.url });
+  }, 30_000);
+
+  it('an in-memory serve takes no lock', async () => {
+    await serve(':memory:');
+    expect((await readdir(ws.dir)).filter((name) => name.endsWith('.lock'))).toEqual([]);
+  }, 30_000);
+});
