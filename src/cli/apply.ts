@@ -12,12 +12,18 @@ import {
   type LoadedFiles,
   type Reviewed,
 } from '../reconcile/index.js';
-import { refusalMessage, renderApplyResult } from '../report/apply.js';
-import { type ApplyStreamEvent, renderStreamEvent } from '../report/apply-stream.js';
+import {
+  appliedToJson,
+  refusalMessage,
+  renderApplyReport,
+  reviewedToJson,
+  wordsReplacedMessage,
+} from '../report/apply.js';
+import { appliedSummary, emptySummary, renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { escapeControls } from '../report/escape.js';
-import { planToJson, renderPlan } from '../report/plan.js';
+import { renderPlan } from '../report/plan.js';
 import { renderStale } from '../report/stale.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { applyStopper, makeCalls, type Session, type StreamSink } from './apply-calls.js';
@@ -375,14 +381,16 @@ class ApplyOutput {
   /** The report of the calls, whatever failed after them, then the check's failure if any. */
   private applied(run: Applied): void {
     const { ctx } = this;
-    if (run.drift?.wordsReplaced !== undefined) reportWordsReplaced(ctx, run.drift.wordsReplaced.lost);
+    if (run.drift?.wordsReplaced !== undefined)
+      ctx.io.stderr.write(`guidectl: ${wordsReplacedMessage(run.drift.wordsReplaced.lost)}\n`);
     printDiagnostics(ctx, run.checkDiagnostics, this.sources);
     const exit = run.allDone && run.converged ? 0 : 1;
     ctx.setExit(exit);
     const checkMessage = messageOf(run.checkError);
-    this.stream(summaryEvent(run, checkMessage, exit));
-    if (this.options.json) this.json(runToJson(run, checkMessage));
-    else if (!this.options.jsonStream) reportHuman(ctx, run);
+    this.stream(appliedSummary(run, checkMessage, exit));
+    if (this.options.json) this.json(appliedToJson(run, checkMessage));
+    else if (!this.options.jsonStream)
+      ctx.io.stdout.write(renderApplyReport(run, { color: useColor(ctx, 'stdout') }));
     if (run.checkError !== undefined) {
       // A bug keeps its stack trace (runProgram prints it); a known failure is one line.
       if (!(run.checkError instanceof GuidectlError)) throw run.checkError;
@@ -396,124 +404,4 @@ class ApplyOutput {
 function messageOf(error: unknown): string | undefined {
   if (error === undefined) return undefined;
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The plan as the `--json` outputs hold it. */
-function reviewedToJson(r: Reviewed): Record<string, unknown> {
-  return planToJson(r.plan, { planId: r.id, guards: r.guards });
-}
-
-function emptySummary(
-  id: string,
-): Omit<Extract<ApplyStreamEvent, { type: 'summary' }>, 'converged' | 'exit_code'> {
-  return { type: 'summary', plan_id: id, calls: 0, done: 0, failed: 0, not_started: 0, interrupted: false };
-}
-
-/** The `--json-stream` summary of an apply that made its calls. */
-function summaryEvent(run: Applied, checkMessage: string | undefined, exit: 0 | 1): ApplyStreamEvent {
-  const { drift, abandoned, converged, interrupted } = run;
-  const count = (status: string): number => run.result.outcomes.filter((o) => o.status === status).length;
-  return {
-    type: 'summary',
-    plan_id: run.reviewed.id,
-    calls: run.reviewed.plan.calls.length,
-    done: count('done'),
-    failed: count('failed'),
-    not_started: count('not-started'),
-    interrupted,
-    converged:
-      (!run.canCheck && abandoned === 0) || interrupted || checkMessage !== undefined ? null : converged,
-    ...(drift === undefined || converged ? {} : { drift_calls: drift.plan.calls.length }),
-    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
-    ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
-    exit_code: exit,
-  };
-}
-
-/** The `--json` object of an apply that made its calls. */
-function runToJson(run: Applied, checkMessage: string | undefined): Record<string, unknown> {
-  const { drift, converged } = run;
-  return {
-    plan: reviewedToJson(run.reviewed),
-    outcomes: run.result.outcomes,
-    converged,
-    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
-    ...(drift === undefined || converged ? {} : { drift: planToJson(drift.plan, { planId: drift.planId }) }),
-    ...(drift?.wordsReplaced === undefined
-      ? {}
-      : {
-          sensitive_words_replaced: {
-            semantics: 'append',
-            target: 'replace',
-            lost: drift.wordsReplaced.lost,
-          },
-        }),
-  };
-}
-
-/**
- * The target replaced the sensitive words the plan appended (see `detectReplacedWords`): said on
- * stderr with the fix, and the drift is not offered as calls to make, since under the same
- * semantics they would replace the list again.
- */
-function reportWordsReplaced(ctx: CommandContext, lost: readonly string[]): void {
-  const n = lost.length;
-  ctx.io.stderr.write(
-    `guidectl: error: the target replaces the sensitive-word list instead of appending to it: the words appended replaced the list, and ${countOf(n, 'word')} that ${n === 1 ? 'was' : 'were'} to stay ${n === 1 ? 'is' : 'are'} gone (${lost.map((w) => JSON.stringify(w)).join(', ')}). ` +
-      'Set semantics: replace under account.sensitive_words in the files, then apply again (one call then sets the whole list); applying again under append would replace the list again.\n',
-  );
-}
-
-/** The human report after the calls: outcomes, then interruption, or convergence or drift. */
-function reportHuman(ctx: CommandContext, run: Applied): void {
-  const { io } = ctx;
-  const { plan } = run.reviewed;
-  io.stdout.write(renderApplyResult(plan, run.result, { color: useColor(ctx, 'stdout') }));
-  if (run.interrupted) {
-    io.stdout.write(
-      'Interrupted: the calls not done above were not made, and convergence was not checked; run apply again to finish.\n',
-    );
-    return;
-  }
-  if (run.abandoned > 0) {
-    io.stdout.write(
-      `${countOf(run.abandoned, 'write')} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
-    );
-    return;
-  }
-  if (!run.canCheck) {
-    if (run.allDone)
-      io.stdout.write(
-        'Every call of the saved plan succeeded (the files were not at hand to check convergence).\n',
-      );
-    return;
-  }
-  reportConvergence(ctx, run);
-}
-
-function reportConvergence(ctx: CommandContext, run: Applied): void {
-  const { io } = ctx;
-  const { drift, allDone } = run;
-  if (drift === undefined) return;
-  if (drift.plan.calls.length === 0) {
-    io.stdout.write(
-      allDone ? 'Converged: the account matches the files.\n' : 'The calls that were made took effect.\n',
-    );
-    return;
-  }
-  if (drift.wordsReplaced !== undefined) {
-    io.stdout.write(
-      '\nNot converged: the target replaces the sensitive-word list (see the error above); set semantics: replace and apply again.\n',
-    );
-    return;
-  }
-  if (allDone) {
-    io.stdout.write(
-      '\nDrift: every call succeeded, yet the account still differs from the files (for example sensitive words ' +
-        'under the wrong semantics, or a change made by someone else meanwhile):\n\n',
-    );
-  } else {
-    io.stdout.write('\nStill to do (run apply again once the failure is fixed):\n\n');
-  }
-  io.stdout.write(renderPlan(drift.plan, { color: useColor(ctx, 'stdout'), planId: drift.planId }));
 }

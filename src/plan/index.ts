@@ -35,5 +35,5 @@ export {
   SAVED_PLAN_KIND,
   type SavedPlan,
 } from './saved-plan.js';
-export { detectReplacedWords, type WordsReplaced } from './semantics.js';
+export { detectReplacedWords } from './semantics.js';
 export { sameWelcome, sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';

@@ -1,3 +1,4 @@
+import type { WordsReplaced } from '../core/apply-run.js';
 import type { LiveAccount } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
 
@@ -8,11 +9,6 @@ import type { Plan } from '../core/plan.js';
  * for its missing half. The read after apply shows it: every appended word is there, and words
  * that were there and were not to be deleted are gone. Pure.
  */
-export interface WordsReplaced {
-  /** Words that were live, were not to be deleted, and are gone after the append; sorted. */
-  readonly lost: readonly string[];
-}
-
 export function detectReplacedWords(
   plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>,
   before: LiveAccount,

@@ -3,16 +3,8 @@
  * apply, of files or of a saved plan). The CLI parses flags, wires real dependencies (a client,
  * progress lines, a prompt) and renders what they return; a library user can run them the same way.
  */
-export {
-  type Applied,
-  type ApplyDeps,
-  type ApplyFlags,
-  type ApplyRun,
-  type ApplySource,
-  applyRun,
-  type Drift,
-  type Reviewed,
-} from './apply-run.js';
+export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
+export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
 export { type LoadedFiles, type LoadResult, loadFiles } from './files.js';
 export {
   type CheckedPlan,

@@ -1,3 +1,4 @@
+import type { Applied } from '../core/apply-run.js';
 import type { PlanSummary } from '../core/plan.js';
 
 /**
@@ -70,4 +71,36 @@ export type ApplyStreamEvent =
 /** One event as its line of the stream. */
 export function renderStreamEvent(event: ApplyStreamEvent): string {
   return `${JSON.stringify({ format_version: APPLY_STREAM_FORMAT_VERSION, ...event })}\n`;
+}
+
+/** The `summary` event of an apply that made no call (refused, stale, nothing to do), but for its verdict. */
+export function emptySummary(
+  id: string,
+): Omit<Extract<ApplyStreamEvent, { type: 'summary' }>, 'converged' | 'exit_code'> {
+  return { type: 'summary', plan_id: id, calls: 0, done: 0, failed: 0, not_started: 0, interrupted: false };
+}
+
+/** The `summary` event of an apply that made its calls. */
+export function appliedSummary(
+  run: Applied,
+  checkMessage: string | undefined,
+  exit: 0 | 1,
+): ApplyStreamEvent {
+  const { drift, abandoned, converged, interrupted } = run;
+  const count = (status: string): number => run.result.outcomes.filter((o) => o.status === status).length;
+  return {
+    type: 'summary',
+    plan_id: run.reviewed.id,
+    calls: run.reviewed.plan.calls.length,
+    done: count('done'),
+    failed: count('failed'),
+    not_started: count('not-started'),
+    interrupted,
+    converged:
+      (!run.canCheck && abandoned === 0) || interrupted || checkMessage !== undefined ? null : converged,
+    ...(drift === undefined || converged ? {} : { drift_calls: drift.plan.calls.length }),
+    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
+    ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
+    exit_code: exit,
+  };
 }

@@ -1,9 +1,10 @@
+import type { Applied, Reviewed } from '../core/apply-run.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
 import type { Refusal } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
-import { callSubject, guardMessage } from './plan.js';
+import { callSubject, guardMessage, planToJson, renderPlan } from './plan.js';
 
 const MOST_LISTED = 20;
 
@@ -58,4 +59,83 @@ export function refusalMessage(refusal: Refusal): string {
       return unreachable;
     }
   }
+}
+
+/** The plan as the `--json` outputs of apply hold it: with its id and guards. */
+export function reviewedToJson(r: Reviewed): Record<string, unknown> {
+  return planToJson(r.plan, { planId: r.id, guards: r.guards });
+}
+
+/** The `--json` object of an apply that made its calls (without `format_version`). */
+export function appliedToJson(run: Applied, checkMessage: string | undefined): Record<string, unknown> {
+  const { drift, converged } = run;
+  return {
+    plan: reviewedToJson(run.reviewed),
+    outcomes: run.result.outcomes,
+    converged,
+    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
+    ...(drift === undefined || converged ? {} : { drift: planToJson(drift.plan, { planId: drift.planId }) }),
+    ...(drift?.wordsReplaced === undefined
+      ? {}
+      : {
+          sensitive_words_replaced: {
+            semantics: 'append',
+            target: 'replace',
+            lost: drift.wordsReplaced.lost,
+          },
+        }),
+  };
+}
+
+/**
+ * The target replaced the sensitive words the plan appended (see `detectReplacedWords`): the
+ * error, with the fix. The drift is not offered as calls to make, since under the same semantics
+ * they would replace the list again.
+ */
+export function wordsReplacedMessage(lost: readonly string[]): string {
+  const n = lost.length;
+  return (
+    `error: the target replaces the sensitive-word list instead of appending to it: the words appended replaced the list, and ${countOf(n, 'word')} that ${n === 1 ? 'was' : 'were'} to stay ${n === 1 ? 'is' : 'are'} gone (${lost.map((w) => JSON.stringify(w)).join(', ')}). ` +
+    'Set semantics: replace under account.sensitive_words in the files, then apply again (one call then sets the whole list); applying again under append would replace the list again.'
+  );
+}
+
+/**
+ * The human report after the calls: the outcomes ({@link renderApplyResult}), then the
+ * interruption, the writes that may still land, or convergence or drift.
+ */
+export function renderApplyReport(run: Applied, options: { readonly color?: boolean } = {}): string {
+  const { plan } = run.reviewed;
+  const out = [renderApplyResult(plan, run.result, options)];
+  if (run.interrupted) {
+    out.push(
+      'Interrupted: the calls not done above were not made, and convergence was not checked; run apply again to finish.\n',
+    );
+  } else if (run.abandoned > 0) {
+    out.push(
+      `${countOf(run.abandoned, 'write')} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
+    );
+  } else if (!run.canCheck) {
+    if (run.allDone)
+      out.push('Every call of the saved plan succeeded (the files were not at hand to check convergence).\n');
+  } else {
+    out.push(convergenceText(run, options));
+  }
+  return out.join('');
+}
+
+function convergenceText(run: Applied, options: { readonly color?: boolean }): string {
+  const { drift, allDone } = run;
+  if (drift === undefined) return '';
+  if (drift.plan.calls.length === 0)
+    return allDone
+      ? 'Converged: the account matches the files.\n'
+      : 'The calls that were made took effect.\n';
+  if (drift.wordsReplaced !== undefined)
+    return '\nNot converged: the target replaces the sensitive-word list (see the error above); set semantics: replace and apply again.\n';
+  const heading = allDone
+    ? '\nDrift: every call succeeded, yet the account still differs from the files (for example sensitive words ' +
+      'under the wrong semantics, or a change made by someone else meanwhile):\n\n'
+    : '\nStill to do (run apply again once the failure is fixed):\n\n';
+  return heading + renderPlan(drift.plan, { ...options, planId: drift.planId });
 }

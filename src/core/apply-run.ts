@@ -1,0 +1,66 @@
+import type { Diagnostic } from './diagnostics.js';
+import type { ApplyResult, Plan } from './plan.js';
+import type { GuardResult, Refusal, StaleReport } from './safety.js';
+
+/**
+ * What the apply use case (`reconcile/`'s `applyRun`) returns, as data: the renderers of `report/`
+ * and the CLI read it; nothing in it is a function or a secret.
+ */
+
+/** A plan about to be applied: its calls, its id, its deletion guards as checked now, its warnings. */
+export interface Reviewed {
+  readonly plan: Plan;
+  readonly id: string;
+  readonly guards: readonly GuardResult[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** What is left to do after the calls: the files planned again against a new read of the account. */
+export interface Drift {
+  readonly plan: Plan;
+  readonly planId: string;
+  /** Set when the read shows that the target replaced the sensitive words it was to append to. */
+  readonly wordsReplaced?: WordsReplaced;
+}
+
+/**
+ * A target that was told `semantics: append` replaced the sensitive-word list instead (see
+ * `plan/`'s `detectReplacedWords`).
+ */
+export interface WordsReplaced {
+  /** Words that were live, were not to be deleted, and are gone after the append; sorted. */
+  readonly lost: readonly string[];
+}
+
+/** How the calls of an apply went, and what the check after them found. */
+export interface Applied {
+  readonly status: 'applied';
+  readonly reviewed: Reviewed;
+  readonly result: ApplyResult;
+  /** The user stopped the run: calls not made are `not-started`, and no check was made. */
+  readonly interrupted: boolean;
+  /** What a plan made after the calls would do; absent when it was not made. */
+  readonly drift?: Drift;
+  /** The diagnostics of the plan made after the calls (its errors, when it could not be made). */
+  readonly checkDiagnostics: readonly Diagnostic[];
+  /** Why the check after the calls failed (a read failed), when it did. */
+  readonly checkError?: unknown;
+  readonly allDone: boolean;
+  /** Whether the files were at hand to check convergence with. */
+  readonly canCheck: boolean;
+  readonly converged: boolean;
+  /** Writes given up without an answer that may still land (convergence is then not claimed). */
+  readonly abandoned: number;
+}
+
+/**
+ * The outcome of an apply, as data: the plan could not be made (`invalid`), the saved plan is
+ * `stale`, the plan is `refused` (nothing changed), there is nothing to do (`unchanged`), the user
+ * said no (`cancelled`), or the calls were made (`applied`).
+ */
+export type ApplyRun =
+  | { readonly status: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
+  | { readonly status: 'stale'; readonly report: StaleReport }
+  | { readonly status: 'refused'; readonly reviewed?: Reviewed; readonly refusals: readonly Refusal[] }
+  | { readonly status: 'unchanged' | 'cancelled'; readonly reviewed: Reviewed }
+  | Applied;
