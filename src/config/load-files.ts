@@ -1,5 +1,6 @@
 import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { compareText } from '../core/compare-text.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { positionOf } from './parse-yaml.js';
 
@@ -86,7 +87,7 @@ export async function loadFiles(
         diagnostics.push(pathDiagnostic(path, error));
         continue;
       }
-      const candidates = names.filter(isConfigFileName).sort(compareNames);
+      const candidates = names.filter(isConfigFileName).sort(compareText);
       const problemsBefore = diagnostics.length;
       const files: string[] = [];
       const folder = fs.realpath === undefined ? undefined : await fs.realpath(path);
@@ -159,10 +160,6 @@ function outsideDiagnostic(file: string, target: string): Diagnostic {
     `this is a symbolic link to ${target}, outside the folder given; it is not read`,
     'only the files inside a folder are read: copy the file into the folder, or give its path by name',
   );
-}
-
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 async function readSourceFile(file: string, options: LoadFilesOptions): Promise<SourceFile | Diagnostic> {

@@ -1,3 +1,4 @@
+import { compareText } from '../core/compare-text.js';
 import {
   type DesiredAccount,
   type DesiredGroup,
@@ -87,9 +88,9 @@ export function normalise(files: readonly ValidFile[]): DesiredState {
       ? undefined
       : {
           guides: [...protectedGuides.entries()]
-            .sort(([a], [b]) => compareCodeUnits(a, b))
+            .sort(([a], [b]) => compareText(a, b))
             .map(([, guide]) => guide),
-          groups: [...protectedGroups.values()].sort((a, b) => compareCodeUnits(a.name, b.name)),
+          groups: [...protectedGroups.values()].sort((a, b) => compareText(a.name, b.name)),
         };
   return {
     ...(account === undefined ? {} : { account }),
@@ -134,7 +135,7 @@ function normaliseAccount(written: WrittenAccount, parsed: ParsedYaml): DesiredA
       : {
           sensitiveWords: {
             semantics: words.semantics,
-            words: [...new Set(words.words)].sort(compareCodeUnits),
+            words: [...new Set(words.words)].sort(compareText),
           },
         }),
     ...(written.default_welcome === undefined
@@ -175,8 +176,4 @@ function normaliseWelcome(written: WrittenWelcome): WelcomeMessage {
   if ('image' in written) return { type: 'image', mediaId: written.image };
   const { appid, title, path, media_id } = written.miniprogram;
   return { type: 'miniprogram', appid, title, path, mediaId: media_id };
-}
-
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,3 +1,5 @@
+import { compareText } from './compare-text.js';
+
 /**
  * A problem found in what a user wrote, returned (never thrown) so that a run reports all of them
  * at once. The renderers in `report/` turn these into `file:line:col: error: message` lines or
@@ -176,8 +178,4 @@ export function sortDiagnostics(
       compareText(a.code, b.code) ||
       compareText(a.message, b.message),
   );
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compareText } from '../core/compare-text.js';
 import { DELETE_KINDS, type DeleteKind, type DesiredState, guideKey } from '../core/desired.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
@@ -42,7 +43,7 @@ export function canonicalJson(value: unknown): string {
       if (Array.isArray(value)) return `[${value.map((v: unknown) => canonicalJson(v)).join(',')}]`;
       const entries = Object.entries(value)
         .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        .sort(([a], [b]) => compareText(a, b));
       return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
     }
     default:
@@ -110,11 +111,11 @@ export function planBasis(desired: DesiredState, live: LiveState, readScope: Liv
     protect: {
       guides: (protect?.guides ?? [])
         .flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : []))
-        .sort(byText),
+        .sort(compareText),
       guideOpenids: (protect?.guides ?? [])
         .flatMap((g) => (g.id.kind === 'openid' ? [g.id.openid] : []))
-        .sort(byText),
-      groups: (protect?.groups ?? []).map((g) => g.name).sort(byText),
+        .sort(compareText),
+      groups: (protect?.groups ?? []).map((g) => g.name).sort(compareText),
     },
   };
 }
@@ -122,7 +123,7 @@ export function planBasis(desired: DesiredState, live: LiveState, readScope: Liv
 /** The read scope as JSON (sets as sorted lists), as saved plans hold it. */
 export function readScopeToJson(scope: LiveReadScope): Record<string, unknown> {
   const list = (value: ReadonlySet<string> | 'all'): string[] | 'all' =>
-    value === 'all' ? 'all' : [...value].sort(byText);
+    value === 'all' ? 'all' : [...value].sort(compareText);
   return {
     guide_configs: list(scope.guideConfigs),
     group_members: list(scope.groupMembers),
@@ -178,16 +179,14 @@ function withoutSources(value: unknown): unknown {
   return out;
 }
 
-const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /** The SHA-256 (hex) of the meaning of the desired state; see the module comment. */
 export function desiredDigest(desired: DesiredState): string {
   const normal = {
     ...desired,
-    guides: [...desired.guides].sort((a, b) => byText(guideKey(a.id), guideKey(b.id))),
+    guides: [...desired.guides].sort((a, b) => compareText(guideKey(a.id), guideKey(b.id))),
     groups: [...desired.groups]
-      .sort((a, b) => byText(a.name, b.name))
-      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(byText) })),
+      .sort((a, b) => compareText(a.name, b.name))
+      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(compareText) })),
   };
   return sha256Hex(`guidectl-desired-1\n${canonicalJson(withoutSources(normal))}`);
 }
@@ -197,16 +196,16 @@ function canonicalLive(live: LiveState): unknown {
   const account = live.account;
   return {
     guides: [...live.guides]
-      .sort((a, b) => byText(guideKey(a.id), guideKey(b.id)))
+      .sort((a, b) => compareText(guideKey(a.id), guideKey(b.id)))
       .map((g) => ({ ...g, id: guideKey(g.id) })),
     groups: [...live.groups]
-      .sort((a, b) => byText(a.id, b.id) || byText(a.name, b.name))
-      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(byText) })),
+      .sort((a, b) => compareText(a.id, b.id) || compareText(a.name, b.name))
+      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(compareText) })),
     account: {
       ...account,
       ...(account.sensitiveWords === undefined
         ? {}
-        : { sensitiveWords: [...account.sensitiveWords].sort(byText) }),
+        : { sensitiveWords: [...account.sensitiveWords].sort(compareText) }),
     },
   };
 }
@@ -234,19 +233,19 @@ const fingerprint = (value: unknown): string => sha256Hex(canonicalJson(value)).
 
 export function liveFingerprints(live: LiveState): LiveFingerprints {
   const guides: Record<string, string> = {};
-  for (const guide of [...live.guides].sort((a, b) => byText(guideKey(a.id), guideKey(b.id)))) {
+  for (const guide of [...live.guides].sort((a, b) => compareText(guideKey(a.id), guideKey(b.id)))) {
     guides[guideKey(guide.id)] = fingerprint({ ...guide, id: guideKey(guide.id) });
   }
   const groups: Record<string, { name: string; hash: string }> = {};
-  for (const group of [...live.groups].sort((a, b) => byText(a.id, b.id))) {
-    const members = group.members === undefined ? undefined : [...group.members].sort(byText);
+  for (const group of [...live.groups].sort((a, b) => compareText(a.id, b.id))) {
+    const members = group.members === undefined ? undefined : [...group.members].sort(compareText);
     groups[group.id] = { name: group.name, hash: fingerprint({ ...group, members }) };
   }
   const account: Record<string, string> = {};
   const { offlineAutoReply, sensitiveWords, defaultWelcome } = live.account;
   if (offlineAutoReply !== undefined) account['offline_auto_reply'] = fingerprint(offlineAutoReply);
   if (sensitiveWords !== undefined)
-    account['sensitive_words'] = fingerprint([...sensitiveWords].sort(byText));
+    account['sensitive_words'] = fingerprint([...sensitiveWords].sort(compareText));
   if (defaultWelcome !== undefined) account['default_welcome'] = fingerprint(defaultWelcome);
   return { guides, groups, account };
 }
@@ -263,7 +262,7 @@ export function diffLiveFingerprints(before: LiveFingerprints, after: LiveFinger
     b: Readonly<Record<string, string>>,
     address: (key: string) => string,
   ): void => {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(byText);
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(compareText);
     for (const key of keys) {
       const x = a[key];
       const y = b[key];
@@ -289,7 +288,7 @@ export function diffLiveFingerprints(before: LiveFingerprints, after: LiveFinger
     key.startsWith('openid:') ? `openid ${key.slice('openid:'.length)}` : key.slice('account:'.length),
   );
   const rank = { account: 0, group: 1, guide: 2 } as const;
-  return out.sort((x, y) => rank[x.resource] - rank[y.resource] || byText(x.address, y.address));
+  return out.sort((x, y) => rank[x.resource] - rank[y.resource] || compareText(x.address, y.address));
 }
 
 /**

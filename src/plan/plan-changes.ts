@@ -1,3 +1,4 @@
+import { compareText } from '../core/compare-text.js';
 import {
   type DesiredGroup,
   type DesiredGuide,
@@ -41,9 +42,9 @@ export interface PlanResult {
  */
 export function planChanges(desired: DesiredState, live: LiveState): PlanResult {
   const liveGuides = new Map<string, LiveGuide>(live.guides.map((g) => [guideKey(g.id), g]));
-  const desiredGuides = [...desired.guides].sort((a, b) => compare(guideKey(a.id), guideKey(b.id)));
+  const desiredGuides = [...desired.guides].sort((a, b) => compareText(guideKey(a.id), guideKey(b.id)));
   const desiredKeys = new Set(desiredGuides.map((g) => guideKey(g.id)));
-  const desiredGroups = [...desired.groups].sort((a, b) => compare(a.name, b.name));
+  const desiredGroups = [...desired.groups].sort((a, b) => compareText(a.name, b.name));
 
   const { matchedGroups, duplicates, warnings } = matchGroups(desiredGroups, live.groups);
 
@@ -337,7 +338,7 @@ class PlanBuilder {
   sortedChanges(): Change[] {
     const rank = { account: 0, group: 1, guide: 2 } as const;
     return [...this.changes].sort(
-      (a, b) => rank[a.resource] - rank[b.resource] || compare(a.address, b.address),
+      (a, b) => rank[a.resource] - rank[b.resource] || compareText(a.address, b.address),
     );
   }
 
@@ -515,7 +516,7 @@ function planDeletions(
   const unmanaged: Unmanaged[] = [];
   const extraGuides = live.guides
     .filter((g) => !desiredKeys.has(guideKey(g.id)))
-    .sort((x, y) => compare(guideKey(x.id), guideKey(y.id)));
+    .sort((x, y) => compareText(guideKey(x.id), guideKey(y.id)));
   for (const guide of extraGuides) {
     if (!desired.prune.guides) {
       unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
@@ -535,7 +536,7 @@ function planDeletions(
   const desiredGroupNames = new Set(desired.groups.map((g) => g.name));
   const extraGroups = live.groups
     .filter((g) => !desiredGroupNames.has(g.name))
-    .sort((x, y) => compare(x.name, y.name) || compare(x.id, y.id));
+    .sort((x, y) => compareText(x.name, y.name) || compareText(x.id, y.id));
   for (const group of extraGroups) {
     if (!desired.prune.groups) {
       unmanaged.push({ resource: 'group', address: group.name });
@@ -575,9 +576,5 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 function sorted(values: readonly string[]): string[] {
-  return [...values].sort(compare);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return [...values].sort(compareText);
 }

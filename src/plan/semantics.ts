@@ -1,4 +1,5 @@
 import type { WordsReplaced } from '../core/apply-run.js';
+import { compareText } from '../core/compare-text.js';
 import type { LiveAccount } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
 
@@ -28,7 +29,7 @@ export function detectReplacedWords(
   // No append, or one that did not take effect (it failed): no evidence either way.
   if (appended.length === 0 || !appended.every((w) => now.has(w))) return undefined;
   const lost = before.sensitiveWords.filter((w) => !deleted.has(w) && !now.has(w));
-  return lost.length === 0 ? undefined : { lost: [...lost].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) };
+  return lost.length === 0 ? undefined : { lost: [...lost].sort(compareText) };
 }
 
 function valuesOf(value: unknown): string[] {

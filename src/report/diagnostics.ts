@@ -1,4 +1,5 @@
 import * as nodePath from 'node:path';
+import { compareText } from '../core/compare-text.js';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { countOf } from './count.js';
 import { escapeControls } from './escape.js';
@@ -139,7 +140,7 @@ export function diagnosticsToJson(
  */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
-    (a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.line - b.line || a.column - b.column,
+    (a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column,
   );
 }
 
