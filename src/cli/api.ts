@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 // Only the error classes (no undici): the client itself is loaded by openTarget.
 import { GuideApiError } from '../client/errors.js';
 import { UsageError } from '../core/errors.js';
+import { isRecord } from '../core/records.js';
 import { showJson } from '../report/escape.js';
-import { isJsonObject } from '../wire/decode.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATION_NAMES, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';
@@ -39,7 +39,7 @@ function readBody(text: string | undefined): Record<string, unknown> {
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(`the request body is not valid JSON: ${why}`);
   }
-  if (!isJsonObject(value)) {
+  if (!isRecord(value)) {
     throw new UsageError('the request body must be a JSON object, e.g. \'{"guide_account": "alice_wx"}\'');
   }
   return value;

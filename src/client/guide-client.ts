@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../core/clock.js';
 import { GuidectlError } from '../core/errors.js';
-import { isJsonObject } from '../wire/decode.js';
+import { isRecord } from '../core/records.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
 import { toId64 } from '../wire/ids.js';
 import { stringifyJson } from '../wire/json.js';
@@ -829,7 +829,7 @@ class Client implements GuideClient {
           )
         : await this.transport.post(operation, path, query, text);
       const body = answer.body;
-      if (!isJsonObject(body)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
+      if (!isRecord(body)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
       const errcode = body['errcode'] ?? 0;
       if (typeof errcode !== 'number' || !Number.isInteger(errcode)) {
         throw new MalformedAnswerError(operation, 'errcode', 'must be a whole number');
@@ -895,7 +895,7 @@ class Client implements GuideClient {
       const results = answer['task_result'];
       if (!Array.isArray(results)) return;
       for (const result of results) {
-        const id = isJsonObject(result) ? toId64(result['task_id']) : undefined;
+        const id = isRecord(result) ? toId64(result['task_id']) : undefined;
         if (id !== undefined) this.claims.add(id);
       }
     }

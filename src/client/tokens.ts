@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { isJsonObject } from '../wire/decode.js';
+import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { stringifyJson } from '../wire/json.js';
 import {
@@ -201,7 +201,7 @@ export class StableTokenSource implements TokenSource {
 
   /** The token of an answer, or the error it stands for. */
   private read(value: unknown): { token: string; expiresIn: number } | { error: GuideApiError } {
-    if (!isJsonObject(value)) throw new MalformedAnswerError('stable_token', '', 'is not a JSON object');
+    if (!isRecord(value)) throw new MalformedAnswerError('stable_token', '', 'is not a JSON object');
     const code = value['errcode'];
     if (code !== undefined && code !== 0) {
       if (typeof code !== 'number')

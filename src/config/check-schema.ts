@@ -14,6 +14,7 @@ import {
   UNKNOWN_MEDIA_ID,
   WECHAT_ID_RULE,
 } from '../core/guide-rules.js';
+import { isRecord } from '../core/records.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { suggest } from './suggest.js';
 import type {
@@ -207,10 +208,6 @@ function withoutAdditionalProperties(node: unknown): unknown {
 
 function isSchemaObject(value: unknown): value is SchemaObject {
   return isRecord(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export interface SchemaCheckResult {

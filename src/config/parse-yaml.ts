@@ -13,6 +13,7 @@ import {
   type YAMLMap,
 } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import { isRecord } from '../core/records.js';
 
 /** A range in a file, 1-based; the end is exclusive. */
 export interface Span {
@@ -370,7 +371,7 @@ class NodeWalker {
       const source = isAlias(item) ? this.aliasTargets.get(item) : item;
       const sourceEntries = isMap(source) ? this.entries.get(source) : undefined;
       const sourceValue = values[i];
-      if (sourceEntries === undefined || !isPlainObject(sourceValue)) {
+      if (sourceEntries === undefined || !isRecord(sourceValue)) {
         const [start, end] = rangeOf(item);
         this.duplicates.push(
           this.at(
@@ -501,10 +502,6 @@ interface Entry {
 /** A YAML 1.1 merge key: `<<` written plain (a quoted "<<" is an ordinary key). */
 function isMergeKey(key: unknown): boolean {
   return isScalar(key) && key.value === '<<' && key.type === Scalar.PLAIN && key.tag === undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Sets a key as an own property; "__proto__" is an ordinary key here, never the object's prototype. */

@@ -1,3 +1,4 @@
+import { isRecord } from './records.js';
 /**
  * The plan: plain data computed by pure code (`plan/`), interpreted by `apply/` and rendered by
  * `report/`. It can be serialised, saved, hashed and printed; it holds no function and no secret.
@@ -83,7 +84,7 @@ export interface Plan {
 }
 
 export function isGroupRef(value: unknown): value is GroupRef {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && '$group' in value;
+  return isRecord(value) && '$group' in value;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { charLength } from '../core/guide-rules.js';
+import { isRecord } from '../core/records.js';
 import { type Id64, toId64 } from '../wire/ids.js';
 import { invalidArgs, missingParameter } from './api-error.js';
 
@@ -8,10 +9,6 @@ import { invalidArgs, missingParameter } from './api-error.js';
  * Unknown fields are ignored, as the real API does.
  */
 export type Body = Readonly<Record<string, unknown>>;
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Reads a field of an object without ever touching its prototype chain. */
 export function field(body: Body, name: string): unknown {
@@ -111,7 +108,7 @@ export function requireId64(body: Body, name: string): Id64 {
 export function requireObject(body: Body, name: string): Body {
   const value = field(body, name);
   if (isAbsent(value)) throw missingParameter(name);
-  if (!isObject(value)) throw invalidArgs(`${name} must be an object`);
+  if (!isRecord(value)) throw invalidArgs(`${name} must be an object`);
   return value;
 }
 

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
 import { errorCode, GuidectlError } from '../core/errors.js';
+import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../wire/operations.js';
@@ -13,7 +14,7 @@ import { ConnectionGuard, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } fro
 import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './context.js';
 import { type AppCredentials, sameSecret, settleCredentials, verifySecret } from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
-import { type Body, isObject } from './fields.js';
+import type { Body } from './fields.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store } from './store.js';
@@ -576,7 +577,7 @@ function parseBody(raw: Buffer): Body {
   } catch {
     throw new ApiError(ERRCODE.invalidJson, 'data format error: the body is not valid JSON');
   }
-  if (!isObject(value))
+  if (!isRecord(value))
     throw new ApiError(ERRCODE.invalidArgs, 'invalid args: the body must be a JSON object');
   return value;
 }

@@ -1,12 +1,9 @@
+import { isRecord } from '../core/records.js';
 import { MalformedAnswerError } from './errors.js';
 import { type Id64, toId64 } from './ids.js';
 
 /** A JSON object as `parseJson` returns it: integers beyond 2^53 are `bigint`s. */
 export type JsonObject = Readonly<Record<string, unknown>>;
-
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const EMPTY: JsonObject = Object.freeze({});
 
@@ -32,7 +29,7 @@ export class AnswerReader {
 
   /** Reads the top level of an answer. */
   static of(operation: string, value: unknown): AnswerReader {
-    if (!isJsonObject(value)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
+    if (!isRecord(value)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
     return new AnswerReader(operation, value);
   }
 
@@ -101,7 +98,7 @@ export class AnswerReader {
 
   object(key: string): AnswerReader {
     const v = this.get(key);
-    if (!isJsonObject(v)) this.fail(key, v === undefined ? 'is missing' : 'must be an object');
+    if (!isRecord(v)) this.fail(key, v === undefined ? 'is missing' : 'must be an object');
     return new AnswerReader(this.operation, v, this, key);
   }
 
@@ -120,7 +117,7 @@ export class AnswerReader {
     const list = this.list(key);
     const holder: AnswerReader = this.child(key);
     return list.map((item, i) => {
-      if (!isJsonObject(item)) holder.fail(i, 'must be an object');
+      if (!isRecord(item)) holder.fail(i, 'must be an object');
       return read(new AnswerReader(this.operation, item, holder, i));
     });
   }

@@ -1,4 +1,5 @@
 import { MAX_QUICK_REPLIES, OFFLINE_REPLY_MAX_CHARS } from '../../core/guide-rules.js';
+import { isRecord } from '../../core/records.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs, missingParameter } from '../api-error.js';
 import type { OpContext } from '../context.js';
@@ -7,7 +8,6 @@ import {
   checkStringArray,
   field,
   isAbsent,
-  isObject,
   optionalGuideKey,
   requireArray,
   requireBoolean,
@@ -43,7 +43,7 @@ export function setguideconfig(ctx: OpContext, body: Body): object {
     } else {
       if (list.length === 0) throw invalidArgs('guide_fast_reply_list must not be empty');
       const contents = list.map((item, i) => {
-        if (!isObject(item)) throw invalidArgs(`guide_fast_reply_list[${i}] must be an object {content}`);
+        if (!isRecord(item)) throw invalidArgs(`guide_fast_reply_list[${i}] must be an object {content}`);
         return requireString(item, 'content');
       });
       const last = ctx.store.get<{ n: number; top: number | null }>(
@@ -70,7 +70,7 @@ export function setguideconfig(ctx: OpContext, body: Body): object {
   if (hasWelcome) {
     if (isDelete) {
       // `{"msgtype": 1}` with no content removes both; one alone cannot be deleted.
-      if (!isObject(field(body, 'guide_auto_reply'))) throw invalidArgs('guide_auto_reply must be an object');
+      if (!isRecord(field(body, 'guide_auto_reply'))) throw invalidArgs('guide_auto_reply must be an object');
       deleteWelcome(ctx, owner);
     } else {
       const first = readAutoReply(ctx, 'guide_auto_reply', field(body, 'guide_auto_reply'));
@@ -115,7 +115,7 @@ function setSensitiveWords(ctx: OpContext, body: Body, isDelete: boolean): void 
       changed = true;
     }
   } else {
-    if (!isObject(value)) throw invalidArgs('black_keyword must be an object {values}');
+    if (!isRecord(value)) throw invalidArgs('black_keyword must be an object {values}');
     const words = checkStringArray('black_keyword.values', requireArray(value, 'values'));
     if (isDelete) {
       for (const word of words) ctx.store.run('DELETE FROM black_keywords WHERE word = ?', word);
@@ -143,11 +143,11 @@ function setOfflineReply(ctx: OpContext, body: Body, isDelete: boolean): void {
   const value = field(body, 'guide_auto_reply');
   if (value === undefined || value === null) return;
   if (isDelete) {
-    if (!isObject(value)) throw invalidArgs('guide_auto_reply must be an object {content}');
+    if (!isRecord(value)) throw invalidArgs('guide_auto_reply must be an object {content}');
     ctx.store.setMeta('offline_auto_reply', undefined);
     return;
   }
-  if (!isObject(value)) throw invalidArgs('guide_auto_reply must be an object {content}');
+  if (!isRecord(value)) throw invalidArgs('guide_auto_reply must be an object {content}');
   const content = requireString(value, 'content', { maxChars: OFFLINE_REPLY_MAX_CHARS });
   ctx.store.setMeta('offline_auto_reply', content);
 }

@@ -1,4 +1,5 @@
 import { CARD_TITLE_MAX_CHARS } from '../../core/guide-rules.js';
+import { isRecord } from '../../core/records.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs } from '../api-error.js';
 import { MAX_PAGE_SIZE, nextId64, type OpContext } from '../context.js';
@@ -7,7 +8,6 @@ import {
   checkStringArray,
   field,
   isAbsent,
-  isObject,
   optionalInt,
   optionalString,
   requireArray,
@@ -84,7 +84,7 @@ function readMaterials(ctx: OpContext, values: readonly unknown[]): object[] {
     throw invalidArgs(`material holds ${values.length} items; the limit is ${MAX_MATERIALS}`);
   return values.map((value, i) => {
     const name = `material[${i}]`;
-    if (!isObject(value)) throw invalidArgs(`${name} must be an object`);
+    if (!isRecord(value)) throw invalidArgs(`${name} must be an object`);
     const type = requireInt(value, 'type');
     switch (type) {
       case 1: {

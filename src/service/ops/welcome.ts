@@ -1,8 +1,9 @@
 import { APPID, CARD_TITLE_MAX_CHARS, MEDIA_ID } from '../../core/guide-rules.js';
+import { isRecord } from '../../core/records.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs, missingParameter } from '../api-error.js';
 import type { OpContext } from '../context.js';
-import { type Body, charLength, field, isAbsent, isObject, requireInt } from '../fields.js';
+import { type Body, charLength, field, isAbsent, requireInt } from '../fields.js';
 
 /** msgtype of an auto reply: 1 text, 2 image (content = media id), 3 mini-program card. */
 export type Msgtype = 1 | 2 | 3;
@@ -56,7 +57,7 @@ export function readAutoReply(
   name: string,
   value: unknown,
 ): { msgtype: Msgtype; content: string } {
-  if (!isObject(value)) throw invalidArgs(`${name} must be an object`);
+  if (!isRecord(value)) throw invalidArgs(`${name} must be an object`);
   const msgtype = requireInt(value, 'msgtype');
   const content = field(value, 'content');
   if (isAbsent(content) || content === '') throw missingParameter(`${name}.content`);
@@ -73,7 +74,7 @@ export function readAutoReply(
       } catch {
         throw invalidArgs(`${name}.content must be a JSON string of the card {media_id, title, path, appid}`);
       }
-      if (!isObject(card)) throw invalidArgs(`${name}.content must be a JSON object of the card`);
+      if (!isRecord(card)) throw invalidArgs(`${name}.content must be a JSON object of the card`);
       const appid = checkMiniProgram(ctx, `${name}.content.appid`, field(card, 'appid'), 'card');
       const title = cardString(card, 'title', CARD_TITLE_MAX_CHARS);
       const path = cardString(card, 'path');
