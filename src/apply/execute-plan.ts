@@ -1,6 +1,7 @@
 import type { GuideClient } from '../client/index.js';
 import { appendedReplies } from '../client/outcomes.js';
 import { isOperationName, toId64 } from '../client/wire-names.js';
+import { errorMessage } from '../core/errors.js';
 import {
   type ApplyResult,
   type CallBody,
@@ -91,7 +92,7 @@ export async function executePlan(
       status[index] = 'done';
       options.onEvent?.({ type: 'done', index, operation: call.operation });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       status[index] = 'failed';
       reasons.set(index, message);
       if (options.continueOnError !== true) stopped = true;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 // Only the error classes (no undici): the client itself is loaded by openTarget.
 import { GuideApiError } from '../client/errors.js';
-import { UsageError } from '../core/errors.js';
+import { errorMessage, UsageError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
 import { showJson } from '../report/escape.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
@@ -36,7 +36,7 @@ function readBody(text: string | undefined): Record<string, unknown> {
   try {
     value = parseJson(text);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     throw new UsageError(`the request body is not valid JSON: ${why}`);
   }
   if (!isRecord(value)) {

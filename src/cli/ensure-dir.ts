@@ -1,6 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { errorCode, UsageError } from '../core/errors.js';
+import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 
 /**
  * Creates a folder and its missing parents, one level at a time. Node's `mkdir({recursive: true})`
@@ -37,7 +37,7 @@ export async function ensureDir(dir: string): Promise<void> {
 }
 
 function describe(error: unknown): string {
-  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+  return errorCode(error) ?? errorMessage(error);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { GuidectlError } from '../core/errors.js';
+import { errorStack, GuidectlError } from '../core/errors.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import { registerApiCommand } from './api.js';
 import { registerApplyCommand } from './apply.js';
@@ -62,7 +62,7 @@ export async function runProgram(argv: readonly string[], io: CliIo): Promise<Ex
       io.stderr.write(`guidectl: ${escapeControlsKeepingLines(error.message)}\n`);
       return 1;
     }
-    const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const stack = errorStack(error);
     io.stderr.write(`guidectl: internal error (please report it):\n${stack}\n`);
     return 1;
   }

@@ -9,7 +9,7 @@ import type {
   GuideClientOptions,
   ProxySettings,
 } from '../client/index.js';
-import { UsageError } from '../core/errors.js';
+import { errorMessage, UsageError } from '../core/errors.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import {
   acquireDbLock,
@@ -255,7 +255,7 @@ export async function openTarget(
     });
   } catch (error) {
     await held?.release();
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     throw new UsageError(`cannot start the embedded local service over ${shown}: ${why}`);
   }
   if (db === target.dbFile)

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../core/clock.js';
-import { GuidectlError } from '../core/errors.js';
+import { errorMessage, GuidectlError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
 import { toId64 } from '../wire/ids.js';
@@ -786,7 +786,7 @@ class Client implements GuideClient {
       !(error instanceof CallOutcomeUnknownError) &&
       !(error instanceof GuideApiError && error.kind === 'call')
     ) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       return this.unknown(call, `the answer was lost (${call.lost.reason}); then ${why}`);
     }
     return error;
@@ -879,7 +879,7 @@ class Client implements GuideClient {
     try {
       result = await confirm();
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       result = { outcome: 'unknown', detail: `the confirming read failed: ${why}` };
     }
     this.emit({ type: 'confirm', callId, operation, outcome: result.outcome, detail: result.detail });

@@ -2,6 +2,7 @@ import * as fsp from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { compareText } from '../core/compare-text.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import { errorCode, errorMessage } from '../core/errors.js';
 import { positionOf } from './parse-yaml.js';
 
 /** The file-system reads the loader makes; injected in tests. Paths are as given (absolute or relative). */
@@ -298,9 +299,7 @@ function fileDiagnostic(file: string, code: DiagnosticCode, message: string, hin
 }
 
 function pathDiagnostic(path: string, error: unknown): Diagnostic {
-  const code =
-    typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-  switch (code) {
+  switch (errorCode(error)) {
     case 'ENOENT':
     case 'ENOTDIR':
       return fileDiagnostic(
@@ -322,7 +321,7 @@ function pathDiagnostic(path: string, error: unknown): Diagnostic {
     case 'ELOOP':
       return fileDiagnostic(path, 'path-unreadable', 'too many symbolic links (a link loop?)');
     default: {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       return fileDiagnostic(path, 'path-unreadable', `cannot read it: ${detail}`);
     }
   }

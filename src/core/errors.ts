@@ -22,3 +22,13 @@ export function errorCode(error: unknown): string | undefined {
   const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;
   return typeof code === 'string' ? code : undefined;
 }
+
+/** What went wrong, for a message: an error's own message, anything else thrown as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A failure of the program, for a log or a bug report: where it happened (the stack) when known. */
+export function errorStack(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { errorCode, UsageError } from '../core/errors.js';
+import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 
 /**
  * The lock of a local database file: one writer at a time.
@@ -124,7 +124,7 @@ async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
     return true;
   } catch (error) {
     if (errorCode(error) === 'EEXIST') return false;
-    throw new UsageError(`cannot create the lock ${file}: ${describe(error)}`);
+    throw new UsageError(`cannot create the lock ${file}: ${errorMessage(error)}`);
   } finally {
     await unlink(aside).catch(() => undefined);
   }
@@ -132,15 +132,13 @@ async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
 
 const asideName = (file: string, holder: LockHolder): string => `${file}.${holder.pid}.${holder.token}.tmp`;
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 async function readHolder(file: string): Promise<LockHolder | 'gone' | 'unreadable'> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return 'gone';
-    throw new UsageError(`cannot read the lock ${file}: ${describe(error)}`);
+    throw new UsageError(`cannot read the lock ${file}: ${errorMessage(error)}`);
   }
   let value: unknown;
   try {

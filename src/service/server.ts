@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
-import { errorCode, GuidectlError } from '../core/errors.js';
+import { errorCode, errorStack, GuidectlError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
@@ -458,7 +458,7 @@ export class GuideService {
     if (error instanceof ApiError) return { errcode: error.errcode, errmsg: error.errmsg };
     if (error instanceof GuidectlError)
       return { errcode: ERRCODE.invalidArgs, errmsg: `invalid args: ${error.message}` };
-    this.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    this.log(`internal error: ${errorStack(error)}`);
     return { errcode: ERRCODE.systemBusy, errmsg: 'system error' };
   }
 
@@ -528,7 +528,7 @@ export class GuideService {
   }
 
   private fail(res: ServerResponse, error: unknown): void {
-    this.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    this.log(`internal error: ${errorStack(error)}`);
     if (!res.headersSent && !res.destroyed)
       this.answer(res, { errcode: ERRCODE.systemBusy, errmsg: 'system error' });
   }

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { errorCode, GuidectlError } from '../core/errors.js';
+import { errorCode, errorMessage, GuidectlError } from '../core/errors.js';
 import { hashSecret, hashToken } from './credentials.js';
 
 /** The database file cannot be opened or is not a guidectl database. */
@@ -308,7 +308,7 @@ function createPrivately(file: string): void {
 }
 
 function reason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return message === 'unable to open database file'
     ? 'it is a folder, its folder does not exist, or it may not be written'
     : message;
