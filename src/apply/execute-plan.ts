@@ -1,6 +1,6 @@
 import type { GuideClient } from '../client/index.js';
 import { appendedReplies } from '../client/outcomes.js';
-import { isOperationName, toId64 } from '../client/wire-names.js';
+import { toId64 } from '../client/wire-names.js';
 import { errorMessage } from '../core/errors.js';
 import {
   type ApplyResult,
@@ -9,6 +9,7 @@ import {
   type CallStatus,
   type Plan,
   type PlannedCall,
+  type PlannedOperation,
   wireBody,
 } from '../core/plan.js';
 
@@ -30,7 +31,7 @@ export interface PlanWriter {
 export interface ApplyEvent {
   readonly type: 'start' | 'done' | 'failed';
   readonly index: number;
-  readonly operation: string;
+  readonly operation: PlannedOperation;
   readonly error?: string;
 }
 
@@ -76,7 +77,6 @@ export async function executePlan(
     status[index] = 'running';
     options.onEvent?.({ type: 'start', index, operation: call.operation });
     try {
-      if (!isOperationName(call.operation)) throw new Error(`unknown operation ${call.operation}`);
       const known = before.get(index);
       const answer = await writer.call(
         call.operation,

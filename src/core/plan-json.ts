@@ -25,12 +25,16 @@ export function planContentToJson(plan: Plan): Record<string, unknown> {
   };
 }
 
-/** One planned call as JSON: `{"operation", "body", "depends_on", "creates_group"?}`. */
+/**
+ * One planned call as JSON: `{"operation", "body", "depends_on", "creates_group"?, "target"}`,
+ * `target` being `{"kind", "address"}` (`CallTarget`, whom the call is about).
+ */
 export function callToJson(call: PlannedCall): Record<string, unknown> {
   return {
     operation: call.operation,
     body: wireBody(call.body, (ref) => ref),
     depends_on: call.dependsOn,
     ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
+    target: { kind: call.target.kind, address: call.target.address },
   };
 }

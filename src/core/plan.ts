@@ -49,10 +49,68 @@ export type JsonValue =
 /** A wire body whose values may include group placeholders. */
 export type CallBody = { readonly [key: string]: JsonValue | GroupRef };
 
+/**
+ * The operations a plan makes, by wire name: a closed set, so that code switching on a call's
+ * operation is checked to handle each (`const unreachable: never`). Each is an operation of the
+ * guide API (`apply/` passes it to the client, whose type says so).
+ */
+export type PlannedOperation =
+  | 'newguidegroup'
+  | 'addguideacct'
+  | 'updateguideacct'
+  | 'setguideconfig'
+  | 'setguideacctconfig'
+  | 'addguide2guidegroup'
+  | 'delguide2guidegroup'
+  | 'delguideacct'
+  | 'delguidegroup';
+
+/** What a call is about: a guide, a group, one guide's membership of a group, or the account. */
+export type CallTargetKind = 'guide' | 'group' | 'membership' | 'account';
+
+/**
+ * The kinds of target each planned operation has (`setguideconfig` configures a guide, or the
+ * account when it names none). Keyed by every {@link PlannedOperation} and nothing else: the one
+ * list of planned operations, which a saved plan's calls are checked against.
+ */
+export const TARGET_KINDS: { readonly [O in PlannedOperation]: readonly CallTargetKind[] } = {
+  newguidegroup: ['group'],
+  addguideacct: ['guide'],
+  updateguideacct: ['guide'],
+  setguideconfig: ['guide', 'account'],
+  setguideacctconfig: ['account'],
+  addguide2guidegroup: ['membership'],
+  delguide2guidegroup: ['membership'],
+  delguideacct: ['guide'],
+  delguidegroup: ['group'],
+};
+
+/** Whether `name` is an operation a plan makes (one of {@link TARGET_KINDS}'s keys). */
+export function isPlannedOperation(name: string): name is PlannedOperation {
+  return Object.hasOwn(TARGET_KINDS, name);
+}
+
+/**
+ * Whom a call is about, named as the user names it, so that renderers never read bodies:
+ * - `guide`: `alice_wx`, or `openid oXYZ` for a guide known by openid (as {@link Change.address});
+ * - `group`: the group's name, `North`; for a live group the call names by id (a deletion), the
+ *   name and the id, `North (id 1860131524965138433)`, since copies share a name;
+ * - `membership`: the guide's account and the group's name as JSON, `alice_wx in "North"`;
+ * - `account`: `account`.
+ *
+ * Invariant: a function of the call's operation and body, and of the names of the live groups
+ * its body names by id (`plan/call-target.ts` computes it, for the planner and for saved plans).
+ */
+export interface CallTarget {
+  readonly kind: CallTargetKind;
+  readonly address: string;
+}
+
 export interface PlannedCall {
   /** The operation's wire name, e.g. `addguideacct`. */
-  readonly operation: string;
+  readonly operation: PlannedOperation;
   readonly body: CallBody;
+  readonly target: CallTarget;
   /** Indices of earlier calls that must succeed before this one may run. */
   readonly dependsOn: readonly number[];
   /** For `newguidegroup`: the group name whose id later calls take from its answer. */
@@ -108,7 +166,7 @@ export type CallStatus = 'done' | 'failed' | 'not-started';
 export interface CallOutcome {
   /** The call's index in `Plan.calls`. */
   readonly index: number;
-  readonly operation: string;
+  readonly operation: PlannedOperation;
   readonly status: CallStatus;
   /** Why it failed, or why it was not started. */
   readonly reason?: string;

@@ -19,9 +19,11 @@ import {
   PLAN_FORMAT_VERSION,
   type Plan,
   type PlannedCall,
+  type PlannedOperation,
   type Unmanaged,
 } from '../core/plan.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
+import { callTarget } from './call-target.js';
 import { sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';
 
 export interface PlanResult {
@@ -52,7 +54,8 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const diagnostics = checkMembers(desired, desiredGuides, desiredGroups, liveAccounts);
   if (diagnostics.length > 0) return { diagnostics };
 
-  const b = new PlanBuilder();
+  const liveGroupNames = new Map(live.groups.map((g) => [g.id, g.name]));
+  const b = new PlanBuilder((id) => liveGroupNames.get(id));
 
   // 1. Groups created.
   for (const group of desiredGroups) {
@@ -298,16 +301,21 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
 
 type Lane = 'group' | 'guide' | 'membership' | 'account';
 
-/** Collects calls with their dependencies: each call depends on the previous call of its lane. */
+/**
+ * Collects calls with their dependencies (each call depends on the previous call of its lane)
+ * and their targets; `groupName` names the live groups by id.
+ */
 class PlanBuilder {
   readonly calls: PlannedCall[] = [];
   private readonly changes: Change[] = [];
   private readonly lastOfLane = new Map<string, number>();
 
+  constructor(private readonly groupName: (id: string) => string | undefined) {}
+
   call(
     lane: Lane,
     key: string,
-    operation: string,
+    operation: PlannedOperation,
     body: CallBody,
     extraDeps: ReadonlyArray<number | undefined> = [],
     createsGroup?: string,
@@ -317,10 +325,14 @@ class PlanBuilder {
     const previous = this.lastOfLane.get(laneKey);
     if (previous !== undefined) deps.add(previous);
     for (const d of extraDeps) if (d !== undefined) deps.add(d);
+    const target = callTarget(operation, body, this.groupName);
+    // The planner writes every body it targets from, so this is a bug of the planner's.
+    if (target === undefined) throw new Error(`planChanges: a ${operation} call without its target`);
     this.lastOfLane.set(laneKey, this.calls.length);
     this.calls.push({
       operation,
       body,
+      target,
       dependsOn: [...deps].sort((x, y) => x - y),
       ...(createsGroup === undefined ? {} : { createsGroup }),
     });

@@ -5,6 +5,7 @@ import {
   type Change,
   type FieldChange,
   type GroupRef,
+  isPlannedOperation,
   type JsonValue,
   PLAN_FORMAT_VERSION,
   type Plan,
@@ -13,6 +14,7 @@ import {
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { stringifyJsonPretty } from '../wire/json.js';
+import { callTarget } from './call-target.js';
 import {
   type GuardSettings,
   guardSettingsToJson,
@@ -57,19 +59,6 @@ export interface SavedPlan {
   readonly plan: Plan;
   readonly liveFingerprints: LiveFingerprints;
 }
-
-/** Operations the planner emits; a saved plan holding any other was not made by guidectl plan. */
-const PLANNED_OPERATIONS = new Set([
-  'newguidegroup',
-  'addguideacct',
-  'updateguideacct',
-  'setguideconfig',
-  'setguideacctconfig',
-  'addguide2guidegroup',
-  'delguide2guidegroup',
-  'delguideacct',
-  'delguidegroup',
-]);
 
 export function encodeSavedPlan(saved: SavedPlan): string {
   const { plan, basis } = saved;
@@ -116,7 +105,9 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
   }
   try {
     const id = hex(value['plan_id'], PLAN_ID_LENGTH, 'plan_id');
-    const calls = array(value['calls'], 'calls').map(decodeCall);
+    const liveFingerprints = decodeFingerprints(value['live_fingerprints']);
+    const groupName = (groupId: string): string | undefined => liveFingerprints.groups[groupId]?.name;
+    const calls = array(value['calls'], 'calls').map((c, i) => decodeCall(c, i, groupName));
     const plan: Plan = {
       formatVersion: PLAN_FORMAT_VERSION,
       summary: decodeSummary(value['summary']),
@@ -144,7 +135,7 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
       paths: array(value['paths'], 'paths').map((p, i) => text(p, `paths[${i}]`)),
       basis,
       plan,
-      liveFingerprints: decodeFingerprints(value['live_fingerprints']),
+      liveFingerprints,
     };
   } catch (error) {
     if (error instanceof Invalid)
@@ -213,12 +204,21 @@ function json(value: unknown, where: string): JsonValue {
   throw new Invalid(`${where} is not a JSON value`);
 }
 
-function decodeCall(value: unknown, index: number): PlannedCall {
+/**
+ * A call, with its target computed again from its body (and the names of the live groups the plan
+ * read, from `live_fingerprints`): the plan id covers the body, not the target, so the `target`
+ * the file holds (for people and scripts reading it; none in files of older versions) is not read.
+ */
+function decodeCall(
+  value: unknown,
+  index: number,
+  groupName: (id: string) => string | undefined,
+): PlannedCall {
   const where = `calls[${index}]`;
   const call = record(value, where);
   const operation = text(call['operation'], `${where}.operation`);
-  if (!PLANNED_OPERATIONS.has(operation))
-    throw new Invalid(`${where}.operation "${operation}" is not one a plan makes`);
+  if (!isPlannedOperation(operation))
+    throw new Invalid(`${where}.operation ${JSON.stringify(operation)} is not one a plan makes`);
   const body: Record<string, JsonValue | GroupRef> = {};
   for (const [key, v] of Object.entries(record(call['body'], `${where}.body`))) {
     if (key === 'group_id') body[key] = groupId(v, `${where}.body.group_id`);
@@ -232,9 +232,12 @@ function decodeCall(value: unknown, index: number): PlannedCall {
   const creates = call['creates_group'];
   if (creates !== undefined && operation !== 'newguidegroup')
     throw new Invalid(`${where}.creates_group is only for newguidegroup`);
+  const target = callTarget(operation, body, groupName);
+  if (target === undefined) throw new Invalid(`${where}.body does not name what ${operation} acts on`);
   return {
     operation,
     body,
+    target,
     dependsOn,
     ...(creates === undefined ? {} : { createsGroup: text(creates, `${where}.creates_group`) }),
   };

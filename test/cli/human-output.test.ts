@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan, PlannedCall } from '../../src/core/plan.js';
 import { renderApplyResult } from '../../src/report/apply.js';
 import { renderPlan, renderUnmanaged } from '../../src/report/plan.js';
 import { ONE_GUIDE, runCli, useServiceTarget } from '../helpers/cli.js';
@@ -69,7 +69,12 @@ describe('counts and plurals', () => {
   });
 
   it('the apply result: "1 call done", thousands separated', () => {
-    const call = { operation: 'addguideacct', body: {}, dependsOn: [] };
+    const call: PlannedCall = {
+      operation: 'addguideacct',
+      body: {},
+      target: { kind: 'guide', address: 'alice_wx' },
+      dependsOn: [],
+    };
     const plan = (n: number): Plan => ({
       ...planOf({ add: n, change: 0, delete: 0, calls: n }),
       calls: Array.from({ length: n }, () => call),
@@ -78,7 +83,7 @@ describe('counts and plurals', () => {
       createdGroups: new Map<string, string>(),
       outcomes: Array.from({ length: n }, (_, index) => ({
         index,
-        operation: 'addguideacct',
+        operation: 'addguideacct' as const,
         status: 'done' as const,
       })),
     });

@@ -56,9 +56,24 @@ describe('the planner reconciles live groups of one declared name', () => {
     const plan = result.plan;
     expect(plan).toBeDefined();
     expect(plan?.calls).toEqual([
-      { operation: 'addguide2guidegroup', body: { group_id: B, guide_account: 'carol_wx' }, dependsOn: [] },
-      { operation: 'delguidegroup', body: { group_id: A }, dependsOn: [0] },
-      { operation: 'delguidegroup', body: { group_id: C }, dependsOn: [0] },
+      {
+        operation: 'addguide2guidegroup',
+        body: { group_id: B, guide_account: 'carol_wx' },
+        target: { kind: 'membership', address: 'carol_wx in "Flagship"' },
+        dependsOn: [],
+      },
+      {
+        operation: 'delguidegroup',
+        body: { group_id: A },
+        target: { kind: 'group', address: `Flagship (id ${A})` },
+        dependsOn: [0],
+      },
+      {
+        operation: 'delguidegroup',
+        body: { group_id: C },
+        target: { kind: 'group', address: `Flagship (id ${C})` },
+        dependsOn: [0],
+      },
     ]);
     expect(result.diagnostics).toEqual([
       expect.objectContaining({

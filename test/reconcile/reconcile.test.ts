@@ -108,6 +108,7 @@ describe('guides', () => {
         operation: 'updateguideacct',
         body: { guide_account: 'alice_wx', guide_nickname: 'Alice' },
         depends_on: [],
+        target: { kind: 'guide', address: 'alice_wx' },
       },
     ]);
     expect(plan.unmanaged).toEqual([{ resource: 'guide', address: 'bob_wxx' }]);
@@ -145,6 +146,7 @@ describe('quick replies and welcome messages', () => {
           guide_fast_reply_list: [{ content: 'c' }, { content: 'd' }],
         },
         depends_on: [],
+        target: { kind: 'guide', address: 'alice_wx' },
       },
     ]);
     expect((await apply(file)).code).toBe(0);
@@ -184,6 +186,7 @@ describe('quick replies and welcome messages', () => {
         operation: 'setguideconfig',
         body: { guide_account: 'alice_wx', is_delete: true, guide_auto_reply: { msgtype: 1 } },
         depends_on: [],
+        target: { kind: 'guide', address: 'alice_wx' },
       },
     ]);
     expect((await apply(file)).code).toBe(0);

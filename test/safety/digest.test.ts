@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import type { PlannedCall } from '../../src/core/plan.js';
+import type { PlannedCall, PlannedOperation } from '../../src/core/plan.js';
 import {
   canonicalJson,
   desiredDigest,
@@ -29,9 +29,15 @@ const BASIS: PlanBasis = {
 const planId = (plan: { calls: readonly PlannedCall[] }, basis: PlanBasis = BASIS): string =>
   planIdOf(plan, basis);
 
-const call = (operation: string, body: PlannedCall['body'], dependsOn: number[] = []): PlannedCall => ({
+// The plan id does not cover targets (they follow from the bodies): any will do here.
+const call = (
+  operation: PlannedOperation,
+  body: PlannedCall['body'],
+  dependsOn: number[] = [],
+): PlannedCall => ({
   operation,
   body,
+  target: { kind: 'account', address: 'account' },
   dependsOn,
 });
 
@@ -57,6 +63,7 @@ describe('plan id', () => {
     const reordered = withCreates.map((c) => ({
       dependsOn: c.dependsOn,
       body: { ...c.body },
+      target: c.target,
       operation: c.operation,
       ...(c.createsGroup === undefined ? {} : { createsGroup: c.createsGroup }),
     }));

@@ -25,6 +25,7 @@ function bigPlan(n: number): Plan {
     calls.push({
       operation: 'updateguideacct',
       body: { guide_account: account, guide_nickname: `Guide ${i}` },
+      target: { kind: 'guide', address: account },
       dependsOn: [],
     });
   }
@@ -105,8 +106,18 @@ describe('plan --markdown', () => {
         { resource: 'group', action: 'delete', address: 'Old <b>|', fields: [] },
       ],
       calls: [
-        { operation: 'addguideacct', body: { guide_account: 'alice_wx' }, dependsOn: [] },
-        { operation: 'delguidegroup', body: { group_id: '1860131524965138433' }, dependsOn: [] },
+        {
+          operation: 'addguideacct',
+          body: { guide_account: 'alice_wx' },
+          target: { kind: 'guide', address: 'alice_wx' },
+          dependsOn: [],
+        },
+        {
+          operation: 'delguidegroup',
+          body: { group_id: '1860131524965138433' },
+          target: { kind: 'group', address: 'Old <b>| (id 1860131524965138433)' },
+          dependsOn: [],
+        },
       ],
       unmanaged: [{ resource: 'guide', address: 'x_*wx*' }],
     };

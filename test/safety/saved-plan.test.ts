@@ -22,13 +22,25 @@ const plan: Plan = {
     { resource: 'group', action: 'delete', address: 'Old', fields: [] },
   ],
   calls: [
-    { operation: 'newguidegroup', body: { group_name: 'G' }, dependsOn: [], createsGroup: 'G' },
+    {
+      operation: 'newguidegroup',
+      body: { group_name: 'G' },
+      target: { kind: 'group', address: 'G' },
+      dependsOn: [],
+      createsGroup: 'G',
+    },
     {
       operation: 'addguide2guidegroup',
       body: { group_id: { $group: 'G' }, guide_account: 'alice_wx' },
+      target: { kind: 'membership', address: 'alice_wx in "G"' },
       dependsOn: [0],
     },
-    { operation: 'delguidegroup', body: { group_id: '1860131524965138433' }, dependsOn: [] },
+    {
+      operation: 'delguidegroup',
+      body: { group_id: '1860131524965138433' },
+      target: { kind: 'group', address: 'Old (id 1860131524965138433)' },
+      dependsOn: [],
+    },
   ],
   unmanaged: [{ resource: 'guide', address: 'bob_wx' }],
   sensitiveWordSemantics: 'append',

@@ -1,0 +1,76 @@
+import { describeGuideId } from '../core/desired.js';
+import {
+  type CallBody,
+  type CallTarget,
+  type GroupRef,
+  isGroupRef,
+  type JsonValue,
+  type PlannedOperation,
+} from '../core/plan.js';
+
+const ACCOUNT: CallTarget = { kind: 'account', address: 'account' };
+
+/**
+ * The target of a call (see {@link CallTarget}): whom its operation acts on, read from the body
+ * the planner wrote for it. `groupName` gives the name of a live group the body names by id.
+ * The one place that knows which body key names what: the planner fills each call's target with
+ * it, and a saved plan's targets are computed again with it rather than trusted. Undefined when
+ * the body lacks what its operation needs (only a saved plan edited by hand can).
+ */
+export function callTarget(
+  operation: PlannedOperation,
+  body: CallBody,
+  groupName: (id: string) => string | undefined,
+): CallTarget | undefined {
+  switch (operation) {
+    case 'newguidegroup': {
+      const name = body['group_name'];
+      return typeof name === 'string' ? { kind: 'group', address: name } : undefined;
+    }
+    case 'addguideacct':
+    case 'updateguideacct':
+    case 'delguideacct':
+      return guideTarget(body);
+    case 'setguideconfig':
+      // Without a guide, setguideconfig sets the account's default welcome.
+      return 'guide_account' in body || 'guide_openid' in body ? guideTarget(body) : ACCOUNT;
+    case 'setguideacctconfig':
+      return ACCOUNT;
+    case 'addguide2guidegroup':
+    case 'delguide2guidegroup': {
+      const account = body['guide_account'];
+      const name = nameOf(body['group_id'], groupName);
+      if (typeof account !== 'string' || name === undefined) return undefined;
+      return { kind: 'membership', address: `${account} in ${JSON.stringify(name)}` };
+    }
+    case 'delguidegroup': {
+      const id = body['group_id'];
+      if (typeof id !== 'string') return undefined;
+      const name = groupName(id);
+      return name === undefined ? undefined : { kind: 'group', address: `${name} (id ${id})` };
+    }
+    default: {
+      const unreachable: never = operation;
+      return unreachable;
+    }
+  }
+}
+
+function guideTarget(body: CallBody): CallTarget | undefined {
+  const account = body['guide_account'];
+  const openid = body['guide_openid'];
+  if (typeof account === 'string')
+    return { kind: 'guide', address: describeGuideId({ kind: 'account', account }) };
+  if (typeof openid === 'string')
+    return { kind: 'guide', address: describeGuideId({ kind: 'openid', openid }) };
+  return undefined;
+}
+
+/** The name of the group a `group_id` names: a group this plan creates, or a live one by id. */
+function nameOf(
+  value: JsonValue | GroupRef | undefined,
+  groupName: (id: string) => string | undefined,
+): string | undefined {
+  if (isGroupRef(value)) return value.$group;
+  return typeof value === 'string' ? groupName(value) : undefined;
+}

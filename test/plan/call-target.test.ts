@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredGuide, DesiredState } from '../../src/core/desired.js';
+import type { LiveState } from '../../src/core/live.js';
+import { type Plan, TARGET_KINDS } from '../../src/core/plan.js';
+import {
+  decodeSavedPlan,
+  encodeSavedPlan,
+  liveFingerprints,
+  planBasis,
+  planChanges,
+  planId,
+  type SavedPlan,
+} from '../../src/plan/index.js';
+import { planToJson } from '../../src/report/plan.js';
+import { parseJson } from '../../src/wire/json.js';
+
+const source = { file: 'f.yaml', line: 1, column: 1 };
+const ZETA = '1860131524965138433';
+const OLD = '1860131524965138435';
+
+const guide = (account: string, extra: Partial<DesiredGuide> = {}): DesiredGuide => ({
+  id: { kind: 'account', account },
+  nickname: account,
+  headImageUrl: `https://img/${account}`,
+  source,
+  ...extra,
+});
+
+/** Files and an account whose plan makes each of the nine operations at least once. */
+const desired: DesiredState = {
+  account: { offlineAutoReply: 'Back at 9', defaultWelcome: [{ type: 'text', text: 'Welcome' }], source },
+  guides: [
+    guide('alice_wx', { welcome: [{ type: 'text', text: 'Hi' }] }),
+    guide('bob_wxx', { nickname: 'Bobby' }),
+    guide('carol_wx'),
+    { id: { kind: 'openid', openid: 'oNew' }, nickname: 'O', headImageUrl: 'https://img/o', source },
+  ],
+  groups: [
+    { name: 'North East', members: ['alice_wx'], source },
+    { name: 'Zeta', members: ['bob_wxx'], source },
+  ],
+  prune: { guides: true, groups: true },
+};
+
+const live: LiveState = {
+  guides: ['bob_wxx', 'carol_wx', 'dave_wx'].map((account) => ({
+    id: { kind: 'account' as const, account },
+    nickname: account,
+    headImageUrl: `https://img/${account}`,
+  })),
+  groups: [
+    { id: ZETA, name: 'Zeta', members: ['bob_wxx', 'carol_wx'] },
+    { id: OLD, name: 'Old', members: [] },
+  ],
+  account: {},
+};
+
+function planned(): Plan {
+  const { plan, diagnostics } = planChanges(desired, live);
+  if (plan === undefined) throw new Error(JSON.stringify(diagnostics));
+  return plan;
+}
+
+const scope = {
+  guideConfigs: 'all',
+  groupMembers: 'all',
+  offlineAutoReply: true,
+  sensitiveWords: true,
+  defaultWelcome: true,
+} as const;
+
+function saved(plan: Plan): SavedPlan {
+  const basis = planBasis(desired, live, scope);
+  return {
+    planId: planId(plan, basis),
+    paths: ['f.yaml'],
+    basis,
+    plan,
+    liveFingerprints: liveFingerprints(live),
+  };
+}
+
+/** The saved file of the plan, edited by `edit` as JSON (ids kept whole). */
+function savedText(edit: (calls: Array<Record<string, unknown>>) => void = () => {}): string {
+  const value = parseJson(encodeSavedPlan(saved(planned()))) as Record<string, unknown>;
+  edit(value['calls'] as Array<Record<string, unknown>>);
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+const decode = (text: string): SavedPlan => decodeSavedPlan(parseJson(text), 'plan.json');
+
+describe('each planned call names its target', () => {
+  it('the planner makes exactly the operations that have target kinds, each call of one of its kinds', () => {
+    const calls = planned().calls;
+    expect([...new Set(calls.map((c) => c.operation))].sort()).toEqual(Object.keys(TARGET_KINDS).sort());
+    for (const call of calls) expect(TARGET_KINDS[call.operation]).toContain(call.target.kind);
+  });
+
+  it('names them as the files do: account or openid, group name, membership, account', () => {
+    expect(planned().calls.map((c) => `${c.operation} ${c.target.kind} ${c.target.address}`)).toEqual([
+      'newguidegroup group North East',
+      'addguideacct guide alice_wx',
+      'updateguideacct guide bob_wxx',
+      'addguideacct guide openid oNew',
+      'setguideconfig guide alice_wx',
+      'setguideacctconfig account account',
+      'setguideconfig account account',
+      'addguide2guidegroup membership alice_wx in "North East"',
+      'delguide2guidegroup membership carol_wx in "Zeta"',
+      'delguideacct guide dave_wx',
+      `delguidegroup group Old (id ${OLD})`,
+    ]);
+  });
+
+  it('is in plan --json and the saved plan, as {kind, address}', () => {
+    const calls = planToJson(planned())['calls'] as Array<Record<string, unknown>>;
+    expect(calls[7]?.['target']).toEqual({ kind: 'membership', address: 'alice_wx in "North East"' });
+    expect(encodeSavedPlan(saved(planned()))).toContain(
+      '"target": {\n        "kind": "group",\n        "address": "North East"\n      }',
+    );
+  });
+});
+
+describe('the saved-plan decoder', () => {
+  it('refuses an operation a plan never makes', () => {
+    const text = savedText((calls) => {
+      if (calls[9] !== undefined) calls[9]['operation'] = 'delguideacct_all';
+    });
+    expect(() => decode(text)).toThrow(
+      'plan.json: damaged or edited by hand: calls[9].operation "delguideacct_all" is not one a plan makes; make the plan again with guidectl plan --out',
+    );
+  });
+
+  it('computes each target again from the body rather than reading the file', () => {
+    const plan = planned();
+    expect(decode(savedText()).plan.calls).toEqual(plan.calls);
+    const misnamed = savedText((calls) => {
+      for (const call of calls) call['target'] = { kind: 'account', address: 'nobody' };
+    });
+    expect(decode(misnamed).plan.calls).toEqual(plan.calls);
+    // A file from before targets were written reads the same.
+    const without = savedText((calls) => {
+      for (const call of calls) delete call['target'];
+    });
+    expect(decode(without).plan.calls).toEqual(plan.calls);
+  });
+
+  it('refuses a body that does not name what its operation acts on', () => {
+    const text = savedText((calls) => {
+      const body = calls[9]?.['body'] as Record<string, unknown>;
+      delete body['guide_account'];
+    });
+    expect(() => decode(text)).toThrow('calls[9].body does not name what delguideacct acts on');
+  });
+});
