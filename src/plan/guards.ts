@@ -12,7 +12,7 @@ import {
 } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../core/live.js';
-import type { Plan, PlannedCall } from '../core/plan.js';
+import type { Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,
   DEFAULT_MAX_DELETES,
@@ -68,17 +68,37 @@ export function resolveGuardPolicy(
   };
 }
 
-const DELETE_OPERATION: Readonly<Record<DeleteKind, string>> = {
-  guides: 'delguideacct',
-  groups: 'delguidegroup',
-  memberships: 'delguide2guidegroup',
-};
+/** What a call of `operation` deletes, if anything. */
+function deleteKindOf(operation: PlannedOperation): DeleteKind | undefined {
+  switch (operation) {
+    case 'delguideacct':
+      return 'guides';
+    case 'delguidegroup':
+      return 'groups';
+    case 'delguide2guidegroup':
+      return 'memberships';
+    case 'newguidegroup':
+    case 'addguideacct':
+    case 'updateguideacct':
+    case 'setguideconfig':
+    case 'setguideacctconfig':
+    case 'addguide2guidegroup':
+      return undefined;
+    default: {
+      const unreachable: never = operation;
+      return unreachable;
+    }
+  }
+}
 
 /** Deletions the plan makes, by kind, counted on its calls. */
 export function countDeletes(plan: Pick<Plan, 'calls'>): DeleteCounts {
-  const count = (kind: DeleteKind): number =>
-    plan.calls.filter((c) => c.operation === DELETE_OPERATION[kind]).length;
-  return { guides: count('guides'), groups: count('groups'), memberships: count('memberships') };
+  const counts = { guides: 0, groups: 0, memberships: 0 };
+  for (const call of plan.calls) {
+    const kind = deleteKindOf(call.operation);
+    if (kind !== undefined) counts[kind] += 1;
+  }
+  return counts;
 }
 
 /**
@@ -147,99 +167,134 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
   const protect = desired.protect;
   if (protect === undefined) return [];
   const diagnostics: Diagnostic[] = [];
-  const guides = new Map<string, ProtectedGuide>(protect.guides.map((g) => [guideKey(g.id), g]));
-  const groups = new Map(protect.groups.map((g) => [g.name, g]));
-  const liveGroups = new Map(live.groups.map((g) => [g.id, g]));
-  const desiredGroups = new Map(desired.groups.map((g) => [g.name, g]));
-  const error = (
+  const ctx: ProtectionContext = {
+    guides: new Map<string, ProtectedGuide>(protect.guides.map((g) => [guideKey(g.id), g])),
+    groups: new Map(protect.groups.map((g) => [g.name, g])),
+    liveGroups: new Map(live.groups.map((g) => [g.id, g])),
+    desiredGroups: new Map(desired.groups.map((g) => [g.name, g])),
+    deletedGroups: new Set(
+      plan.calls.flatMap((c) =>
+        c.operation === 'delguidegroup' && typeof c.body['group_id'] === 'string' ? [c.body['group_id']] : [],
+      ),
+    ),
+    live,
+    plan,
+    error: (code, at, message, hint, related) => {
+      diagnostics.push({
+        ...at,
+        severity: 'error',
+        code,
+        message,
+        hint,
+        ...(related === undefined ? {} : { related: [{ ...related.source, message: related.message }] }),
+      });
+    },
+  };
+  for (const call of plan.calls) {
+    // Only deletions can take away what the files protect.
+    const kind = deleteKindOf(call.operation);
+    switch (kind) {
+      case 'guides':
+        protectGuideDelete(call, ctx);
+        break;
+      case 'memberships':
+        protectMemberRemove(call, ctx);
+        break;
+      case 'groups':
+        protectGroupDelete(call, ctx);
+        break;
+      case undefined:
+        break;
+      default: {
+        const unreachable: never = kind;
+        return unreachable;
+      }
+    }
+  }
+  diagnostics.push(...unknownProtections(desired, live, protect));
+  return diagnostics;
+}
+
+/** What the protection checks of one plan share: the protections, the groups, and where errors go. */
+interface ProtectionContext {
+  /** Protected guides, by key. */
+  readonly guides: ReadonlyMap<string, ProtectedGuide>;
+  /** Protected groups, by name. */
+  readonly groups: ReadonlyMap<string, { readonly source: SourceRef }>;
+  readonly liveGroups: ReadonlyMap<string, LiveGroup>;
+  readonly desiredGroups: ReadonlyMap<string, { readonly source: SourceRef }>;
+  /** Ids of the live groups the plan deletes. */
+  readonly deletedGroups: ReadonlySet<string>;
+  readonly live: LiveState;
+  readonly plan: Plan;
+  readonly error: (
     code: Diagnostic['code'],
     at: SourceRef,
     message: string,
     hint: string,
     related?: { source: SourceRef; message: string },
-  ): void => {
-    diagnostics.push({
-      ...at,
-      severity: 'error',
-      code,
-      message,
-      hint,
-      ...(related === undefined ? {} : { related: [{ ...related.source, message: related.message }] }),
-    });
-  };
+  ) => void;
+}
 
-  const deletedGroups = new Set(
-    plan.calls.flatMap((c) =>
-      c.operation === 'delguidegroup' && typeof c.body['group_id'] === 'string' ? [c.body['group_id']] : [],
-    ),
+/** `delguideacct` of a protected guide. */
+function protectGuideDelete(call: PlannedCall, ctx: ProtectionContext): void {
+  const id = guideIdOf(call);
+  const guard = id === undefined ? undefined : ctx.guides.get(guideKey(id));
+  if (id === undefined || guard === undefined) return;
+  ctx.error(
+    'protected-guide-delete',
+    guard.source,
+    `guide ${describeGuideId(id)} is protected, but the plan would delete it: it is live, not under guides:, and prune.guides is on`,
+    'declare the guide under guides: again, or remove its protection first if it really must go',
   );
-  for (const call of plan.calls) {
-    switch (call.operation) {
-      case 'delguideacct': {
-        const id = guideIdOf(call);
-        const guard = id === undefined ? undefined : guides.get(guideKey(id));
-        if (id === undefined || guard === undefined) break;
-        error(
-          'protected-guide-delete',
-          guard.source,
-          `guide ${describeGuideId(id)} is protected, but the plan would delete it: it is live, not under guides:, and prune.guides is on`,
-          'declare the guide under guides: again, or remove its protection first if it really must go',
-        );
-        break;
-      }
-      case 'delguide2guidegroup': {
-        const account = call.body['guide_account'];
-        const groupId = call.body['group_id'];
-        if (typeof account !== 'string') break;
-        const guard = guides.get(guideKey({ kind: 'account', account }));
-        if (guard === undefined) break;
-        const name = typeof groupId === 'string' ? liveGroups.get(groupId)?.name : undefined;
-        const group = name === undefined ? undefined : desiredGroups.get(name);
-        error(
-          'protected-member-remove',
-          group?.source ?? guard.source,
-          `guide ${account} is protected, but the members of group "${name ?? String(groupId)}" leave it out, so the plan would remove it from the group`,
-          `add ${account} to the members of the group, or remove its protection first`,
-          group === undefined ? undefined : { source: guard.source, message: `${account} is protected here` },
-        );
-        break;
-      }
-      case 'delguidegroup': {
-        const groupId = call.body['group_id'];
-        const group = typeof groupId === 'string' ? liveGroups.get(groupId) : undefined;
-        if (group === undefined) break;
-        // A copy of a group whose name another live group keeps: the name survives, and so do
-        // the memberships the plan moves onto the kept group.
-        const kept = live.groups.find((g) => g.name === group.name && !deletedGroups.has(g.id));
-        const keptMembers = kept === undefined ? new Set<string>() : membersAfter(kept, plan);
-        const guard = groups.get(group.name);
-        if (guard !== undefined && kept === undefined) {
-          error(
-            'protected-group-delete',
-            guard.source,
-            `group "${group.name}" is protected, but the plan would delete it: it is live, not under groups:, and prune.groups is on`,
-            'declare the group under groups: again, or remove its protection first if it really must go',
-          );
-        }
-        for (const account of [...(group.members ?? [])].sort()) {
-          const member = guides.get(guideKey({ kind: 'account', account }));
-          if (member === undefined || keptMembers.has(account)) continue;
-          error(
-            'protected-member-remove',
-            member.source,
-            `guide ${account} is protected, but the plan would delete group "${group.name}" (prune.groups), which would remove the guide from it`,
-            `declare group "${group.name}" under groups: to keep it, or remove the protection of ${account} first`,
-          );
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  }
+}
 
-  diagnostics.push(...unknownProtections(desired, live, protect));
-  return diagnostics;
+/** `delguide2guidegroup` of a protected guide. */
+function protectMemberRemove(call: PlannedCall, ctx: ProtectionContext): void {
+  const account = call.body['guide_account'];
+  const groupId = call.body['group_id'];
+  if (typeof account !== 'string') return;
+  const guard = ctx.guides.get(guideKey({ kind: 'account', account }));
+  if (guard === undefined) return;
+  const name = typeof groupId === 'string' ? ctx.liveGroups.get(groupId)?.name : undefined;
+  const group = name === undefined ? undefined : ctx.desiredGroups.get(name);
+  ctx.error(
+    'protected-member-remove',
+    group?.source ?? guard.source,
+    `guide ${account} is protected, but the members of group "${name ?? String(groupId)}" leave it out, so the plan would remove it from the group`,
+    `add ${account} to the members of the group, or remove its protection first`,
+    group === undefined ? undefined : { source: guard.source, message: `${account} is protected here` },
+  );
+}
+
+/** `delguidegroup` of a protected group, or of a group that holds a protected guide. */
+function protectGroupDelete(call: PlannedCall, ctx: ProtectionContext): void {
+  const groupId = call.body['group_id'];
+  const group = typeof groupId === 'string' ? ctx.liveGroups.get(groupId) : undefined;
+  if (group === undefined) return;
+  // A copy of a group whose name another live group keeps: the name survives, and so do
+  // the memberships the plan moves onto the kept group.
+  const kept = ctx.live.groups.find((g) => g.name === group.name && !ctx.deletedGroups.has(g.id));
+  const keptMembers = kept === undefined ? new Set<string>() : membersAfter(kept, ctx.plan);
+  const guard = ctx.groups.get(group.name);
+  if (guard !== undefined && kept === undefined) {
+    ctx.error(
+      'protected-group-delete',
+      guard.source,
+      `group "${group.name}" is protected, but the plan would delete it: it is live, not under groups:, and prune.groups is on`,
+      'declare the group under groups: again, or remove its protection first if it really must go',
+    );
+  }
+  for (const account of [...(group.members ?? [])].sort()) {
+    const member = ctx.guides.get(guideKey({ kind: 'account', account }));
+    if (member === undefined || keptMembers.has(account)) continue;
+    ctx.error(
+      'protected-member-remove',
+      member.source,
+      `guide ${account} is protected, but the plan would delete group "${group.name}" (prune.groups), which would remove the guide from it`,
+      `declare group "${group.name}" under groups: to keep it, or remove the protection of ${account} first`,
+    );
+  }
 }
 
 /** A protection that names nothing protects nothing: most likely a typo (a warning each). */
