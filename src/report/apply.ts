@@ -29,11 +29,11 @@ export function renderApplyResult(
   ];
   for (const o of failed)
     lines.push(
-      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index])}: ${escapeControls(o.reason ?? '')}`,
+      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: ${escapeControls(o.reason ?? '')}`,
     );
   for (const o of notStarted.slice(0, MOST_LISTED)) {
     lines.push(
-      `  ${p.yellow('not started')}  #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index])}: ${escapeControls(o.reason ?? '')}`,
+      `  ${p.yellow('not started')}  #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: ${escapeControls(o.reason ?? '')}`,
     );
   }
   if (notStarted.length > MOST_LISTED)

@@ -1,7 +1,6 @@
 import { diffArrays, diffLines } from 'diff';
 import type { DeleteKind } from '../core/desired.js';
-import type { Change, ChangeAction, FieldChange, JsonValue, Plan, PlannedCall } from '../core/plan.js';
-import { isGroupRef } from '../core/plan.js';
+import type { CallTarget, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
@@ -279,16 +278,26 @@ export function guardToJson(g: GuardResult): Record<string, unknown> {
 }
 
 /**
- * Whom a call is about, from its body, in one safe line: `(guide_account="alice_wx")`,
- * `(group_id=(new group "North"))`, or `(account)`.
+ * Whom a call is about, from its target, in one safe line: `(guide_account="alice_wx")` or
+ * `(guide_openid="oXYZ")`, `(group North)`, `(group North (id 1860131524965138433))` for a live
+ * group, `(membership alice_wx in "North")`, or `(account)`.
  */
-export function callSubject(call: PlannedCall | undefined): string {
-  const body = call?.body ?? {};
-  const parts: string[] = [];
-  for (const key of ['guide_account', 'guide_openid', 'group_name', 'group_id'] as const) {
-    const value = body[key];
-    if (value === undefined) continue;
-    parts.push(`${key}=${isGroupRef(value) ? `(new group ${showJson(value.$group)})` : showJson(value)}`);
+export function callSubject(target: CallTarget | undefined): string {
+  if (target === undefined) return '(?)';
+  switch (target.kind) {
+    case 'guide':
+      // A guide's address is its account, or `openid X` (an account never holds a space).
+      return target.address.startsWith('openid ')
+        ? `(guide_openid=${showJson(target.address.slice('openid '.length))})`
+        : `(guide_account=${showJson(target.address)})`;
+    case 'group':
+    case 'membership':
+      return `(${target.kind} ${escapeControls(target.address)})`;
+    case 'account':
+      return '(account)';
+    default: {
+      const unreachable: never = target.kind;
+      return unreachable;
+    }
   }
-  return parts.length === 0 ? '(account)' : `(${parts.join(' ')})`;
 }

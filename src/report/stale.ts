@@ -66,5 +66,5 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
 
 /** A call in one line: its operation and whom it is about, `addguideacct (guide_account="alice_wx")`. */
 export function describeCall(call: PlannedCall): string {
-  return `${call.operation} ${callSubject(call)}`;
+  return `${call.operation} ${callSubject(call.target)}`;
 }

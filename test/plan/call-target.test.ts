@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredGuide, DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import { type Plan, TARGET_KINDS } from '../../src/core/plan.js';
+import { type Plan, type PlannedCall, TARGET_KINDS } from '../../src/core/plan.js';
 import {
   decodeSavedPlan,
   encodeSavedPlan,
@@ -11,7 +11,9 @@ import {
   planId,
   type SavedPlan,
 } from '../../src/plan/index.js';
+import { renderApplyResult } from '../../src/report/apply.js';
 import { planToJson } from '../../src/report/plan.js';
+import { renderStale } from '../../src/report/stale.js';
 import { parseJson } from '../../src/wire/json.js';
 
 const source = { file: 'f.yaml', line: 1, column: 1 };
@@ -151,5 +153,58 @@ describe('the saved-plan decoder', () => {
       delete body['guide_account'];
     });
     expect(() => decode(text)).toThrow('calls[9].body does not name what delguideacct acts on');
+  });
+});
+
+describe('renderers name a call by its target, not its body', () => {
+  // Bodies that name nothing: whatever is shown comes from the targets.
+  const call = (operation: PlannedCall['operation'], target: PlannedCall['target']): PlannedCall => ({
+    operation,
+    body: {},
+    target,
+    dependsOn: [],
+  });
+  const calls = [
+    call('addguideacct', { kind: 'guide', address: 'alice_wx' }),
+    call('delguideacct', { kind: 'guide', address: 'openid oXYZ' }),
+    call('newguidegroup', { kind: 'group', address: 'North East' }),
+    call('delguide2guidegroup', { kind: 'membership', address: 'bob_wxx in "Zeta"' }),
+    call('setguideacctconfig', { kind: 'account', address: 'account' }),
+    call('delguidegroup', { kind: 'group', address: `Old\u001b[31m (id ${OLD})` }),
+  ];
+  const subjects = [
+    '(guide_account="alice_wx")',
+    '(guide_openid="oXYZ")',
+    '(group North East)',
+    '(membership bob_wxx in "Zeta")',
+    '(account)',
+    `(group Old\\u001b[31m (id ${OLD}))`,
+  ];
+
+  it('in the apply result', () => {
+    const plan: Plan = {
+      formatVersion: 1,
+      summary: { add: 0, change: 0, delete: 0, calls: calls.length },
+      changes: [],
+      calls,
+      unmanaged: [],
+    };
+    const text = renderApplyResult(plan, {
+      createdGroups: new Map(),
+      outcomes: calls.map((c, index) => ({ index, operation: c.operation, status: 'failed', reason: 'no' })),
+    });
+    for (const [i, subject] of subjects.entries())
+      expect(text).toContain(`#${i + 1} ${calls[i]?.operation} ${subject}: no`);
+  });
+
+  it('in the stale report', () => {
+    const text = renderStale({
+      savedPlanId: 'a'.repeat(12),
+      filesChanged: true,
+      paths: ['f.yaml'],
+      now: { planId: 'b'.repeat(12), calls: calls.map((c) => ({ change: 'added', call: c })) },
+    });
+    for (const [i, subject] of subjects.entries())
+      expect(text).toContain(`+ ${calls[i]?.operation} ${subject}  (planned now, not saved)`);
   });
 });
