@@ -13,8 +13,9 @@ const ACCOUNT: CallTarget = { kind: 'account', address: 'account' };
 /**
  * The target of a call (see {@link CallTarget}): whom its operation acts on, read from the body
  * the planner wrote for it. `groupName` gives the name of a live group the body names by id.
- * The one place that knows which body key names what: the planner fills each call's target with
- * it, and a saved plan's targets are computed again with it rather than trusted. Undefined when
+ * The one place a call's target is made: the planner fills each call's target with it, and a
+ * saved plan's targets are computed again with it rather than trusted, so the two cannot
+ * disagree; renderers read `target` and never a body. Undefined when
  * the body lacks what its operation needs (only a saved plan edited by hand can).
  */
 export function callTarget(

@@ -1,5 +1,5 @@
 import type { Applied } from '../core/apply-run.js';
-import type { PlanSummary } from '../core/plan.js';
+import type { PlannedOperation, PlanSummary } from '../core/plan.js';
 
 /**
  * `apply --json-stream`: one JSON object a line on stdout as the apply goes, for CI logs and
@@ -17,7 +17,7 @@ export type ApplyStreamEvent =
       /** As in `plan --json`: add, change, delete, calls. */
       readonly summary: PlanSummary;
     }
-  | { readonly type: 'call_start'; readonly index: number; readonly operation: string }
+  | { readonly type: 'call_start'; readonly index: number; readonly operation: PlannedOperation }
   | {
       readonly type: 'call_retry';
       readonly index: number;
@@ -28,17 +28,17 @@ export type ApplyStreamEvent =
       readonly reason: string;
       readonly errcode?: number;
     }
-  | { readonly type: 'call_done'; readonly index: number; readonly operation: string }
+  | { readonly type: 'call_done'; readonly index: number; readonly operation: PlannedOperation }
   | {
       readonly type: 'call_failed';
       readonly index: number;
-      readonly operation: string;
+      readonly operation: PlannedOperation;
       readonly error: string;
     }
   | {
       readonly type: 'call_not_started';
       readonly index: number;
-      readonly operation: string;
+      readonly operation: PlannedOperation;
       readonly reason: string;
     }
   | {
