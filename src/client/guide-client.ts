@@ -340,8 +340,9 @@ class Client implements GuideClient {
     this.sleep = options.sleep ?? defaultSleep;
     this.random = options.random ?? Math.random;
     this.signal = options.signal;
-    // Every call waiting for a place (up to thousands of them) listens to the signal until it
-    // gets one; the listeners are removed as they go, so Node's leak warning (at 10) is noise.
+    // The calls waiting for a place share one listener (see `Semaphore`), and so do the calls in
+    // flight (see `Transport`), but retry waits and the token exchange each listen while they
+    // last: possibly more than Node's leak warning (at 10) expects, removed as they go: noise.
     if (this.signal !== undefined) setMaxListeners(0, this.signal);
     this.listener = options.onEvent;
     this.semaphore = new Semaphore(parallelism);
@@ -546,6 +547,7 @@ class Client implements GuideClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.transport.dispose();
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 

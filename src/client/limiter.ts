@@ -3,13 +3,29 @@ import type { Clock } from '../core/clock.js';
 /** Sleeps `ms` milliseconds; rejects with the signal's reason when it aborts first. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+/** A call waiting for a place. */
+interface Waiter {
+  readonly grant: () => void;
+  readonly reject: (reason: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+}
+
 /**
  * At most `limit` holders at once; waiters are served first come, first served. Holds the number
  * of calls in flight at or below the client's `parallelism`.
+ *
+ * Thousands of calls may wait at once, all on the client's one stop signal. Node's EventTarget
+ * scans its listener list on every `addEventListener`, so a listener per waiter costs O(N²):
+ * instead the semaphore listens once per signal (while any waiter holds it) and, on abort, drops
+ * every waiter of that signal in one pass. An aborted waiter held no place and gives none back.
  */
 export class Semaphore {
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  /** Waiters in arrival order; those before `head` are served. */
+  private queue: Waiter[] = [];
+  private head = 0;
+  /** Per signal: how many waiters use it, and the one abort listener on it. */
+  private readonly watched = new Map<AbortSignal, { waiters: number; readonly onAbort: () => void }>();
 
   constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('parallelism must be a whole number ≥ 1');
@@ -22,21 +38,64 @@ export class Semaphore {
       this.active += 1;
       return this.releaser();
     }
-    await new Promise<void>((resolve, reject) => {
-      const grant = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = (): void => {
-        const i = this.waiting.indexOf(grant);
-        if (i >= 0) this.waiting.splice(i, 1);
-        reject(signal?.reason);
-      };
-      this.waiting.push(grant);
-      signal?.addEventListener('abort', onAbort, { once: true });
+    await new Promise<void>((grant, reject) => {
+      this.queue.push({ grant, reject, signal });
+      if (signal !== undefined) this.watch(signal);
     });
     // The place was handed over by a releaser: `active` already counts it.
     return this.releaser();
+  }
+
+  /** Waiters not yet served (for tests and diagnostics). */
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  private watch(signal: AbortSignal): void {
+    const entry = this.watched.get(signal);
+    if (entry !== undefined) {
+      entry.waiters += 1;
+      return;
+    }
+    const onAbort = (): void => this.dropWaitersOf(signal);
+    this.watched.set(signal, { waiters: 1, onAbort });
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  private unwatch(signal: AbortSignal): void {
+    const entry = this.watched.get(signal);
+    if (entry === undefined) return;
+    entry.waiters -= 1;
+    if (entry.waiters > 0) return;
+    this.watched.delete(signal);
+    signal.removeEventListener('abort', entry.onAbort);
+  }
+
+  /** The signal aborted: its waiters leave the queue, rejected with its reason, in one pass. */
+  private dropWaitersOf(signal: AbortSignal): void {
+    this.watched.delete(signal);
+    const kept: Waiter[] = [];
+    const dropped: Waiter[] = [];
+    for (let i = this.head; i < this.queue.length; i++) {
+      const waiter = this.queue[i];
+      if (waiter === undefined) continue;
+      (waiter.signal === signal ? dropped : kept).push(waiter);
+    }
+    this.queue = kept;
+    this.head = 0;
+    for (const waiter of dropped) waiter.reject(signal.reason);
+  }
+
+  /** The first waiter, taken off the queue (the served part is trimmed now and then). */
+  private nextWaiter(): Waiter | undefined {
+    const waiter = this.queue[this.head];
+    if (waiter === undefined) return undefined;
+    this.head += 1;
+    if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return waiter;
   }
 
   private releaser(): () => void {
@@ -44,9 +103,13 @@ export class Semaphore {
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
-      if (next === undefined) this.active -= 1;
-      else next();
+      const next = this.nextWaiter();
+      if (next === undefined) {
+        this.active -= 1;
+        return;
+      }
+      if (next.signal !== undefined) this.unwatch(next.signal);
+      next.grant();
     };
   }
 }

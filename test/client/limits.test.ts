@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher, MockAgent } from 'undici';
@@ -171,6 +172,28 @@ describe('limits', () => {
     process.off('warning', onWarning);
     expect(warnings).not.toContain('MaxListenersExceededWarning');
     await client.close();
+  });
+
+  test('the calls waiting and in flight listen to the abort signal through two listeners, not one each', async () => {
+    // Node scans a signal's listener list on every add: a listener per waiting call costs O(N²).
+    const stop = new AbortController();
+    const listening: number[] = [];
+    reset({
+      releaseAt: 4,
+      onArrival: (n) => n === 4 && listening.push(getEventListeners(stop.signal, 'abort').length),
+    });
+    const client = createGuideClient({
+      baseUrl: url,
+      auth: { accessToken: 'limits-token-123456' },
+      parallelism: 4,
+      signal: stop.signal,
+    });
+    await Promise.all(Array.from({ length: 200 }, () => client.getguidegrouplist()));
+    expect(listening).toHaveLength(50);
+    // One of the semaphore (while calls wait), one of the transport (for the calls in flight).
+    expect(Math.max(...listening)).toBeLessThanOrEqual(2);
+    await client.close();
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
   });
 
   test('the abort signal stops calls in flight and refuses new ones', async () => {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { EnvHttpProxyAgent } from 'undici';
@@ -155,6 +156,58 @@ describe('limits', () => {
     await expect(waiting).rejects.toThrow('stop');
     release();
     const again = await semaphore.acquire();
+    again();
+  });
+
+  test('many waiters on one signal: one abort listener, gone once they are served', async () => {
+    const semaphore = new Semaphore(1);
+    const release = await semaphore.acquire();
+    const stop = new AbortController();
+    const releases = Array.from({ length: 500 }, () => semaphore.acquire(stop.signal));
+    expect(semaphore.waiting).toBe(500);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+    release();
+    for (const waiting of releases) (await waiting)();
+    expect(semaphore.waiting).toBe(0);
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+  });
+
+  test('an aborted waiter releases nothing it did not hold; the others keep their turn', async () => {
+    const semaphore = new Semaphore(1);
+    const release = await semaphore.acquire();
+    const stop = new AbortController();
+    const order: string[] = [];
+    const first = semaphore.acquire().then((r) => {
+      order.push('first');
+      return r;
+    });
+    const aborted = semaphore.acquire(stop.signal);
+    const last = semaphore.acquire().then((r) => {
+      order.push('last');
+      return r;
+    });
+    stop.abort(new Error('stop'));
+    await expect(aborted).rejects.toThrow('stop');
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+    // The holder still holds the one place: nobody was let in by the abort.
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual([]);
+    expect(semaphore.waiting).toBe(2);
+    release();
+    const releaseFirst = await first;
+    expect(order).toEqual(['first']);
+    releaseFirst();
+    (await last)();
+    expect(order).toEqual(['first', 'last']);
+    // All places are free again: exactly `limit` can be taken at once, no more.
+    const again = await semaphore.acquire();
+    let extra = false;
+    void semaphore.acquire().then((r) => {
+      extra = true;
+      r();
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(extra).toBe(false);
     again();
   });
 
