@@ -57,6 +57,7 @@ export {
   planReadScope,
   planRun,
   type Reviewed,
+  type VerifyMode,
 } from './reconcile/index.js';
 export { renderDiagnostics } from './report/diagnostics.js';
 export { renderPlanMarkdown } from './report/markdown.js';

@@ -61,6 +61,7 @@ export async function executePlan(
   const status: (CallStatus | 'running')[] = calls.map(() => 'not-started');
   const reasons = new Map<number, string>();
   const createdGroups = new Map<string, string>();
+  const vouched = new Set<number>();
   const before = appendsKnownBefore(plan);
   let stopped = false;
   let next = 0; // every call before `next` has been started or settled as not started
@@ -78,10 +79,16 @@ export async function executePlan(
     options.onEvent?.({ type: 'start', index, operation: call.operation });
     try {
       const known = before.get(index);
+      let firstAnswer = false;
       const answer = await writer.call(
         call.operation,
         fillBody(call.body, createdGroups),
-        known === undefined ? undefined : { before: known },
+        {
+          ...(known === undefined ? {} : { before: known }),
+          onAnswered: (a) => {
+            firstAnswer = a.attempts === 1 && !a.confirmed && !a.held;
+          },
+        },
         index,
       );
       if (call.createsGroup !== undefined) {
@@ -90,6 +97,7 @@ export async function executePlan(
         createdGroups.set(call.createsGroup, id);
       }
       status[index] = 'done';
+      if (firstAnswer) vouched.add(index);
       options.onEvent?.({ type: 'done', index, operation: call.operation });
     } catch (error) {
       const message = errorMessage(error);
@@ -139,7 +147,7 @@ export async function executePlan(
           : 'not started: apply stopped after a failed call');
     return { index, operation: call.operation, status: settled, ...(reason === undefined ? {} : { reason }) };
   });
-  return { outcomes, createdGroups };
+  return { outcomes, createdGroups, vouched };
 }
 
 /** The wire body of a call: group placeholders replaced by the created ids; ids as bare numbers. */

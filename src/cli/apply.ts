@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { GuidectlError, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
@@ -49,6 +49,7 @@ interface ApplyOptions extends TargetOptions, GuardOptions {
   autoApprove: boolean;
   continueOnError: boolean;
   planId?: string;
+  verify: 'targeted' | 'full';
 }
 
 /**
@@ -85,6 +86,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
         const run = await applyRun(source, applyDeps(ctx, session, out, options), {
           ...guardFlags(options),
           ...(options.planId === undefined ? {} : { planId: options.planId }),
+          verify: options.verify,
         });
         out.render(run, source);
       },
@@ -122,6 +124,14 @@ function applyOptions(program: Command): Command {
       'with the embedded local database: wait this long for another guidectl using it; 0 refuses at once',
       parseSeconds,
       0,
+    )
+    .addOption(
+      new Option(
+        '--verify <mode>',
+        'what the check after the calls reads again: targeted (what the answers do not vouch for) or full (everything the plan read)',
+      )
+        .choices(['targeted', 'full'])
+        .default('targeted'),
     )
     .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
     .option(

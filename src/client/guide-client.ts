@@ -150,6 +150,20 @@ export interface CallOptions {
    * A lost answer is then settled by one read after the call (see `outcomes.ts`).
    */
   readonly before?: readonly string[];
+  /**
+   * Told, when the call succeeds, how its answer came: whether it took more than one attempt,
+   * was settled by a confirming read after a lost answer, or was held past its timeout. Only an
+   * answer of the first attempt, neither confirmed nor held, vouches on its own for what the call
+   * did (apply reads back the rest; see `reconcile/`'s verify).
+   */
+  readonly onAnswered?: (answered: Answered) => void;
+}
+
+/** How a successful call's answer came (see {@link CallOptions.onAnswered}). */
+export interface Answered {
+  readonly attempts: number;
+  readonly confirmed: boolean;
+  readonly held: boolean;
 }
 
 type WithoutPage<T> = T extends unknown ? Omit<T, 'page' | 'num'> : never;
@@ -278,6 +292,8 @@ interface Exchange {
 interface CallState {
   attempts: number;
   confirmed: boolean;
+  /** An attempt was held past its timeout (its late answer settled it). */
+  held: boolean;
   errcode: number | undefined;
 }
 
@@ -537,7 +553,7 @@ class Client implements GuideClient {
     body: Readonly<Record<string, unknown>> = {},
     options: CallOptions = {},
   ): Promise<RawAnswer> {
-    return this.run(operation, body, undefined, options.before);
+    return this.run(operation, body, undefined, options);
   }
 
   get abandonedWrites(): number {
@@ -573,16 +589,16 @@ class Client implements GuideClient {
     operation: OperationName,
     body: WireBody,
     accept?: readonly number[],
-    before?: readonly string[],
+    options?: CallOptions,
   ): Promise<RawAnswer> {
     if (this.closed) throw new CallAbortedError(operation, 'the client was closed');
     if (this.signal?.aborted === true) throw new CallAbortedError(operation);
     const callId = ++this.seq;
     const started = performance.now();
-    const state: CallState = { attempts: 0, confirmed: false, errcode: undefined };
+    const state: CallState = { attempts: 0, confirmed: false, held: false, errcode: undefined };
     this.emit({ type: 'call-start', callId, operation, writes: OPERATIONS[operation].writes });
     try {
-      const answer = await this.attempts(operation, body, accept, callId, state, before);
+      const answer = await this.attempts(operation, body, accept, callId, state, options?.before);
       this.emit({
         type: 'call-end',
         callId,
@@ -593,6 +609,7 @@ class Client implements GuideClient {
         ...(state.errcode === undefined ? {} : { errcode: state.errcode }),
         ...(state.confirmed ? { confirmed: true } : {}),
       });
+      options?.onAnswered?.({ attempts: state.attempts, confirmed: state.confirmed, held: state.held });
       return answer;
     } catch (error) {
       this.emit({
@@ -636,7 +653,7 @@ class Client implements GuideClient {
       for (;;) {
         const token = await this.tokens.current();
         state.attempts = budget.countAttempt();
-        const outcome = await this.exchange(callId, operation, token, text, policy !== undefined);
+        const outcome = await this.exchange(call, token, text);
 
         if (outcome instanceof TransportError) {
           const settled = await this.afterTransportFailure(call, outcome);
@@ -800,12 +817,11 @@ class Client implements GuideClient {
    * the attempt did before it resends anything or lets a call that depends on it start.
    */
   private async exchange(
-    callId: number,
-    operation: OperationName,
+    call: AttemptContext,
     token: string,
     text: string,
-    writes: boolean,
   ): Promise<Exchange | TransportError> {
+    const { callId, operation } = call;
     const aborted = (error: unknown): unknown =>
       this.signal?.aborted === true ? new CallAbortedError(operation) : error;
     let release: () => void;
@@ -819,17 +835,19 @@ class Client implements GuideClient {
         await this.rate.acquire(this.signal).catch((error: unknown) => Promise.reject(aborted(error)));
       const path = operationPath(operation);
       const query = { access_token: token };
-      const answer = writes
-        ? await this.transport.postWrite(operation, path, query, text, () =>
-            this.emit({
-              type: 'held',
-              callId,
-              operation,
-              timeoutMs: this.timeoutMs,
-              settleMs: this.settleMs,
-            }),
-          )
-        : await this.transport.post(operation, path, query, text);
+      const answer =
+        call.policy !== undefined
+          ? await this.transport.postWrite(operation, path, query, text, () => {
+              call.state.held = true;
+              this.emit({
+                type: 'held',
+                callId,
+                operation,
+                timeoutMs: this.timeoutMs,
+                settleMs: this.settleMs,
+              });
+            })
+          : await this.transport.post(operation, path, query, text);
       const body = answer.body;
       if (!isRecord(body)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
       const errcode = body['errcode'] ?? 0;

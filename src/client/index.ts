@@ -24,6 +24,7 @@ export type {
   TokenRefreshEvent,
 } from './events.js';
 export {
+  type Answered,
   type CallOptions,
   collect,
   createGuideClient,

@@ -48,6 +48,15 @@ export interface Applied {
   readonly allDone: boolean;
   /** Whether the files were at hand to check convergence with. */
   readonly canCheck: boolean;
+  /**
+   * What the check read again: `full`, everything the plan read; `targeted`, all but the guide
+   * configurations that the answers of their calls vouch for (see `reconcile/`'s verify).
+   */
+  readonly verify: 'targeted' | 'full';
+  /**
+   * The account, as the check read it (and, under `targeted`, as the answers vouch for the rest),
+   * matches the files, and no write given up on can still land.
+   */
   readonly converged: boolean;
   /** Writes given up without an answer that may still land (convergence is then not claimed). */
   readonly abandoned: number;

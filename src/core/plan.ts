@@ -177,4 +177,10 @@ export interface ApplyResult {
   readonly outcomes: readonly CallOutcome[];
   /** Ids of the groups the plan created, by name. */
   readonly createdGroups: ReadonlyMap<string, string>;
+  /**
+   * Indices of the calls done whose answer vouches on its own for what they did: the answer of
+   * their first attempt, not a retry, not a lost answer settled by a read, not a write held past
+   * its timeout. Absent: none is known to (the check after the calls then reads everything).
+   */
+  readonly vouched?: ReadonlySet<number>;
 }

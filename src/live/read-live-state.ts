@@ -235,8 +235,11 @@ function welcomeOf(answer: GetGuideConfigAnswer): LiveWelcome[] {
   return replies.map(toWelcome);
 }
 
-/** A read-back auto reply as a welcome message; a card is parsed from its JSON string. */
-export function toWelcome(reply: AutoReplyRead): LiveWelcome {
+/**
+ * A read-back auto reply as a welcome message; a card is parsed from its JSON string. Apply also
+ * makes one of what it sent (see `reconcile/`'s verify): the same normalisation as a read.
+ */
+export function toWelcome(reply: Pick<AutoReplyRead, 'content'> & { readonly msgtype: number }): LiveWelcome {
   switch (reply.msgtype) {
     case 1:
       return { type: 'text', text: reply.content };

@@ -18,6 +18,7 @@ import {
 import type { LoadedFiles } from './files.js';
 import { evaluateGuards, type LiveSource, makePlan, planReadScope, planRun } from './plan-run.js';
 import { staleReport } from './stale.js';
+import { type VerifyMode, type VerifyRead, verifyRead, withVouched } from './verify.js';
 
 /**
  * What apply makes its calls from: desired-state files (planned now), or a saved plan (with the
@@ -51,6 +52,8 @@ export interface ApplyDeps extends LiveSource {
 export interface ApplyFlags extends GuardFlags {
   /** `--plan-id`: refuse unless the plan applied has this id. */
   readonly planId?: string;
+  /** `--verify`: what the check after the calls reads again (`targeted` by default). */
+  readonly verify?: VerifyMode;
 }
 
 /**
@@ -77,7 +80,10 @@ async function applyFiles(
     refusals.push({ kind: 'plan-id', expected: flags.planId, actual: id });
   refusals.push(...guardRefusals(guards));
   const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics };
-  return proceed(source, deps, reviewed, refusals, () => planAgain(deps, source.files, scope, plan, live));
+  const verify = flags.verify ?? 'targeted';
+  return proceed(source, deps, reviewed, refusals, verify, (result) =>
+    planAgain(deps, source.files, scope, verifyRead(verify, scope, plan, result, live), plan, live),
+  );
 }
 
 async function applySaved(
@@ -109,8 +115,20 @@ async function applySaved(
   if (checks.status === 'invalid') return checks;
   const reviewed: Reviewed = { plan: saved.plan, id: saved.planId, guards, diagnostics: checks.diagnostics };
   const refusals = [...checks.refusals, ...guardRefusals(guards)];
-  const check = files === undefined ? undefined : () => planAgain(deps, files, scope, saved.plan, live);
-  return proceed(source, deps, reviewed, refusals, check);
+  const verify = flags.verify ?? 'targeted';
+  const check =
+    files === undefined
+      ? undefined
+      : (result: ApplyResult) =>
+          planAgain(
+            deps,
+            files,
+            scope,
+            verifyRead(verify, scope, saved.plan, result, live),
+            saved.plan,
+            live,
+          );
+  return proceed(source, deps, reviewed, refusals, verify, check);
 }
 
 /**
@@ -170,20 +188,22 @@ async function proceed(
   deps: ApplyDeps,
   reviewed: Reviewed,
   refusals: readonly Refusal[],
-  check: (() => Promise<Check>) | undefined,
+  verify: VerifyMode,
+  check: ((result: ApplyResult) => Promise<Check>) | undefined,
 ): Promise<ApplyRun> {
   deps.review?.(reviewed);
   if (refusals.length > 0) return { status: 'refused', reviewed, refusals };
   if (reviewed.plan.calls.length === 0) return { status: 'unchanged', reviewed };
   if (!(await deps.approve(reviewed, source))) return { status: 'cancelled', reviewed };
-  return makeCalls(deps, reviewed, check);
+  return makeCalls(deps, reviewed, verify, check);
 }
 
 /** Makes the calls, then (when it can) checks that the account converged. */
 async function makeCalls(
   deps: ApplyDeps,
   reviewed: Reviewed,
-  check: (() => Promise<Check>) | undefined,
+  verify: VerifyMode,
+  check: ((result: ApplyResult) => Promise<Check>) | undefined,
 ): Promise<Applied> {
   const result = await deps.execute(reviewed.plan);
   // Interrupted: skip the convergence check (it could not run anyway). Whatever fails after the
@@ -194,7 +214,7 @@ async function makeCalls(
   let checkError: unknown;
   if (check !== undefined && !interrupted) {
     try {
-      checked = await check();
+      checked = await check(result);
     } catch (error) {
       if (stopped()) interrupted = true;
       else checkError = error;
@@ -216,20 +236,26 @@ async function makeCalls(
     ...(checkError === undefined ? {} : { checkError }),
     allDone,
     canCheck: check !== undefined,
+    verify,
     converged,
     abandoned,
   };
 }
 
-/** Plans the files again against a new read of the account, after the calls of `plan`. */
+/**
+ * Plans the files again against a new read of the account, after the calls of `plan`: what
+ * `verify` says to read again, with the configurations the answers vouch for filled in — the
+ * same plan, drift and verdict as after a full read when the answers are right.
+ */
 async function planAgain(
   source: LiveSource,
   files: LoadedFiles,
   scope: LiveReadScope,
+  verify: VerifyRead,
   plan: Plan,
   before: LiveState,
 ): Promise<Check> {
-  const after = await source.read(scope);
+  const after = withVouched(await source.read(verify.scope), verify);
   const now = makePlan(files.state, after);
   if (now.plan === undefined) return { diagnostics: now.diagnostics };
   const wordsReplaced = detectReplacedWords(plan, before.account, after.account);

@@ -17,3 +17,4 @@ export {
   planRun,
 } from './plan-run.js';
 export { type StaleFacts, staleReport } from './stale.js';
+export { type VerifyMode, type VerifyRead, verifyRead } from './verify.js';

@@ -57,6 +57,8 @@ export type ApplyStreamEvent =
       readonly interrupted: boolean;
       /** Whether the account was read again and matched the files; null when not checked. */
       readonly converged: boolean | null;
+      /** What the check read again (`--verify`): `targeted` or `full`; present when it was made. */
+      readonly verify?: 'targeted' | 'full';
       /** Calls a plan made after the apply would still make (drift), when it was checked. */
       readonly drift_calls?: number;
       /** Why the read after the writes failed, when it did. */
@@ -98,6 +100,7 @@ export function appliedSummary(
     interrupted,
     converged:
       (!run.canCheck && abandoned === 0) || interrupted || checkMessage !== undefined ? null : converged,
+    ...(drift === undefined ? {} : { verify: run.verify }),
     ...(drift === undefined || converged ? {} : { drift_calls: drift.plan.calls.length }),
     ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
     ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),

@@ -73,6 +73,7 @@ export function appliedToJson(run: Applied, checkMessage: string | undefined): R
     plan: reviewedToJson(run.reviewed),
     outcomes: run.result.outcomes,
     converged,
+    ...(run.drift === undefined ? {} : { verify: run.verify }),
     ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
     ...(drift === undefined || converged ? {} : { drift: planToJson(drift.plan, { planId: drift.planId }) }),
     ...(drift?.wordsReplaced === undefined

@@ -37,6 +37,7 @@ describe('apply --json-stream', () => {
       not_started: 0,
       interrupted: false,
       converged: true,
+      verify: 'targeted',
       exit_code: 0,
     });
     // Each call starts once, then ends once; its retries come in between.
