@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createGuideClient } from '../../src/client/index.js';
+import { captureIo } from '../helpers/capture-io.js';
 import { chaosYaml, findDuplicates } from '../helpers/chaos.js';
-import { captureIo } from '../helpers/cli.js';
 import { startServeProcess } from './serve-process.js';
 
 /**

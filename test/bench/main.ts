@@ -1,3 +1,4 @@
+import { benchApply } from './apply.js';
 import { benchChaos } from './chaos.js';
 import { benchClient } from './client.js';
 import { benchReconcile } from './reconcile.js';
@@ -13,6 +14,7 @@ const sections: Record<string, () => Promise<void>> = {
   client: benchClient,
   validate: benchValidate,
   reconcile: benchReconcile,
+  apply: benchApply,
   chaos: benchChaos,
 };
 

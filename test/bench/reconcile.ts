@@ -1,26 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { executePlan } from '../../src/apply/index.js';
-import { createGuideClient } from '../../src/client/index.js';
 import type { DesiredGuide, DesiredState, WelcomeMessage } from '../../src/core/desired.js';
-import { readLiveState, readOnlyClient, readScopeFor } from '../../src/live/index.js';
-import { planChanges } from '../../src/plan/index.js';
+import { chaosYaml } from '../helpers/chaos.js';
+import { CLI, callCounts, LATENCY_MS, targetEnv, timed } from './apply.js';
 import { startServeProcess } from './serve-process.js';
 
-/**
- * The reconciler's speed against a service that adds 20 ms to every call:
- * 1. plan over 5,000 guides in 50 groups, every guide with managed quick replies and welcome
- *    messages: calls made against the minimum, wall time against the ideal (calls × 20 ms / P);
- * 2. apply of the same file to an empty account (before 1, which then plans over its result);
- * 3. diff and plan alone, in memory, for 100,000 guides.
- */
-const GUIDES = 5_000;
-const GROUPS = 50;
-const LATENCY_MS = 20;
-const PARALLELISM = 32;
+const PLAN_PARALLELISM = 8;
 
 const source = { file: 'bench.yaml', line: 1, column: 1 };
 
@@ -52,69 +40,96 @@ export function desiredState(guides: number, groups: number): DesiredState {
   };
 }
 
-async function callCount(url: string, reset = false): Promise<number> {
-  const res = await fetch(`${url}/__sim/calls`, { method: 'POST', body: JSON.stringify({ reset }) });
-  return ((await res.json()) as { calls: unknown[] }).calls.length;
-}
-
-function ratioLine(label: string, calls: number, minimum: number, seconds: number): string {
-  const ideal = (calls * LATENCY_MS) / 1000 / PARALLELISM;
-  return `  ${label}: ${calls.toLocaleString('en')} calls (minimum ${minimum.toLocaleString('en')}), ${seconds.toFixed(2)} s; ideal ${ideal.toFixed(2)} s; ratio ${(seconds / ideal).toFixed(2)} (aim: calls = minimum, ratio <= 1.3)`;
-}
-
-export async function benchReconcile(): Promise<void> {
-  const desired = desiredState(GUIDES, GROUPS);
-  const dir = await mkdtemp(join(tmpdir(), 'guidectl-bench-'));
-  const serve = await startServeProcess([
-    '--db',
-    join(dir, 'bench.db'),
-    '--simulation',
-    '--faults',
-    `latency=${LATENCY_MS}ms`,
-  ]);
-  const client = createGuideClient({
-    baseUrl: serve.url,
-    auth: { appid: serve.appid, secret: serve.secret },
-    parallelism: PARALLELISM,
-    readBeforeAppends: false,
-  });
+/** Applies `file` to the (empty) account of a serve at 0 ms latency over `db`: the set-up. */
+async function seed(db: string, file: string): Promise<void> {
+  const serve = await startServeProcess(['--db', db]);
   try {
-    const scope = readScopeFor(desired);
-    const readMinimum = Math.ceil(GUIDES / 100) + 1 + GROUPS * Math.ceil(GUIDES / GROUPS / 100) + GUIDES;
-    console.log(
-      `reconciler (guidectl serve with latency=${LATENCY_MS}ms, parallelism ${PARALLELISM}, ${GUIDES.toLocaleString('en')} guides in ${GROUPS} groups)`,
-    );
-
-    // 2. Apply to an empty account: read, plan, make the calls, read again to check convergence.
-    await client.getguidegrouplist(); // token fetched outside the measurement
-    await callCount(serve.url, true);
-    let started = performance.now();
-    const empty = await readLiveState(readOnlyClient(client), scope);
-    const plan = planChanges(desired, empty).plan;
-    if (plan === undefined) throw new Error('plan failed');
-    const result = await executePlan(plan, client, { parallelism: PARALLELISM });
-    const failed = result.outcomes.filter((o) => o.status !== 'done').length;
-    const after = await readLiveState(readOnlyClient(client), scope);
-    const left = planChanges(desired, after).plan?.calls.length ?? -1;
-    let seconds = (performance.now() - started) / 1000;
-    let calls = await callCount(serve.url, true);
-    const applyMinimum = 2 + plan.calls.length + readMinimum;
-    console.log(ratioLine('apply to an empty account (read, write, re-read)', calls, applyMinimum, seconds));
-    console.log(
-      `    ${plan.calls.length.toLocaleString('en')} writes, ${failed} not done, ${left} calls left after apply`,
-    );
-
-    // 1. Plan over the account that apply made.
-    started = performance.now();
-    const live = await readLiveState(readOnlyClient(client), scope);
-    const again = planChanges(desired, live).plan;
-    seconds = (performance.now() - started) / 1000;
-    calls = await callCount(serve.url, true);
-    console.log(ratioLine('plan (read and diff)', calls, readMinimum, seconds));
-    console.log(`    ${again?.calls.length ?? -1} changes planned (0 expected)`);
+    await timed([CLI, 'apply', file, '--auto-approve', '--parallelism', '32'], targetEnv(serve));
   } finally {
-    await client.close();
     await serve.stop();
+  }
+}
+
+/** The reads a no-change plan of `chaosYaml(guides, guides / 100)` needs, at the least. */
+function minimumReads(guides: number): number {
+  const groups = guides / 100;
+  return Math.ceil(guides / 100) + 1 + groups + guides;
+}
+
+/**
+ * Goal 2a: a no-change plan of 5,000 guides against `guidectl serve --faults latency=20ms`, as a
+ * process from start to exit, against its limit: its minimum reads × latency ÷ parallelism.
+ */
+async function benchNoChangePlan(dir: string): Promise<void> {
+  const guides = 5_000;
+  const file = join(dir, 'plan-5000.yaml');
+  await writeFile(file, chaosYaml(guides, guides / 100));
+  const db = join(dir, 'plan-5000.db');
+  await seed(db, file);
+  const serve = await startServeProcess(['--db', db, '--simulation', '--faults', `latency=${LATENCY_MS}ms`]);
+  try {
+    await callCounts(serve.url);
+    const args = [CLI, 'plan', file, '--parallelism', String(PLAN_PARALLELISM), '--detailed-exitcode'];
+    const { seconds } = await timed(args, targetEnv(serve));
+    const { reads, writes } = await callCounts(serve.url);
+    const minimum = minimumReads(guides);
+    const limit = (minimum * LATENCY_MS) / 1000 / PLAN_PARALLELISM;
+    const ratio = seconds / limit;
+    console.log(
+      `  no-change plan, ${guides.toLocaleString('en')} guides, latency ${LATENCY_MS} ms, parallelism ${PLAN_PARALLELISM}: ${seconds.toFixed(2)} s, ` +
+        `${reads.toLocaleString('en')} reads (minimum ${minimum.toLocaleString('en')}), ${writes} writes; limit ${limit.toFixed(2)} s; ratio ${ratio.toFixed(2)} (aim <= 1.10)` +
+        (ratio <= 1.1 ? '' : ` — ABOVE AIM by ${((ratio / 1.1 - 1) * 100).toFixed(0)}%`),
+    );
+  } finally {
+    await serve.stop();
+  }
+}
+
+/**
+ * Goal 2b: a no-change plan of 20,000 guides at 0 ms latency against `validate` of the same file,
+ * both as processes from start to exit (median of three each).
+ */
+async function benchPlanVsValidate(dir: string): Promise<void> {
+  const guides = 20_000;
+  const file = join(dir, 'plan-20000.yaml');
+  await writeFile(file, chaosYaml(guides, guides / 100));
+  const db = join(dir, 'plan-20000.db');
+  await seed(db, file);
+  const serve = await startServeProcess(['--db', db]);
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  try {
+    const env = targetEnv(serve);
+    const plans: number[] = [];
+    const validates: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      validates.push((await timed([CLI, 'validate', file], env)).seconds);
+      plans.push((await timed([CLI, 'plan', file, '--detailed-exitcode'], env)).seconds);
+    }
+    const plan = median(plans);
+    const validate = median(validates);
+    const ratio = plan / validate;
+    console.log(
+      `  no-change plan, ${guides.toLocaleString('en')} guides, latency 0: ${plan.toFixed(2)} s; validate of the same file ${validate.toFixed(2)} s (medians of 3); ratio ${ratio.toFixed(2)} (aim <= 2.5)` +
+        (ratio <= 2.5 ? '' : ` — ABOVE AIM by ${((ratio / 2.5 - 1) * 100).toFixed(0)}%`),
+    );
+  } finally {
+    await serve.stop();
+  }
+}
+
+/**
+ * The reconciler's speed: issue 10's goal 2 (no-change plans, see above), then diff and plan alone,
+ * in memory, for 100,000 guides. (Goal 1, apply, is the `apply` section.)
+ */
+export async function benchReconcile(): Promise<void> {
+  console.log(
+    'plan (guidectl plan as a process against guidectl serve; the service seeded at 0 ms latency first)',
+  );
+  const dir = await mkdtemp(join(tmpdir(), 'guidectl-bench-plan-'));
+  try {
+    await benchNoChangePlan(dir);
+    await benchPlanVsValidate(dir);
+  } finally {
     await rm(dir, { recursive: true, force: true });
   }
   await benchPlanInMemory();
