@@ -1,6 +1,7 @@
 import { type GuideId, guideKey } from '../core/desired.js';
 import type { LiveGuideConfig, LiveReadScope, LiveState, LiveWelcome } from '../core/live.js';
 import type { ApplyResult, CallBody, JsonValue, Plan } from '../core/plan.js';
+import { isRecord } from '../core/records.js';
 import { toWelcome } from '../live/index.js';
 
 /**
@@ -155,10 +156,6 @@ function autoReplyOf(value: CallBody[string] | undefined): LiveWelcome | undefin
   const content = value['content'];
   if (typeof msgtype !== 'number' || typeof content !== 'string') return undefined;
   return toWelcome({ msgtype, content });
-}
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The guide a call's body names, or undefined (an account-wide call). */
