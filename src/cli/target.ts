@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 // Types only: the client (undici) and the service (better-sqlite3) are loaded by `openTarget`,
 // so that commands without a target (validate, --help) start without them.
@@ -10,6 +10,7 @@ import type {
   ProxySettings,
 } from '../client/index.js';
 import { errorMessage, UsageError } from '../core/errors.js';
+import { displayPath } from '../core/paths.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import {
   acquireDbLock,
@@ -185,12 +186,6 @@ function writerFix(holder: LockHolder): string {
   return `A guidectl serve holds it until it is stopped: send the calls to that serve instead (--base-url ${url}, with WECHAT_APPID and WECHAT_SECRET set to its credentials), or stop it first.`;
 }
 
-function shownPath(file: string, cwd: string): string {
-  if (file === ':memory:') return file;
-  const rel = relative(cwd, file);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
-}
-
 /**
  * Connects a client to the target: for `embedded`, starts the guide service in-process on
  * 127.0.0.1 (creating the database's folder) and prints one notice line on stderr naming the
@@ -214,7 +209,7 @@ export async function openTarget(
     });
     return { client, close: () => client.close() };
   }
-  const shown = shownPath(target.dbFile, io.cwd);
+  const shown = displayPath(target.dbFile, io.cwd);
   let db = target.dbFile;
   if (db !== ':memory:') {
     const source = target.namedBy ?? DEFAULT_LOCAL_DB_PATH;

@@ -1,7 +1,7 @@
-import * as nodePath from 'node:path';
 import type { DesiredState } from '../core/desired.js';
 import { countDiagnostics, type Diagnostic, hasErrors, sortDiagnostics } from '../core/diagnostics.js';
 import { UsageError } from '../core/errors.js';
+import { displayPath } from '../core/paths.js';
 import { checkRules, type RuleFile } from './check-rules.js';
 import { checkSchema, loadSchema } from './check-schema.js';
 import {
@@ -168,12 +168,4 @@ function capDiagnostics(sorted: Diagnostic[]): Diagnostic[] {
     column: first?.column ?? 1,
   };
   return [...sorted.slice(0, MAX_DIAGNOSTICS), summary];
-}
-
-/** A file as it is shown to the user: relative to `cwd` (the same rule as the renderers in `report/`). */
-function displayPath(file: string, cwd: string | undefined): string {
-  if (cwd === undefined || !nodePath.isAbsolute(file)) return file;
-  const relative = nodePath.relative(cwd, file);
-  const outside = relative === '' || relative === '..' || relative.startsWith(`..${nodePath.sep}`);
-  return outside || nodePath.isAbsolute(relative) ? file : relative;
 }

@@ -3,6 +3,7 @@ import * as nodePath from 'node:path';
 import { compareText } from '../core/compare-text.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { errorCode, errorMessage } from '../core/errors.js';
+import { pathInside } from '../core/paths.js';
 import { positionOf } from './parse-yaml.js';
 
 /** The file-system reads the loader makes; injected in tests. Paths are as given (absolute or relative). */
@@ -145,13 +146,7 @@ export async function loadFiles(
 async function outsideFolder(fs: ConfigFs, folder: string, file: string): Promise<string | undefined> {
   if (fs.realpath === undefined) return undefined;
   const real = await fs.realpath(file);
-  const relative = nodePath.relative(folder, real);
-  const inside =
-    relative !== '' &&
-    relative !== '..' &&
-    !relative.startsWith(`..${nodePath.sep}`) &&
-    !nodePath.isAbsolute(relative);
-  return inside ? undefined : real;
+  return pathInside(folder, real) === undefined ? real : undefined;
 }
 
 function outsideDiagnostic(file: string, target: string): Diagnostic {

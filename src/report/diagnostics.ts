@@ -1,6 +1,6 @@
-import * as nodePath from 'node:path';
 import { compareText } from '../core/compare-text.js';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { displayPath } from '../core/paths.js';
 import { countOf } from './count.js';
 import { escapeControls } from './escape.js';
 import { type Paint, paint } from './paint.js';
@@ -142,14 +142,6 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
   return [...diagnostics].sort(
     (a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column,
   );
-}
-
-/** A file as it is shown to the user: relative to `cwd` when it is inside it, else absolute. */
-export function displayPath(file: string, cwd: string | undefined): string {
-  if (cwd === undefined || !nodePath.isAbsolute(file)) return file;
-  const relative = nodePath.relative(cwd, file);
-  const outside = relative === '' || relative === '..' || relative.startsWith(`..${nodePath.sep}`);
-  return outside || nodePath.isAbsolute(relative) ? file : relative;
 }
 
 /** Lines longer than this are not shown under a diagnostic (minified or binary-looking text). */

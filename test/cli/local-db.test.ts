@@ -65,6 +65,14 @@ describe('--local-db and GUIDECTL_LOCAL_DB', () => {
     expect(again.stderr).toBe('guidectl: using the embedded local service (database dbs/x.db)\n');
   });
 
+  it('a database whose name starts with two dots is named relative to the working directory, as any other', async () => {
+    const plan = await cli(['plan', 'a.yaml', '--local-db', '..shop.db']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toBe(
+      'guidectl: note: --local-db ..shop.db does not exist yet; reading it as an empty account, and creating nothing (apply creates it)\n',
+    );
+  });
+
   it('the default .guidectl/local.db is created on first use, even by plan', async () => {
     const plan = await cli(['plan', 'a.yaml']);
     expect(plan.code, plan.stderr).toBe(0);

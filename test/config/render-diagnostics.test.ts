@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
+import { displayPath } from '../../src/core/paths.js';
 import {
-  displayPath,
   displayWidth,
   renderDiagnostics,
   renderDiagnosticsJson,
