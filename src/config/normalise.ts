@@ -5,6 +5,7 @@ import {
   type DesiredGuide,
   type DesiredState,
   type GuideId,
+  guideIdFrom,
   guideKey,
   type ProtectedGroup,
   type ProtectedGuide,
@@ -165,10 +166,11 @@ function normaliseGuide(written: WrittenGuide, source: SourceRef): DesiredGuide 
 }
 
 function guideIdOf(written: WrittenGuide): GuideId {
-  if (written.account !== undefined) return { kind: 'account', account: written.account };
-  if (written.openid !== undefined) return { kind: 'openid', openid: written.openid };
-  // The schema's oneOf makes this unreachable.
-  throw new Error('normalise: a guide with neither account nor openid passed the schema');
+  const id = guideIdFrom(written.account, written.openid);
+  // The schema's oneOf (and its patterns) make this unreachable.
+  if (id === undefined)
+    throw new Error('normalise: a guide with neither account nor openid passed the schema');
+  return id;
 }
 
 function normaliseWelcome(written: WrittenWelcome): WelcomeMessage {

@@ -179,6 +179,16 @@ export function guideKey(id: GuideId): string {
   return id.kind === 'account' ? `account:${id.account}` : `openid:${id.openid}`;
 }
 
+/**
+ * The guide named by an account or an openid, in a file or on the wire: by account when it has
+ * one, else by openid; a name that is missing, empty or not text names no guide.
+ */
+export function guideIdFrom(account: unknown, openid: unknown): GuideId | undefined {
+  if (typeof account === 'string' && account !== '') return { kind: 'account', account };
+  if (typeof openid === 'string' && openid !== '') return { kind: 'openid', openid };
+  return undefined;
+}
+
 /** The guide's identity as a user would write it: the account, or `openid <id>`. */
 export function describeGuideId(id: GuideId): string {
   return id.kind === 'account' ? id.account : `openid ${id.openid}`;

@@ -3,7 +3,6 @@ import {
   type DeleteKind,
   type DesiredState,
   describeGuideId,
-  type GuideId,
   guideKey,
   type ProtectedGuide,
   type ProtectPolicy,
@@ -23,6 +22,7 @@ import {
   MIN_DELETE_LIMIT,
   type Setting,
 } from '../core/safety.js';
+import { guideIdOf } from '../wire/guide-identity.js';
 import type { ProtectedNames } from './digest.js';
 
 /**
@@ -238,7 +238,7 @@ interface ProtectionContext {
 
 /** `delguideacct` of a protected guide. */
 function protectGuideDelete(call: PlannedCall, ctx: ProtectionContext): void {
-  const id = guideIdOf(call);
+  const id = guideIdOf(call.body);
   const guard = id === undefined ? undefined : ctx.guides.get(guideKey(id));
   if (id === undefined || guard === undefined) return;
   ctx.error(
@@ -352,12 +352,4 @@ function membersAfter(group: LiveGroup, plan: Plan): Set<string> {
     if (call.operation === 'delguide2guidegroup') members.delete(account);
   }
   return members;
-}
-
-function guideIdOf(call: PlannedCall): GuideId | undefined {
-  const account = call.body['guide_account'];
-  const openid = call.body['guide_openid'];
-  if (typeof account === 'string' && account !== '') return { kind: 'account', account };
-  if (typeof openid === 'string' && openid !== '') return { kind: 'openid', openid };
-  return undefined;
 }

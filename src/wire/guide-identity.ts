@@ -1,4 +1,4 @@
-import type { GuideId } from '../core/desired.js';
+import { type GuideId, guideIdFrom } from '../core/desired.js';
 
 /** The identity keys of a guide on the wire: exactly one of `guide_account` and `guide_openid`. */
 export function wireGuideIdentity(id: GuideId): { guide_account: string } | { guide_openid: string } {
@@ -7,12 +7,8 @@ export function wireGuideIdentity(id: GuideId): { guide_account: string } | { gu
 
 /** The guide an answer names (by the key it was added with), or undefined when it names none. */
 export function guideIdOf(item: {
-  readonly guide_account?: string;
-  readonly guide_openid?: string;
+  readonly guide_account?: unknown;
+  readonly guide_openid?: unknown;
 }): GuideId | undefined {
-  if (item.guide_account !== undefined && item.guide_account !== '')
-    return { kind: 'account', account: item.guide_account };
-  if (item.guide_openid !== undefined && item.guide_openid !== '')
-    return { kind: 'openid', openid: item.guide_openid };
-  return undefined;
+  return guideIdFrom(item.guide_account, item.guide_openid);
 }
