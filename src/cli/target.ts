@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { parseBaseUrl } from '../client/base-url.js';
 // Types only: the client (undici) and the service (better-sqlite3) are loaded by `openTarget`,
 // so that commands without a target (validate, --help) start without them.
 import type {
@@ -70,23 +71,24 @@ function given(env: Env, name: string): string | undefined {
 }
 
 function checkBaseUrl(value: string, source: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(
-      `${source} ${JSON.stringify(value)} is not a URL; give e.g. https://api.weixin.qq.com`,
-    );
+  const parsed = parseBaseUrl(value);
+  if ('url' in parsed) return value.replace(/\/+$/, '');
+  switch (parsed.problem.kind) {
+    case 'not-a-url':
+      throw new UsageError(
+        `${source} ${JSON.stringify(value)} is not a URL; give e.g. https://api.weixin.qq.com`,
+      );
+    case 'not-http':
+      throw new UsageError(`${source} must be an http:// or https:// URL, not ${parsed.problem.protocol}`);
+    case 'query-or-fragment':
+      throw new UsageError(
+        `${source} must not hold a query or fragment (the access token is added by guidectl)`,
+      );
+    default: {
+      const unreachable: never = parsed.problem;
+      return unreachable;
+    }
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${source} must be an http:// or https:// URL, not ${url.protocol}`);
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw new UsageError(
-      `${source} must not hold a query or fragment (the access token is added by guidectl)`,
-    );
-  }
-  return value.replace(/\/+$/, '');
 }
 
 /** Chooses the target from the flags and the environment; throws `UsageError` on a contradiction. */

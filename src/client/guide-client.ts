@@ -51,6 +51,7 @@ import {
   type UpdateGuideMassendJobRequest,
 } from '../wire/messages.js';
 import { DEFAULT_BASE_URL, OPERATIONS, type OperationName, operationPath } from '../wire/operations.js';
+import { parseBaseUrl } from './base-url.js';
 import {
   ApiUnauthorizedError,
   apiErrorKind,
@@ -261,18 +262,21 @@ function checkPositiveInt(name: string, value: number): number {
   return value;
 }
 
-function parseBaseUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new RangeError(`baseUrl ${JSON.stringify(text)} is not a URL`);
+function checkBaseUrl(text: string): URL {
+  const parsed = parseBaseUrl(text);
+  if ('url' in parsed) return parsed.url;
+  switch (parsed.problem.kind) {
+    case 'not-a-url':
+      throw new RangeError(`baseUrl ${JSON.stringify(text)} is not a URL`);
+    case 'not-http':
+      throw new RangeError(`baseUrl must be an http or https URL, not ${parsed.problem.protocol}`);
+    case 'query-or-fragment':
+      throw new RangeError('baseUrl must not hold a query or fragment');
+    default: {
+      const unreachable: never = parsed.problem;
+      return unreachable;
+    }
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new RangeError(`baseUrl must be an http or https URL, not ${url.protocol}`);
-  }
-  if (url.search !== '' || url.hash !== '') throw new RangeError('baseUrl must not hold a query or fragment');
-  return url;
 }
 
 const defaultSleep: Sleep = (ms, signal) =>
@@ -340,7 +344,7 @@ class Client implements GuideClient {
   private readonly confirmRead: ConfirmRead = (operation, body, accept) => this.run(operation, body, accept);
 
   constructor(options: GuideClientOptions) {
-    const base = parseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+    const base = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
     this.baseUrl = base.toString().replace(/\/$/, '');
     const parallelism = checkPositiveInt('parallelism', options.parallelism ?? DEFAULT_PARALLELISM);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -310,6 +310,38 @@ describe('target selection', () => {
     ).toThrow(/query/);
   });
 
+  test('one base URL rule for the command line and the library client, each in its own words', () => {
+    const env = { WECHAT_ACCESS_TOKEN: 't' };
+    const refused = [
+      ['not a url', /--base-url "not a url" is not a URL; give e\.g\./, /baseUrl "not a url" is not a URL/],
+      [
+        'ftp://x',
+        /--base-url must be an http:\/\/ or https:\/\/ URL, not ftp:/,
+        /baseUrl must be an http or https URL, not ftp:/,
+      ],
+      [
+        'http://x/?a=1',
+        /--base-url must not hold a query or fragment/,
+        /baseUrl must not hold a query or fragment/,
+      ],
+      [
+        'http://x/#top',
+        /--base-url must not hold a query or fragment/,
+        /baseUrl must not hold a query or fragment/,
+      ],
+    ] as const;
+    for (const [baseUrl, cli, library] of refused) {
+      expect(() => resolveTarget(env, { baseUrl }, cwd)).toThrow(cli);
+      expect(() => createGuideClient({ auth: { accessToken: 't' }, baseUrl })).toThrow(library);
+    }
+    expect(resolveTarget(env, { baseUrl: 'http://x/wechat/' }, cwd)).toMatchObject({
+      baseUrl: 'http://x/wechat',
+    });
+    const client = createGuideClient({ auth: { accessToken: 't' }, baseUrl: 'http://x/wechat/' });
+    expect(client.baseUrl).toBe('http://x/wechat');
+    return client.close();
+  });
+
   test('proxies as other tools read them', () => {
     expect(proxyFromEnv({})).toBeUndefined();
     expect(proxyFromEnv({ https_proxy: 'http://p:1', NO_PROXY: 'localhost' })).toEqual({
