@@ -7,21 +7,8 @@ import { showJson } from '../report/escape.js';
 import { parseJson, stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATION_NAMES, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';
-import {
-  describeEvent,
-  openTarget,
-  resolveTarget,
-  type TimingFlags,
-  targetOptions,
-  timingOptions,
-} from './target.js';
-
-interface ApiOptions extends TimingFlags {
-  baseUrl?: string;
-  localDb?: string;
-  verbose: boolean;
-  parallelism: number;
-}
+import { type TargetOptions, withClient } from './session.js';
+import { targetOptions } from './target.js';
 
 function operationList(): string {
   const reads = OPERATION_NAMES.filter((op) => !OPERATIONS[op].writes);
@@ -64,7 +51,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
         'https://api.weixin.qq.com); with none of them, the embedded local service.\n' +
         `Example: guidectl api getguideacct '{"guide_account": "alice_wx"}'\n`,
     )
-    .action(async (operation: string, json: string | undefined, options: ApiOptions) => {
+    .action(async (operation: string, json: string | undefined, options: TargetOptions) => {
       const { io } = ctx;
       if (!isOperationName(operation)) {
         throw new UsageError(
@@ -72,47 +59,30 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
         );
       }
       const body = readBody(json);
-      io.catchSignals?.();
-      const target = resolveTarget(
-        io.env,
-        {
-          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-          ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
+      await withClient(
+        ctx,
+        options,
+        async (client) => {
+          try {
+            const answer = await client.call(operation, body);
+            io.stdout.write(`${stringifyJsonPretty(answer)}\n`);
+          } catch (error) {
+            // An error answer of the operation is still its answer: printed on stdout as it came
+            // (`{"errcode", "errmsg"}`, the errmsg scrubbed of secrets), the error on stderr, exit 1.
+            if (error instanceof GuideApiError && error.operation === operation)
+              io.stdout.write(`${stringifyJsonPretty({ errcode: error.errcode, errmsg: error.errmsg })}\n`);
+            throw error;
+          }
         },
-        io.cwd,
-      );
-      const open = await openTarget(
-        target,
-        io,
         {
-          parallelism: options.parallelism,
-          ...timingOptions(options),
-          signal: io.stopSignal,
-          ...(options.verbose
-            ? {
-                onEvent: (event) => {
-                  const line = describeEvent(event);
-                  if (line !== undefined) io.stderr.write(`${line}\n`);
-                },
-              }
+          // A call that writes holds the local database's lock, as apply does.
+          ...(OPERATIONS[operation].writes
+            ? { lock: { command: `guidectl api ${operation}`, timeoutSeconds: 0 } }
             : {}),
+          // Nothing reads after a raw call, so an append is confirmed by a read before it, as the
+          // library client does by default.
+          readBeforeAppends: true,
         },
-        // A call that writes holds the local database's lock, as apply does.
-        OPERATIONS[operation].writes
-          ? { command: `guidectl api ${operation}`, timeoutSeconds: 0 }
-          : undefined,
       );
-      try {
-        const answer = await open.client.call(operation, body);
-        io.stdout.write(`${stringifyJsonPretty(answer)}\n`);
-      } catch (error) {
-        // An error answer of the operation is still its answer: printed on stdout as it came
-        // (`{"errcode", "errmsg"}`, the errmsg scrubbed of secrets), the error on stderr, exit 1.
-        if (error instanceof GuideApiError && error.operation === operation)
-          io.stdout.write(`${stringifyJsonPretty({ errcode: error.errcode, errmsg: error.errmsg })}\n`);
-        throw error;
-      } finally {
-        await open.close();
-      }
     });
 }

@@ -75,12 +75,18 @@ export interface ClientEvents {
  * From here on a Ctrl-C or SIGTERM stops the command cleanly (see `CliIo.catchSignals`): the
  * client's calls are aborted by `signal`, the stop signal unless the command says otherwise.
  * With `lock`, an embedded local database is locked for the whole run (see `service/db-lock.ts`).
+ * `readBeforeAppends` is off unless asked for: plan and apply read everything again after their
+ * calls, so an append needs no read before it to be confirmed.
  */
 export async function withClient<T>(
   ctx: CommandContext,
   options: TargetOptions,
   fn: (client: GuideClient, events: ClientEvents) => Promise<T>,
-  settings: { readonly signal?: AbortSignal; readonly lock?: TargetLock } = {},
+  settings: {
+    readonly signal?: AbortSignal;
+    readonly lock?: TargetLock;
+    readonly readBeforeAppends?: boolean;
+  } = {},
 ): Promise<T> {
   ctx.io.catchSignals?.();
   const target = resolveTarget(
@@ -99,8 +105,7 @@ export async function withClient<T>(
       parallelism: options.parallelism,
       ...timingOptions(options),
       signal: settings.signal ?? ctx.io.stopSignal,
-      // Apply reads everything again after its calls, so appends need no read before them.
-      readBeforeAppends: false,
+      readBeforeAppends: settings.readBeforeAppends ?? false,
       onEvent: (event) => {
         if (options.verbose) {
           const line = describeEvent(event);
