@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/io.js';
-import { runProgram } from '../../src/cli/program.js';
 import { loadDesiredState } from '../../src/config/index.js';
+import { runCli } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -15,31 +14,13 @@ interface Run {
   readonly stderr: string;
 }
 
+/** `guidectl validate …` in-process, from the repository's root (where the examples and fixtures are). */
 async function run(
   args: readonly string[],
   options: { tty?: boolean; env?: Record<string, string> } = {},
 ): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: {
-      write: (s) => {
-        stdout += s;
-      },
-      isTTY: options.tty === true,
-    },
-    stderr: {
-      write: (s) => {
-        stderr += s;
-      },
-      isTTY: false,
-    },
-    env: options.env ?? {},
-    cwd: ROOT,
-    stopSignal: new AbortController().signal,
-  };
-  const status = await runProgram(['validate', ...args], io);
-  return { status, stdout, stderr };
+  const { code, stdout, stderr } = await runCli(['validate', ...args], { ...options, cwd: ROOT });
+  return { status: code, stdout, stderr };
 }
 
 describe('guidectl validate', () => {
