@@ -13,6 +13,7 @@ import {
   type Unmanaged,
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
+import { isRecord } from '../core/records.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { callTarget } from './call-target.js';
 import {
@@ -144,10 +145,6 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
       );
     throw error;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function record(value: unknown, where: string): Record<string, unknown> {
