@@ -1,5 +1,5 @@
 import type { Diagnostic, DiagnosticCode, RelatedLocation, Severity } from '../core/diagnostics.js';
-import { WECHAT_ID } from '../core/guide-rules.js';
+import { isHttpUrl, WECHAT_ID } from '../core/guide-rules.js';
 import { MEMBER_HINT, quote, wechatIdMessage } from './check-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import type { WrittenGroup, WrittenParts } from './written.js';
@@ -307,13 +307,4 @@ function describeEarlier(parsed: ParsedYaml, earlier: ValuePath, here: ValuePath
   const a = parsed.locate(earlier);
   const b = parsed.locate(here);
   return a.line === b.line ? `at column ${a.column}` : `at line ${a.line}`;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
 }

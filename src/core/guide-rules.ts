@@ -28,6 +28,17 @@ export const NICKNAME_MAX_CHARS = 16;
 /** The profile picture (`guide_headimgurl`): an http(s) URL of at most this many code points. */
 export const HEAD_IMAGE_URL_MAX_CHARS = 2048;
 
+/** Whether a profile picture's address is one the service takes: a URL that parses, http or https. */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    // An http(s) URL without a host does not parse, so the scheme is all there is left to check.
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
 /** The longest media id, in characters. */
 export const MEDIA_ID_MAX_CHARS = 128;
 /** A media id (an image message, a card's cover): 1–128 letters, digits, `_` and `-`. */

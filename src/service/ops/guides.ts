@@ -1,4 +1,10 @@
-import { HEAD_IMAGE_URL_MAX_CHARS, NICKNAME_MAX_CHARS, OPENID, WECHAT_ID } from '../../core/guide-rules.js';
+import {
+  HEAD_IMAGE_URL_MAX_CHARS,
+  isHttpUrl,
+  NICKNAME_MAX_CHARS,
+  OPENID,
+  WECHAT_ID,
+} from '../../core/guide-rules.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs, missingParameter } from '../api-error.js';
 import { MAX_PAGE_SIZE, type OpContext } from '../context.js';
@@ -28,15 +34,7 @@ function checkHeadImageUrl(url: string): string {
   if (charLength(url) > HEAD_IMAGE_URL_MAX_CHARS) {
     throw invalidArgs(`guide_headimgurl is longer than ${HEAD_IMAGE_URL_MAX_CHARS} characters`);
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalidArgs('guide_headimgurl must be an http(s) URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw invalidArgs('guide_headimgurl must be an http(s) URL');
-  }
+  if (!isHttpUrl(url)) throw invalidArgs('guide_headimgurl must be an http(s) URL');
   return url;
 }
 
