@@ -1,6 +1,6 @@
 import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/index.js';
 import { parseJson } from '../wire/json.js';
 
@@ -12,7 +12,7 @@ export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<vo
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     throw new UsageError(`cannot write the plan to ${file}: ${why}`);
   }
 }
@@ -41,7 +41,7 @@ export async function isSavedPlanFile(file: string): Promise<boolean> {
       await handle.close();
     }
   } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    const code = errorCode(error) ?? '';
     return code === 'ENOENT' && file.toLowerCase().endsWith('.json');
   }
   const text = head.replace(/^\uFEFF/, '').trimStart();
@@ -83,11 +83,11 @@ export async function readSavedPlan(file: string, shown: string): Promise<SavedP
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    const code = errorCode(error) ?? '';
     throw new UsageError(
       code === 'ENOENT'
         ? `${shown}: no such file (make one with: guidectl plan PATH… --out ${shown})`
-        : `${shown}: cannot read it: ${error instanceof Error ? error.message : String(error)}`,
+        : `${shown}: cannot read it: ${errorMessage(error)}`,
     );
   }
   let value: unknown;
@@ -95,7 +95,7 @@ export async function readSavedPlan(file: string, shown: string): Promise<SavedP
     value = parseJson(text);
   } catch (error) {
     throw new UsageError(
-      `${shown} is not valid JSON (${error instanceof Error ? error.message : String(error)}); it is not a saved plan, or it was damaged: make the plan again with guidectl plan --out`,
+      `${shown} is not valid JSON (${errorMessage(error)}); it is not a saved plan, or it was damaged: make the plan again with guidectl plan --out`,
     );
   }
   return decodeSavedPlan(value, shown);
