@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { GuidectlError, UsageError } from '../core/errors.js';
+import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
@@ -412,6 +412,5 @@ class ApplyOutput {
 }
 
 function messageOf(error: unknown): string | undefined {
-  if (error === undefined) return undefined;
-  return error instanceof Error ? error.message : String(error);
+  return error === undefined ? undefined : errorMessage(error);
 }

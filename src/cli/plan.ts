@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import { type Command, Option } from 'commander';
-import { UsageError } from '../core/errors.js';
+import { errorMessage, UsageError } from '../core/errors.js';
+import { pathInside } from '../core/paths.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
@@ -123,7 +124,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         });
       } catch (error) {
         if (!printed) {
-          const why = error instanceof Error ? error.message : String(error);
+          const why = errorMessage(error);
           if (format === 'markdown')
             ctx.io.stdout.write(
               renderFailureMarkdown('guidectl plan failed', `guidectl: ${escapeControlsKeepingLines(why)}`),
@@ -218,7 +219,6 @@ function checkOutPath(out: string): string {
 /** A path as the saved plan records it: relative to the working directory when inside it, with `/`. */
 function recordedPath(cwd: string, path: string): string {
   const absolute = nodePath.resolve(cwd, path);
-  const relative = nodePath.relative(cwd, absolute);
-  const inside = relative !== '' && !relative.startsWith('..') && !nodePath.isAbsolute(relative);
-  return inside ? relative.split(nodePath.sep).join('/') : relative === '' ? '.' : absolute;
+  if (absolute === nodePath.resolve(cwd)) return '.';
+  return pathInside(cwd, absolute)?.split(nodePath.sep).join('/') ?? absolute;
 }
