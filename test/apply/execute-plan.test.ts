@@ -1,0 +1,191 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ApplyEvent, executePlan, type PlanWriter } from '../../src/apply/index.js';
+import { createGuideClient, type GuideClient } from '../../src/client/index.js';
+import type { DesiredState } from '../../src/core/desired.js';
+import type { Plan } from '../../src/core/plan.js';
+import { READ_EVERYTHING, readLiveState, readOnlyClient } from '../../src/live/index.js';
+import { planChanges } from '../../src/plan/index.js';
+import { FAST_RETRY } from '../client/helpers.js';
+import { desiredGroup, desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
+import { guideBody, startTestService, type TestService } from '../helpers/service.js';
+
+// executePlan against the guide service on 127.0.0.1, with plans made by the planner: the calls
+// it makes, in what order, what it reports of each, and what it leaves alone after a failure.
+
+let t: TestService;
+let client: GuideClient;
+
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.sim('reset');
+  t.service.resetCalls();
+  client = createGuideClient({ baseUrl: t.url, auth: t.service.credentials, retry: FAST_RETRY });
+});
+afterEach(() => client.close());
+
+/** A writer over the real client that records which call of the plan each request was. */
+function recordingWriter(sent: number[] = []): PlanWriter & { sent: number[] } {
+  return {
+    sent,
+    call: (operation, body, options, index) => {
+      sent.push(index);
+      return client.call(operation, body, options);
+    },
+  };
+}
+
+/** Two groups, three guides with quick replies, and their memberships: 11 calls to an empty account. */
+const SHOP: DesiredState = desiredState({
+  guides: [
+    desiredGuide('alice_wx', { quickReplies: ['Hello', 'Opening hours?'] }),
+    desiredGuide('bob_wx', { quickReplies: ['Hi'] }),
+    desiredGuide('carol_wx'),
+  ],
+  groups: [desiredGroup('North', ['alice_wx', 'bob_wx']), desiredGroup('South', ['carol_wx', 'alice_wx'])],
+});
+
+async function readAll(): Promise<Parameters<typeof planChanges>[1]> {
+  return readLiveState(readOnlyClient(client), READ_EVERYTHING);
+}
+
+describe('executePlan', () => {
+  it('makes every call once; a created group gives its id to the membership calls; the account then matches', async () => {
+    const plan = planOf(SHOP);
+    expect(plan.calls).toHaveLength(11);
+    const writer = recordingWriter();
+    const result = await executePlan(plan, writer, { parallelism: 4 });
+    expect(result.outcomes).toEqual(
+      plan.calls.map((call, index) => ({ index, operation: call.operation, status: 'done' })),
+    );
+    expect([...writer.sent].sort((a, b) => a - b)).toEqual(plan.calls.map((_, i) => i));
+    // The ids the result names are those of the account's groups, each holding its members.
+    const groups = (await t.ok('getguidegrouplist'))['group_list'] as { id: bigint; name: string }[];
+    expect(new Map(groups.map((g) => [g.name, String(g.id)]))).toEqual(result.createdGroups);
+    const live = await readAll();
+    expect(live.groups.map((g) => [g.name, [...(g.members ?? [])].sort()])).toEqual([
+      ['North', ['alice_wx', 'bob_wx']],
+      ['South', ['alice_wx', 'carol_wx']],
+    ]);
+    const again = planChanges(SHOP, live).plan;
+    expect(again?.calls).toEqual([]);
+  });
+
+  it('starts a call only after every call it depends on is done; one at a time, in plan order', async () => {
+    const plan = planOf(SHOP);
+    for (const parallelism of [1, 8]) {
+      await t.sim('reset');
+      const events: ApplyEvent[] = [];
+      const writer = recordingWriter();
+      await executePlan(plan, writer, { parallelism, onEvent: (e) => events.push(e) });
+      const at = (type: ApplyEvent['type'], index: number): number =>
+        events.findIndex((e) => e.type === type && e.index === index);
+      plan.calls.forEach((call, index) => {
+        for (const d of call.dependsOn) expect(at('done', d)).toBeLessThan(at('start', index));
+      });
+      if (parallelism === 1) {
+        expect(writer.sent).toEqual(plan.calls.map((_, i) => i));
+        // Each call ends before the next starts.
+        expect(events.map((e) => `${e.type} ${e.index}`)).toEqual(
+          plan.calls.flatMap((_, i) => [`start ${i}`, `done ${i}`]),
+        );
+      }
+    }
+    // The plan has real dependencies to honour: memberships after their group and guide.
+    expect(plan.calls.filter((c) => c.dependsOn.length > 0).length).toBeGreaterThan(4);
+  });
+
+  it('after a failure starts nothing new: the rest is "not started", each with why', async () => {
+    // The plan was made against an empty account, but bob_wx is a guide by now.
+    await t.ok('addguideacct', guideBody('bob_wx'));
+    const plan = planOf(SHOP);
+    const bobAdd = plan.calls.findIndex(
+      (c) => c.operation === 'addguideacct' && c.body['guide_account'] === 'bob_wx',
+    );
+    const result = await executePlan(plan, recordingWriter(), { parallelism: 1 });
+    const statuses = result.outcomes.map((o) => o.status);
+    expect(statuses).toEqual(
+      plan.calls.map((_, i) => (i < bobAdd ? 'done' : i === bobAdd ? 'failed' : 'not-started')),
+    );
+    const failed = result.outcomes[bobAdd];
+    expect(failed).toMatchObject({ index: bobAdd, operation: 'addguideacct', status: 'failed' });
+    expect(failed?.reason).toMatch(/^addguideacct failed: \d+ — .*already a guide/);
+    for (const o of result.outcomes.slice(bobAdd + 1))
+      expect(o.reason).toBe('not started: apply stopped after a failed call');
+    // Nothing after the failure reached the service.
+    const writes = t.service.calls().filter((c) => c.writes);
+    expect(writes).toHaveLength(bobAdd + 2); // the calls before, the failed one, and our own add
+  });
+
+  it('with continueOnError, runs what does not depend on a failure; dependants, even indirect ones, are not started', async () => {
+    await t.ok('addguideacct', guideBody('alice_wx', 'Alice'));
+    await t.ok('setguideconfig', {
+      guide_account: 'alice_wx',
+      is_delete: false,
+      guide_fast_reply_list: [{ content: 'old' }],
+    });
+    const longName = 'N'.repeat(100); // longer than any group name the service takes
+    const desired = desiredState({
+      guides: [
+        // Longer than any nickname the service takes: the update fails, and the replies after it wait.
+        desiredGuide('alice_wx', { nickname: 'A'.repeat(20), quickReplies: ['new'] }),
+        desiredGuide('bob_wx'),
+      ],
+      groups: [desiredGroup(longName, ['alice_wx']), desiredGroup('South', ['bob_wx'])],
+    });
+    const plan = planOf(desired, await readAll());
+    const result = await executePlan(plan, recordingWriter(), { parallelism: 3, continueOnError: true });
+    const summary = result.outcomes.map((o) => {
+      const call = plan.calls[o.index];
+      const who = call?.body['guide_account'] ?? call?.body['group_name'];
+      const dep = /^not started: it depends on call (\d+) \((\w+)\), which did not succeed$/.exec(
+        o.reason ?? '',
+      );
+      return [o.operation, who, o.status, dep === null ? undefined : `#${dep[1]} ${dep[2]}`];
+    });
+    expect(summary).toEqual([
+      ['newguidegroup', longName, 'failed', undefined],
+      ['newguidegroup', 'South', 'done', undefined],
+      ['updateguideacct', 'alice_wx', 'failed', undefined],
+      ['addguideacct', 'bob_wx', 'done', undefined],
+      ['setguideconfig', 'alice_wx', 'not-started', '#3 updateguideacct'],
+      ['setguideconfig', 'alice_wx', 'not-started', '#5 setguideconfig'],
+      ['addguide2guidegroup', 'alice_wx', 'not-started', '#1 newguidegroup'],
+      ['addguide2guidegroup', 'bob_wx', 'done', undefined],
+    ]);
+    expect(result.outcomes[0]?.reason).toMatch(/^newguidegroup failed: /);
+    expect(result.outcomes[2]?.reason).toMatch(/^updateguideacct failed: .*nickname/);
+    expect([...result.createdGroups.keys()]).toEqual(['South']);
+    // alice's replies were left as they were: neither the delete nor the append ran.
+    expect((await readAll()).guides.find((g) => g.nickname === 'Alice')?.config?.quickReplies).toEqual([
+      'old',
+    ]);
+  });
+
+  it('once interrupted starts nothing new; the calls in flight end as they end', async () => {
+    const plan = planOf(SHOP);
+    const stop = new AbortController();
+    const result = await executePlan(plan, recordingWriter(), {
+      parallelism: 1,
+      signal: stop.signal,
+      onEvent: (e) => {
+        if (e.type === 'start' && e.index === 2) stop.abort();
+      },
+    });
+    expect(result.outcomes.map((o) => o.status)).toEqual(
+      plan.calls.map((_, i) => (i <= 2 ? 'done' : 'not-started')),
+    );
+    expect(result.outcomes[3]?.reason).toBe('not started: apply was interrupted');
+  });
+
+  it('an empty plan makes no call', async () => {
+    const plan: Plan = planOf(desiredState());
+    const writer = recordingWriter();
+    const result = await executePlan(plan, writer, { parallelism: 4 });
+    expect(result.outcomes).toEqual([]);
+    expect(result.createdGroups.size).toBe(0);
+    expect(writer.sent).toEqual([]);
+  });
+});
