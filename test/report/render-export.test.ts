@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { type ConfigFs, loadDesiredState } from '../../src/config/index.js';
+import { UNKNOWN_MEDIA_ID } from '../../src/core/guide-rules.js';
+import type { LiveState } from '../../src/core/live.js';
+import { planChanges } from '../../src/plan/index.js';
+import { renderExport } from '../../src/report/export.js';
+import { liveGroup, liveGuide, liveState } from '../helpers/plan-builder.js';
+
+// renderExport on live states built in code: what the file holds, what it warns of, and that the
+// file, read back by the config loader, plans to no changes against the account it came from.
+
+/** Strings that YAML would read as something else when written bare. */
+const TRICKY = ['yes', 'null', '007', '- dash', '# hash', ' lead', 'a: b', 'Ünï 🎉', `it's "q"`, '~', '1e3'];
+
+const live: LiveState = liveState({
+  guides: [
+    liveGuide('zed_wx', {
+      nickname: 'null',
+      config: { quickReplies: TRICKY, welcome: [{ type: 'text', text: 'Hello\nthere' }] },
+    }),
+    liveGuide('openid oAbc_123', { nickname: '007' }),
+    liveGuide('amy_wx', { nickname: 'yes', config: { quickReplies: [], welcome: [] } }),
+  ],
+  groups: [
+    liveGroup('1860131524965138433', 'North', ['zed_wx', 'amy_wx']),
+    liveGroup('1860131524965138434', 'true', []),
+  ],
+  account: {
+    offlineAutoReply: '# back soon',
+    sensitiveWords: ['scam', 'cheap', '0x1F'],
+    defaultWelcome: [{ type: 'image', mediaId: 'MEDIA_1' }],
+  },
+});
+
+/** The config loader over one in-memory file. */
+function memoryFs(text: string): ConfigFs {
+  const bytes = new TextEncoder().encode(text);
+  return {
+    stat: async () => ({ isFile: () => true, isDirectory: () => false, size: bytes.length }),
+    readdir: async () => [],
+    readFile: async () => bytes,
+  };
+}
+
+describe('renderExport', () => {
+  const { text, warnings } = renderExport(live, { schemaPath: './schema.json' });
+
+  it('writes every guide in list order, every group with its members sorted, and the account', () => {
+    const file = parse(text) as Record<string, unknown>;
+    expect(file['version']).toBe(1);
+    expect(file['prune']).toBeUndefined();
+    expect(file['account']).toEqual({
+      offline_auto_reply: '# back soon',
+      sensitive_words: { semantics: 'append', words: ['0x1F', 'cheap', 'scam'] },
+      default_welcome: [{ image: 'MEDIA_1' }],
+    });
+    expect(file['groups']).toEqual([
+      { name: 'North', members: ['amy_wx', 'zed_wx'] },
+      { name: 'true', members: [] },
+    ]);
+    expect(file['guides']).toEqual([
+      {
+        account: 'zed_wx',
+        nickname: 'null',
+        head_image_url: 'https://img.example/zed_wx',
+        quick_replies: TRICKY,
+        welcome: [{ text: 'Hello\nthere' }],
+      },
+      // A guide whose configuration was not read is written without it (left alone).
+      { openid: 'oAbc_123', nickname: '007', head_image_url: 'https://img.example/oAbc_123' },
+      {
+        account: 'amy_wx',
+        nickname: 'yes',
+        head_image_url: 'https://img.example/amy_wx',
+        quick_replies: [],
+        welcome: [],
+      },
+    ]);
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./schema.json');
+    expect(warnings).toEqual([]);
+  });
+
+  it('is read back by the config loader as a state that plans to no changes against the account', async () => {
+    const loaded = await loadDesiredState(['export.yaml'], { fs: memoryFs(text) });
+    expect(loaded.diagnostics).toEqual([]);
+    if (loaded.state === undefined) throw new Error('not loaded');
+    const { plan, diagnostics } = planChanges(loaded.state, live);
+    expect(diagnostics).toEqual([]);
+    expect(plan?.calls).toEqual([]);
+  });
+
+  it('warns of what it cannot export exactly: a card (its media id), an unknown message, a second group of a name', () => {
+    const odd = liveState({
+      guides: [
+        liveGuide('amy_wx', {
+          config: {
+            quickReplies: [],
+            welcome: [
+              { type: 'miniprogram', appid: 'wx0123456789abcdef', title: 'Shop', path: 'pages/index' },
+              { type: 'unknown', msgtype: 9, content: '?' },
+            ],
+          },
+        }),
+      ],
+      groups: [
+        liveGroup('1860131524965138433', 'Twin', ['amy_wx']),
+        liveGroup('1860131524965138434', 'Twin', []),
+      ],
+    });
+    const exported = renderExport(odd);
+    // In the order of the file: account, groups, guides.
+    expect(exported.warnings).toEqual([
+      'group "Twin" (id 1860131524965138434) has the name of another group and was left out; rename one of them',
+      `guide amy_wx: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
+      'guide amy_wx: a welcome message of msgtype 9 is not understood and was left out',
+    ]);
+    const file = parse(exported.text) as { guides: { welcome: unknown[] }[]; groups: unknown[] };
+    expect(file.guides[0]?.welcome).toEqual([
+      {
+        miniprogram: {
+          appid: 'wx0123456789abcdef',
+          title: 'Shop',
+          path: 'pages/index',
+          media_id: UNKNOWN_MEDIA_ID,
+        },
+      },
+    ]);
+    expect(file.groups).toEqual([{ name: 'Twin', members: ['amy_wx'] }]);
+  });
+
+  it('writes control characters escaped, never raw, and they read back as they were', () => {
+    const evil = 'Eve\u001b[2J\r\u0007';
+    const exported = renderExport(liveState({ guides: [liveGuide('eve_wx', { nickname: evil })] }));
+    // No C0 control but the line feed: YAML writes them as escapes.
+    expect(exported.text).not.toMatch(/(?!\n)(?=\p{Cc})[^\u007f-\u009f]/u);
+    const file = parse(exported.text) as { guides: { nickname: string }[] };
+    expect(file.guides[0]?.nickname).toBe(evil);
+  });
+});
