@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { escapeControls, showJson } from '../../src/report/escape.js';
 import { type CliRun, runCli, useServiceTarget } from '../helpers/cli.js';
+import { UNSAFE } from '../helpers/unsafe-text.js';
 
 // A desired-state file (or the account) may hold control characters in any text. None may reach the
 // terminal raw: a file must not be able to erase lines, ring the bell, or forge a plan line.
-
-/** Control characters other than the line feeds of the output itself, and bidi overrides. */
-const UNSAFE = /(?!\n)[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/u;
 
 function expectSafe(run: CliRun): void {
   for (const [name, text] of [
