@@ -2,14 +2,37 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { errorStack, GuidectlError } from '../core/errors.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
-import { registerApiCommand } from './api.js';
-import { registerApplyCommand } from './apply.js';
-import { registerExportCommand } from './export.js';
 import type { CliIo, CommandContext, ExitStatus } from './io.js';
-import { registerPlanCommand } from './plan.js';
-import { registerServeCommand } from './serve.js';
-import { registerShowCommand } from './show.js';
-import { registerValidateCommand } from './validate.js';
+
+type Register = (program: Command, ctx: CommandContext) => void;
+
+/**
+ * The commands, in the order `--help` lists them, each loaded only when needed: a command's module
+ * imports what it runs (the YAML parser and schema for validate, the HTTP client and the service
+ * for plan), so `--version` loads none of them and `validate` none of the network's. Start-up is
+ * most of a small command's time (issue 10, goal 4).
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  validate: async () => (await import('./validate.js')).registerValidateCommand,
+  plan: async () => (await import('./plan.js')).registerPlanCommand,
+  apply: async () => (await import('./apply.js')).registerApplyCommand,
+  show: async () => (await import('./show.js')).registerShowCommand,
+  export: async () => (await import('./export.js')).registerExportCommand,
+  serve: async () => (await import('./serve.js')).registerServeCommand,
+  api: async () => (await import('./api.js')).registerApiCommand,
+};
+
+/**
+ * The commands to register for these arguments: the one named (global options come first and take
+ * no value, so it is the first word that is not an option); none for `--version` alone; all of
+ * them otherwise, for `--help`, `help`, a mistyped command's suggestion, or no command.
+ */
+export function commandsFor(argv: readonly string[]): readonly string[] {
+  const word = argv.find((a) => !a.startsWith('-'));
+  if (word !== undefined && Object.hasOwn(COMMANDS, word)) return [word];
+  if (word === undefined && argv.length > 0 && argv.every((a) => a === '-V' || a === '--version')) return [];
+  return Object.keys(COMMANDS);
+}
 
 /** The package's version, read from its package.json (two folders up from src/cli and dist/cli). */
 function packageVersion(): string {
@@ -19,7 +42,10 @@ function packageVersion(): string {
 }
 
 /** Builds the commander program; every command reports through `ctx.io`, never `process`. */
-export function buildProgram(ctx: CommandContext): Command {
+export async function buildProgram(
+  ctx: CommandContext,
+  commands: readonly string[] = Object.keys(COMMANDS),
+): Promise<Command> {
   const program = new Command('guidectl')
     .description('Manage WeChat shopping guides as code.')
     .version(packageVersion(), '-V, --version', 'print the version of guidectl')
@@ -30,13 +56,8 @@ export function buildProgram(ctx: CommandContext): Command {
       writeErr: (s) => ctx.io.stderr.write(s),
     })
     .exitOverride();
-  registerValidateCommand(program, ctx);
-  registerPlanCommand(program, ctx);
-  registerApplyCommand(program, ctx);
-  registerShowCommand(program, ctx);
-  registerExportCommand(program, ctx);
-  registerServeCommand(program, ctx);
-  registerApiCommand(program, ctx);
+  const registers = await Promise.all(commands.map((name) => COMMANDS[name]?.()));
+  for (const register of registers) register?.(program, ctx);
   return program;
 }
 
@@ -46,14 +67,17 @@ export function buildProgram(ctx: CommandContext): Command {
  */
 export async function runProgram(argv: readonly string[], io: CliIo): Promise<ExitStatus> {
   let status: ExitStatus = 0;
-  const program: Command = buildProgram({
-    io,
-    setExit: (s) => {
-      status = s;
-    },
-    colorFlag: () => program.opts()['color'] !== false,
-  });
   try {
+    const program: Command = await buildProgram(
+      {
+        io,
+        setExit: (s) => {
+          status = s;
+        },
+        colorFlag: () => program.opts()['color'] !== false,
+      },
+      commandsFor(argv),
+    );
     await program.parseAsync(argv, { from: 'user' });
     return status;
   } catch (error) {

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandsFor } from '../../src/cli/program.js';
+import { CLI } from '../helpers/spawn.js';
+
+// Start-up is most of a small command's time (issue 10, goal 4): a command loads only the
+// packages it uses. Held by what is loaded, not by a clock: the built CLI runs under a module hook
+// that names every module it loads.
+
+const EXAMPLE = new URL('../../examples/small-store.yaml', import.meta.url);
+let dir = '';
+let hookUrl = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'guidectl-start-up-'));
+  await writeFile(
+    join(dir, 'hooks.mjs'),
+    `export async function load(url, context, next) {
+  process.stderr.write('LOADED ' + url + '\\n');
+  return next(url, context);
+}
+`,
+  );
+  await writeFile(
+    join(dir, 'register.mjs'),
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`,
+  );
+  hookUrl = pathToFileURL(join(dir, 'register.mjs')).href;
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** The packages (folders of node_modules) a run of the built CLI loads. */
+function packagesLoaded(args: readonly string[]): Promise<{ code: number | null; packages: string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', hookUrl, CLI, ...args], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const packages = new Set<string>();
+      for (const m of stderr.matchAll(/^LOADED \S*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) {
+        if (m[1] !== undefined) packages.add(m[1]);
+      }
+      resolve({ code, packages: [...packages].sort() });
+    });
+  });
+}
+
+describe('start-up', () => {
+  it('registers only the command that runs; none for --version; all for help and unknown words', () => {
+    expect(commandsFor(['validate', 'x.yaml'])).toEqual(['validate']);
+    expect(commandsFor(['--no-color', 'plan', 'x.yaml', '--json'])).toEqual(['plan']);
+    expect(commandsFor(['--version'])).toEqual([]);
+    expect(commandsFor(['-V'])).toEqual([]);
+    for (const argv of [
+      [],
+      ['--help'],
+      ['help', 'plan'],
+      ['valdate', 'x.yaml'],
+      ['--no-color', '--version'],
+    ]) {
+      expect(commandsFor(argv)).toHaveLength(7);
+    }
+  });
+
+  it('--version loads no package but commander', async () => {
+    const { code, packages } = await packagesLoaded(['--version']);
+    expect(code).toBe(0);
+    expect(packages).toEqual(['commander']);
+  });
+
+  it('validate loads neither the HTTP client, the database, nor the diff', async () => {
+    const { code, packages } = await packagesLoaded(['validate', new URL(EXAMPLE).pathname]);
+    expect(code).toBe(0);
+    for (const heavy of ['undici', 'better-sqlite3', 'diff']) expect(packages).not.toContain(heavy);
+  });
+});
