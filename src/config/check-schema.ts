@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { GuidectlError } from '../core/errors.js';
 import {
@@ -15,6 +16,7 @@ import {
   WECHAT_ID_RULE,
 } from '../core/guide-rules.js';
 import { isRecord } from '../core/records.js';
+import type { PartValidators, StrictValidators } from './compile-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { suggest } from './suggest.js';
 import type {
@@ -33,7 +35,7 @@ export const FORMAT_VERSION = 1;
 
 const SCHEMA_RELATIVE_PATH = nodePath.join('schema', 'guidectl.schema.json');
 
-/** The schema compiled once; `defNames` names each `$defs` entry by its object, for messages. */
+/** The schema's validators, made once; `defNameOf` names each `$defs` entry, for messages. */
 export interface CompiledSchema {
   /**
    * The errors of a whole file, as ajv finds them with the whole schema (none: the file conforms),
@@ -43,23 +45,18 @@ export interface CompiledSchema {
    * paths are those of the whole file.
    */
   readonly errorsOf: (value: unknown) => ErrorObject[];
-  /** Validators of single parts, to salvage the valid parts of an invalid file; compiled on first use. */
+  /** Validators of single parts, to salvage the valid parts of an invalid file; made on first use. */
   readonly parts: () => PartValidators;
   readonly schema: SchemaObject;
-  readonly defNames: ReadonlyMap<object, string>;
+  /** The `$defs` name of an error's `parentSchema` (`root` for the file), if it is one. */
+  readonly defNameOf: (parentSchema: unknown) => string | undefined;
 }
+
+export type { PartValidators, StrictValidators };
 
 /** The schema file is missing or broken: the installation is damaged (not a mistake of the user's). */
 export class SchemaLoadError extends GuidectlError {
   override readonly code = 'GUIDECTL_SCHEMA';
-}
-
-export interface PartValidators {
-  readonly account: ValidateFunction<WrittenAccount>;
-  readonly prune: ValidateFunction<WrittenPrune>;
-  readonly safety: ValidateFunction<WrittenSafety>;
-  readonly guide: ValidateFunction<WrittenGuide>;
-  readonly group: ValidateFunction<WrittenGroup>;
 }
 
 const compiled = new Map<string, Promise<CompiledSchema>>();
@@ -87,7 +84,7 @@ export async function findSchemaFile(): Promise<string> {
   );
 }
 
-/** Compiles the schema on first use and keeps it for the life of the process. */
+/** Makes the schema's validators on first use and keeps them for the life of the process. */
 export function loadSchema(schemaFile?: string): Promise<CompiledSchema> {
   const key = schemaFile ?? '';
   let entry = compiled.get(key);
@@ -100,38 +97,94 @@ export function loadSchema(schemaFile?: string): Promise<CompiledSchema> {
   return entry;
 }
 
+/** The modules `npm run build` writes beside this one: the schema's validators as JavaScript. */
+export const VALIDATOR_MODULES = { strict: 'schema-strict.js', parts: 'schema-parts.js' } as const;
+
+/**
+ * Identifies the schema text and the way its validators are made: the digest a validator module
+ * records. Raise `VALIDATOR_CODE_VERSION` when compile-schema.ts changes the validators' options.
+ */
+const VALIDATOR_CODE_VERSION = 1;
+export function schemaDigest(text: string): string {
+  return createHash('sha256').update(`${VALIDATOR_CODE_VERSION}\n${text}`).digest('hex');
+}
+
 async function compileSchema(schemaFile: string | undefined): Promise<CompiledSchema> {
   const file = schemaFile ?? (await findSchemaFile());
+  let text: string;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
+    text = await readFile(file, 'utf8');
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new SchemaLoadError(`cannot read the schema ${file}: ${String(error)}`, { cause: error });
   }
   if (!isSchemaObject(parsed)) throw new SchemaLoadError(`${file} is not a JSON Schema object`);
+  // The package's own schema has its validators built beside this module (in dist/, not src/).
+  const built = schemaFile === undefined ? await builtValidators(schemaDigest(text)) : undefined;
+  if (built !== undefined) return compiledSchemaOf(parsed, built.strict, () => built.parts);
+  const { compileSchemaObject } = await import('./compile-schema.js');
   return compileSchemaObject(parsed);
 }
 
-/** Compiles a schema object under ajv's strict mode (the test of the schema file uses this too). */
-export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
-  // Strict mode refuses unknown keywords, ignored keywords and loose types in the schema itself;
-  // union types are allowed for `offline_auto_reply` (text or null). `verbose` puts the failing
-  // sub-schema on each error, which is how errors are mapped to codes below.
-  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, verbose: true });
-  const key = 'guidectl.schema.json';
-  ajv.addSchema(schema, key);
-  const validator = <T>(ref: string): ValidateFunction<T> => {
-    const v = ajv.getSchema<T>(ref);
-    if (v === undefined || '$async' in v) throw new SchemaLoadError(`the schema has no usable ${ref}`);
-    return v;
+/** The validators `npm run build` wrote for the schema of this digest; undefined when there are none. */
+async function builtValidators(
+  digest: string,
+): Promise<{ strict: StrictValidators; parts: PartValidators } | undefined> {
+  const load = async (name: string): Promise<unknown> => {
+    try {
+      return await import(new URL(`./${name}`, import.meta.url).href);
+    } catch {
+      return undefined; // Not built: tests run from src/.
+    }
   };
-  const shell = withoutListItems(schema);
-  ajv.addSchema(shell, `shell-${key}`);
-  const checkShell = validator<unknown>(`shell-${key}`);
-  const itemValidators = {
-    guides: validator<WrittenGuide>(`${key}#/$defs/guide`),
-    groups: validator<WrittenGroup>(`${key}#/$defs/group`),
+  const [strict, parts] = await Promise.all([load(VALIDATOR_MODULES.strict), load(VALIDATOR_MODULES.parts)]);
+  return validatorsOfModules(strict, parts, digest);
+}
+
+/**
+ * The validators of the modules `validatorModules` (compile-schema.ts) made, when both are made
+ * for the schema of this digest (else undefined: an older build, or an edited schema).
+ */
+export function validatorsOfModules(
+  strict: unknown,
+  parts: unknown,
+  digest: string,
+): { strict: StrictValidators; parts: PartValidators } | undefined {
+  if (!isRecord(strict) || !isRecord(parts)) return undefined;
+  if (strict['schemaDigest'] !== digest || parts['schemaDigest'] !== digest) return undefined;
+  const { shell, guide, group } = strict;
+  const { account, prune, safety, guide: partGuide, group: partGroup } = parts;
+  if (
+    !isValidator<unknown>(shell) ||
+    !isValidator<WrittenGuide>(guide) ||
+    !isValidator<WrittenGroup>(group) ||
+    !isValidator<WrittenAccount>(account) ||
+    !isValidator<WrittenPrune>(prune) ||
+    !isValidator<WrittenSafety>(safety) ||
+    !isValidator<WrittenGuide>(partGuide) ||
+    !isValidator<WrittenGroup>(partGroup)
+  )
+    return undefined;
+  return {
+    strict: { shell, guide, group },
+    parts: { account, prune, safety, guide: partGuide, group: partGroup },
   };
+}
+
+/** A validator of the generated module (made by ajv from the schema of the digest it records). */
+function isValidator<T>(value: unknown): value is ValidateFunction<T> {
+  return typeof value === 'function';
+}
+
+/** The checks of a schema, given its validators (compiled now, or built with the package). */
+export function compiledSchemaOf(
+  schema: SchemaObject,
+  strict: StrictValidators,
+  parts: () => PartValidators,
+): CompiledSchema {
+  const { shell: checkShell } = strict;
+  const itemValidators = { guides: strict.guide, groups: strict.group };
   const errorsOf = (value: unknown): ErrorObject[] => {
     const errors: ErrorObject[] = [];
     if (!checkShell(value)) for (const e of checkShell.errors ?? []) errors.push(e);
@@ -148,43 +201,43 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
     }
     return errors;
   };
-  const defNames = new Map<object, string>([
-    [schema, 'root'],
-    [shell, 'root'],
-  ]);
+  let madeParts: PartValidators | undefined;
+  const getParts = (): PartValidators => {
+    madeParts ??= parts();
+    return madeParts;
+  };
+  return { errorsOf, parts: getParts, schema, defNameOf: defNamer(schema) };
+}
+
+/**
+ * Names the `$defs` entries (and the root) of the schema. Compiled validators report the schema's
+ * own objects, found by identity; built ones report copies of them (ajv writes each sub-schema into
+ * its code), found by their JSON text, worked out once per object.
+ */
+function defNamer(schema: SchemaObject): (parentSchema: unknown) => string | undefined {
+  const byObject = new Map<object, string>([[schema, 'root']]);
   const defs: unknown = schema['$defs'];
   if (isRecord(defs)) {
-    for (const [name, def] of Object.entries(defs)) if (isRecord(def)) defNames.set(def, name);
+    for (const [name, def] of Object.entries(defs)) if (isRecord(def)) byObject.set(def, name);
   }
-  let parts: PartValidators | undefined;
-  const getParts = (): PartValidators => {
-    if (parts !== undefined) return parts;
-    // The parts are checked without `additionalProperties: false`: an unknown key is reported by
-    // the whole-file check already, and must not keep a guide out of the rules across files
-    // (duplicates, members), which would report those mistakes only once the key is fixed.
-    const lenientAjv = new Ajv2020({ strict: true, allErrors: false, allowUnionTypes: true });
-    const lenient = withoutAdditionalProperties(schema);
-    if (!isSchemaObject(lenient)) throw new SchemaLoadError('the schema is not an object');
-    lenientAjv.addSchema(lenient, key);
-    const part = <T>(ref: string): ValidateFunction<T> => {
-      const v = lenientAjv.getSchema<T>(ref);
-      if (v === undefined || '$async' in v) throw new SchemaLoadError(`the schema has no usable ${ref}`);
-      return v;
-    };
-    parts = {
-      account: part<WrittenAccount>(`${key}#/$defs/account`),
-      prune: part<WrittenPrune>(`${key}#/$defs/prune`),
-      safety: part<WrittenSafety>(`${key}#/$defs/safety`),
-      guide: part<WrittenGuide>(`${key}#/$defs/guide`),
-      group: part<WrittenGroup>(`${key}#/$defs/group`),
-    };
-    return parts;
+  let byText: Map<string, string> | undefined;
+  const seen = new WeakMap<object, string | null>();
+  return (parentSchema) => {
+    if (!isRecord(parentSchema)) return undefined;
+    const name = byObject.get(parentSchema) ?? seen.get(parentSchema);
+    if (name !== undefined) return name ?? undefined;
+    if (byText === undefined) {
+      byText = new Map([[JSON.stringify(withoutListItems(schema)), 'root']]);
+      for (const [object, n] of byObject) byText.set(JSON.stringify(object), n);
+    }
+    const found = byText.get(JSON.stringify(parentSchema)) ?? null;
+    seen.set(parentSchema, found);
+    return found ?? undefined;
   };
-  return { errorsOf, parts: getParts, schema, defNames };
 }
 
 /** The root schema with the items of `guides` and `groups` left unchecked (they are checked one by one). */
-function withoutListItems(schema: SchemaObject): SchemaObject {
+export function withoutListItems(schema: SchemaObject): SchemaObject {
   const properties: unknown = schema['properties'];
   if (!isRecord(properties)) return schema;
   const open = (name: string): Record<string, unknown> => {
@@ -194,19 +247,7 @@ function withoutListItems(schema: SchemaObject): SchemaObject {
   return { ...schema, properties: { ...properties, guides: open('guides'), groups: open('groups') } };
 }
 
-/** A deep copy of a schema with every `additionalProperties: false` left out. */
-function withoutAdditionalProperties(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutAdditionalProperties);
-  if (!isRecord(node)) return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'additionalProperties' && v === false) continue;
-    out[k] = withoutAdditionalProperties(v);
-  }
-  return out;
-}
-
-function isSchemaObject(value: unknown): value is SchemaObject {
+export function isSchemaObject(value: unknown): value is SchemaObject {
   return isRecord(value);
 }
 
@@ -612,7 +653,7 @@ function mapError(
   }
 
   const data: unknown = e.data;
-  const defName = e.parentSchema === undefined ? undefined : compiledSchema.defNames.get(e.parentSchema);
+  const defName = compiledSchema.defNameOf(e.parentSchema);
 
   switch (e.keyword) {
     case 'additionalProperties': {

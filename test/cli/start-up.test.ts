@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandsFor } from '../../src/cli/program.js';
+import { formatCount } from '../../src/report/count.js';
 import { CLI } from '../helpers/spawn.js';
 
 // Start-up is most of a small command's time (issue 10, goal 4): a command loads only the
@@ -77,9 +78,29 @@ describe('start-up', () => {
     expect(packages).toEqual(['commander']);
   });
 
-  it('validate loads neither the HTTP client, the database, nor the diff', async () => {
+  it('validate loads neither the HTTP client, the database, the diff, nor ajv (its validators are built with the package)', async () => {
     const { code, packages } = await packagesLoaded(['validate', new URL(EXAMPLE).pathname]);
     expect(code).toBe(0);
-    for (const heavy of ['undici', 'better-sqlite3', 'diff']) expect(packages).not.toContain(heavy);
+    for (const heavy of ['undici', 'better-sqlite3', 'diff', 'ajv']) expect(packages).not.toContain(heavy);
+  });
+
+  it('counts are written as toLocaleString writes them, without setting up ICU', () => {
+    const values = [
+      0,
+      1,
+      12,
+      999,
+      1_000,
+      1_001,
+      12_345,
+      999_999,
+      1_000_000,
+      20_153,
+      -1,
+      -1_234,
+      2 ** 53 - 1,
+      1.5,
+    ];
+    for (const n of values) expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
   });
 });

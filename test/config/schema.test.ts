@@ -3,7 +3,8 @@ import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type SchemaObject } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { compileSchemaObject, findSchemaFile, SCHEMA_MESSAGES } from '../../src/config/check-schema.js';
+import { findSchemaFile, SCHEMA_MESSAGES } from '../../src/config/check-schema.js';
+import { compileSchemaObject } from '../../src/config/compile-schema.js';
 import { loadDesiredState } from '../../src/config/index.js';
 import * as rules from '../../src/core/guide-rules.js';
 
