@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandsFor } from '../../src/cli/program.js';
 import { formatCount } from '../../src/report/count.js';
@@ -34,7 +35,11 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** The packages (folders of node_modules) a run of the built CLI loads. */
+/**
+ * The packages (folders of node_modules) a run of the built CLI loads: loaded from node_modules,
+ * or bundled into a file of dist/ that it loads (esbuild heads each module it bundles with a
+ * `// node_modules/PACKAGE/…` line).
+ */
 function packagesLoaded(args: readonly string[]): Promise<{ code: number | null; packages: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', hookUrl, CLI, ...args], {
@@ -47,8 +52,14 @@ function packagesLoaded(args: readonly string[]): Promise<{ code: number | null;
     child.once('error', reject);
     child.once('close', (code) => {
       const packages = new Set<string>();
-      for (const m of stderr.matchAll(/^LOADED \S*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) {
-        if (m[1] !== undefined) packages.add(m[1]);
+      for (const [, url = ''] of stderr.matchAll(/^LOADED (\S+)$/gm)) {
+        const direct = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
+        if (direct !== undefined) packages.add(direct);
+        else if (url.startsWith('file:') && url.includes('/dist/')) {
+          const text = readFileSync(fileURLToPath(url), 'utf8');
+          for (const m of text.matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm))
+            packages.add(m[1] ?? '');
+        }
       }
       resolve({ code, packages: [...packages].sort() });
     });
@@ -81,6 +92,7 @@ describe('start-up', () => {
   it('validate loads neither the HTTP client, the database, the diff, nor ajv (its validators are built with the package)', async () => {
     const { code, packages } = await packagesLoaded(['validate', new URL(EXAMPLE).pathname]);
     expect(code).toBe(0);
+    expect(packages).toContain('yaml');
     for (const heavy of ['undici', 'better-sqlite3', 'diff', 'ajv']) expect(packages).not.toContain(heavy);
   });
 
