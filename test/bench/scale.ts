@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startServeProcess } from './serve-process.js';
-import { generateDesiredState } from './validate.js';
 
 /**
  * Scale (issue 10, goal 3), `npm run bench -- scale` only (the 100,000-guide apply alone takes
@@ -16,6 +15,8 @@ import { generateDesiredState } from './validate.js';
  */
 const SIZES = (process.env['GUIDECTL_BENCH_SCALE'] ?? '1000,10000,100000').split(',').map(Number);
 const GUIDES_PER_GROUP = 50;
+/** Guides per file: a file may hold at most 10 MiB, so 100,000 guides are a folder of files. */
+const GUIDES_PER_FILE = 10_000;
 const AIM_MB: Readonly<Record<string, number>> = { plan: 600, apply: 1000 };
 
 // `npm run bench` runs from the package root, where `npm run build` has just written dist/.
@@ -72,6 +73,45 @@ async function runCommand(
   }
 }
 
+/**
+ * A folder of `n` guides as a large chain would write it (as the validate benchmark's file: account,
+ * nickname, picture; one in five with three quick replies; one in ten with a welcome message), in
+ * groups of 50: `stores.yaml` with the account and the groups, then `guides-K.yaml` files.
+ */
+async function writeFolder(folder: string, n: number): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  const stores = [
+    'version: 1',
+    'account:',
+    '  offline_auto_reply: "We are offline now, back at 9:00."',
+    'groups:',
+  ];
+  for (let g = 0; g * GUIDES_PER_GROUP < n; g++) {
+    stores.push(`  - name: Store ${g + 1}`, '    members:');
+    for (let i = g * GUIDES_PER_GROUP; i < Math.min(n, (g + 1) * GUIDES_PER_GROUP); i++)
+      stores.push(`      - guide_${i}`);
+  }
+  await writeFile(join(folder, 'stores.yaml'), `${stores.join('\n')}\n`);
+  for (let first = 0; first < n; first += GUIDES_PER_FILE) {
+    const lines = ['version: 1', 'guides:'];
+    for (let i = first; i < Math.min(n, first + GUIDES_PER_FILE); i++) {
+      lines.push(
+        `  - account: guide_${i}`,
+        `    nickname: Guide ${i}`,
+        `    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/store${i % 200}/guide_${i}/0`,
+      );
+      if (i % 5 === 0)
+        lines.push(
+          '    quick_replies:',
+          '      - "Hello! How can I help you today?"',
+          `      - "Ask for guide ${i}."`,
+        );
+      if (i % 10 === 0) lines.push('    welcome:', `      - text: "Hi, I am Guide ${i}."`);
+    }
+    await writeFile(join(folder, `guides-${first / GUIDES_PER_FILE}.yaml`), `${lines.join('\n')}\n`);
+  }
+}
+
 function line(command: string, n: number, m: Measured, base: Measured): string {
   const perGuideKb = ((m.peakMb - base.peakMb) * 1024) / n;
   const aim = n === SIZES.at(-1) ? AIM_MB[command] : undefined;
@@ -95,9 +135,9 @@ export async function benchScale(): Promise<void> {
     for (const command of ['validate', 'plan', 'apply'] as const) {
       const base = await runCommand(command, 'small.yaml', dir);
       for (const n of SIZES) {
-        const file = `guides-${n}.yaml`;
-        await writeFile(join(dir, file), generateDesiredState(n, Math.ceil(n / GUIDES_PER_GROUP)));
-        console.log(line(command, n, await runCommand(command, file, dir), base));
+        const folder = `guides-${n}`;
+        if (command === 'validate') await writeFolder(join(dir, folder), n);
+        console.log(line(command, n, await runCommand(command, folder, dir), base));
       }
     }
   } finally {
