@@ -38,7 +38,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 /**
  * The packages (folders of node_modules) a run of the built CLI loads: loaded from node_modules,
  * or bundled into a file of dist/ that it loads (esbuild heads each module it bundles with a
- * `// node_modules/PACKAGE/…` line).
+ * `// node_modules/PACKAGE/…` line, the path as esbuild found it).
  */
 function packagesLoaded(args: readonly string[]): Promise<{ code: number | null; packages: string[] }> {
   return new Promise((resolve, reject) => {
@@ -57,7 +57,7 @@ function packagesLoaded(args: readonly string[]): Promise<{ code: number | null;
         if (direct !== undefined) packages.add(direct);
         else if (url.startsWith('file:') && url.includes('/dist/')) {
           const text = readFileSync(fileURLToPath(url), 'utf8');
-          for (const m of text.matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm))
+          for (const m of text.matchAll(/^\/\/ (?:\S*\/)?node_modules\/((?:@[^/]+\/)?[^/]+)\//gm))
             packages.add(m[1] ?? '');
         }
       }
