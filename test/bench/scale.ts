@@ -112,8 +112,18 @@ async function writeFolder(folder: string, n: number): Promise<void> {
   }
 }
 
-function line(command: string, n: number, m: Measured, base: Measured): string {
+/** The size measured before, for the memory each further guide took (linear growth: about the same each time). */
+interface Previous {
+  readonly n: number;
+  readonly m: Measured;
+}
+
+function line(command: string, n: number, m: Measured, base: Measured, previous?: Previous): string {
   const perGuideKb = ((m.peakMb - base.peakMb) * 1024) / n;
+  const marginal =
+    previous === undefined
+      ? ''
+      : `, ${(((m.peakMb - previous.m.peakMb) * 1024) / (n - previous.n)).toFixed(1)} KB per guide added since ${previous.n.toLocaleString('en-US')}`;
   const aim = n === SIZES.at(-1) ? AIM_MB[command] : undefined;
   const verdict =
     aim === undefined
@@ -121,7 +131,7 @@ function line(command: string, n: number, m: Measured, base: Measured): string {
       : ` (aim ≤ ${aim} MB: ${(m.peakMb / aim).toFixed(2)}× the aim${
           m.peakMb <= aim ? '' : ` — ABOVE AIM by ${(m.peakMb - aim).toFixed(0)} MB`
         })`;
-  return `  ${command} ${n.toLocaleString('en-US')} guides: ${m.seconds.toFixed(1)} s, peak RSS ${m.peakMb.toFixed(0)} MB, ${perGuideKb.toFixed(1)} KB per guide above the small example's ${base.peakMb.toFixed(0)} MB${verdict}`;
+  return `  ${command} ${n.toLocaleString('en-US')} guides: ${m.seconds.toFixed(1)} s, peak RSS ${m.peakMb.toFixed(0)} MB, ${perGuideKb.toFixed(1)} KB per guide above the small example's ${base.peakMb.toFixed(0)} MB${marginal}${verdict}`;
 }
 
 export async function benchScale(): Promise<void> {
@@ -134,10 +144,13 @@ export async function benchScale(): Promise<void> {
     );
     for (const command of ['validate', 'plan', 'apply'] as const) {
       const base = await runCommand(command, 'small.yaml', dir);
+      let previous: Previous | undefined;
       for (const n of SIZES) {
         const folder = `guides-${n}`;
         if (command === 'validate') await writeFolder(join(dir, folder), n);
-        console.log(line(command, n, await runCommand(command, folder, dir), base));
+        const m = await runCommand(command, folder, dir);
+        console.log(line(command, n, m, base, previous));
+        previous = { n, m };
       }
     }
   } finally {
