@@ -25,6 +25,16 @@ await build({
   target: 'node20',
   chunkNames: 'chunk-[hash]',
   external: ['better-sqlite3'],
+  // Only the parts of undici the client uses (see undici-slim.cjs): 'undici' itself, not its files.
+  plugins: [
+    {
+      name: 'undici-slim',
+      setup: (b) =>
+        b.onResolve({ filter: /^undici$/ }, () => ({
+          path: new URL('scripts/undici-slim.cjs', root).pathname,
+        })),
+    },
+  ],
   allowOverwrite: true,
   logLevel: 'warning',
   // The packages written as CommonJS require Node's own modules: give the bundle a real require.
