@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ApplyResult, executePlan } from '../apply/index.js';
-import type { GuideClient } from '../client/index.js';
+import { CallOutcomeUnknownError, type GuideClient } from '../client/index.js';
 import type { Plan } from '../core/plan.js';
 import type { ApplyStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
@@ -89,12 +89,21 @@ export async function makeCalls(
   io.stopSignal.addEventListener('abort', onStop, { once: true });
   io.abandonSignal?.addEventListener('abort', onAbandon, { once: true });
   let finished = 0;
+  // Calls whose request was on the wire when the run was abandoned: their outcome is unknown. The
+  // report lists each once, so their failure is not also told on stderr as it happens.
+  const abandoned = new Set<number>();
   try {
     const result = await executePlan(
       plan,
       {
         call: (operation, body, callOptions, index) =>
-          callIndex.run(index, () => session.client.call(operation, body, callOptions)),
+          callIndex.run(index, () =>
+            session.client.call(operation, body, callOptions).catch((error: unknown) => {
+              if (io.abandonSignal?.aborted === true && error instanceof CallOutcomeUnknownError)
+                abandoned.add(index);
+              throw error;
+            }),
+          ),
       },
       {
         ...settings,
@@ -112,6 +121,10 @@ export async function makeCalls(
           progress.update(finished, plan.calls.length);
           if (event.type === 'failed') {
             const error = event.error ?? '';
+            if (abandoned.has(index)) {
+              stream({ type: 'call_failed', index, operation, error, abandoned: true });
+              return;
+            }
             progress.note(`guidectl: call ${index + 1} (${operation}) failed: ${escapeControls(error)}\n`);
             stream({ type: 'call_failed', index, operation, error });
           } else {
@@ -123,7 +136,13 @@ export async function makeCalls(
     for (const o of result.outcomes)
       if (o.status === 'not-started')
         stream({ type: 'call_not_started', index: o.index, operation: o.operation, reason: o.reason ?? '' });
-    return result;
+    if (abandoned.size === 0) return result;
+    return {
+      ...result,
+      outcomes: result.outcomes.map((o) =>
+        abandoned.has(o.index) && o.status === 'failed' ? { ...o, abandoned: true } : o,
+      ),
+    };
   } finally {
     io.stopSignal.removeEventListener('abort', onStop);
     io.abandonSignal?.removeEventListener('abort', onAbandon);

@@ -170,6 +170,11 @@ export interface CallOutcome {
   readonly status: CallStatus;
   /** Why it failed, or why it was not started. */
   readonly reason?: string;
+  /**
+   * True for a failed call whose request was on the wire when the user abandoned the run (a second
+   * Ctrl-C): its outcome is unknown, and it may have taken effect.
+   */
+  readonly abandoned?: true;
 }
 
 /** The outcome of running a plan: one entry per call, in plan order. */

@@ -34,6 +34,8 @@ export type ApplyStreamEvent =
       readonly index: number;
       readonly operation: PlannedOperation;
       readonly error: string;
+      /** The call was on the wire when the run was abandoned: it may have taken effect. */
+      readonly abandoned?: true;
     }
   | {
       readonly type: 'call_not_started';

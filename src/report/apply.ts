@@ -9,8 +9,9 @@ import { callSubject, guardMessage, planToJson, renderPlan } from './plan.js';
 const MOST_LISTED = 20;
 
 /**
- * The outcome of an apply for people: a summary line, then every failed call with its error and
- * the calls not started (the first twenty), each with its number in the plan.
+ * The outcome of an apply for people: a summary line, then every failed call with its error, every
+ * call abandoned in flight, and the calls not started (the first twenty), each with its number in
+ * the plan.
  */
 export function renderApplyResult(
   plan: Plan,
@@ -19,17 +20,23 @@ export function renderApplyResult(
 ): string {
   const p = paint(options.color === true);
   const done = result.outcomes.filter((o) => o.status === 'done').length;
-  const failed = result.outcomes.filter((o) => o.status === 'failed');
+  const failed = result.outcomes.filter((o) => o.status === 'failed' && o.abandoned !== true);
+  const abandoned = result.outcomes.filter((o) => o.abandoned === true);
   const notStarted = result.outcomes.filter((o) => o.status === 'not-started');
   const lines = [
     '',
     p.bold(
-      `Apply: ${countOf(done, 'call')} done, ${formatCount(failed.length)} failed, ${formatCount(notStarted.length)} not started (of ${formatCount(plan.calls.length)}).`,
+      `Apply: ${countOf(done, 'call')} done, ${formatCount(failed.length)} failed, ${abandoned.length === 0 ? '' : `${formatCount(abandoned.length)} abandoned, `}${formatCount(notStarted.length)} not started (of ${formatCount(plan.calls.length)}).`,
     ),
   ];
   for (const o of failed)
     lines.push(
       `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: ${escapeControls(o.reason ?? '')}`,
+    );
+  // The client's reason says what a caller of the library should do; here the closing line does.
+  for (const o of abandoned)
+    lines.push(
+      `  ${p.red('abandoned')}    #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: in flight when abandoned; its outcome is unknown`,
     );
   for (const o of notStarted.slice(0, MOST_LISTED)) {
     lines.push(
@@ -39,6 +46,34 @@ export function renderApplyResult(
   if (notStarted.length > MOST_LISTED)
     lines.push(`  … and ${formatCount(notStarted.length - MOST_LISTED)} more not started`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The closing line of an interrupted apply. Calls not started were not made; but calls abandoned
+ * in flight may have landed (or may still), so it names them and sends the reader to `plan`.
+ */
+export function renderInterrupted(result: ApplyResult): string {
+  const notStarted = result.outcomes.filter((o) => o.status === 'not-started').length;
+  const abandoned = result.outcomes.filter((o) => o.abandoned === true).map((o) => `#${o.index + 1}`);
+  const notMade =
+    notStarted === 0
+      ? 'convergence was not checked'
+      : `${notStarted === 1 ? 'the call not started was' : `the ${countOf(notStarted, 'call')} not started were`} not made, and convergence was not checked`;
+  if (abandoned.length === 0) return `Interrupted: ${notMade}; run apply again to finish.\n`;
+  const listed =
+    abandoned.length > MOST_LISTED
+      ? `${abandoned.slice(0, MOST_LISTED).join(', ')} and ${formatCount(abandoned.length - MOST_LISTED)} more`
+      : listWords(abandoned);
+  const lost =
+    abandoned.length === 1
+      ? `call ${listed} was abandoned in flight: it may have taken effect, or may still (its outcome is unknown)`
+      : `calls ${listed} were abandoned in flight: each may have taken effect, or may still (their outcome is unknown)`;
+  return `Interrupted: ${lost}; ${notMade}. Run guidectl plan to see where the account stands, then apply again to finish.\n`;
+}
+
+/** `#1`, `#1 and #2`, `#1, #2 and #3`. */
+function listWords(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
 /** Why apply will not make a plan's calls, in one line that says what to do. */
@@ -109,9 +144,7 @@ export function renderApplyReport(run: Applied, options: { readonly color?: bool
   const { plan } = run.reviewed;
   const out = [renderApplyResult(plan, run.result, options)];
   if (run.interrupted) {
-    out.push(
-      'Interrupted: the calls not done above were not made, and convergence was not checked; run apply again to finish.\n',
-    );
+    out.push(renderInterrupted(run.result));
   } else if (run.abandoned > 0) {
     out.push(
       `${countOf(run.abandoned, 'write')} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan, PlannedCall } from '../../src/core/plan.js';
-import { renderApplyResult } from '../../src/report/apply.js';
+import type { CallOutcome, Plan, PlannedCall } from '../../src/core/plan.js';
+import { renderApplyResult, renderInterrupted } from '../../src/report/apply.js';
 import { renderPlan, renderUnmanaged } from '../../src/report/plan.js';
 import { ONE_GUIDE, runCli, useServiceTarget } from '../helpers/cli.js';
 
@@ -92,6 +92,19 @@ describe('counts and plurals', () => {
     );
     expect(renderApplyResult(plan(1234), done(1234))).toContain(
       'Apply: 1,234 calls done, 0 failed, 0 not started (of 1,234).',
+    );
+    // Interrupted: several calls abandoned in flight, several not started.
+    const outcomes = [0, 1, 2, 3, 4].map(
+      (index): CallOutcome =>
+        index < 3
+          ? { index, operation: 'addguideacct', status: 'failed', abandoned: true }
+          : { index, operation: 'addguideacct', status: 'not-started' },
+    );
+    expect(renderInterrupted({ createdGroups: new Map(), outcomes })).toBe(
+      'Interrupted: calls #1, #2 and #3 were abandoned in flight: each may have taken effect, or may still (their outcome is unknown); the 2 calls not started were not made, and convergence was not checked. Run guidectl plan to see where the account stands, then apply again to finish.\n',
+    );
+    expect(renderInterrupted({ createdGroups: new Map(), outcomes: outcomes.slice(3) })).toBe(
+      'Interrupted: the 2 calls not started were not made, and convergence was not checked; run apply again to finish.\n',
     );
   });
 

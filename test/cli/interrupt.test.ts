@@ -1,7 +1,10 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { guideEntries, useServiceTarget } from '../helpers/cli.js';
-import { spawnCli } from '../helpers/spawn.js';
+import { spawnCli, untilOutput } from '../helpers/spawn.js';
 
 // Ctrl-C as Terraform has it: the first starts nothing new and lets the calls in flight finish,
 // then reports; the second abandons them. Reads stop at once and say "interrupted".
@@ -36,6 +39,47 @@ const events = (stdout: string): StreamEvent[] =>
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as StreamEvent);
+
+/**
+ * A gate in front of the service: it forwards every request, except the `operation` calls, which
+ * it holds unanswered (`held` resolves at the first) and sends on only at `release` — as a server
+ * may apply a write whose client has given up on it.
+ */
+async function holdingGate(service: string, operation: string) {
+  const held: (() => Promise<unknown>)[] = [];
+  let arrived: () => void = () => {};
+  const first = new Promise<void>((resolve) => (arrived = resolve));
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const forward = () =>
+      fetch(`${service}${req.url ?? '/'}`, {
+        method: req.method ?? 'GET',
+        headers: { 'content-type': 'application/json' },
+        ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
+      });
+    if (req.url?.startsWith(`/cgi-bin/guide/${operation}?`)) {
+      held.push(forward);
+      arrived();
+      return;
+    }
+    const answer = await forward();
+    res.writeHead(answer.status, { 'content-type': 'application/json' });
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    held: first,
+    release: () => Promise.all(held.map((send) => send())),
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
 
 describe('Ctrl-C during apply', () => {
   it('first: starts nothing new, lets the calls in flight finish, reports them, exits 1', async () => {
@@ -85,6 +129,41 @@ describe('Ctrl-C during apply', () => {
     const stream = events(run.stdout);
     expect(stream.at(-1)).toMatchObject({ type: 'summary', done: 0, failed: 1, not_started: 3 });
     expect(stream.find((e) => e.type === 'call_failed')?.error).toMatch(/stopped|outcome is unknown/);
+  });
+
+  it('the real signals, twice: the call abandoned in flight is reported once, as one that may have taken effect', async () => {
+    await ws().write('g.yaml', guides(2));
+    const gate = await holdingGate(slow().url, 'addguideacct');
+    try {
+      const args = ['apply', 'g.yaml', '--auto-approve', '--parallelism', '1', '--base-url', gate.url];
+      const spawned = spawnCli(args, { cwd: ws().dir, env: env() });
+      await gate.held;
+      // The second Ctrl-C only once the first is seen, so that the two are never merged into one.
+      spawned.child.kill('SIGINT');
+      await untilOutput(spawned.child.stderr, /stopping: waiting for 1 call in flight/);
+      spawned.child.kill('SIGINT');
+      const { code, stdout, stderr } = await spawned.ended;
+      expect(code, stderr).toBe(1);
+      expect(stderr).toContain('guidectl: abandoning 1 call in flight; their outcome is unknown\n');
+      // Told once, in the report; not also as a failure on stderr.
+      expect(stderr).not.toContain('addguideacct');
+      expect(stdout).toContain('Apply: 0 calls done, 0 failed, 1 abandoned, 1 not started (of 2).\n');
+      expect(stdout.match(/#1 addguideacct/g)).toHaveLength(1);
+      expect(stdout).toContain(
+        '  abandoned    #1 addguideacct (guide_account="guide_000"): in flight when abandoned; its outcome is unknown\n',
+      );
+      expect(stdout).toContain(
+        'Interrupted: call #1 was abandoned in flight: it may have taken effect, or may still (its outcome is unknown); the call not started was not made, and convergence was not checked. Run guidectl plan to see where the account stands, then apply again to finish.\n',
+      );
+      expect(stdout).not.toContain('were not made');
+      // And so it may: the server gets it after all, and the next plan sees it landed.
+      await gate.release();
+      expect(writes()).toHaveLength(1);
+      const plan = await target.cli(['plan', 'g.yaml']);
+      expect(plan.stdout).toContain('Plan: 1 to add');
+    } finally {
+      gate.close();
+    }
   });
 
   it('the real signals: SIGINT to the process lets the call in flight finish, then reports', async () => {
