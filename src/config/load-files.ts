@@ -5,6 +5,7 @@ import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { errorCode, errorMessage } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
 import { positionOf } from './parse-yaml.js';
+import { suggest } from './suggest.js';
 
 /** The file-system reads the loader makes; injected in tests. Paths are as given (absolute or relative). */
 export interface ConfigFs {
@@ -78,7 +79,7 @@ export async function loadFiles(
     try {
       stats = await fs.stat(path);
     } catch (error) {
-      diagnostics.push(pathDiagnostic(path, error));
+      diagnostics.push(pathDiagnostic(path, error, await nearName(fs, path, given)));
       continue;
     }
     if (stats.isDirectory()) {
@@ -293,14 +294,35 @@ function fileDiagnostic(file: string, code: DiagnosticCode, message: string, hin
   };
 }
 
-function pathDiagnostic(path: string, error: unknown): Diagnostic {
+/**
+ * For a path that does not exist, the path of a file or folder next to it with a near name
+ * (`examples/small-stor.yaml` → `examples/small-store.yaml`), written as the user wrote theirs.
+ */
+async function nearName(fs: ConfigFs, path: string, given: string): Promise<string | undefined> {
+  const name = nodePath.basename(path);
+  let names: string[];
+  try {
+    names = await fs.readdir(nodePath.dirname(path));
+  } catch {
+    return undefined;
+  }
+  // Hidden files only for a hidden name: `.guidectl` is no guess for `guides`.
+  const near = suggest(
+    name,
+    names.filter((n) => n !== name && (name.startsWith('.') || !n.startsWith('.'))),
+  );
+  if (near === undefined) return undefined;
+  return nodePath.join(nodePath.dirname(given), near);
+}
+
+function pathDiagnostic(path: string, error: unknown, near?: string): Diagnostic {
   switch (errorCode(error)) {
     case 'ENOENT':
     case 'ENOTDIR':
       return fileDiagnostic(
         path,
         'path-not-found',
-        'no such file or folder',
+        `no such file or folder${near === undefined ? '' : `; did you mean ${near}?`}`,
         'check the path and its spelling',
       );
     case 'EACCES':

@@ -14,12 +14,16 @@ interface Run {
   readonly stderr: string;
 }
 
-/** `guidectl validate …` in-process, from the repository's root (where the examples and fixtures are). */
+/** `guidectl validate …` (or `command`) in-process, from the repository's root (where the examples and fixtures are). */
 async function run(
   args: readonly string[],
-  options: { tty?: boolean; env?: Record<string, string> } = {},
+  options: { tty?: boolean; env?: Record<string, string>; command?: readonly string[] } = {},
 ): Promise<Run> {
-  const { code, stdout, stderr } = await runCli(['validate', ...args], { ...options, cwd: ROOT });
+  const { command, ...rest } = options;
+  const { code, stdout, stderr } = await runCli([...(command ?? ['validate']), ...args], {
+    ...rest,
+    cwd: ROOT,
+  });
   return { status: code, stdout, stderr };
 }
 
@@ -92,6 +96,25 @@ describe('guidectl validate', () => {
     expect(status).toBe(1);
     expect(stderr).toBe('');
     expect(stdout).toContain('no/such/guides.yaml:1:1: error: no such file or folder [path-not-found]');
+  });
+
+  it('a mistyped path: "did you mean" the near name in its folder', async () => {
+    const typo = await run(['examples/small-stor.yaml']);
+    expect(typo.status).toBe(1);
+    expect(typo.stdout).toContain(
+      'examples/small-stor.yaml:1:1: error: no such file or folder; did you mean examples/small-store.yaml? [path-not-found]',
+    );
+    // A folder too; and nothing is guessed when no name is near.
+    expect((await run(['exampels'])).stdout).toContain('did you mean examples?');
+    expect((await run(['examples/guides-of-another-shop.yaml'])).stdout).not.toContain('did you mean');
+    // plan and apply load their files the same way (and read nothing when they are wrong).
+    for (const command of [['plan'], ['apply', '--auto-approve']]) {
+      const refused = await run(['examples/small-stor.yaml', '--local-db', ':memory:'], { command });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(
+        'examples/small-stor.yaml:1:1: error: no such file or folder; did you mean examples/small-store.yaml?',
+      );
+    }
   });
 
   it('needs at least one path', async () => {
