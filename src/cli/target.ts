@@ -226,6 +226,12 @@ export async function openTarget(
       db = ':memory:';
     }
   }
+  // Said before the lock is asked for: a refusal (or a wait) then reads as being about the database
+  // just named, which matters most when no target was given and the user expected another.
+  if (db === target.dbFile)
+    io.stderr.write(
+      `guidectl: ${target.defaulted ? 'no target given; ' : ''}using the embedded local service (database ${shown})\n`,
+    );
   let held: HeldLock | undefined;
   if (lock !== undefined && db !== ':memory:') {
     held = await acquireDbLock(target.dbFile, {
@@ -255,10 +261,6 @@ export async function openTarget(
     const why = errorMessage(error);
     throw new UsageError(`cannot start the embedded local service over ${shown}: ${why}`);
   }
-  if (db === target.dbFile)
-    io.stderr.write(
-      `guidectl: ${target.defaulted ? 'no target given; ' : ''}using the embedded local service (database ${shown})\n`,
-    );
   let client: GuideClient;
   try {
     client = createGuideClient({

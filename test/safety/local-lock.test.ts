@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -106,6 +106,35 @@ describe('the lock of the embedded local database', () => {
       'is in use by another guidectl',
     );
     expect((await cli(['api', 'getguidegrouplist'])).code).toBe(0);
+  });
+
+  it('against the default database, says which database it uses before it says the lock is taken', async () => {
+    await ws.write('g.yaml', SMALL);
+    await mkdir(join(ws.dir, '.guidectl'));
+    await writeFile(
+      join(ws.dir, '.guidectl', 'local.db.lock'),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        command: 'guidectl apply other.yaml',
+        since: 'then',
+        token: 'f00d',
+      }),
+    );
+    for (const lockTimeout of [[], ['--lock-timeout', '1']]) {
+      const run = await runCli(['apply', 'g.yaml', '--auto-approve', ...lockTimeout], {
+        cwd: ws.dir,
+        env: {},
+      });
+      expect(run.code).toBe(1);
+      const lines = run.stderr.split('\n');
+      expect(lines[0]).toBe(
+        'guidectl: no target given; using the embedded local service (database .guidectl/local.db)',
+      );
+      expect(lines.at(-2)).toMatch(
+        /^guidectl: the local database \.guidectl\/local\.db is in use by another guidectl/,
+      );
+    }
   });
 
   it('a lock of another host is never taken over, and says what to do if that process is gone', async () => {
