@@ -19,7 +19,7 @@ import {
   reviewedToJson,
   wordsReplacedMessage,
 } from '../report/apply.js';
-import { appliedSummary, emptySummary, renderStreamEvent } from '../report/apply-stream.js';
+import { appliedSummary, emptySummary, noPlanEvents, renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { escapeControls } from '../report/escape.js';
@@ -272,8 +272,16 @@ async function confirm(ctx: CommandContext, reviewed: Reviewed): Promise<boolean
   return true;
 }
 
-/** With `--json`, a plan that cannot be made is one JSON object with the diagnostics on stdout. */
+/**
+ * With `--json`, a plan that cannot be made is one JSON object with the diagnostics on stdout;
+ * with `--json-stream`, a `diagnostics` event and the summary.
+ */
 function jsonFailure(ctx: CommandContext, options: ApplyOptions): FailureSink | undefined {
+  if (options.jsonStream)
+    return (headline, _details, diagnostics) => {
+      for (const event of noPlanEvents(headline, diagnostics, ctx.io.cwd))
+        ctx.io.stdout.write(renderStreamEvent(event));
+    };
   if (!options.json) return undefined;
   return (headline, _details, diagnostics) => {
     const extra = { outcomes: [], converged: false };

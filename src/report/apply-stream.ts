@@ -1,5 +1,7 @@
 import type { Applied } from '../core/apply-run.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { PlannedOperation, PlanSummary } from '../core/plan.js';
+import { diagnosticsToJson } from './diagnostics.js';
 
 /**
  * `apply --json-stream`: one JSON object a line on stdout as the apply goes, for CI logs and
@@ -50,8 +52,16 @@ export type ApplyStreamEvent =
       readonly in_flight: number;
     }
   | {
+      readonly type: 'diagnostics';
+      /** Why no plan was made: `the files have errors`, `the plan cannot be made`. */
+      readonly error: string;
+      /** As `validate --json` gives them. */
+      readonly diagnostics: readonly Record<string, unknown>[];
+    }
+  | {
       readonly type: 'summary';
-      readonly plan_id: string;
+      /** Absent when no plan was made (the `diagnostics` event before says why). */
+      readonly plan_id?: string;
       readonly calls: number;
       readonly done: number;
       readonly failed: number;
@@ -71,6 +81,31 @@ export type ApplyStreamEvent =
       readonly refused?: readonly string[];
       readonly exit_code: 0 | 1;
     };
+
+/**
+ * The events of an apply that made no plan — invalid files, or a plan that cannot be made: the
+ * diagnostics (also on stderr, for people), then the summary, so that the stream still ends with
+ * one, and a reader of stdout alone learns why.
+ */
+export function noPlanEvents(
+  error: string,
+  diagnostics: readonly Diagnostic[],
+  cwd: string,
+): ApplyStreamEvent[] {
+  return [
+    { type: 'diagnostics', error, diagnostics: diagnosticsToJson(diagnostics, { cwd }) },
+    {
+      type: 'summary',
+      calls: 0,
+      done: 0,
+      failed: 0,
+      not_started: 0,
+      interrupted: false,
+      converged: false,
+      exit_code: 1,
+    },
+  ];
+}
 
 /** One event as its line of the stream. */
 export function renderStreamEvent(event: ApplyStreamEvent): string {

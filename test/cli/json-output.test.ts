@@ -36,6 +36,37 @@ describe('--json when the files are invalid', () => {
     });
   }
 
+  it('apply --json-stream prints the diagnostics as an event, then the summary, exit 1', async () => {
+    await ws().write('guides.yaml', INVALID);
+    const run = await cli(['apply', 'guides.yaml', '--auto-approve', '--json-stream']);
+    expect(run.code).toBe(1);
+    const validate = await runCli(['validate', 'guides.yaml', '--json'], { cwd: ws().dir });
+    const events = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => parseJson(line) as Record<string, unknown>);
+    expect(events).toEqual([
+      {
+        format_version: 1,
+        type: 'diagnostics',
+        error: 'the files have errors',
+        diagnostics: parseJson(validate.stdout),
+      },
+      {
+        format_version: 1,
+        type: 'summary',
+        calls: 0,
+        done: 0,
+        failed: 0,
+        not_started: 0,
+        interrupted: false,
+        converged: false,
+        exit_code: 1,
+      },
+    ]);
+    expect(run.stderr).toContain('guides.yaml:4:15: error: nickname');
+  });
+
   it('plan --json: a plan that cannot be made (a protected guide deleted) is one JSON object too', async () => {
     await ws().write(
       'a.yaml',
@@ -53,6 +84,14 @@ describe('--json when the files are invalid', () => {
       format_version: 1,
       error: 'the plan cannot be made',
       diagnostics: [{ severity: 'error', code: 'protected-guide-delete', file: 'a.yaml' }],
+    });
+    // And apply --json-stream says the same as its first event.
+    const stream = await cli(['apply', 'a.yaml', '--auto-approve', '--json-stream']);
+    expect(stream.code).toBe(1);
+    expect(parseJson(stream.stdout.split('\n')[0] ?? '')).toMatchObject({
+      type: 'diagnostics',
+      error: 'the plan cannot be made',
+      diagnostics: [{ code: 'protected-guide-delete', file: 'a.yaml' }],
     });
   });
 
