@@ -18,6 +18,13 @@ function escapeOne(c: string): string {
   return SHORT[c] ?? `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
 }
 
+const UNSAFE_BESIDES_LINES = new RegExp(`(?!\\n)${UNSAFE.source}`, 'u');
+
+/** Whether `text` holds an unsafe character other than the line feed. */
+export function hasControlsBesidesLines(text: string): boolean {
+  return UNSAFE_BESIDES_LINES.test(text);
+}
+
 /** `text` with every unsafe character escaped (`\u001b`, `\n`); the rest, backslashes too, as is. */
 export function escapeControls(text: string): string {
   return text.replace(UNSAFE, escapeOne);

@@ -1,6 +1,7 @@
-import { stringify } from 'yaml';
+import { Document, visit } from 'yaml';
 import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
 import type { LiveState, LiveWelcome } from '../core/live.js';
+import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 
 export interface ExportResult {
   /** The desired-state YAML. */
@@ -81,14 +82,32 @@ export function renderExport(live: LiveState, options: { readonly schemaPath?: s
     };
   });
 
-  const body = stringify(
-    { version: 1, ...(Object.keys(account).length === 0 ? {} : { account }), groups, guides },
-    { lineWidth: 0 },
-  );
+  const body = safeYaml({
+    version: 1,
+    ...(Object.keys(account).length === 0 ? {} : { account }),
+    groups,
+    guides,
+  });
   const header = [
     `# yaml-language-server: $schema=${options.schemaPath ?? 'https://guidectl.invalid/schema/guidectl.schema.json'}`,
     '# Exported by guidectl export: the live state of the account. `guidectl plan` on this file shows no changes.',
     '# The sensitive words semantics is assumed to be append (the service default); change it if your target replaces.',
   ];
   return { text: `${header.join('\n')}\n${body}`, warnings };
+}
+
+/**
+ * YAML that shows on a terminal as it is (export prints to stdout): the YAML library escapes C0
+ * controls in double quotes but writes C1 controls (U+009B is a CSI), DEL, line separators and
+ * bidi overrides raw, and any of them in a plain scalar. So a string holding one is written double
+ * quoted, where YAML reads `\u009b` as the character, and every such character is escaped there.
+ */
+function safeYaml(value: unknown): string {
+  const doc = new Document(value);
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && hasControlsBesidesLines(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return escapeControlsKeepingLines(doc.toString({ lineWidth: 0 }));
 }

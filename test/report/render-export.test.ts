@@ -6,6 +6,7 @@ import type { LiveState } from '../../src/core/live.js';
 import { planChanges } from '../../src/plan/index.js';
 import { renderExport } from '../../src/report/export.js';
 import { liveGroup, liveGuide, liveState } from '../helpers/plan-builder.js';
+import { UNSAFE } from '../helpers/unsafe-text.js';
 
 // renderExport on live states built in code: what the file holds, what it warns of, and that the
 // file, read back by the config loader, plans to no changes against the account it came from.
@@ -129,12 +130,20 @@ describe('renderExport', () => {
     expect(file.groups).toEqual([{ name: 'Twin', members: ['amy_wx'] }]);
   });
 
-  it('writes control characters escaped, never raw, and they read back as they were', () => {
-    const evil = 'Eve\u001b[2J\r\u0007';
-    const exported = renderExport(liveState({ guides: [liveGuide('eve_wx', { nickname: evil })] }));
-    // No C0 control but the line feed: YAML writes them as escapes.
-    expect(exported.text).not.toMatch(/(?!\n)(?=\p{Cc})[^\u007f-\u009f]/u);
-    const file = parse(exported.text) as { guides: { nickname: string }[] };
-    expect(file.guides[0]?.nickname).toBe(evil);
+  it('writes every control character, line separator and bidi override escaped: export prints to a terminal', () => {
+    // C0 (YAML escapes those by itself), C1 (U+009B is a CSI: "\u009b2J" clears some screens), DEL,
+    // the line separator, a bidi override, the byte-order mark, a tab.
+    const evil = 'Eve\u001b[2J\r\u0007\u009b2J\u0085\u007f\u2028\u202e\ufeff\tx';
+    const replies = [evil, 'plain', 'two\nlines'];
+    const exported = renderExport(
+      liveState({
+        guides: [liveGuide('eve_wx', { nickname: evil, config: { quickReplies: replies, welcome: [] } })],
+      }),
+    );
+    expect(exported.text).not.toMatch(UNSAFE);
+    const file = parse(exported.text) as { guides: { nickname: string; quick_replies: string[] }[] };
+    expect(file.guides[0]).toMatchObject({ nickname: evil, quick_replies: replies });
+    // Strings without such characters are written as before: bare, or as a block.
+    expect(exported.text).toContain('      - plain\n      - |-\n        two\n        lines\n');
   });
 });
