@@ -15,8 +15,8 @@ import {
 } from '../../src/plan/index.js';
 import { planToJson } from '../../src/report/plan.js';
 import { stringifyJson } from '../../src/wire/json.js';
-import { applyToModel, fullLive } from './live-model.js';
-import { type Case, Random, randomCase, shuffledCase } from './random-states.js';
+import { applyToModel, fullLive } from '../helpers/live-model.js';
+import { type Case, desiredFromLive, Random, randomCase, shuffledCase } from '../helpers/random-states.js';
 
 // Properties of the planner over a few hundred random desired/live pairs from a seeded generator
 // (the same cases on every run). A failure names its seed: `randomCase(seed)` gives the pair back.
@@ -337,48 +337,6 @@ function liveInScope(live: LiveState, scope: LiveReadScope): LiveState {
       ...(scope.offlineAutoReply && offlineAutoReply !== undefined ? { offlineAutoReply } : {}),
       ...(scope.sensitiveWords && sensitiveWords !== undefined ? { sensitiveWords } : {}),
       ...(scope.defaultWelcome && defaultWelcome !== undefined ? { defaultWelcome } : {}),
-    },
-  };
-}
-
-/** The file `guidectl export` would write of `live` (everything managed), with `prune`. */
-function desiredFromLive(live: LiveState, prune: DesiredState['prune']): DesiredState {
-  const source = { file: 'export.yaml', line: 1, column: 1 };
-  const toWelcome = (w: NonNullable<LiveState['account']['defaultWelcome']>) =>
-    w.flatMap((m) =>
-      m.type === 'unknown' ? [] : [m.type === 'miniprogram' ? { ...m, mediaId: 'COVER_1' } : m],
-    );
-  const names = new Set<string>();
-  return {
-    guides: live.guides.map((g) => {
-      const welcome = toWelcome(g.config?.welcome ?? []);
-      const readable = welcome.length === (g.config?.welcome ?? []).length;
-      return {
-        id: g.id,
-        nickname: g.nickname,
-        headImageUrl: g.headImageUrl,
-        quickReplies: g.config?.quickReplies ?? [],
-        // A welcome the planner cannot write back (an unknown msgtype) is left unmanaged.
-        ...(readable ? { welcome } : {}),
-        source,
-      };
-    }),
-    groups: live.groups.flatMap((g) => {
-      if (names.has(g.name)) return [];
-      names.add(g.name);
-      return [{ name: g.name, members: g.members ?? [], source }];
-    }),
-    prune,
-    account: {
-      offlineAutoReply: live.account.offlineAutoReply ?? null,
-      sensitiveWords: {
-        semantics: 'append',
-        words: [...(live.account.sensitiveWords ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
-      },
-      ...(toWelcome(live.account.defaultWelcome ?? []).length === (live.account.defaultWelcome ?? []).length
-        ? { defaultWelcome: toWelcome(live.account.defaultWelcome ?? []) }
-        : {}),
-      source,
     },
   };
 }

@@ -8,7 +8,7 @@ import type {
 } from '../../src/core/desired.js';
 import { guideKey } from '../../src/core/desired.js';
 import type { LiveAccount, LiveGroup, LiveGuide, LiveState, LiveWelcome } from '../../src/core/live.js';
-import { desiredGroup, desiredGuide, guideId, SOURCE } from '../helpers/plan-builder.js';
+import { desiredGroup, desiredGuide, guideId, SOURCE } from './plan-builder.js';
 
 /**
  * Random desired/live pairs from a seeded generator, for the planner's property tests: a small
@@ -225,6 +225,53 @@ export function shuffledCase(c: Case, r: Random): Case {
           ? {}
           : { sensitiveWords: r.shuffle(live.account.sensitiveWords) }),
       },
+    },
+  };
+}
+
+/**
+ * The file `guidectl export` would write of `live` (everything managed), with `prune`; `cover` stands
+ * for the media id of cards, which the API does not read back.
+ */
+export function desiredFromLive(
+  live: LiveState,
+  prune: DesiredState['prune'],
+  cover = 'COVER_1',
+): DesiredState {
+  const source = { file: 'export.yaml', line: 1, column: 1 };
+  const toWelcome = (w: NonNullable<LiveState['account']['defaultWelcome']>) =>
+    w.flatMap((m) => (m.type === 'unknown' ? [] : [m.type === 'miniprogram' ? { ...m, mediaId: cover } : m]));
+  const names = new Set<string>();
+  return {
+    guides: live.guides.map((g) => {
+      const welcome = toWelcome(g.config?.welcome ?? []);
+      const readable = welcome.length === (g.config?.welcome ?? []).length;
+      return {
+        id: g.id,
+        nickname: g.nickname,
+        headImageUrl: g.headImageUrl,
+        quickReplies: g.config?.quickReplies ?? [],
+        // A welcome the planner cannot write back (an unknown msgtype) is left unmanaged.
+        ...(readable ? { welcome } : {}),
+        source,
+      };
+    }),
+    groups: live.groups.flatMap((g) => {
+      if (names.has(g.name)) return [];
+      names.add(g.name);
+      return [{ name: g.name, members: g.members ?? [], source }];
+    }),
+    prune,
+    account: {
+      offlineAutoReply: live.account.offlineAutoReply ?? null,
+      sensitiveWords: {
+        semantics: 'append',
+        words: [...(live.account.sensitiveWords ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+      },
+      ...(toWelcome(live.account.defaultWelcome ?? []).length === (live.account.defaultWelcome ?? []).length
+        ? { defaultWelcome: toWelcome(live.account.defaultWelcome ?? []) }
+        : {}),
+      source,
     },
   };
 }
