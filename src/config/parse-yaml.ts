@@ -14,6 +14,7 @@ import {
 } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { isRecord } from '../core/records.js';
+import { type BlockYaml, readBlockYaml, setOwn } from './read-block-yaml.js';
 
 /** A range in a file, 1-based; the end is exclusive. */
 export interface Span {
@@ -69,6 +70,15 @@ const ALLOWED_TAGS = new Set(
  * the file is not usable YAML (syntax errors, an empty file, a top level that is not a mapping).
  */
 export function parseYaml(file: string, text: string): ParseYamlResult {
+  // Most files are plain block YAML, which the fast reader reads with the same result; it
+  // declines everything else, which the yaml package reads below.
+  const block = readBlockYaml(text);
+  if (block !== undefined) return fromBlockYaml(file, block);
+  return parseYamlWithPackage(file, text);
+}
+
+/** `parseYaml` by the yaml package alone (exported for the test that holds the fast reader to it). */
+export function parseYamlWithPackage(file: string, text: string): ParseYamlResult {
   const lineCounter = new LineCounter();
   const at = (code: DiagnosticCode, start: number, end: number, message: string, hint?: string): Diagnostic =>
     makeDiagnostic(file, lineCounter, code, start, end, message, hint);
@@ -150,6 +160,21 @@ export function parseYaml(file: string, text: string): ParseYamlResult {
   };
   // Duplicate keys do not stop the checks: the first of the two is kept, and the rest is checked.
   return { parsed: { file, value, locate }, diagnostics: walker.duplicates };
+}
+
+function fromBlockYaml(file: string, block: BlockYaml): ParseYamlResult {
+  const { lineCounter } = block;
+  const at: At = (code, start, end, message, hint) =>
+    makeDiagnostic(file, lineCounter, code, start, end, message, hint);
+  const lineOf = (offset: number): number => lineCounter.linePos(offset).line;
+  const diagnostics = block.duplicates.map((d) =>
+    duplicateKeyDiagnostic(at, lineOf, d.key, [d.start, d.end], d.firstStart),
+  );
+  const locate = (path: ValuePath, part: SpanPart = 'value'): Span => {
+    const [start, end] = block.locateRange(path, part);
+    return spanOf(lineCounter, start, end);
+  };
+  return { parsed: { file, value: block.value, locate }, diagnostics };
 }
 
 function makeDiagnostic(
@@ -393,16 +418,7 @@ class NodeWalker {
   }
 
   private reportDuplicate(key: string, node: unknown, first: unknown): void {
-    const [start, end] = rangeOf(node);
-    this.duplicates.push(
-      this.at(
-        'yaml-duplicate-key',
-        start,
-        end,
-        `key "${key}" appears twice in the same mapping (first at line ${this.lineOf(rangeOf(first)[0])}); the first is used`,
-        'remove one of the two, or merge their values',
-      ),
-    );
+    this.duplicates.push(duplicateKeyDiagnostic(this.at, this.lineOf, key, rangeOf(node), rangeOf(first)[0]));
   }
 
   private walkKey(pair: Pair<unknown, unknown>): string {
@@ -504,13 +520,20 @@ function isMergeKey(key: unknown): boolean {
   return isScalar(key) && key.value === '<<' && key.type === Scalar.PLAIN && key.tag === undefined;
 }
 
-/** Sets a key as an own property; "__proto__" is an ordinary key here, never the object's prototype. */
-function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    object[key] = value;
-  }
+function duplicateKeyDiagnostic(
+  at: At,
+  lineOf: (offset: number) => number,
+  key: string,
+  [start, end]: [number, number],
+  firstStart: number,
+): Diagnostic {
+  return at(
+    'yaml-duplicate-key',
+    start,
+    end,
+    `key "${key}" appears twice in the same mapping (first at line ${lineOf(firstStart)}); the first is used`,
+    'remove one of the two, or merge their values',
+  );
 }
 
 function rangeOf(node: unknown): [number, number] {
