@@ -92,7 +92,13 @@ interface MapNode {
   readonly kind: 'map';
   readonly start: number;
   end: number;
-  readonly entries: Map<string, Entry>;
+  /** The entries in the order written, without the duplicates of a key. */
+  readonly entries: Entry[];
+  /**
+   * The entries by key, made on first use: a valid file never needs it (`locate` is for
+   * diagnostics), and not making a Map beside the value's object halves the work per key.
+   */
+  index: Map<string, Entry> | undefined;
 }
 
 interface SeqNode {
@@ -105,6 +111,7 @@ interface SeqNode {
 type FastNode = ScalarNode | MapNode | SeqNode;
 
 interface Entry {
+  readonly key: string;
   readonly keyStart: number;
   readonly keyEnd: number;
   readonly value: FastNode;
@@ -117,7 +124,7 @@ function locateRange(root: MapNode, path: ValuePath, part: SpanPart): [number, n
   for (let i = 0; i < path.length; i++) {
     const segment = path[i];
     if (node.kind === 'map') {
-      const entry = node.entries.get(String(segment));
+      const entry = indexOf(node).get(String(segment));
       if (entry === undefined) break;
       if (i === path.length - 1 && part === 'key') return [entry.keyStart, entry.keyEnd];
       key = entry;
@@ -136,6 +143,14 @@ function locateRange(root: MapNode, path: ValuePath, part: SpanPart): [number, n
   }
   if (node.start === node.end && key !== undefined) return [key.keyStart, key.keyEnd];
   return [node.start, node.end];
+}
+
+function indexOf(node: MapNode): Map<string, Entry> {
+  if (node.index === undefined) {
+    node.index = new Map();
+    for (const entry of node.entries) node.index.set(entry.key, entry);
+  }
+  return node.index;
 }
 
 /** Thrown inside the reader when the text is outside the subset; never escapes `readBlockYaml`. */
@@ -323,7 +338,7 @@ class BlockReader {
     depth: number,
   ): { value: Record<string, unknown>; root: MapNode } {
     if (depth > MAX_DEPTH) decline();
-    const node: MapNode = { kind: 'map', start: keyStart, end: keyStart, entries: new Map() };
+    const node: MapNode = { kind: 'map', start: keyStart, end: keyStart, entries: [], index: undefined };
     const value: Record<string, unknown> = {};
     let at = line;
     let start = keyStart;
@@ -359,12 +374,14 @@ class BlockReader {
     } else {
       item = this.readLineValue(line, valueStart, indent);
     }
-    const first = node.entries.get(key.key);
-    if (first !== undefined) {
-      this.duplicates.push({ key: key.key, start: key.start, end: key.end, firstStart: first.keyStart });
+    if (Object.hasOwn(object, key.key)) {
+      const firstStart = indexOf(node).get(key.key)?.keyStart ?? key.start;
+      this.duplicates.push({ key: key.key, start: key.start, end: key.end, firstStart });
       return;
     }
-    node.entries.set(key.key, { keyStart: key.start, keyEnd: key.end, value: item.node });
+    const entry: Entry = { key: key.key, keyStart: key.start, keyEnd: key.end, value: item.node };
+    node.entries.push(entry);
+    node.index?.set(key.key, entry);
     setOwn(object, key.key, item.value);
   }
 
@@ -536,7 +553,7 @@ class BlockReader {
       if (this.text.charCodeAt(close) !== 0x7d) decline();
       inline = {
         value: {},
-        node: { kind: 'map', start, end: close + 1, entries: new Map() },
+        node: { kind: 'map', start, end: close + 1, entries: [], index: undefined },
         after: close + 1,
       };
     } else {
