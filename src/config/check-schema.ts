@@ -390,6 +390,8 @@ interface ErrorsContext {
   readonly misspelt: ReadonlyMap<string, ReadonlySet<string>>;
   /** Whether unknown keys get a "did you mean": not when there are thousands of them (generated junk). */
   readonly suggestKeys: boolean;
+  /** `pointerToPath`, remembering the last pointer: the errors of one mapping come one after another. */
+  readonly pathOf: (pointer: string) => ValuePath;
 }
 
 /** Above this many schema errors in one file, unknown keys get no "did you mean" (it costs time per key). */
@@ -413,7 +415,16 @@ function errorContext(errors: readonly ErrorObject[]): ErrorsContext {
       misspelt.set(e.instancePath, keys);
     }
   }
-  return { typeFailed, misspelt, suggestKeys: errors.length <= MAX_SUGGESTED_ERRORS };
+  let lastPointer: string | undefined;
+  let lastPath: ValuePath = [];
+  const pathOf = (pointer: string): ValuePath => {
+    if (pointer !== lastPointer) {
+      lastPointer = pointer;
+      lastPath = pointerToPath(pointer);
+    }
+    return lastPath;
+  };
+  return { typeFailed, misspelt, suggestKeys: errors.length <= MAX_SUGGESTED_ERRORS, pathOf };
 }
 
 interface MappedError {
@@ -637,7 +648,7 @@ function mapError(
   compiledSchema: CompiledSchema,
   context: ErrorsContext,
 ): MappedError | undefined {
-  const path = pointerToPath(e.instancePath);
+  const path = context.pathOf(e.instancePath);
   // The branches of the guide's oneOf are reported once, as the oneOf itself.
   if (e.schemaPath.includes('/oneOf/')) return undefined;
   // The version was checked first, with better words.

@@ -72,7 +72,8 @@ export function readBlockYaml(text: string): BlockYaml | undefined {
   if (read === undefined) return undefined;
   const { root, value } = read;
   const lineCounter = new LineCounter();
-  for (const start of reader.starts) lineCounter.addNewLine(start);
+  // The same line starts as the yaml package records (one after each "\n"), shared, not copied.
+  lineCounter.lineStarts = reader.starts;
   return {
     value,
     lineCounter,
@@ -187,12 +188,22 @@ function resolvePlain(source: string): unknown {
     c === 0x2e || // .
     (c >= 0x30 && c <= 0x39);
   if (!maybeTagged) return source;
+  // Digits only: the core schema's decimal int, which the yaml package reads with parseInt.
+  if (isDigits(source)) return Number.parseInt(source, 10);
   for (const tag of PLAIN_TAGS) {
     if (tag.test?.test(source) !== true) continue;
     const resolved = tag.resolve(source, decline, RESOLVE_OPTIONS);
     return isScalar(resolved) ? resolved.value : resolved;
   }
   return source;
+}
+
+function isDigits(source: string): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return source.length > 0;
 }
 
 /** The escapes of double-quoted text, as the yaml package reads them. */
@@ -217,6 +228,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 const SPACE = 0x20;
+const NEWLINE = 0x0a;
 const HASH = 0x23;
 const COLON = 0x3a;
 const DASH = 0x2d;
@@ -255,16 +267,31 @@ class BlockReader {
   /** The offset where each line starts; the last line may be empty (the text ends with "\n"). */
   readonly starts: number[] = [0];
   readonly duplicates: DuplicateKey[] = [];
+  /** The offset of each line's first character that is not a space. */
+  private readonly firsts: number[] = [];
+  /** Whether each line holds content (not only spaces, not a comment). */
+  private readonly contents: boolean[] = [];
   private readonly n: number;
   /** The next content line (not blank, not a comment) after what was read; `starts.length` at the end. */
   private line = 0;
   /** Where the last value read ends, comments taken in included: the yaml package's range[2]. */
   private lastEnd = 0;
   private trailing: Trailing | undefined;
+  /** The next " #" (-1: none) and the next key ":" (see `keyColonFrom`) after the offsets searched. */
+  private nextHash = -2;
+  private nextColon = -1;
+  private readonly keyCache: ({ readonly source: string; readonly key: string } | undefined)[] = [];
 
   constructor(private readonly text: string) {
     this.n = text.length;
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+    // Each line's indentation and kind, once: the reader asks for them several times per line.
+    for (let line = 0; line < this.starts.length; line++) {
+      let p = this.startOf(line);
+      while (text.charCodeAt(p) === SPACE) p++;
+      this.firsts.push(p);
+      this.contents.push(p < this.endOf(line) && text.charCodeAt(p) !== HASH);
+    }
   }
 
   readDocument(): { value: Record<string, unknown>; root: MapNode } | undefined {
@@ -294,26 +321,26 @@ class BlockReader {
     return this.starts[line + 1] ?? this.n;
   }
 
+  /** The offset of the first character of `line` that is not a space. */
+  private firstOf(line: number): number {
+    return this.firsts[line] ?? this.n;
+  }
+
   private indentOf(line: number): number {
-    const start = this.startOf(line);
-    let p = start;
-    while (this.text.charCodeAt(p) === SPACE) p++;
-    return p - start;
+    return this.firstOf(line) - this.startOf(line);
   }
 
   /** The first line from `line` on that holds something other than spaces and a comment. */
   private nextContent(line: number): number {
     const count = this.starts.length;
-    for (let i = line; i < count; i++) {
-      const p = this.startOf(i) + this.indentOf(i);
-      if (p !== this.endOf(i) && this.text.charCodeAt(p) !== HASH) return i;
-    }
-    return count;
+    let i = line;
+    while (i < count && this.contents[i] !== true) i++;
+    return i;
   }
 
   /** Whether `line` is a list item ("-" then a space or the end of the line) at its indentation. */
   private isDashLine(line: number): boolean {
-    const p = this.startOf(line) + this.indentOf(line);
+    const p = this.firstOf(line);
     return this.text.charCodeAt(p) === DASH && this.isBlankOrEnd(p + 1, line);
   }
 
@@ -422,16 +449,13 @@ class BlockReader {
   }
 
   private hasCommentLine(from: number, to: number): boolean {
-    for (let i = from; i < to; i++) {
-      const p = this.startOf(i) + this.indentOf(i);
-      if (p !== this.endOf(i)) return true;
-    }
+    for (let i = from; i < to; i++) if (this.firstOf(i) !== this.endOf(i)) return true;
     return false;
   }
 
   /** The first character of content line `line`, or the end of the text. */
   private contentStart(line: number): number {
-    return line === this.starts.length ? this.n : this.startOf(line) + this.indentOf(line);
+    return line === this.starts.length ? this.n : this.firstOf(line);
   }
 
   private readSeq(line: number, indent: number, depth: number): { value: unknown[]; node: SeqNode } {
@@ -508,33 +532,74 @@ class BlockReader {
       if (plain.colon === -1) decline();
       end = plain.end;
       colon = plain.colon;
-      const source = this.text.slice(start, end);
-      // Keys are names: anything that looks like flow syntax, or a merge key, goes the yaml path.
-      if (/[[\]{},]/.test(source) || source === '<<') decline();
-      const resolved = resolvePlain(source);
-      key = resolved === null ? '' : String(resolved);
+      key = this.plainKey(start, end);
     }
     if (colon - start > MAX_KEY_CHARS) decline();
     return { key, start, end, colon };
   }
 
   /**
+   * A plain key as a string. Keys repeat (every guide has a "nickname"): the last key of each
+   * length and first letter is kept and given again when the text matches, which saves a string
+   * per entry (most of them would live as long as the value).
+   */
+  private plainKey(start: number, end: number): string {
+    const slot = ((end - start) * 31 + this.text.charCodeAt(start)) & 0xff;
+    const cached = this.keyCache[slot];
+    if (
+      cached !== undefined &&
+      cached.source.length === end - start &&
+      this.text.startsWith(cached.source, start)
+    ) {
+      return cached.key;
+    }
+    const source = this.text.slice(start, end);
+    // Keys are names: anything that looks like flow syntax, or a merge key, goes the yaml path.
+    if (/[[\]{},]/.test(source) || source === '<<') decline();
+    const resolved = resolvePlain(source);
+    const key = resolved === null ? '' : String(resolved);
+    this.keyCache[slot] = { source, key };
+    return key;
+  }
+
+  /**
    * Where a plain scalar starting at `start` ends in block context: before " #" (a comment) or
    * ": " (a key), or at the end of the line, trailing spaces left out. `colon` is the ":" of a key.
+   * The searches are indexOf's (native speed even before the JIT has compiled this code).
    */
   private findPlainEnd(line: number, start: number): { end: number; colon: number } {
     const lineEnd = this.endOf(line);
-    let last = start;
-    for (let p = start; p < lineEnd; p++) {
-      const c = this.text.charCodeAt(p);
-      if (c === SPACE) continue;
-      if (c === HASH && this.text.charCodeAt(p - 1) === SPACE && p > start) return { end: last, colon: -1 };
-      if (c === COLON && (p + 1 >= lineEnd || this.text.charCodeAt(p + 1) === SPACE)) {
-        return { end: last, colon: p };
-      }
-      last = p + 1;
+    const keyColon = this.keyColonFrom(start);
+    let colon = keyColon < lineEnd ? keyColon : -1;
+    if (this.nextHash !== -1 && this.nextHash < start) this.nextHash = this.text.indexOf(' #', start);
+    const hash = this.nextHash !== -1 && this.nextHash < lineEnd ? this.nextHash : -1;
+    let stop = lineEnd;
+    if (hash !== -1 && (colon === -1 || hash < colon)) {
+      stop = hash;
+      colon = -1;
+    } else if (colon !== -1) {
+      stop = colon;
     }
-    return { end: last, colon: -1 };
+    while (stop > start && this.text.charCodeAt(stop - 1) === SPACE) stop--;
+    return { end: stop, colon };
+  }
+
+  /**
+   * The first ":" at or after `from` that is followed by a space or a line end (the end of the
+   * text if none). Plain scalars are read from the start of the text to its end, so the one found
+   * stays the answer until it is passed: each part of the text is searched once.
+   */
+  private keyColonFrom(from: number): number {
+    if (this.nextColon < from) {
+      let c = this.text.indexOf(':', from);
+      while (c !== -1 && c + 1 < this.n) {
+        const next = this.text.charCodeAt(c + 1);
+        if (next === SPACE || next === NEWLINE) break;
+        c = this.text.indexOf(':', c + 1);
+      }
+      this.nextColon = c === -1 ? this.n : c;
+    }
+    return this.nextColon;
   }
 
   /**
@@ -585,10 +650,10 @@ class BlockReader {
     const count = this.starts.length;
     let i = line + 1;
     for (; i < count; i++) {
-      const lineIndent = this.indentOf(i);
-      const p = this.startOf(i) + lineIndent;
+      if (this.contents[i] === true) break;
+      const p = this.firstOf(i);
       if (p === this.endOf(i)) continue;
-      if (this.text.charCodeAt(p) !== HASH) break;
+      const lineIndent = p - this.startOf(i);
       if (taking && lineIndent > indent) {
         end = this.nextStartOf(i);
       } else {
