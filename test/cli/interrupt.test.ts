@@ -20,6 +20,7 @@ const writes = () =>
     .filter((c) => c.writes);
 
 const STALL_READ = fileURLToPath(new URL('./fixtures/stall-read.cjs', import.meta.url));
+const BLOCKING_READ = fileURLToPath(new URL('./fixtures/block-after-read.cjs', import.meta.url));
 
 /** `n` guides: `n` independent calls to an empty account. */
 const guides = (n: number): string => `version: 1\nguides:\n${guideEntries(n)}`;
@@ -216,4 +217,28 @@ describe('a signal during work that has nothing in flight', () => {
     const { code, signal } = await spawned.ended;
     expect({ code, signal }).toEqual({ code: null, signal: 'SIGTERM' });
   });
+});
+
+describe('a signal during synchronous work (the parse of a huge file)', () => {
+  // No JavaScript signal handler can run while the parse holds the thread: the files are read
+  // before any command asks for the signals, so their default action ends the process at once.
+  for (const command of ['validate', 'plan', 'apply'] as const) {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      it(`${signal} ends ${command} at once`, async () => {
+        await ws().write('block.yaml', guides(1));
+        const spawned = spawnCli(
+          [command, 'block.yaml', ...(command === 'validate' ? [] : ['--base-url', slow().url])],
+          {
+            cwd: ws().dir,
+            env: env(),
+            preload: BLOCKING_READ,
+          },
+        );
+        await untilOutput(spawned.child.stderr, /block: parsing block\.yaml/);
+        spawned.child.kill(signal);
+        const ended = await spawned.ended;
+        expect({ code: ended.code, signal: ended.signal }).toEqual({ code: null, signal });
+      });
+    }
+  }
 });
