@@ -9,7 +9,9 @@ import { loadDesiredState } from '../../src/config/index.js';
 /**
  * `guidectl validate` on a generated file of 10,000 guides, in a fresh process (as the command
  * runs: cold, schema compiled on first use) so that its peak RSS is its own; three runs, the
- * median time and the highest peak RSS are printed. Aim: under 1 s and under 200 MB.
+ * median time and the highest peak RSS are printed. Aim (issue 10, goal 5): under 0.6 s and under
+ * 200 MB. The CPU time of the run is printed beside its wall time: on a busy machine the wall time
+ * says more about the other processes than about guidectl.
  *
  * The file is what a large chain would write: every guide with account, nickname and picture; one
  * in five with three quick replies; one in ten with two welcome messages (text, then image or
@@ -17,7 +19,7 @@ import { loadDesiredState } from '../../src/config/index.js';
  */
 const GUIDES = 10_000;
 const GROUPS = 200;
-const AIM_SECONDS = 1;
+const AIM_SECONDS = 0.6;
 const AIM_MB = 200;
 const RUNS = 3;
 
@@ -74,6 +76,8 @@ export function generateDesiredState(guides: number, groups: number): string {
 
 interface ChildReport {
   readonly seconds: number;
+  /** User and system CPU time of the validation, in seconds. */
+  readonly cpuSeconds: number;
   readonly maxRssMb: number;
   readonly heapUsedMb: number;
   readonly guides: number;
@@ -83,10 +87,13 @@ interface ChildReport {
 /** Run in the child: validate once, report time and memory as one JSON line. */
 async function child(file: string): Promise<void> {
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const result = await loadDesiredState([file]);
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuStarted);
   const report: ChildReport = {
     seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     // ru_maxrss is in kilobytes on Linux and macOS.
     maxRssMb: process.resourceUsage().maxRSS / 1024,
     heapUsedMb: process.memoryUsage().heapUsed / (1024 * 1024),
@@ -116,12 +123,14 @@ export async function benchValidate(): Promise<void> {
     }
     const times = reports.map((r) => r.seconds).sort((a, b) => a - b);
     const median = times[Math.floor(times.length / 2)] ?? Number.NaN;
+    const cpus = reports.map((r) => r.cpuSeconds).sort((a, b) => a - b);
+    const medianCpu = cpus[Math.floor(cpus.length / 2)] ?? Number.NaN;
     const peak = Math.max(...reports.map((r) => r.maxRssMb));
     const heap = Math.max(...reports.map((r) => r.heapUsedMb));
     const ok = median < AIM_SECONDS && peak < AIM_MB;
     console.log(
       `validate ${GUIDES.toLocaleString('en-US')} guides (${(size / (1024 * 1024)).toFixed(1)} MiB, ${GROUPS} groups, one file, fresh process): ` +
-        `${median.toFixed(2)} s (median of ${RUNS}; ${times.map((t) => t.toFixed(2)).join(', ')}), ` +
+        `${median.toFixed(2)} s (median of ${RUNS}; ${times.map((t) => t.toFixed(2)).join(', ')}; CPU ${medianCpu.toFixed(2)} s), ` +
         `peak RSS ${peak.toFixed(0)} MB, heap after ${heap.toFixed(0)} MB ` +
         `(aim < ${AIM_SECONDS} s, < ${AIM_MB} MB)${ok ? '' : ' — ABOVE AIM'}`,
     );
@@ -150,7 +159,7 @@ async function benchManyKeys(dir: string, self: string): Promise<void> {
   const report: ChildReport = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
   console.log(
     `validate one mapping of ${BAD_KEYS.toLocaleString('en-US')} unknown keys (${(size / (1024 * 1024)).toFixed(1)} MiB, fresh process): ` +
-      `${report.seconds.toFixed(2)} s, peak RSS ${report.maxRssMb.toFixed(0)} MB, ${report.diagnostics} diagnostics returned ` +
+      `${report.seconds.toFixed(2)} s (CPU ${report.cpuSeconds.toFixed(2)} s), peak RSS ${report.maxRssMb.toFixed(0)} MB, ${report.diagnostics} diagnostics returned ` +
       `(aim < ${BAD_AIM_SECONDS} s)${report.seconds < BAD_AIM_SECONDS ? '' : ' — ABOVE AIM'}`,
   );
 }
