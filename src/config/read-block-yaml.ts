@@ -100,6 +100,8 @@ interface MapNode {
    * diagnostics), and not making a Map beside the value's object halves the work per key.
    */
   index: Map<string, Entry> | undefined;
+  /** The entry found last (see `findEntry`). */
+  cursor: number;
 }
 
 interface SeqNode {
@@ -113,6 +115,8 @@ type FastNode = ScalarNode | MapNode | SeqNode;
 
 interface Entry {
   readonly key: string;
+  /** Its place in `entries`. */
+  readonly at: number;
   readonly keyStart: number;
   readonly keyEnd: number;
   readonly value: FastNode;
@@ -125,7 +129,7 @@ function locateRange(root: MapNode, path: ValuePath, part: SpanPart): [number, n
   for (let i = 0; i < path.length; i++) {
     const segment = path[i];
     if (node.kind === 'map') {
-      const entry = indexOf(node).get(String(segment));
+      const entry = findEntry(node, String(segment));
       if (entry === undefined) break;
       if (i === path.length - 1 && part === 'key') return [entry.keyStart, entry.keyEnd];
       key = entry;
@@ -144,6 +148,25 @@ function locateRange(root: MapNode, path: ValuePath, part: SpanPart): [number, n
   }
   if (node.start === node.end && key !== undefined) return [key.keyStart, key.keyEnd];
   return [node.start, node.end];
+}
+
+/**
+ * The entry of `key`. Diagnostics ask for the keys of a mapping mostly in the order written (ajv
+ * reports unknown keys in that order): the entry found last and the one after it are tried first,
+ * so that 200,000 unknown keys need no index; small mappings are searched through.
+ */
+function findEntry(node: MapNode, key: string): Entry | undefined {
+  const { entries, cursor } = node;
+  const last = entries[cursor];
+  if (last !== undefined && last.key === key) return last;
+  const next = entries[cursor + 1];
+  if (next !== undefined && next.key === key) {
+    node.cursor = cursor + 1;
+    return next;
+  }
+  const found = entries.length <= 8 ? entries.find((e) => e.key === key) : indexOf(node).get(key);
+  if (found !== undefined) node.cursor = found.at;
+  return found;
 }
 
 function indexOf(node: MapNode): Map<string, Entry> {
@@ -227,6 +250,8 @@ const ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\',
 };
 
+const DOCUMENT_START = '---';
+const DOCUMENT_END = '...';
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
 const HASH = 0x23;
@@ -300,7 +325,9 @@ class BlockReader {
     const start = this.startOf(first);
     // Document markers ("---", "...") can only be at column 0.
     for (const lineStart of this.starts) {
-      if (this.text.startsWith('---', lineStart) || this.text.startsWith('...', lineStart)) return undefined;
+      if (this.text.startsWith(DOCUMENT_START, lineStart) || this.text.startsWith(DOCUMENT_END, lineStart)) {
+        return undefined;
+      }
     }
     const root = this.readMap(first, 0, start, 1);
     if (this.line !== this.starts.length) return undefined;
@@ -365,7 +392,14 @@ class BlockReader {
     depth: number,
   ): { value: Record<string, unknown>; root: MapNode } {
     if (depth > MAX_DEPTH) decline();
-    const node: MapNode = { kind: 'map', start: keyStart, end: keyStart, entries: [], index: undefined };
+    const node: MapNode = {
+      kind: 'map',
+      start: keyStart,
+      end: keyStart,
+      entries: [],
+      index: undefined,
+      cursor: 0,
+    };
     const value: Record<string, unknown> = {};
     let at = line;
     let start = keyStart;
@@ -406,7 +440,13 @@ class BlockReader {
       this.duplicates.push({ key: key.key, start: key.start, end: key.end, firstStart });
       return;
     }
-    const entry: Entry = { key: key.key, keyStart: key.start, keyEnd: key.end, value: item.node };
+    const entry: Entry = {
+      key: key.key,
+      at: node.entries.length,
+      keyStart: key.start,
+      keyEnd: key.end,
+      value: item.node,
+    };
     node.entries.push(entry);
     node.index?.set(key.key, entry);
     setOwn(object, key.key, item.value);
@@ -618,7 +658,7 @@ class BlockReader {
       if (this.text.charCodeAt(close) !== 0x7d) decline();
       inline = {
         value: {},
-        node: { kind: 'map', start, end: close + 1, entries: [], index: undefined },
+        node: { kind: 'map', start, end: close + 1, entries: [], index: undefined, cursor: 0 },
         after: close + 1,
       };
     } else {
