@@ -28,6 +28,14 @@ export const PLAN_ID_LENGTH = 12;
  * `undefined` properties left out (as `JSON.stringify` does). Throws on values JSON cannot hold.
  */
 export function canonicalJson(value: unknown): string {
+  return canonicalWithout(value, undefined);
+}
+
+/**
+ * {@link canonicalJson} leaving out the properties named `skip` at any depth (the desired digest
+ * leaves out source positions this way rather than copying the whole state without them first).
+ */
+function canonicalWithout(value: unknown, skip: string | undefined): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -40,15 +48,23 @@ export function canonicalJson(value: unknown): string {
     case 'bigint':
       return value.toString();
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v: unknown) => canonicalJson(v)).join(',')}]`;
+      if (Array.isArray(value)) return `[${value.map((v: unknown) => canonicalWithout(v, skip)).join(',')}]`;
       const entries = Object.entries(value)
-        .filter(([, v]) => v !== undefined)
+        .filter(([k, v]) => v !== undefined && k !== skip)
         .sort(([a], [b]) => compareText(a, b));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalWithout(v, skip)}`).join(',')}}`;
     }
     default:
       throw new TypeError(`canonicalJson: a ${typeof value} is not JSON`);
   }
+}
+
+/** `items` sorted by the text `key` gives each (computed once per item, not per comparison). */
+function sortedBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+  return items
+    .map((item) => ({ item, key: key(item) }))
+    .sort((a, b) => compareText(a.key, b.key))
+    .map((e) => e.item);
 }
 
 export function sha256Hex(text: string): string {
@@ -170,34 +186,24 @@ export function planId(plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>, bas
   return sha256Hex(`guidectl-plan-2\n${canonicalJson(value)}`).slice(0, PLAN_ID_LENGTH);
 }
 
-/** The value of `value` with every `source` property removed, at any depth. */
-function withoutSources(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutSources);
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) if (key !== 'source') out[key] = withoutSources(v);
-  return out;
-}
-
 /** The SHA-256 (hex) of the meaning of the desired state; see the module comment. */
 export function desiredDigest(desired: DesiredState): string {
   const normal = {
     ...desired,
-    guides: [...desired.guides].sort((a, b) => compareText(guideKey(a.id), guideKey(b.id))),
+    guides: sortedBy(desired.guides, (g) => guideKey(g.id)),
     groups: [...desired.groups]
       .sort((a, b) => compareText(a.name, b.name))
       .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(compareText) })),
   };
-  return sha256Hex(`guidectl-desired-1\n${canonicalJson(withoutSources(normal))}`);
+  // Without source positions: `source` properties are left out at any depth.
+  return sha256Hex(`guidectl-desired-1\n${canonicalWithout(normal, 'source')}`);
 }
 
 /** The live state in a canonical order: guides by identity, groups by id, members and words sorted. */
 function canonicalLive(live: LiveState): unknown {
   const account = live.account;
   return {
-    guides: [...live.guides]
-      .sort((a, b) => compareText(guideKey(a.id), guideKey(b.id)))
-      .map((g) => ({ ...g, id: guideKey(g.id) })),
+    guides: sortedBy(live.guides, (g) => guideKey(g.id)).map((g) => ({ ...g, id: guideKey(g.id) })),
     groups: [...live.groups]
       .sort((a, b) => compareText(a.id, b.id) || compareText(a.name, b.name))
       .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(compareText) })),

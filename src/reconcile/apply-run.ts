@@ -1,7 +1,7 @@
 import type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
 import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { LiveReadScope, LiveState } from '../core/live.js';
+import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
 import type { GuardResult, Refusal } from '../core/safety.js';
 import {
@@ -10,6 +10,7 @@ import {
   detectReplacedWords,
   type GuardFlags,
   liveDigest,
+  type PlanBasis,
   planBasis,
   planId,
   protectionFromNames,
@@ -74,7 +75,7 @@ async function applyFiles(
 ): Promise<ApplyRun> {
   const run = await planRun(source.files, deps, flags);
   if (run.status === 'invalid') return run;
-  const { plan, planId: id, guards, live, scope } = run;
+  const { plan, planId: id, guards, live, scope, basis } = run;
   const refusals: Refusal[] = [];
   if (flags.planId !== undefined && flags.planId !== id)
     refusals.push({ kind: 'plan-id', expected: flags.planId, actual: id });
@@ -82,7 +83,7 @@ async function applyFiles(
   const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics };
   const verify = flags.verify ?? 'targeted';
   return proceed(source, deps, reviewed, refusals, verify, (result) =>
-    planAgain(deps, source.files, scope, verifyRead(verify, scope, plan, result, live), plan, live),
+    planAgain(deps, source.files, basis, verifyRead(verify, scope, plan, result, live), plan, live),
   );
 }
 
@@ -123,7 +124,7 @@ async function applySaved(
           planAgain(
             deps,
             files,
-            scope,
+            planBasis(files.state, live, scope),
             verifyRead(verify, scope, saved.plan, result, live),
             saved.plan,
             live,
@@ -250,7 +251,7 @@ async function makeCalls(
 async function planAgain(
   source: LiveSource,
   files: LoadedFiles,
-  scope: LiveReadScope,
+  basis: PlanBasis,
   verify: VerifyRead,
   plan: Plan,
   before: LiveState,
@@ -261,7 +262,8 @@ async function planAgain(
   const wordsReplaced = detectReplacedWords(plan, before.account, after.account);
   const drift: Drift = {
     plan: now.plan,
-    planId: planId(now.plan, planBasis(files.state, after, scope)),
+    // The same files and read scope as the plan's basis: only the account's digest is new.
+    planId: planId(now.plan, { ...basis, liveDigest: liveDigest(after) }),
     ...(wordsReplaced === undefined ? {} : { wordsReplaced }),
   };
   return { drift, diagnostics: now.diagnostics };
