@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ApplyResult, executePlan } from '../apply/index.js';
 import { CallOutcomeUnknownError, type GuideClient } from '../client/index.js';
 import type { Plan } from '../core/plan.js';
@@ -71,7 +70,10 @@ export async function makeCalls(
   session.stopper.writing(true);
   const progress = createProgress(io, 'Applying');
   const inFlight = new Set<number>();
-  const unlisten = listenRetries(session, stream, (callId) => progress.retried(callId));
+  // Retries: counted on the progress line (the confirming reads' too), streamed for plan calls.
+  const unlisten = session.events.listen((event) => {
+    if (event.type === 'retry') progress.retried(event.callId);
+  });
   const onStop = (): void => {
     const n = inFlight.size;
     progress.note(
@@ -97,13 +99,25 @@ export async function makeCalls(
       plan,
       {
         call: (operation, body, callOptions, index) =>
-          callIndex.run(index, () =>
-            session.client.call(operation, body, callOptions).catch((error: unknown) => {
+          session.client
+            .call(operation, body, {
+              ...callOptions,
+              onRetry: (event) =>
+                stream({
+                  type: 'call_retry',
+                  index,
+                  operation: event.operation,
+                  attempt: event.attempt,
+                  delay_ms: event.delayMs,
+                  reason: event.reason,
+                  ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
+                }),
+            })
+            .catch((error: unknown) => {
               if (io.abandonSignal?.aborted === true && error instanceof CallOutcomeUnknownError)
                 abandoned.add(index);
               throw error;
             }),
-          ),
       },
       {
         ...settings,
@@ -150,26 +164,4 @@ export async function makeCalls(
     progress.finish();
     session.stopper.writing(false);
   }
-}
-
-/** Which plan call a client event belongs to: the client reports retries by its own call ids. */
-const callIndex = new AsyncLocalStorage<number>();
-
-/** Counts the client's retries on the progress line, and streams those of plan calls. */
-function listenRetries(session: Session, stream: StreamSink, retried: (callId: number) => void): () => void {
-  return session.events.listen((event) => {
-    if (event.type !== 'retry') return;
-    retried(event.callId);
-    const index = callIndex.getStore();
-    if (index === undefined) return;
-    stream({
-      type: 'call_retry',
-      index,
-      operation: event.operation,
-      attempt: event.attempt,
-      delay_ms: event.delayMs,
-      reason: event.reason,
-      ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
-    });
-  });
 }

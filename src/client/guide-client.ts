@@ -64,7 +64,7 @@ import {
   TokenRejectedError,
   TransportError,
 } from './errors.js';
-import type { ClientEvent } from './events.js';
+import type { ClientEvent, RetryEvent } from './events.js';
 import { RateLimiter, Semaphore, type Sleep } from './limiter.js';
 import {
   type Claims,
@@ -158,6 +158,8 @@ export interface CallOptions {
    * did (apply reads back the rest; see `reconcile/`'s verify).
    */
   readonly onAnswered?: (answered: Answered) => void;
+  /** Told of each retry of this call (as `onEvent` is, with the client's other events). */
+  readonly onRetry?: (event: RetryEvent) => void;
 }
 
 /** How a successful call's answer came (see {@link CallOptions.onAnswered}). */
@@ -298,6 +300,7 @@ interface CallState {
   confirmed: boolean;
   /** An attempt was held past its timeout (its late answer settled it). */
   held: boolean;
+  readonly onRetry: ((event: RetryEvent) => void) | undefined;
   errcode: number | undefined;
 }
 
@@ -599,7 +602,13 @@ class Client implements GuideClient {
     if (this.signal?.aborted === true) throw new CallAbortedError(operation);
     const callId = ++this.seq;
     const started = performance.now();
-    const state: CallState = { attempts: 0, confirmed: false, held: false, errcode: undefined };
+    const state: CallState = {
+      attempts: 0,
+      confirmed: false,
+      held: false,
+      errcode: undefined,
+      onRetry: options?.onRetry,
+    };
     this.emit({ type: 'call-start', callId, operation, writes: OPERATIONS[operation].writes });
     try {
       const answer = await this.attempts(operation, body, accept, callId, state, options?.before);
@@ -698,7 +707,7 @@ class Client implements GuideClient {
               throw error;
             }
             const reason = `${errcode} ${ERRCODE_MEANING[errcode] ?? ''}`.trim();
-            await this.retry(callId, operation, budget.attempts, wait, reason, errcode);
+            await this.retry(call, wait, reason, errcode);
             continue;
           }
           case 'daily-quota':
@@ -769,7 +778,7 @@ class Client implements GuideClient {
         );
       throw budget.attempts > 1 ? failure.withAttempts(budget.attempts, budget.elapsedMs()) : failure;
     }
-    await this.retry(call.callId, operation, budget.attempts, wait, failure.reason, undefined);
+    await this.retry(call, wait, failure.reason, undefined);
     return undefined;
   }
 
@@ -869,22 +878,27 @@ class Client implements GuideClient {
   }
 
   private async retry(
-    callId: number,
-    operation: OperationName,
-    attempt: number,
+    call: AttemptContext,
     wait: number,
     reason: string,
     errcode: number | undefined,
   ): Promise<void> {
-    this.emit({
+    const { callId, operation } = call;
+    const event: RetryEvent = {
       type: 'retry',
       callId,
       operation,
-      attempt,
+      attempt: call.budget.attempts,
       delayMs: wait,
       reason,
       ...(errcode === undefined ? {} : { errcode }),
-    });
+    };
+    this.emit(event);
+    try {
+      call.state.onRetry?.(event);
+    } catch {
+      // As with `onEvent`: a listener's failure must not change the outcome of a call.
+    }
     try {
       await this.sleep(wait, this.signal);
     } catch (error) {
