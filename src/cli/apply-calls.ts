@@ -1,4 +1,4 @@
-import { type ApplyResult, executePlan } from '../apply/index.js';
+import { type ApplyResult, executePlan, type PlanWriter } from '../apply/index.js';
 import { CallOutcomeUnknownError, type GuideClient } from '../client/index.js';
 import type { Plan } from '../core/plan.js';
 import type { ApplyStreamEvent } from '../report/apply-stream.js';
@@ -97,28 +97,9 @@ export async function makeCalls(
   try {
     const result = await executePlan(
       plan,
-      {
-        call: (operation, body, callOptions, index) =>
-          session.client
-            .call(operation, body, {
-              ...callOptions,
-              onRetry: (event) =>
-                stream({
-                  type: 'call_retry',
-                  index,
-                  operation: event.operation,
-                  attempt: event.attempt,
-                  delay_ms: event.delayMs,
-                  reason: event.reason,
-                  ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
-                }),
-            })
-            .catch((error: unknown) => {
-              if (io.abandonSignal?.aborted === true && error instanceof CallOutcomeUnknownError)
-                abandoned.add(index);
-              throw error;
-            }),
-      },
+      planWriter(session, stream, (index) => {
+        if (io.abandonSignal?.aborted === true) abandoned.add(index);
+      }),
       {
         ...settings,
         signal: io.stopSignal,
@@ -164,4 +145,32 @@ export async function makeCalls(
     progress.finish();
     session.stopper.writing(false);
   }
+}
+
+/**
+ * The client's calls for `executePlan`: each streams its retries (`call_retry`, by its index in
+ * the plan), and a call whose outcome is unknown is told to `onUnknown`.
+ */
+function planWriter(session: Session, stream: StreamSink, onUnknown: (index: number) => void): PlanWriter {
+  return {
+    call: (operation, body, callOptions, index) =>
+      session.client
+        .call(operation, body, {
+          ...callOptions,
+          onRetry: (event) =>
+            stream({
+              type: 'call_retry',
+              index,
+              operation: event.operation,
+              attempt: event.attempt,
+              delay_ms: event.delayMs,
+              reason: event.reason,
+              ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
+            }),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof CallOutcomeUnknownError) onUnknown(index);
+          throw error;
+        }),
+  };
 }
