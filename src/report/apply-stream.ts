@@ -94,16 +94,7 @@ export function noPlanEvents(
 ): ApplyStreamEvent[] {
   return [
     { type: 'diagnostics', error, diagnostics: diagnosticsToJson(diagnostics, { cwd }) },
-    {
-      type: 'summary',
-      calls: 0,
-      done: 0,
-      failed: 0,
-      not_started: 0,
-      interrupted: false,
-      converged: false,
-      exit_code: 1,
-    },
+    { ...emptySummary(), converged: false, exit_code: 1 },
   ];
 }
 
@@ -112,11 +103,22 @@ export function renderStreamEvent(event: ApplyStreamEvent): string {
   return `${JSON.stringify({ format_version: APPLY_STREAM_FORMAT_VERSION, ...event })}\n`;
 }
 
-/** The `summary` event of an apply that made no call (refused, stale, nothing to do), but for its verdict. */
+/**
+ * The `summary` event of an apply that made no call (refused, stale, nothing to do, no plan), but
+ * for its verdict; without a plan, it has no `plan_id`.
+ */
 export function emptySummary(
-  id: string,
+  id?: string,
 ): Omit<Extract<ApplyStreamEvent, { type: 'summary' }>, 'converged' | 'exit_code'> {
-  return { type: 'summary', plan_id: id, calls: 0, done: 0, failed: 0, not_started: 0, interrupted: false };
+  return {
+    type: 'summary',
+    ...(id === undefined ? {} : { plan_id: id }),
+    calls: 0,
+    done: 0,
+    failed: 0,
+    not_started: 0,
+    interrupted: false,
+  };
 }
 
 /** The `summary` event of an apply that made its calls. */

@@ -63,14 +63,13 @@ interface Run {
   readonly counts: CallCounts;
 }
 
+/** A fresh in-memory `guidectl serve` whose every call takes {@link LATENCY_MS}. */
+function startLatentServe(): ReturnType<typeof startServeProcess> {
+  return startServeProcess(['--db', ':memory:', '--simulation', '--faults', `latency=${LATENCY_MS}ms`]);
+}
+
 async function runNaive(callsFile: string): Promise<Run> {
-  const serve = await startServeProcess([
-    '--db',
-    ':memory:',
-    '--simulation',
-    '--faults',
-    `latency=${LATENCY_MS}ms`,
-  ]);
+  const serve = await startLatentServe();
   try {
     const { seconds, stdout } = await timed([NAIVE, serve.url, serve.appid, serve.secret, callsFile]);
     const { failed } = JSON.parse(stdout) as { failed: number };
@@ -82,13 +81,7 @@ async function runNaive(callsFile: string): Promise<Run> {
 }
 
 async function runGuidectl(file: string, verify: readonly string[]): Promise<Run> {
-  const serve = await startServeProcess([
-    '--db',
-    ':memory:',
-    '--simulation',
-    '--faults',
-    `latency=${LATENCY_MS}ms`,
-  ]);
+  const serve = await startLatentServe();
   try {
     const args = [CLI, 'apply', file, '--auto-approve', '--parallelism', String(PARALLELISM), ...verify];
     const { seconds } = await timed(args, targetEnv(serve));
