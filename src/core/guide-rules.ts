@@ -63,6 +63,20 @@ export const MAX_GUIDES = 100_000;
 /** A guide group's name, in code points. */
 export const GROUP_NAME_MAX_CHARS = 64;
 
+/** A mass-send task's name (`task_name`), in code points. */
+export const TASK_NAME_MAX_CHARS = 16;
+/** A mass-send task's remark (`task_remark`), in code points. */
+export const TASK_REMARK_MAX_CHARS = 100;
+/** Most materials of one mass-send task. */
+export const MAX_TASK_MATERIALS = 3;
+/** A text material's `word`, in UTF-8 bytes (not characters: the API counts bytes here). */
+export const MATERIAL_WORD_MAX_BYTES = 300;
+/**
+ * How far ahead a task's `push_time` may lie: "one month" in the API's words, held as 30 days, so
+ * that the window does not depend on the calendar or a time zone. Now itself is allowed.
+ */
+export const PUSH_WINDOW_SECONDS = 30 * 86_400;
+
 /**
  * What `guidectl export` writes as a mini-program card's `media_id`: the API does not read a
  * card's cover back. It is a valid media id in form, so the desired-state check refuses it by name.

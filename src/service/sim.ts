@@ -4,14 +4,16 @@ import type { OpContext } from './context.js';
 import { type FaultSpec, parseFaults } from './faults.js';
 import {
   type Body,
+  checkStringArray,
   field,
   optionalInt,
+  requireArray,
   requireBoolean,
   requireGuideKey,
   requireInt,
   requireString,
 } from './fields.js';
-import { follow, recordEvent, scanQrcode, unfollow, wxaMenus } from './ops/chat.js';
+import { bindCustomers, follow, recordEvent, scanQrcode, unfollow, wxaMenus } from './ops/chat.js';
 import { guideStatus, requireGuide } from './ops/guide-rows.js';
 
 /**
@@ -43,6 +45,13 @@ export const SIM_VERBS: Readonly<Record<string, SimVerb>> = {
     if (set !== undefined) host.clock.set(set);
     return { now: Math.floor(host.clock.now() / 1000) };
   },
+  /** `{G, "openids": [...]}`: the customers follow and are bound to the guide at once (no events). */
+  customers: (host, body) =>
+    host.transaction((ctx) => {
+      const guide = requireGuide(ctx, requireGuideKey(body));
+      if (guideStatus(ctx, guide) !== 2) throw invalidArgs('the guide has not accepted its invitation');
+      return bindCustomers(ctx, guide, checkStringArray('openids', requireArray(body, 'openids')));
+    }),
   follow: (host, body) => host.transaction((ctx) => follow(ctx, openidOf(body))),
   unfollow: (host, body) => host.transaction((ctx) => unfollow(ctx, openidOf(body))),
   /** `{"openid", "qrcode_url"}`: the customer scans a QR code from guidecreateqrcode. */

@@ -20,6 +20,8 @@ async function bindCustomer(openid: string, guide = alice): Promise<void> {
 beforeEach(async () => {
   await t.sim('reset');
   now = Number((await t.sim('clock'))['now']);
+  // Tests move the clock forward; a token of an earlier test may have expired since.
+  await t.renewToken();
   await t.ok('addguideacct', guideBody('alice_wx'));
   await t.ok('addguideacct', guideBody('bob_wx'));
   await bindCustomer('oCustomer1');
@@ -190,6 +192,108 @@ describe('mass-send tasks', () => {
     expect(notBound.json['errmsg']).toContain('oStranger');
     const otherGuide = await t.call('addguidemassendjob', taskBody({ guide_account: 'bob_wx' }));
     expect(otherGuide.json['errcode']).toBe(9300806);
+  });
+
+  it('keeps an updated push_time inside [now, now + 30 days], and the task unchanged when refused', async () => {
+    const taskId = await addTask();
+    const past = await t.call('updateguidemassendjob', { task_id: taskId, push_time: now - 1 });
+    expect(past.json['errcode']).toBe(40097);
+    expect(String(past.json['errmsg'])).toContain('past');
+    const late = await t.call('updateguidemassendjob', { task_id: taskId, push_time: now + 30 * 86_400 + 1 });
+    expect(late.json['errcode']).toBe(40097);
+    expect(String(late.json['errmsg'])).toContain('one month');
+    expect((await job(taskId))['push_time']).toBe(now + 3600);
+    await t.ok('updateguidemassendjob', { task_id: taskId, push_time: now + 30 * 86_400 });
+    expect((await job(taskId))['push_time']).toBe(now + 30 * 86_400);
+  });
+
+  it('keeps an executed or completed task as it was: update and cancel answer 40097', async () => {
+    const taskId = await addTask({ push_time: now + 10 });
+    await t.sim('clock', { advance: 10 });
+    const before = await t.call('getguidemassendjob', { task_id: taskId });
+    expect(before.json['job']).toMatchObject({ task_status: 2 });
+    await t.sim('clock', { advance: 7200 });
+    await t.renewToken();
+    expect((await job(taskId))['task_status']).toBe(3);
+    const refused = [
+      await t.call('updateguidemassendjob', { task_id: taskId, task_name: 'Late', push_time: now + 9000 }),
+      await t.call('updateguidemassendjob', { task_id: taskId, openid: ['oCustomer1'] }),
+      await t.call('cancelguidemassendjob', { task_id: taskId }),
+    ];
+    for (const answer of refused) {
+      expect(answer.json['errcode'], answer.text).toBe(40097);
+      expect(String(answer.json['errmsg'])).toContain('status 3');
+    }
+    expect(await job(taskId)).toMatchObject({
+      task_name: 'Spring sale',
+      task_status: 3,
+      push_time: now + 10,
+    });
+  });
+
+  it('takes a task id as a decimal string as well as a number, without losing a digit', async () => {
+    const taskId = await addTask();
+    await t.ok('updateguidemassendjob', { task_id: taskId, task_remark: 'by string' });
+    await t.call('updateguidemassendjob', `{"task_id": ${taskId}, "task_name": "by number"}`);
+    expect(await job(taskId)).toMatchObject({ task_remark: 'by string', task_name: 'by number' });
+    const listed = await t.call('getguidemassendjoblist', alice);
+    expect(listed.text).toContain(`"task_id":${taskId}`);
+    await t.ok('cancelguidemassendjob', { task_id: taskId });
+    expect((await job(taskId))['task_status']).toBe(4);
+  });
+
+  it('filters by status as the clock passes push times: pending [1], executed [2, 3], cancelled [4]', async () => {
+    const soon = await addTask({ push_time: now + 60 });
+    const later = await addTask({ push_time: now + 7200 });
+    const cancelled = await addTask();
+    await t.ok('cancelguidemassendjob', { task_id: cancelled });
+    await t.sim('clock', { advance: 61 });
+    const ids = async (statuses: number[]): Promise<string[]> => {
+      const answer = await t.call('getguidemassendjoblist', { ...alice, task_status: statuses });
+      return [...answer.text.matchAll(/"task_id":([0-9]+)/g)].map((m) => m[1] ?? '');
+    };
+    expect(await ids([1])).toEqual([later]);
+    expect(await ids([2, 3])).toEqual([soon]);
+    expect(await ids([4])).toEqual([cancelled]);
+    expect(await ids([])).toEqual([soon, later, cancelled]);
+    for (const bad of [[5], ['1'], [0]]) {
+      const answer = await t.call('getguidemassendjoblist', { ...alice, task_status: bad });
+      expect(answer.json['errcode'], JSON.stringify(bad)).toBe(40097);
+    }
+  });
+
+  it('pages by offset and limit: limit clamped to 100, default 50, an offset past the end is an empty page', async () => {
+    await t.sim('customers', { ...alice, openids: ['oCustomer1'] });
+    for (let i = 0; i < 105; i++) await addTask({ task_name: `task ${i}`, openid: ['oCustomer1'] });
+    const names = (answer: Record<string, unknown>): string[] =>
+      (answer['list'] as Array<Record<string, unknown>>).map((task) => String(task['task_name']));
+    const first = await t.ok('getguidemassendjoblist', alice);
+    expect(first['total_count']).toBe(105);
+    expect(names(first)).toHaveLength(50);
+    const big = await t.ok('getguidemassendjoblist', { ...alice, offset: 3, limit: 1000 });
+    expect(names(big)).toHaveLength(100);
+    expect(names(big)[0]).toBe('task 3');
+    const tail = await t.ok('getguidemassendjoblist', { ...alice, offset: 103, limit: 10 });
+    expect(names(tail)).toEqual(['task 103', 'task 104']);
+    const past = await t.ok('getguidemassendjoblist', { ...alice, offset: 105 });
+    expect(past).toMatchObject({ total_count: 105, list: [] });
+    for (const bad of [{ offset: -1 }, { limit: 0 }]) {
+      expect((await t.call('getguidemassendjoblist', { ...alice, ...bad })).json['errcode']).toBe(40097);
+    }
+  });
+
+  it('binds customers in bulk through /__sim/customers, leaving one bound elsewhere where it is', async () => {
+    const answer = await t.sim('customers', {
+      guide_account: 'bob_wx',
+      openids: ['oBulk1', 'oBulk2', 'oCustomer1'],
+    });
+    expect(answer).toMatchObject({ bound: 2, bound_elsewhere: 1 });
+    await t.ok('addguidemassendjob', taskBody({ guide_account: 'bob_wx', openid: ['oBulk1', 'oBulk2'] }));
+    const refused = await t.call(
+      'addguidemassendjob',
+      taskBody({ guide_account: 'bob_wx', openid: ['oCustomer1'] }),
+    );
+    expect(refused.json['errcode']).toBe(9300806);
   });
 
   it('answers 40097 for an unknown task and 40101 without task_id', async () => {

@@ -1,4 +1,11 @@
-import { CARD_TITLE_MAX_CHARS } from '../../core/guide-rules.js';
+import {
+  CARD_TITLE_MAX_CHARS,
+  MATERIAL_WORD_MAX_BYTES,
+  MAX_TASK_MATERIALS,
+  PUSH_WINDOW_SECONDS,
+  TASK_NAME_MAX_CHARS,
+  TASK_REMARK_MAX_CHARS,
+} from '../../core/guide-rules.js';
 import { isRecord } from '../../core/records.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { ApiError, invalidArgs } from '../api-error.js';
@@ -20,12 +27,6 @@ import {
 import { type GuideRow, guideIdentity, requireGuide } from './guide-rows.js';
 import { checkMediaId, checkMiniProgram, pictureUrl } from './welcome.js';
 
-export const TASK_NAME_MAX_CHARS = 16;
-export const TASK_REMARK_MAX_CHARS = 100;
-export const MAX_MATERIALS = 3;
-export const MATERIAL_WORD_MAX_BYTES = 300;
-/** push_time may lie at most this far ahead (one month). */
-export const PUSH_WINDOW_SECONDS = 30 * 86_400;
 /** How long after its push time an executed task is delivered and completed. */
 export const DELIVERY_SECONDS = 60;
 
@@ -80,8 +81,8 @@ function readPushTime(ctx: OpContext, value: number): number {
 /** Materials as sent, checked, and returned in their read-back form (pic_url, no media_id). */
 function readMaterials(ctx: OpContext, values: readonly unknown[]): object[] {
   if (values.length === 0) throw invalidArgs('material must hold at least one item');
-  if (values.length > MAX_MATERIALS)
-    throw invalidArgs(`material holds ${values.length} items; the limit is ${MAX_MATERIALS}`);
+  if (values.length > MAX_TASK_MATERIALS)
+    throw invalidArgs(`material holds ${values.length} items; the limit is ${MAX_TASK_MATERIALS}`);
   return values.map((value, i) => {
     const name = `material[${i}]`;
     if (!isRecord(value)) throw invalidArgs(`${name} must be an object`);
@@ -163,12 +164,12 @@ export function addguidemassendjob(ctx: OpContext, body: Body): object {
   return { task_result: [{ task_id: BigInt(id), openid: openids }] };
 }
 
-function taskAnswer(ctx: OpContext, task: TaskRow): object {
-  const guide = ctx.store.get<GuideRow>('SELECT * FROM guides WHERE id = ?', task.guide_id);
-  const buyers = ctx.store.all<{ openid: string; send_status: number }>(
-    'SELECT openid, send_status FROM task_buyers WHERE task_seq = ? ORDER BY openid',
-    task.seq,
-  );
+/** A task as read back; `buyers` in openid order (the list reads a page's buyers in one query). */
+function taskAnswer(
+  task: TaskRow,
+  guide: GuideRow | undefined,
+  buyers: readonly { openid: string; send_status: number }[],
+): object {
   return {
     task_id: BigInt(task.id),
     ...(guide === undefined ? {} : guideIdentity(guide)),
@@ -182,6 +183,23 @@ function taskAnswer(ctx: OpContext, task: TaskRow): object {
     material: JSON.parse(task.material) as unknown,
     buyer_info: buyers,
   };
+}
+
+/** The recipients of each task of `tasks`, by task seq, each list in openid order. */
+function buyersOf(
+  ctx: OpContext,
+  tasks: readonly TaskRow[],
+): Map<number, { openid: string; send_status: number }[]> {
+  const bySeq = new Map<number, { openid: string; send_status: number }[]>();
+  for (const task of tasks) bySeq.set(task.seq, []);
+  if (tasks.length === 0) return bySeq;
+  const rows = ctx.store.rawRows<[number, string, number]>(
+    `SELECT task_seq, openid, send_status FROM task_buyers WHERE task_seq IN (${tasks.map(() => '?').join(', ')})
+     ORDER BY task_seq, openid`,
+    ...tasks.map((t) => t.seq),
+  );
+  for (const [seq, openid, sendStatus] of rows) bySeq.get(seq)?.push({ openid, send_status: sendStatus });
+  return bySeq;
 }
 
 function requireTask(ctx: OpContext, body: Body): TaskRow {
@@ -204,7 +222,9 @@ function requirePendingTask(ctx: OpContext, body: Body): TaskRow {
 }
 
 export function getguidemassendjob(ctx: OpContext, body: Body): object {
-  return { job: taskAnswer(ctx, requireTask(ctx, body)) };
+  const task = requireTask(ctx, body);
+  const guide = ctx.store.get<GuideRow>('SELECT * FROM guides WHERE id = ?', task.guide_id);
+  return { job: taskAnswer(task, guide, buyersOf(ctx, [task]).get(task.seq) ?? []) };
 }
 
 export function getguidemassendjoblist(ctx: OpContext, body: Body): object {
@@ -231,7 +251,11 @@ export function getguidemassendjoblist(ctx: OpContext, body: Body): object {
     limit,
     offset,
   );
-  return { total_count: total?.n ?? 0, list: rows.map((t) => taskAnswer(ctx, t)) };
+  const buyers = buyersOf(ctx, rows);
+  return {
+    total_count: total?.n ?? 0,
+    list: rows.map((t) => taskAnswer(t, guide, buyers.get(t.seq) ?? [])),
+  };
 }
 
 export function updateguidemassendjob(ctx: OpContext, body: Body): object {
