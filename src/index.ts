@@ -8,7 +8,8 @@
  * - `GuideService`: the guide service itself, to run in-process (tests, local development).
  * - `loadFiles`, `planRun`, `applyRun`: the plan and apply use cases (what `guidectl plan` and
  *   `guidectl apply` do), as data in and data out; `encodeSavedPlan`/`decodeSavedPlan` for
- *   saved plans.
+ *   saved plans; `resolveTarget`/`openTarget` to reach the target the CLI would (the API with
+ *   credentials from the environment, or the embedded service over a local database).
  */
 
 export { executePlan } from './apply/index.js';
@@ -70,6 +71,16 @@ export type {
   ServiceSettings,
 } from './service/index.js';
 export { GuideService, parseFaults, UnknownSecretError } from './service/index.js';
+// Where the calls go, chosen as the CLI chooses it (flags and environment variables).
+export {
+  type OpenTarget,
+  openTarget,
+  resolveTarget,
+  type Target,
+  type TargetFlags,
+  type TargetHost,
+  type TargetLock,
+} from './target/index.js';
 export { ERRCODE, ERRCODE_MEANING } from './wire/errcodes.js';
 export { type Id64, id64ToJson, MAX_ID64, toId64 } from './wire/ids.js';
 export { parseJson, stringifyJson, stringifyJsonPretty } from './wire/json.js';

@@ -8,7 +8,7 @@ import { parseJson, stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATION_NAMES, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';
 import { type TargetOptions, withClient } from './session.js';
-import { targetOptions } from './target.js';
+import { targetOptions } from './target-flags.js';
 
 function operationList(): string {
   const reads = OPERATION_NAMES.filter((op) => !OPERATIONS[op].writes);

@@ -32,6 +32,7 @@ import type { CommandContext } from './io.js';
 import { readSavedPlan, splitSavedPlans } from './saved-plan-file.js';
 import {
   type FailureSink,
+  type LockRequest,
   loadFiles,
   printDiagnostics,
   readLive,
@@ -40,7 +41,7 @@ import {
   useColor,
   withClient,
 } from './session.js';
-import { type TargetLock, targetOptions } from './target.js';
+import { targetOptions } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
   lockTimeout: number;
@@ -72,7 +73,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
         : await savedSource(ctx, savedPlan, paths, options);
     if (source === undefined) return;
     const stopper = applyStopper(ctx.io);
-    const lock: TargetLock = {
+    const lock: LockRequest = {
       command: ['guidectl', 'apply', ...args].join(' '),
       timeoutSeconds: options.lockTimeout,
     };

@@ -8,7 +8,7 @@ import { countOf } from '../report/count.js';
 import { renderExport } from '../report/export.js';
 import type { CommandContext } from './io.js';
 import { readLive, type TargetOptions, withClient } from './session.js';
-import { targetOptions } from './target.js';
+import { targetOptions } from './target-flags.js';
 
 interface ExportOptions extends TargetOptions {
   output?: string;

@@ -26,7 +26,7 @@ import {
   useColor,
   withClient,
 } from './session.js';
-import { targetOptions } from './target.js';
+import { targetOptions } from './target-flags.js';
 
 export type Format = 'human' | 'json' | 'markdown';
 

@@ -6,10 +6,9 @@ import { UsageError } from '../core/errors.js';
 import { acquireDbLock, type HeldLock, isServeHolder } from '../service/db-lock.js';
 import { parseFaults } from '../service/faults.js';
 import type { GuideService } from '../service/index.js';
-import { prepareDbFolder } from './ensure-dir.js';
+import { DEFAULT_LOCAL_DB_PATH, prepareDbFolder } from '../target/index.js';
 import type { CliIo, CommandContext } from './io.js';
 import { thisProcess } from './lock-process.js';
-import { DEFAULT_LOCAL_DB_PATH } from './target.js';
 
 function integer(name: string, min: number, max: number): (value: string) => number {
   return (value) => {

@@ -1,19 +1,19 @@
 import type { ClientEvent, GuideClient } from '../client/index.js';
+import { eventLine } from '../client/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
 import { type LoadedFiles, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
 import { renderDiagnostics } from '../report/diagnostics.js';
+import { escapeControlsKeepingLines } from '../report/escape.js';
+import { openTarget, resolveTarget, type TargetLock } from '../target/index.js';
 import { type CommandContext, InterruptedError } from './io.js';
+import { thisProcess } from './lock-process.js';
 import { createProgress } from './progress.js';
-import {
-  describeEvent,
-  openTarget,
-  resolveTarget,
-  type TargetLock,
-  type TimingFlags,
-  timingOptions,
-} from './target.js';
+import { type TimingFlags, timingOptions } from './target-flags.js';
+
+/** What a command that writes asks of the embedded database's lock (see `TargetLock`). */
+export type LockRequest = Omit<TargetLock, 'self'>;
 
 /** Options every command that talks to a target takes. */
 export interface TargetOptions extends TimingFlags {
@@ -84,7 +84,7 @@ export async function withClient<T>(
   fn: (client: GuideClient, events: ClientEvents) => Promise<T>,
   settings: {
     readonly signal?: AbortSignal;
-    readonly lock?: TargetLock;
+    readonly lock?: LockRequest;
     readonly readBeforeAppends?: boolean;
   } = {},
 ): Promise<T> {
@@ -98,9 +98,16 @@ export async function withClient<T>(
     ctx.io.cwd,
   );
   const listeners = new Set<(event: ClientEvent) => void>();
+  const { io } = ctx;
+  const host = {
+    env: io.env,
+    cwd: io.cwd,
+    stopSignal: io.stopSignal,
+    notice: (line: string) => io.stderr.write(`guidectl: ${line}\n`),
+  };
   const open = await openTarget(
     target,
-    ctx.io,
+    host,
     {
       parallelism: options.parallelism,
       ...timingOptions(options),
@@ -108,13 +115,13 @@ export async function withClient<T>(
       readBeforeAppends: settings.readBeforeAppends ?? false,
       onEvent: (event) => {
         if (options.verbose) {
-          const line = describeEvent(event);
-          if (line !== undefined) ctx.io.stderr.write(`${line}\n`);
+          const line = eventLine(event);
+          if (line !== undefined) io.stderr.write(`${escapeControlsKeepingLines(line)}\n`);
         }
         for (const listener of listeners) listener(event);
       },
     },
-    settings.lock,
+    settings.lock === undefined ? undefined : { ...settings.lock, self: thisProcess() },
   );
   const events: ClientEvents = {
     listen(listener) {

@@ -1,0 +1,61 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import type { TargetClientOptions } from '../target/index.js';
+
+function parseParallelism(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < 1 || n > 256) {
+    throw new InvalidArgumentError('--parallelism must be a whole number from 1 to 256.');
+  }
+  return n;
+}
+
+/** Adds the target options every command that talks to a target takes (plan, apply, export, api). */
+export function targetOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')
+    .option('--local-db <file>', 'database of the embedded local service (or GUIDECTL_LOCAL_DB)')
+    .option('--parallelism <n>', 'most calls in flight at once', parseParallelism, 8)
+    .option('--timeout <seconds>', 'time one attempt of a call may take (default: 15)', seconds('--timeout'))
+    .option(
+      '--settle-timeout <seconds>',
+      'how much longer a write that timed out is waited for, since the server may still apply it (default: 120)',
+      seconds('--settle-timeout'),
+    )
+    .option(
+      '--read-retry <seconds>',
+      'how long a read is retried after -1, 45011 or a network failure (default: 120)',
+      seconds('--read-retry'),
+    )
+    .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false);
+}
+
+/** The timing flags of `targetOptions`, as parsed. */
+export interface TimingFlags {
+  timeout?: number;
+  settleTimeout?: number;
+  readRetry?: number;
+}
+
+/** The client options the timing flags set (the client's defaults for those not given). */
+export function timingOptions(
+  flags: TimingFlags,
+): Pick<TargetClientOptions, 'timeoutMs' | 'settleMs' | 'retry'> {
+  const ms = (s: number): number => Math.round(s * 1000);
+  return {
+    ...(flags.timeout === undefined ? {} : { timeoutMs: ms(flags.timeout) }),
+    ...(flags.settleTimeout === undefined ? {} : { settleMs: ms(flags.settleTimeout) }),
+    ...(flags.readRetry === undefined ? {} : { retry: { readBudgetMs: ms(flags.readRetry) } }),
+  };
+}
+
+function seconds(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(value.trim()) || !(n > 0) || n > 86_400) {
+      throw new InvalidArgumentError(
+        `${flag} takes a number of seconds from 0.001 to 86400, e.g. ${flag} 30.`,
+      );
+    }
+    return n;
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * Where the calls go: the target chosen from flags and the environment (`resolveTarget`), and a
+ * client connected to it (`openTarget`): the API at a base URL with credentials from the
+ * environment, or the guide service started in-process over a local database, locked for writers.
+ */
+export { ensureDir, prepareDbFolder } from './db-folder.js';
+export {
+  type OpenTarget,
+  openTarget,
+  type TargetClientOptions,
+  type TargetHost,
+  type TargetLock,
+} from './open.js';
+export {
+  DEFAULT_LOCAL_DB_PATH,
+  proxyFromEnv,
+  resolveTarget,
+  type Target,
+  type TargetFlags,
+} from './resolve.js';

@@ -1,0 +1,153 @@
+import type { GuideClient, GuideClientOptions } from '../client/index.js';
+import { errorMessage, UsageError } from '../core/errors.js';
+import { displayPath } from '../core/paths.js';
+import {
+  acquireDbLock,
+  describeHolder,
+  type HeldLock,
+  isServeHolder,
+  type LockHolder,
+  type LockProcess,
+} from '../service/db-lock.js';
+import type { GuideService } from '../service/index.js';
+import { dbFileExists, prepareDbFolder } from './db-folder.js';
+import { DEFAULT_LOCAL_DB_PATH, proxyFromEnv, type Target } from './resolve.js';
+
+/** What opening a target needs from the process around it (the CLI's, or a library user's). */
+export interface TargetHost {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Relative database paths in messages are shown against this folder. */
+  readonly cwd: string;
+  /** Aborts the client's calls, and a wait for the lock. */
+  readonly stopSignal: AbortSignal;
+  /** One line for the user (stderr in the CLI), without its `guidectl: ` prefix and newline. */
+  notice(line: string): void;
+}
+
+/** A client connected to its target, and what to close when done. */
+export interface OpenTarget {
+  readonly client: GuideClient;
+  /** Closes the client, then the embedded service if one was started. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export type TargetClientOptions = Omit<GuideClientOptions, 'auth' | 'baseUrl' | 'proxy'>;
+
+/**
+ * Asks for the lock of the embedded local database (see `service/db-lock.ts`), for commands that
+ * write; ignored for a remote target (the API has no lock) and for `:memory:`.
+ */
+export interface TargetLock {
+  /** The command, for the message another guidectl shows while this one holds the lock. */
+  readonly command: string;
+  /** Seconds to wait for a lock another guidectl holds; 0 refuses at once. */
+  readonly timeoutSeconds: number;
+  /** This process, as the lock records and checks it. */
+  readonly self: LockProcess;
+}
+
+/** What a writer refused by the lock can do: wait for an apply; use or stop a serve. */
+function writerFix(holder: LockHolder): string {
+  if (!isServeHolder(holder)) return 'Wait for it to finish, or pass --lock-timeout SECONDS to wait for it.';
+  const url = holder.url ?? 'URL';
+  return `A guidectl serve holds it until it is stopped: send the calls to that serve instead (--base-url ${url}, with WECHAT_APPID and WECHAT_SECRET set to its credentials), or stop it first.`;
+}
+
+/**
+ * Connects a client to the target: for `embedded`, starts the guide service in-process on
+ * 127.0.0.1 (creating the database's folder) and gives `host.notice` one line naming the
+ * database; the client then fetches tokens from it with the service's own credentials.
+ */
+export async function openTarget(
+  target: Target,
+  host: TargetHost,
+  options: TargetClientOptions,
+  lock?: TargetLock,
+): Promise<OpenTarget> {
+  const { createGuideClient } = await import('../client/index.js');
+  if (target.kind === 'remote') {
+    const proxy = proxyFromEnv(host.env);
+    const client = createGuideClient({
+      signal: host.stopSignal,
+      ...options,
+      baseUrl: target.baseUrl,
+      auth: target.auth,
+      ...(proxy === undefined ? {} : { proxy }),
+    });
+    return { client, close: () => client.close() };
+  }
+  const shown = displayPath(target.dbFile, host.cwd);
+  let db = target.dbFile;
+  if (db !== ':memory:') {
+    const source = target.namedBy ?? DEFAULT_LOCAL_DB_PATH;
+    await prepareDbFolder(db, { isDefault: target.namedBy === undefined, source });
+    // Only commands that write take the lock. A command that only reads does not create a
+    // database the user named (a typo must leave no file behind): it reads an empty account in
+    // memory and says so. The default database is created on first use.
+    if (lock === undefined && target.namedBy !== undefined && !(await dbFileExists(db, source, shown))) {
+      host.notice(
+        `note: ${source} ${shown} does not exist yet; reading it as an empty account, and creating nothing (apply creates it)`,
+      );
+      db = ':memory:';
+    }
+  }
+  // Said before the lock is asked for: a refusal (or a wait) then reads as being about the database
+  // just named, which matters most when no target was given and the user expected another.
+  if (db === target.dbFile)
+    host.notice(
+      `${target.defaulted ? 'no target given; ' : ''}using the embedded local service (database ${shown})`,
+    );
+  let held: HeldLock | undefined;
+  if (lock !== undefined && db !== ':memory:') {
+    held = await acquireDbLock(target.dbFile, {
+      self: lock.self,
+      command: lock.command,
+      fix: writerFix,
+      timeoutMs: lock.timeoutSeconds * 1000,
+      shownPath: shown,
+      signal: host.stopSignal,
+      onWait: (holder) =>
+        host.notice(
+          `waiting up to ${lock.timeoutSeconds} s for the local database ${shown}, in use by another guidectl: ${describeHolder(holder)}`,
+        ),
+    });
+  }
+  let service: GuideService;
+  try {
+    const { GuideService } = await import('../service/index.js');
+    service = await GuideService.start({
+      db,
+      host: '127.0.0.1',
+      port: 0,
+      log: (line) => host.notice(`local service: ${line}`),
+    });
+  } catch (error) {
+    await held?.release();
+    const why = errorMessage(error);
+    throw new UsageError(`cannot start the embedded local service over ${shown}: ${why}`);
+  }
+  let client: GuideClient;
+  try {
+    client = createGuideClient({
+      signal: host.stopSignal,
+      ...options,
+      baseUrl: service.url,
+      auth: service.clientCredentials(),
+    });
+  } catch (error) {
+    await service.close();
+    await held?.release();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    client,
+    close: () => {
+      closing ??= client
+        .close()
+        .finally(() => service.close())
+        .finally(() => held?.release());
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { resolve } from 'node:path';
+import { parseBaseUrl } from '../client/base-url.js';
+// Types only: the client (undici) is loaded by `openTarget`, so that resolving a target stays cheap.
+import type { ClientAuth, ProxySettings } from '../client/index.js';
+import { UsageError } from '../core/errors.js';
+import { DEFAULT_BASE_URL } from '../wire/operations.js';
+
+/** The embedded local service's database when nothing else is said. */
+export const DEFAULT_LOCAL_DB_PATH = '.guidectl/local.db';
+
+/** The target settings given as flags (credentials never are: they come from the environment). */
+export interface TargetFlags {
+  readonly baseUrl?: string;
+  readonly localDb?: string;
+}
+
+/**
+ * Where the commands send their calls, as the README's "Target" paragraph promises users:
+ * - `remote`: a base URL (`--base-url`, `GUIDECTL_BASE_URL`, or `https://api.weixin.qq.com` when
+ *   only credentials are given) with credentials from the environment (`WECHAT_ACCESS_TOKEN`, or
+ *   `WECHAT_APPID` + `WECHAT_SECRET`);
+ * - `embedded`: nothing given: the guide service started in-process on a loopback port over the
+ *   local database (`--local-db`, `GUIDECTL_LOCAL_DB`, `.guidectl/local.db`), resolved against the
+ *   working directory.
+ */
+export type Target =
+  | {
+      readonly kind: 'remote';
+      readonly baseUrl: string;
+      readonly auth: ClientAuth;
+      /** Which settings chose it, for messages. */
+      readonly authSource: 'WECHAT_ACCESS_TOKEN' | 'WECHAT_APPID/WECHAT_SECRET';
+    }
+  | {
+      readonly kind: 'embedded';
+      /** Absolute path, or `:memory:`. */
+      readonly dbFile: string;
+      /** True when neither a flag nor the environment named the database. */
+      readonly defaulted: boolean;
+      /** What named the database, when something did (for messages). */
+      readonly namedBy?: '--local-db' | 'GUIDECTL_LOCAL_DB';
+    };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A variable's value, with unset and empty alike treated as not given. */
+function given(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function checkBaseUrl(value: string, source: string): string {
+  const parsed = parseBaseUrl(value);
+  if ('url' in parsed) return value.replace(/\/+$/, '');
+  switch (parsed.problem.kind) {
+    case 'not-a-url':
+      throw new UsageError(
+        `${source} ${JSON.stringify(value)} is not a URL; give e.g. https://api.weixin.qq.com`,
+      );
+    case 'not-http':
+      throw new UsageError(`${source} must be an http:// or https:// URL, not ${parsed.problem.protocol}`);
+    case 'query-or-fragment':
+      throw new UsageError(
+        `${source} must not hold a query or fragment (the access token is added by guidectl)`,
+      );
+    default: {
+      const unreachable: never = parsed.problem;
+      return unreachable;
+    }
+  }
+}
+
+/** Chooses the target from the flags and the environment; throws `UsageError` on a contradiction. */
+export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target {
+  const token = given(env, 'WECHAT_ACCESS_TOKEN');
+  const appid = given(env, 'WECHAT_APPID');
+  const secret = given(env, 'WECHAT_SECRET');
+  if (token === undefined && (appid === undefined) !== (secret === undefined)) {
+    const [set, missing] =
+      appid === undefined ? ['WECHAT_SECRET', 'WECHAT_APPID'] : ['WECHAT_APPID', 'WECHAT_SECRET'];
+    throw new UsageError(`${set} is set but ${missing} is not; app credentials need both`);
+  }
+  const auth: ClientAuth | undefined =
+    token !== undefined
+      ? { accessToken: token }
+      : appid !== undefined && secret !== undefined
+        ? { appid, secret }
+        : undefined;
+  const flagUrl = flags.baseUrl === undefined || flags.baseUrl === '' ? undefined : flags.baseUrl;
+  const envUrl = given(env, 'GUIDECTL_BASE_URL');
+  const baseUrl =
+    flagUrl !== undefined
+      ? checkBaseUrl(flagUrl, '--base-url')
+      : envUrl !== undefined
+        ? checkBaseUrl(envUrl, 'GUIDECTL_BASE_URL')
+        : undefined;
+
+  if (auth !== undefined) {
+    if (flags.localDb !== undefined) {
+      throw new UsageError(
+        '--local-db selects the embedded local service, but credentials are set in the environment ' +
+          '(WECHAT_ACCESS_TOKEN or WECHAT_APPID/WECHAT_SECRET); unset them to use the local service',
+      );
+    }
+    return {
+      kind: 'remote',
+      baseUrl: baseUrl ?? DEFAULT_BASE_URL,
+      auth,
+      authSource: token !== undefined ? 'WECHAT_ACCESS_TOKEN' : 'WECHAT_APPID/WECHAT_SECRET',
+    };
+  }
+  if (baseUrl !== undefined) {
+    throw new UsageError(
+      `${flagUrl !== undefined ? '--base-url' : 'GUIDECTL_BASE_URL'} is given but no credentials are: set ` +
+        'WECHAT_ACCESS_TOKEN, or WECHAT_APPID and WECHAT_SECRET, in the environment',
+    );
+  }
+  const named = flags.localDb ?? given(env, 'GUIDECTL_LOCAL_DB');
+  const file = named ?? DEFAULT_LOCAL_DB_PATH;
+  return {
+    kind: 'embedded',
+    dbFile: file === ':memory:' ? file : resolve(cwd, file),
+    defaulted: named === undefined,
+    ...(named === undefined
+      ? {}
+      : { namedBy: flags.localDb !== undefined ? '--local-db' : 'GUIDECTL_LOCAL_DB' }),
+  };
+}
+
+/** Proxy settings as curl and other tools read them (upper case first, then lower case). */
+export function proxyFromEnv(env: Env): ProxySettings | undefined {
+  const httpsProxy = given(env, 'HTTPS_PROXY') ?? given(env, 'https_proxy');
+  const httpProxy = given(env, 'HTTP_PROXY') ?? given(env, 'http_proxy');
+  const noProxy = given(env, 'NO_PROXY') ?? given(env, 'no_proxy');
+  if (httpsProxy === undefined && httpProxy === undefined) return undefined;
+  return {
+    ...(httpsProxy === undefined ? {} : { httpsProxy }),
+    ...(httpProxy === undefined ? {} : { httpProxy }),
+    ...(noProxy === undefined ? {} : { noProxy }),
+  };
+}
