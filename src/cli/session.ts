@@ -1,5 +1,6 @@
+// The file, not the client's index: commands without a target (validate) must not load undici.
+import { eventLine } from '../client/event-line.js';
 import type { ClientEvent, GuideClient } from '../client/index.js';
-import { eventLine } from '../client/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
