@@ -8,3 +8,4 @@ export {
   fillBody,
   type PlanWriter,
 } from './execute-plan.js';
+export { type RunCallsOptions, runCalls, type Stopper, writeAwareStopper } from './run-calls.js';

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { writeAwareStopper } from '../apply/index.js';
 import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
@@ -26,7 +27,7 @@ import { escapeControls } from '../report/escape.js';
 import { renderPlan } from '../report/plan.js';
 import { renderStale } from '../report/stale.js';
 import { stringifyJsonPretty } from '../wire/json.js';
-import { applyStopper, makeCalls, type Session, type StreamSink } from './apply-calls.js';
+import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { readSavedPlan, splitSavedPlans } from './saved-plan-file.js';
@@ -72,7 +73,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
         ? await filesSource(ctx, paths, options)
         : await savedSource(ctx, savedPlan, paths, options);
     if (source === undefined) return;
-    const stopper = applyStopper(ctx.io);
+    const stopper = writeAwareStopper(ctx.io.stopSignal, ctx.io.abandonSignal);
     const lock: LockRequest = {
       command: ['guidectl', 'apply', ...args].join(' '),
       timeoutSeconds: options.lockTimeout,

@@ -1,5 +1,5 @@
 import type { Diagnostic } from './diagnostics.js';
-import type { ApplyResult, Plan } from './plan.js';
+import type { ApplyResult, Plan, PlannedOperation } from './plan.js';
 import type { GuardResult, Refusal, StaleReport } from './safety.js';
 
 /**
@@ -73,3 +73,37 @@ export type ApplyRun =
   | { readonly status: 'refused'; readonly reviewed?: Reviewed; readonly refusals: readonly Refusal[] }
   | { readonly status: 'unchanged' | 'cancelled'; readonly reviewed: Reviewed }
   | Applied;
+
+/**
+ * What happens to a plan's calls as they run (`apply/`'s `runCalls`), for progress lines and the
+ * `--json-stream` events: each call's start and end, its retries, the calls left unstarted, and
+ * the two stops (the first lets the calls in flight finish; the second abandons them).
+ */
+export type CallsEvent =
+  | { readonly type: 'start' | 'done'; readonly index: number; readonly operation: PlannedOperation }
+  | {
+      readonly type: 'failed';
+      readonly index: number;
+      readonly operation: PlannedOperation;
+      readonly error: string;
+      /** On the wire when the run was abandoned: it may have taken effect. */
+      readonly abandoned: boolean;
+    }
+  | {
+      readonly type: 'retry';
+      readonly index: number;
+      /** The operation retried: the call's own, or a read confirming its lost answer. */
+      readonly operation: string;
+      /** The attempt that failed, from 1. */
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly reason: string;
+      readonly errcode?: number;
+    }
+  | {
+      readonly type: 'not-started';
+      readonly index: number;
+      readonly operation: PlannedOperation;
+      readonly reason: string;
+    }
+  | { readonly type: 'stop' | 'abandon'; readonly inFlight: number };

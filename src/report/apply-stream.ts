@@ -1,4 +1,4 @@
-import type { Applied } from '../core/apply-run.js';
+import type { Applied, CallsEvent } from '../core/apply-run.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { PlannedOperation, PlanSummary } from '../core/plan.js';
 import { diagnosticsToJson } from './diagnostics.js';
@@ -145,4 +145,43 @@ export function appliedSummary(
     ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
     exit_code: exit,
   };
+}
+
+/** The stream's event for what happened to a call (see `CallsEvent`). */
+export function streamEventOf(event: CallsEvent): ApplyStreamEvent {
+  switch (event.type) {
+    case 'start':
+      return { type: 'call_start', index: event.index, operation: event.operation };
+    case 'done':
+      return { type: 'call_done', index: event.index, operation: event.operation };
+    case 'failed': {
+      const { index, operation, error } = event;
+      return {
+        type: 'call_failed',
+        index,
+        operation,
+        error,
+        ...(event.abandoned ? { abandoned: true } : {}),
+      };
+    }
+    case 'retry': {
+      const { index, operation, attempt, reason, errcode } = event;
+      const code = errcode === undefined ? {} : { errcode };
+      return { type: 'call_retry', index, operation, attempt, delay_ms: event.delayMs, reason, ...code };
+    }
+    case 'not-started':
+      return {
+        type: 'call_not_started',
+        index: event.index,
+        operation: event.operation,
+        reason: event.reason,
+      };
+    case 'stop':
+    case 'abandon':
+      return { type: 'interrupt', action: event.type, in_flight: event.inFlight };
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import type { Applied, Reviewed } from '../core/apply-run.js';
+import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
 import type { Refusal } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
@@ -172,4 +172,25 @@ function convergenceText(run: Applied, options: { readonly color?: boolean }): s
       'under the wrong semantics, or a change made by someone else meanwhile):\n\n'
     : '\nStill to do (run apply again once the failure is fixed):\n\n';
   return heading + renderPlan(drift.plan, { ...options, planId: drift.planId });
+}
+
+/**
+ * The line said on stderr (above the progress line) when a call fails or the run is stopped, or
+ * undefined. An abandoned call is not told as it fails: the report lists it once.
+ */
+export function callNote(event: CallsEvent): string | undefined {
+  switch (event.type) {
+    case 'failed':
+      return event.abandoned
+        ? undefined
+        : `guidectl: call ${event.index + 1} (${event.operation}) failed: ${escapeControls(event.error)}\n`;
+    case 'stop':
+      return event.inFlight === 0
+        ? 'guidectl: stopping: no call is in flight\n'
+        : `guidectl: stopping: waiting for ${countOf(event.inFlight, 'call')} in flight; Ctrl-C again to abandon them\n`;
+    case 'abandon':
+      return `guidectl: abandoning ${countOf(event.inFlight, 'call')} in flight; their outcome is unknown\n`;
+    default:
+      return undefined;
+  }
 }
