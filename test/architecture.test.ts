@@ -33,7 +33,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   plan: ['core', 'wire'],
   apply: ['client', 'core'],
   report: ['core'],
-  reconcile: ['config', 'live', 'plan', 'apply', 'core'],
+  reconcile: ['config', 'live', 'plan', 'apply', 'wire', 'core'],
   target: ['client', 'service', 'wire', 'core'],
   cli: EVERY_ROOM,
   'index.ts': EVERY_ROOM,

@@ -1,5 +1,3 @@
-import { stat } from 'node:fs/promises';
-import * as nodePath from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { writeAwareStopper } from '../apply/index.js';
 import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
@@ -10,8 +8,9 @@ import {
   type ApplyRun,
   type ApplySource,
   applyRun,
-  type LoadedFiles,
   type Reviewed,
+  savedPlanSource,
+  splitSavedPlans,
 } from '../reconcile/index.js';
 import {
   appliedToJson,
@@ -30,7 +29,6 @@ import { stringifyJsonPretty } from '../wire/json.js';
 import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
-import { readSavedPlan, splitSavedPlans } from './saved-plan-file.js';
 import {
   type FailureSink,
   type LockRequest,
@@ -71,7 +69,13 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
     const source =
       savedPlan === undefined
         ? await filesSource(ctx, paths, options)
-        : await savedSource(ctx, savedPlan, paths, options);
+        : await savedPlanSource(
+            savedPlan,
+            paths,
+            ctx.io.cwd,
+            (p) => loadFiles(ctx, p, jsonFailure(ctx, options)),
+            (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
+          );
     if (source === undefined) return;
     const stopper = writeAwareStopper(ctx.io.stopSignal, ctx.io.abandonSignal);
     const lock: LockRequest = {
@@ -176,52 +180,6 @@ async function filesSource(
 ): Promise<ApplySource | undefined> {
   const files = await loadFiles(ctx, paths, jsonFailure(ctx, options));
   return files === undefined ? undefined : { kind: 'files', files };
-}
-
-/**
- * A saved plan, and the files to check it against: those given after the plan, else those the
- * plan was made from (recorded relative to the working directory) when they are all there; when
- * they are not, only the account is checked, and a note says so.
- */
-async function savedSource(
-  ctx: CommandContext,
-  file: string,
-  paths: readonly string[],
-  options: ApplyOptions,
-): Promise<ApplySource | undefined> {
-  const { io } = ctx;
-  const saved = await readSavedPlan(nodePath.resolve(io.cwd, file), file);
-  let files: LoadedFiles | undefined;
-  let checked: readonly string[] = paths;
-  if (paths.length > 0) {
-    files = await loadFiles(ctx, paths, jsonFailure(ctx, options));
-    if (files === undefined) return undefined;
-  } else if (saved.paths.length > 0 && (await allExist(io.cwd, saved.paths))) {
-    checked = saved.paths;
-    files = await loadFiles(ctx, saved.paths, jsonFailure(ctx, options));
-    if (files === undefined) {
-      io.stderr.write(
-        `guidectl: the files ${file} was made from (${saved.paths.join(', ')}) have errors now\n`,
-      );
-      return undefined;
-    }
-  } else {
-    io.stderr.write(
-      `guidectl: note: the files ${file} was made from (${saved.paths.join(', ')}) are not here; only the account is checked against the plan\n`,
-    );
-  }
-  return { kind: 'saved', saved, file, files, paths: checked };
-}
-
-async function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {
-  for (const path of paths) {
-    try {
-      await stat(nodePath.resolve(cwd, path));
-    } catch {
-      return false;
-    }
-  }
-  return true;
 }
 
 /** What `applyRun` is given: reads with progress, the prompt, the calls with Ctrl-C handled. */

@@ -1,12 +1,11 @@
 import * as nodePath from 'node:path';
 import { type Command, Option } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
-import { pathInside } from '../core/paths.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
 import { isRefused, liveFingerprints } from '../plan/index.js';
-import { planRun } from '../reconcile/index.js';
+import { planRun, recordedPath, refuseSavedPlans, writeSavedPlan } from '../reconcile/index.js';
 import { countOf } from '../report/count.js';
 import { failureToJson } from '../report/diagnostics.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
@@ -15,7 +14,6 @@ import { guardMessage, type PlanExtras, planToJson, renderPlan } from '../report
 import { stringifyJsonPretty } from '../wire/json.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
-import { refuseSavedPlans, writeSavedPlan } from './saved-plan-file.js';
 import {
   type FailureSink,
   loadFiles,
@@ -214,11 +212,4 @@ function checkOutPath(out: string): string {
     throw new UsageError(`--out ${out}: name the file *.json (a saved plan is JSON)`);
   }
   return out;
-}
-
-/** A path as the saved plan records it: relative to the working directory when inside it, with `/`. */
-function recordedPath(cwd: string, path: string): string {
-  const absolute = nodePath.resolve(cwd, path);
-  if (absolute === nodePath.resolve(cwd)) return '.';
-  return pathInside(cwd, absolute)?.split(nodePath.sep).join('/') ?? absolute;
 }

@@ -1,10 +1,10 @@
 import * as nodePath from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { isSavedPlanFile, readSavedPlan } from '../reconcile/saved-plan-file.js';
 import { escapeControls } from '../report/escape.js';
 import type { CommandContext } from './io.js';
 import { chooseFormat, type Format, formatOptions, formatPlan } from './plan.js';
-import { isSavedPlanFile, readSavedPlan } from './saved-plan-file.js';
 
 interface ShowOptions {
   json: boolean;

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
+import { refuseSavedPlans } from '../reconcile/saved-plan-file.js';
 import { renderDiagnostics, renderDiagnosticsJson, renderSummary } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
-import { refuseSavedPlans } from './saved-plan-file.js';
 import { useColor } from './session.js';
 
 /** `guidectl validate PATH…`: schema and semantic checks of desired-state files; no network. */

@@ -16,5 +16,14 @@ export {
   planReadScope,
   planRun,
 } from './plan-run.js';
+export {
+  isSavedPlanFile,
+  readSavedPlan,
+  recordedPath,
+  refuseSavedPlans,
+  savedPlanSource,
+  splitSavedPlans,
+  writeSavedPlan,
+} from './saved-plan-file.js';
 export { type StaleFacts, staleReport } from './stale.js';
 export { type VerifyMode, type VerifyRead, verifyRead } from './verify.js';

@@ -1,12 +1,19 @@
-import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
+import { pathInside } from '../core/paths.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/index.js';
 import { parseJson } from '../wire/json.js';
+import type { ApplySource } from './apply-run.js';
+import type { LoadedFiles } from './files.js';
 
 /** Writes the file whole or not at all (a temporary file renamed into place). */
 export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<void> {
-  const temporary = nodePath.join(nodePath.dirname(file), `.${nodePath.basename(file)}.${process.pid}.tmp`);
+  const temporary = nodePath.join(
+    nodePath.dirname(file),
+    `.${nodePath.basename(file)}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   try {
     await writeFile(temporary, encodeSavedPlan(saved), { mode: 0o644 });
     await rename(temporary, file);
@@ -99,4 +106,57 @@ export async function readSavedPlan(file: string, shown: string): Promise<SavedP
     );
   }
   return decodeSavedPlan(value, shown);
+}
+
+/** A path as a saved plan records it: relative to the working directory when inside it, with `/`. */
+export function recordedPath(cwd: string, path: string): string {
+  const absolute = nodePath.resolve(cwd, path);
+  if (absolute === nodePath.resolve(cwd)) return '.';
+  return pathInside(cwd, absolute)?.split(nodePath.sep).join('/') ?? absolute;
+}
+
+/**
+ * A saved plan to apply, and the files to check it against: those given after the plan, else
+ * those the plan was made from (recorded relative to `cwd`) when they are all there; when they are
+ * not, only the account is checked, and `notice` says so. Undefined when the files have errors
+ * (`load` has reported them).
+ */
+export async function savedPlanSource(
+  file: string,
+  paths: readonly string[],
+  cwd: string,
+  load: (paths: readonly string[]) => Promise<LoadedFiles | undefined>,
+  notice: (line: string) => void,
+): Promise<ApplySource | undefined> {
+  const saved = await readSavedPlan(nodePath.resolve(cwd, file), file);
+  let files: LoadedFiles | undefined;
+  let checked: readonly string[] = paths;
+  const made = saved.paths.join(', ');
+  if (paths.length > 0) {
+    files = await load(paths);
+    if (files === undefined) return undefined;
+  } else if (saved.paths.length > 0 && (await allExist(cwd, saved.paths))) {
+    checked = saved.paths;
+    files = await load(saved.paths);
+    if (files === undefined) {
+      notice(`the files ${file} was made from (${made}) have errors now`);
+      return undefined;
+    }
+  } else {
+    notice(
+      `note: the files ${file} was made from (${made}) are not here; only the account is checked against the plan`,
+    );
+  }
+  return { kind: 'saved', saved, file, files, paths: checked };
+}
+
+async function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {
+  for (const path of paths) {
+    try {
+      await stat(nodePath.resolve(cwd, path));
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
