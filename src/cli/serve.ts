@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { acquireDbLock, type HeldLock, isServeHolder } from '../service/db-lock.js';
+import { renderServeBanner, simulationExposedWarning } from '../report/serve.js';
+import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { parseFaults } from '../service/faults.js';
-import type { GuideService } from '../service/index.js';
-import { DEFAULT_LOCAL_DB_PATH, prepareDbFolder } from '../target/index.js';
-import type { CliIo, CommandContext } from './io.js';
+import type { CommandContext } from './io.js';
 import { thisProcess } from './lock-process.js';
 
 function integer(name: string, min: number, max: number): (value: string) => number {
@@ -54,7 +52,7 @@ function openFileLimit(): number {
   return 1_024;
 }
 
-interface ServeOptions {
+interface ServeFlags {
   host: string;
   port: number;
   db: string;
@@ -119,102 +117,58 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       'connections open at once from one client address (default: half of --max-connections)',
       integer('--max-connections-per-address', 1, 1_000_000),
     )
-    .action((options: ServeOptions) => runServe(options, ctx));
+    .action((options: ServeFlags) => runServe(options, ctx));
 }
 
 /** Runs the service until the stop signal (SIGINT/SIGTERM), then finishes the calls in flight. */
-async function runServe(options: ServeOptions, ctx: CommandContext): Promise<void> {
+async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void> {
   const { io } = ctx;
   // SIGINT/SIGTERM: stop accepting calls, finish those in flight, then exit.
   io.catchSignals?.();
-  const db = options.db === ':memory:' ? options.db : resolve(io.cwd, options.db);
-  if (db !== ':memory:')
-    await prepareDbFolder(db, { isDefault: db === resolve(io.cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });
-  // Any client may write through a serve at any time, so it holds the database's lock for as long
-  // as it runs: an apply over the same file (or a second serve) is refused instead of racing it.
-  const held = db === ':memory:' ? undefined : await lockForServe(db, options.db);
-  try {
-    const service = await startService(options, io, db, held);
-    if (!io.stopSignal.aborted) {
-      await new Promise<void>((done) =>
-        io.stopSignal.addEventListener('abort', () => done(), { once: true }),
-      );
-    }
-    io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
-    await service.close();
-    io.stderr.write('guidectl serve: stopped\n');
-  } finally {
-    await held?.release();
-  }
-}
-
-function lockForServe(db: string, shown: string): Promise<HeldLock> {
-  return acquireDbLock(db, {
-    self: thisProcess(),
-    command: `guidectl serve --db ${shown}`,
-    timeoutMs: 0,
-    shownPath: shown,
-    fix: (holder) =>
-      isServeHolder(holder)
-        ? `Stop that serve first, or give this one another --db${holder.url === undefined ? '' : `; clients can use the running one at ${holder.url}`}.`
-        : 'Start serve once it has finished, or give this one another --db.',
-  });
-}
-
-/** Starts the service and prints where it listens, with what credentials and limits. */
-async function startService(
-  options: ServeOptions,
-  io: CliIo,
-  db: string,
-  held: HeldLock | undefined,
-): Promise<GuideService> {
+  const { startServe } = await import('../service/index.js');
   const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
-  const { GuideService, connectionLimitsFor } = await import('../service/index.js');
-  const fileLimit = openFileLimit();
-  const derived = connectionLimitsFor(fileLimit);
-  const total = options.maxConnections ?? derived.total;
-  const connections = {
-    total,
-    perAddress: options.maxConnectionsPerAddress ?? Math.max(1, Math.floor(total / 2)),
-  };
-  const service = await GuideService.start({
-    db,
+  const openFiles = openFileLimit();
+  const serve = await startServe({
+    db: options.db,
     durability: options.durability,
     host: options.host,
     port: options.port,
     ...(options.appid === undefined ? {} : { appid: options.appid }),
     ...(secret === undefined ? {} : { secret }),
+    faults: options.faults,
+    simulation: options.simulation,
+    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+    ...(options.maxConnectionsPerAddress === undefined
+      ? {}
+      : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
     settings: {
       tokenTtl: options.tokenTtl,
       sensitiveWords: options.sensitiveWords,
       invites: options.invites,
       maxGuides: options.maxGuides,
     },
-    faults: options.faults,
-    simulation: options.simulation,
-    connections,
+    cwd: io.cwd,
+    openFileLimit: openFiles,
+    self: thisProcess(),
     log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
   });
-  // Before saying it listens, so that whoever is kept out from then on is told where it is.
-  await held?.noteUrl(service.url);
-  io.stdout.write(`guidectl serve: listening on ${service.url}\n`);
-  io.stdout.write(`  database   ${db}\n`);
-  io.stdout.write(`  appid      ${service.appid}\n`);
-  if (service.credentialsGenerated) {
-    io.stdout.write(
-      `  secret     ${service.credentials.secret}  (generated now and shown only now: the database keeps only its hash)\n`,
-    );
-  }
+  const { service } = serve;
   io.stdout.write(
-    `  behaviour  sensitive words: ${options.sensitiveWords}, invitations: ${options.invites}, token ttl: ${options.tokenTtl}s${options.simulation ? ', simulation at /__sim/' : ''}${options.faults === '' ? '' : `, faults: ${options.faults}`}\n`,
+    renderServeBanner({
+      ...options,
+      url: service.url,
+      db: serve.db,
+      appid: service.appid,
+      ...(service.credentialsGenerated ? { generatedSecret: service.credentials.secret } : {}),
+      connections: serve.connections,
+      openFileLimit: openFiles,
+    }),
   );
-  io.stdout.write(
-    `  limits     ${connections.total} connections, ${connections.perAddress} per address (open-file limit ${fileLimit})\n`,
-  );
-  if (service.simNeedsToken) {
-    io.stderr.write(
-      `guidectl serve: warning: the simulation is on at ${options.host}, an address other machines may reach: /__sim/ can reset the account, move its clock and inject faults, so each /__sim/ call must carry ?access_token= (a token of this app); use --host 127.0.0.1 unless others must reach it\n`,
-    );
+  if (service.simNeedsToken) io.stderr.write(simulationExposedWarning(options.host));
+  if (!io.stopSignal.aborted) {
+    await new Promise<void>((done) => io.stopSignal.addEventListener('abort', () => done(), { once: true }));
   }
-  return service;
+  io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
+  await serve.close();
+  io.stderr.write('guidectl serve: stopped\n');
 }

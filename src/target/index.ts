@@ -3,7 +3,7 @@
  * client connected to it (`openTarget`): the API at a base URL with credentials from the
  * environment, or the guide service started in-process over a local database, locked for writers.
  */
-export { ensureDir, prepareDbFolder } from './db-folder.js';
+export { ensureDir, prepareDbFolder } from '../service/db-folder.js';
 export {
   type OpenTarget,
   openTarget,
@@ -12,7 +12,6 @@ export {
   type TargetLock,
 } from './open.js';
 export {
-  DEFAULT_LOCAL_DB_PATH,
   proxyFromEnv,
   resolveTarget,
   type Target,

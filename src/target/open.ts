@@ -1,6 +1,7 @@
 import type { GuideClient, GuideClientOptions } from '../client/index.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
+import { DEFAULT_LOCAL_DB_PATH, dbFileExists, prepareDbFolder } from '../service/db-folder.js';
 import {
   acquireDbLock,
   describeHolder,
@@ -10,8 +11,7 @@ import {
   type LockProcess,
 } from '../service/db-lock.js';
 import type { GuideService } from '../service/index.js';
-import { dbFileExists, prepareDbFolder } from './db-folder.js';
-import { DEFAULT_LOCAL_DB_PATH, proxyFromEnv, type Target } from './resolve.js';
+import { proxyFromEnv, type Target } from './resolve.js';
 
 /** What opening a target needs from the process around it (the CLI's, or a library user's). */
 export interface TargetHost {

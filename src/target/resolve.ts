@@ -3,10 +3,8 @@ import { parseBaseUrl } from '../client/base-url.js';
 // Types only: the client (undici) is loaded by `openTarget`, so that resolving a target stays cheap.
 import type { ClientAuth, ProxySettings } from '../client/index.js';
 import { UsageError } from '../core/errors.js';
+import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
-
-/** The embedded local service's database when nothing else is said. */
-export const DEFAULT_LOCAL_DB_PATH = '.guidectl/local.db';
 
 /** The target settings given as flags (credentials never are: they come from the environment). */
 export interface TargetFlags {

@@ -2,6 +2,9 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 
+/** The embedded service's database when nothing else is said, relative to the working directory. */
+export const DEFAULT_LOCAL_DB_PATH = '.guidectl/local.db';
+
 /**
  * Creates a folder and its missing parents, one level at a time. Node's `mkdir({recursive: true})`
  * loops forever on some virtual file systems (under /proc it keeps retrying a parent that exists),

@@ -1,0 +1,34 @@
+/** What `guidectl serve` says when it listens: where, over what, with what credentials and limits. */
+export interface ServeFacts {
+  readonly url: string;
+  readonly db: string;
+  readonly appid: string;
+  /** Set only when the secret was generated now: it is shown this once. */
+  readonly generatedSecret?: string;
+  readonly sensitiveWords: string;
+  readonly invites: string;
+  readonly tokenTtl: number;
+  readonly simulation: boolean;
+  readonly faults: string;
+  readonly connections: { readonly total: number; readonly perAddress: number };
+  readonly openFileLimit: number;
+}
+
+/** The lines `guidectl serve` prints on stdout once it listens. */
+export function renderServeBanner(f: ServeFacts): string {
+  const lines = [`guidectl serve: listening on ${f.url}`, `  database   ${f.db}`, `  appid      ${f.appid}`];
+  if (f.generatedSecret !== undefined)
+    lines.push(
+      `  secret     ${f.generatedSecret}  (generated now and shown only now: the database keeps only its hash)`,
+    );
+  lines.push(
+    `  behaviour  sensitive words: ${f.sensitiveWords}, invitations: ${f.invites}, token ttl: ${f.tokenTtl}s${f.simulation ? ', simulation at /__sim/' : ''}${f.faults === '' ? '' : `, faults: ${f.faults}`}`,
+    `  limits     ${f.connections.total} connections, ${f.connections.perAddress} per address (open-file limit ${f.openFileLimit})`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The warning for a simulation reachable from other machines. */
+export function simulationExposedWarning(host: string): string {
+  return `guidectl serve: warning: the simulation is on at ${host}, an address other machines may reach: /__sim/ can reset the account, move its clock and inject faults, so each /__sim/ call must carry ?access_token= (a token of this app); use --host 127.0.0.1 unless others must reach it\n`;
+}

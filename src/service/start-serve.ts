@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+import { type ConnectionLimits, connectionLimitsFor } from './connections.js';
+import { DEFAULT_LOCAL_DB_PATH, prepareDbFolder } from './db-folder.js';
+import { acquireDbLock, type HeldLock, isServeHolder, type LockProcess } from './db-lock.js';
+import { GuideService, type GuideServiceOptions } from './server.js';
+
+/** `guidectl serve`'s settings, as its flags give them. */
+export interface ServeOptions extends Omit<GuideServiceOptions, 'db' | 'connections' | 'log'> {
+  /** The database as the user named it (`:memory:`, or a path relative to `cwd`). */
+  readonly db: string;
+  readonly cwd: string;
+  /** This process's soft limit on open files, from which the connection caps are derived. */
+  readonly openFileLimit: number;
+  readonly maxConnections?: number;
+  readonly maxConnectionsPerAddress?: number;
+  /** This process, as the database's lock records it. */
+  readonly self: LockProcess;
+  /** What the service reports that it does not answer to a caller. */
+  readonly log: (line: string) => void;
+}
+
+/** A service started by {@link startServe}, holding its database's lock until closed. */
+export interface RunningServe {
+  readonly service: GuideService;
+  /** The database's absolute path, or `:memory:`. */
+  readonly db: string;
+  readonly connections: ConnectionLimits;
+  /** Finishes the calls in flight, closes the database, then releases its lock. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the guide service as `guidectl serve` runs it: the database's folder made ready (only the
+ * default one is created), the database's lock held for as long as the service runs (any client
+ * may write through a serve at any time, so an apply over the same file, or a second serve, is
+ * refused instead of racing it), and connection caps below the open-file limit.
+ */
+export async function startServe(options: ServeOptions): Promise<RunningServe> {
+  const { cwd, openFileLimit, maxConnections, maxConnectionsPerAddress, self, ...rest } = options;
+  const db = options.db === ':memory:' ? options.db : resolve(cwd, options.db);
+  if (db !== ':memory:')
+    await prepareDbFolder(db, { isDefault: db === resolve(cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });
+  const held = db === ':memory:' ? undefined : await lockForServe(db, options.db, self);
+  try {
+    const total = maxConnections ?? connectionLimitsFor(openFileLimit).total;
+    const connections = { total, perAddress: maxConnectionsPerAddress ?? Math.max(1, Math.floor(total / 2)) };
+    const service = await GuideService.start({ ...rest, db, connections });
+    // Before it is said to listen, so that whoever is kept out from then on is told where it is.
+    await held?.noteUrl(service.url);
+    return {
+      service,
+      db,
+      connections,
+      close: () => service.close().finally(() => held?.release()),
+    };
+  } catch (error) {
+    await held?.release();
+    throw error;
+  }
+}
+
+function lockForServe(db: string, shown: string, self: LockProcess): Promise<HeldLock> {
+  return acquireDbLock(db, {
+    self,
+    command: `guidectl serve --db ${shown}`,
+    timeoutMs: 0,
+    shownPath: shown,
+    fix: (holder) =>
+      isServeHolder(holder)
+        ? `Stop that serve first, or give this one another --db${holder.url === undefined ? '' : `; clients can use the running one at ${holder.url}`}.`
+        : 'Start serve once it has finished, or give this one another --db.',
+  });
+}
