@@ -154,6 +154,7 @@ export async function readLive(
   try {
     return await readLiveState(reader, scope, {
       onProgress: ({ done, known }) => progress.update(done, known),
+      clock: { now: ctx.io.now ?? Date.now },
     });
   } catch (error) {
     if (ctx.io.stopSignal.aborted) throw new InterruptedError('interrupted while reading the live state');

@@ -1,6 +1,7 @@
 import type { Diagnostic, DiagnosticCode, RelatedLocation, Severity } from '../core/diagnostics.js';
 import { isHttpUrl, WECHAT_ID } from '../core/guide-rules.js';
 import { MEMBER_HINT, quote, wechatIdMessage } from './check-schema.js';
+import { checkTasks } from './check-task-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import type { WrittenGroup, WrittenParts } from './written.js';
 
@@ -21,7 +22,7 @@ export interface RuleOptions {
 }
 
 /** Where something is in a file, to be worked out when needed. */
-interface Ref {
+export interface Ref {
   readonly parsed: ParsedYaml;
   readonly path: ValuePath;
   readonly part?: SpanPart;
@@ -44,12 +45,13 @@ export function checkRules(files: readonly RuleFile[], options: RuleOptions): Di
   checkSections(files, out);
   const guides = checkGuides(files, out);
   checkGroups(files, guides, options.complete, out);
+  checkTasks(files, guides, options.complete, out);
   checkSensitiveWords(files, out);
   return out.diagnostics;
 }
 
 /** Collects the diagnostics of one run, and names places in the files for their messages. */
-class Reporter {
+export class Reporter {
   readonly diagnostics: Diagnostic[] = [];
 
   constructor(private readonly displayPath: (file: string) => string) {}
@@ -120,7 +122,7 @@ function checkSections(files: readonly RuleFile[], out: Reporter): void {
 }
 
 /** Who the files name as guides: by account, and by openid (where each is first defined). */
-interface KnownGuides {
+export interface KnownGuides {
   readonly byAccount: ReadonlySet<string>;
   readonly byOpenid: ReadonlyMap<string, Ref>;
 }
@@ -303,7 +305,7 @@ function checkSensitiveWords(files: readonly RuleFile[], out: Reporter): void {
 }
 
 /** "at line 12", or "at column 20" when both are on the same line (a [flow, list]). */
-function describeEarlier(parsed: ParsedYaml, earlier: ValuePath, here: ValuePath): string {
+export function describeEarlier(parsed: ParsedYaml, earlier: ValuePath, here: ValuePath): string {
   const a = parsed.locate(earlier);
   const b = parsed.locate(here);
   return a.line === b.line ? `at column ${a.column}` : `at line ${a.line}`;

@@ -28,6 +28,7 @@ import type {
   WrittenParts,
   WrittenPrune,
   WrittenSafety,
+  WrittenTask,
 } from './written.js';
 
 /** The format version this program reads. */
@@ -154,7 +155,7 @@ export function validatorsOfModules(
   if (!isRecord(strict) || !isRecord(parts)) return undefined;
   if (strict['schemaDigest'] !== digest || parts['schemaDigest'] !== digest) return undefined;
   const { shell, guide, group } = strict;
-  const { account, prune, safety, guide: partGuide, group: partGroup } = parts;
+  const { account, prune, safety, guide: partGuide, group: partGroup, task: partTask } = parts;
   if (
     !isValidator<unknown>(shell) ||
     !isValidator<WrittenGuide>(guide) ||
@@ -163,12 +164,13 @@ export function validatorsOfModules(
     !isValidator<WrittenPrune>(prune) ||
     !isValidator<WrittenSafety>(safety) ||
     !isValidator<WrittenGuide>(partGuide) ||
-    !isValidator<WrittenGroup>(partGroup)
+    !isValidator<WrittenGroup>(partGroup) ||
+    !isValidator<WrittenTask>(partTask)
   )
     return undefined;
   return {
     strict: { shell, guide, group },
-    parts: { account, prune, safety, guide: partGuide, group: partGroup },
+    parts: { account, prune, safety, guide: partGuide, group: partGroup, task: partTask },
   };
 }
 
@@ -275,6 +277,7 @@ export function partsOf(written: WrittenFile): WrittenParts {
     ...(written.safety === undefined ? {} : { safety: written.safety }),
     guides: indexed(written.guides ?? []),
     groups: indexed(written.groups ?? []),
+    tasks: indexed(written.tasks ?? []),
   };
 }
 
@@ -301,6 +304,7 @@ function salvageParts(value: Record<string, unknown>, parts: PartValidators): Wr
     ...(parts.safety(safety) ? { safety } : {}),
     guides: pick(value['guides'], parts.guide),
     groups: pick(value['groups'], parts.group),
+    tasks: pick(value['tasks'], parts.task),
   };
 }
 
@@ -620,6 +624,59 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'maxDeleteShare/minimum': shareOutOfRange,
   'maxDeleteShare/maximum': shareOutOfRange,
   'groupName/pattern': empty('group-name-empty', 'the group name'),
+  'taskName/minLength': empty('task-name-empty', 'the task name', 'write 1 to 16 characters'),
+  'taskName/pattern': empty('task-name-empty', 'the task name', 'write 1 to 16 characters'),
+  'taskName/maxLength': tooLong('task-name-too-long', 'task name'),
+  'taskRemark/maxLength': tooLong('task-remark-too-long', 'remark'),
+  'taskMaterials/maxItems': ({ data, limit }) => ({
+    code: 'task-materials-too-many',
+    message: `a task sends at most ${limit} materials; this one has ${Array.isArray(data) ? data.length : '?'}`,
+    hint: 'keep three, or split the task in two',
+  }),
+  'taskMaterials/minItems': () => ({
+    code: 'task-materials-empty',
+    message: 'a task sends at least one material; this list is empty',
+    hint: 'for example: - text: "Spring sale starts now!"',
+  }),
+  'pushAt/pattern': ({ data }) => ({
+    code: 'push-at-invalid',
+    message: `push_at ${quote(data)} is not an ISO 8601 date and time with an offset`,
+    hint: 'write the date, the time and the UTC offset, such as 2026-12-01T10:00:00+08:00 (or Z for UTC)',
+  }),
+  'recipients/minItems': () => ({
+    code: 'task-recipients-empty',
+    message: 'recipients is empty; a task is sent to at least one customer',
+    hint: 'list the openids of the customers, or give a recipients_file',
+  }),
+  'recipient/pattern': ({ data }) => ({
+    code: 'recipient-invalid',
+    message:
+      data === '' ? 'a recipient is empty' : `invalid openid: recipient ${quote(data)}; ${OPENID_RULE}`,
+    hint: IDENTIFIER_HINT,
+  }),
+  'recipientsFile/minLength': empty(
+    'recipients-file-not-found',
+    'recipients_file',
+    'write the path of the file',
+  ),
+  'recipientsFile/pattern': empty(
+    'recipients-file-not-found',
+    'recipients_file',
+    'write the path of the file',
+  ),
+  'task/oneOf': ({ data }) =>
+    isRecord(data) && 'guide' in data && 'guide_openid' in data
+      ? {
+          code: 'task-guide-both',
+          message:
+            'this task has both "guide" and "guide_openid"; a task names its guide by exactly one of them',
+          hint: 'keep "guide" (the account) when the guide has one',
+        }
+      : {
+          code: 'task-guide-missing',
+          message: 'this task names no guide; add "guide: <account>" (or "guide_openid: …")',
+          hint: 'the guide is the one who sends the task to its customers',
+        },
   'guide/oneOf': ({ data }) =>
     isRecord(data) && 'account' in data && 'openid' in data
       ? {
@@ -645,6 +702,8 @@ const MISSING_KEY_HINTS: Readonly<Record<string, string>> = {
   title: 'add the title of the card, 1 to 35 characters',
   path: 'add the page to open: path: pages/index/index',
   media_id: 'add the media id of the cover image',
+  push_at: 'add when the task is sent: push_at: 2026-12-01T10:00:00+08:00',
+  materials: 'add what the task sends, such as: materials: [{text: "Hello"}]',
 };
 
 function mapError(
@@ -794,6 +853,9 @@ const ITEM_NAMES: Readonly<Record<string, string>> = {
   words: 'a sensitive word',
   members: 'a member',
   guide_openids: 'an openid',
+  tasks: 'a task',
+  materials: 'a material',
+  recipients: 'a recipient',
 };
 
 /** How to name the value at `path` in a sentence: `"nickname"`, `a quick reply`. */
@@ -814,6 +876,8 @@ function describeContainer(path: ValuePath): string {
     if (parent === 'guides') return 'this guide';
     if (parent === 'groups') return 'this group';
     if (parent === 'welcome' || parent === 'default_welcome') return 'this welcome message';
+    if (parent === 'tasks') return 'this task';
+    if (parent === 'materials') return 'this material';
   }
   if (last === 'miniprogram') return 'the mini-program card';
   return typeof last === 'string' ? `"${last}"` : 'this entry';

@@ -11,7 +11,14 @@ import {
   VALIDATOR_MODULES,
   withoutListItems,
 } from './check-schema.js';
-import type { WrittenAccount, WrittenGroup, WrittenGuide, WrittenPrune, WrittenSafety } from './written.js';
+import type {
+  WrittenAccount,
+  WrittenGroup,
+  WrittenGuide,
+  WrittenPrune,
+  WrittenSafety,
+  WrittenTask,
+} from './written.js';
 
 // ajv compiles the schema into JavaScript: 100-500 ms of a command's start, and ajv itself is a
 // hundred modules to load. `npm run build` writes that JavaScript once (`validatorSources`, into
@@ -40,6 +47,7 @@ export interface PartValidators {
   readonly safety: ValidateFunction<WrittenSafety>;
   readonly guide: ValidateFunction<WrittenGuide>;
   readonly group: ValidateFunction<WrittenGroup>;
+  readonly task: ValidateFunction<WrittenTask>;
 }
 
 /** Which schema (by ajv key) each validator checks against. */
@@ -54,6 +62,7 @@ const PART_REFS: Readonly<Record<keyof PartValidators, string>> = {
   safety: `${SCHEMA_KEY}#/$defs/safety`,
   guide: `${SCHEMA_KEY}#/$defs/guide`,
   group: `${SCHEMA_KEY}#/$defs/group`,
+  task: `${SCHEMA_KEY}#/$defs/task`,
 };
 
 /**
@@ -121,6 +130,7 @@ export function compileParts(schema: SchemaObject): PartValidators {
     safety: get<WrittenSafety>(PART_REFS.safety),
     guide: get<WrittenGuide>(PART_REFS.guide),
     group: get<WrittenGroup>(PART_REFS.group),
+    task: get<WrittenTask>(PART_REFS.task),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 } from './load-files.js';
 import { normalise, type ValidFile } from './normalise.js';
 import { parseYaml } from './parse-yaml.js';
+import { readRecipientsFiles } from './recipients-file.js';
 
 export type { ConfigFs, SourceFile } from './load-files.js';
 export { DEFAULT_MAX_FILE_BYTES, isConfigFileName } from './load-files.js';
@@ -92,6 +93,12 @@ export async function loadDesiredState(
   const complete = !hasErrors(diagnostics);
   const rules = checkRules(ruleFiles, { complete, displayPath: (file) => displayPath(file, cwd) });
   for (const d of rules) diagnostics.push(d);
+  const { recipients, diagnostics: recipientProblems } = await readRecipientsFiles(
+    ruleFiles,
+    options.fs ?? nodeConfigFs,
+    options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+  );
+  for (const d of recipientProblems) diagnostics.push(d);
 
   const sorted = capDiagnostics(
     withoutRepeats(
@@ -102,7 +109,7 @@ export async function loadDesiredState(
     ),
   );
   if (hasErrors(sorted)) return { diagnostics: sorted, files: shown };
-  return { state: normalise(valid), diagnostics: sorted, files: shown };
+  return { state: normalise(valid, recipients), diagnostics: sorted, files: shown };
 }
 
 /** A mapping with "version" or at least one other key of the format. */

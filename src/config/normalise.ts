@@ -4,23 +4,29 @@ import {
   type DesiredGroup,
   type DesiredGuide,
   type DesiredState,
+  type DesiredTask,
   type GuideId,
   guideIdFrom,
   guideKey,
   type ProtectedGroup,
   type ProtectedGuide,
+  type ProtectedTask,
   type ProtectPolicy,
   type SafetyPolicy,
   type SourceRef,
+  taskKey,
   type WelcomeMessage,
 } from '../core/desired.js';
+import { parseWrittenTime } from '../core/task-time.js';
 import type { ParsedYaml, ValuePath } from './parse-yaml.js';
+import { recipientsKey } from './recipients-file.js';
 import type {
   WrittenAccount,
   WrittenFile,
   WrittenGroup,
   WrittenGuide,
   WrittenSafety,
+  WrittenTask,
   WrittenWelcome,
 } from './written.js';
 
@@ -36,9 +42,14 @@ export interface ValidFile {
  * `protected: true` and `protect` list. Call it only when the checks found no error; it relies
  * on what they guarantee (one definition per guide and group, and so on).
  */
-export function normalise(files: readonly ValidFile[]): DesiredState {
+export function normalise(
+  files: readonly ValidFile[],
+  recipients: ReadonlyMap<string, readonly string[]> = new Map(),
+): DesiredState {
   let account: DesiredAccount | undefined;
-  let prune = { guides: false, groups: false };
+  let prune: DesiredState['prune'] = { guides: false, groups: false };
+  let tasks: DesiredTask[] | undefined;
+  const protectedTasks = new Map<string, ProtectedTask>();
   let safety: SafetyPolicy | undefined;
   const groups: DesiredGroup[] = [];
   const guides: DesiredGuide[] = [];
@@ -58,7 +69,11 @@ export function normalise(files: readonly ValidFile[]): DesiredState {
   for (const { parsed, written } of files) {
     if (written.account !== undefined) account = normaliseAccount(written.account, parsed);
     if (written.prune !== undefined) {
-      prune = { guides: written.prune.guides ?? false, groups: written.prune.groups ?? false };
+      prune = {
+        guides: written.prune.guides ?? false,
+        groups: written.prune.groups ?? false,
+        ...(written.prune.tasks === undefined ? {} : { tasks: written.prune.tasks }),
+      };
     }
     if (written.safety !== undefined) safety = normaliseSafety(written.safety, parsed);
     (written.groups ?? []).forEach((group, index) => {
@@ -71,6 +86,20 @@ export function normalise(files: readonly ValidFile[]): DesiredState {
       guides.push(desired);
       if (guide.protected === true)
         protectGuide(desired.id, entrySourceOf(parsed, ['guides', index, 'protected'], 'key'));
+    });
+    if (written.tasks !== undefined) tasks ??= [];
+    (written.tasks ?? []).forEach((task, index) => {
+      const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
+      const desired = normaliseTask(task, listed, sourceOf(parsed, ['tasks', index]));
+      tasks?.push(desired);
+      if (task.protected === true) {
+        const source = entrySourceOf(parsed, ['tasks', index, 'protected'], 'key');
+        protectedTasks.set(taskKey(desired.guide, desired.name), {
+          guide: desired.guide,
+          name: desired.name,
+          source,
+        });
+      }
     });
     const protect = written.protect;
     (protect?.guides ?? []).forEach((account, index) => {
@@ -85,18 +114,26 @@ export function normalise(files: readonly ValidFile[]): DesiredState {
   }
 
   const protect: ProtectPolicy | undefined =
-    protectedGuides.size === 0 && protectedGroups.size === 0
+    protectedGuides.size === 0 && protectedGroups.size === 0 && protectedTasks.size === 0
       ? undefined
       : {
           guides: [...protectedGuides.entries()]
             .sort(([a], [b]) => compareText(a, b))
             .map(([, guide]) => guide),
           groups: [...protectedGroups.values()].sort((a, b) => compareText(a.name, b.name)),
+          ...(protectedTasks.size === 0
+            ? {}
+            : {
+                tasks: [...protectedTasks.entries()]
+                  .sort(([a], [b]) => compareText(a, b))
+                  .map(([, task]) => task),
+              }),
         };
   return {
     ...(account === undefined ? {} : { account }),
     groups,
     guides,
+    ...(tasks === undefined ? {} : { tasks }),
     prune,
     ...(protect === undefined ? {} : { protect }),
     ...(safety === undefined ? {} : { safety }),
@@ -161,6 +198,24 @@ function normaliseGuide(written: WrittenGuide, source: SourceRef): DesiredGuide 
     headImageUrl: written.head_image_url,
     ...(written.quick_replies === undefined ? {} : { quickReplies: [...written.quick_replies] }),
     ...(written.welcome === undefined ? {} : { welcome: written.welcome.map(normaliseWelcome) }),
+    source,
+  };
+}
+
+function normaliseTask(written: WrittenTask, recipients: readonly string[], source: SourceRef): DesiredTask {
+  const guide = guideIdFrom(written.guide, written.guide_openid);
+  const time = parseWrittenTime(written.push_at);
+  // The schema's oneOf and the rules' check of push_at make these unreachable.
+  if (guide === undefined || time === undefined)
+    throw new Error('normalise: a task without a guide or a push time passed the checks');
+  return {
+    name: written.name,
+    guide,
+    remark: written.remark ?? '',
+    pushAt: time.unix,
+    offsetMinutes: time.offsetMinutes,
+    recipients: [...new Set(recipients)].sort(compareText),
+    materials: written.materials.map(normaliseWelcome),
     source,
   };
 }

@@ -8,6 +8,7 @@ export interface WrittenFile {
   readonly account?: WrittenAccount;
   readonly groups?: readonly WrittenGroup[];
   readonly guides?: readonly WrittenGuide[];
+  readonly tasks?: readonly WrittenTask[];
   readonly prune?: WrittenPrune;
   readonly protect?: WrittenProtect;
   readonly safety?: WrittenSafety;
@@ -52,9 +53,23 @@ export interface WrittenGuide {
   readonly protected?: boolean;
 }
 
+/** Exactly one of `guide` and `guide_openid`, and one of `recipients` and `recipients_file`. */
+export interface WrittenTask {
+  readonly name: string;
+  readonly guide?: string;
+  readonly guide_openid?: string;
+  readonly remark?: string;
+  readonly push_at: string;
+  readonly recipients?: readonly string[];
+  readonly recipients_file?: string;
+  readonly materials: readonly WrittenWelcome[];
+  readonly protected?: boolean;
+}
+
 export interface WrittenPrune {
   readonly guides?: boolean;
   readonly groups?: boolean;
+  readonly tasks?: boolean;
 }
 
 export interface WrittenProtect {
@@ -68,6 +83,7 @@ export interface WrittenSafety {
     readonly guides?: number;
     readonly groups?: number;
     readonly memberships?: number;
+    readonly tasks?: number;
   };
   readonly max_delete_share?: number;
 }
@@ -89,4 +105,5 @@ export interface WrittenParts {
   readonly safety?: WrittenSafety;
   readonly guides: readonly Indexed<WrittenGuide>[];
   readonly groups: readonly Indexed<WrittenGroup>[];
+  readonly tasks: readonly Indexed<WrittenTask>[];
 }

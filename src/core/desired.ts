@@ -33,7 +33,12 @@ export interface DesiredState {
   readonly account?: DesiredAccount;
   readonly groups: readonly DesiredGroup[];
   readonly guides: readonly DesiredGuide[];
-  /** Whether live objects missing from the file are deleted; both default to false. */
+  /**
+   * Mass-send tasks; absent when no file has `tasks` (tasks are not managed, and not read).
+   * Invariants: no two tasks share a guide and a name ({@link taskKey}); each names a guide.
+   */
+  readonly tasks?: readonly DesiredTask[];
+  /** Whether live objects missing from the file are deleted (tasks: cancelled); all default to false. */
   readonly prune: PrunePolicy;
   /**
    * Guides and groups that must never be deleted, nor (guides) removed from a group; absent when
@@ -47,6 +52,8 @@ export interface DesiredState {
 export interface PrunePolicy {
   readonly guides: boolean;
   readonly groups: boolean;
+  /** Cancel the live pending tasks of the managed guides that the files do not list. */
+  readonly tasks?: boolean;
 }
 
 /**
@@ -61,6 +68,15 @@ export interface PrunePolicy {
 export interface ProtectPolicy {
   readonly guides: readonly ProtectedGuide[];
   readonly groups: readonly ProtectedGroup[];
+  /** Tasks (by {@link taskKey}, sorted) that no plan may cancel; absent when none. */
+  readonly tasks?: readonly ProtectedTask[];
+}
+
+/** A task that a plan may never cancel: `protected: true` on its entry. */
+export interface ProtectedTask {
+  readonly guide: GuideId;
+  readonly name: string;
+  readonly source: SourceRef;
 }
 
 /** A guide that a plan may never delete nor remove from a group. */
@@ -76,10 +92,10 @@ export interface ProtectedGroup {
   readonly source: SourceRef;
 }
 
-/** What a deletion guard counts: guides deleted, groups deleted, memberships removed. */
-export type DeleteKind = 'guides' | 'groups' | 'memberships';
+/** What a deletion guard counts: guides deleted, groups deleted, memberships removed, tasks cancelled. */
+export type DeleteKind = 'guides' | 'groups' | 'memberships' | 'tasks';
 
-export const DELETE_KINDS: readonly DeleteKind[] = ['guides', 'groups', 'memberships'];
+export const DELETE_KINDS: readonly DeleteKind[] = ['guides', 'groups', 'memberships', 'tasks'];
 
 /**
  * The `safety` section: limits of the deletion guards that replace the defaults. Each property is
@@ -173,6 +189,39 @@ export type WelcomeMessage =
       readonly path: string;
       readonly mediaId: string;
     };
+
+/**
+ * One mass-send task: a guide sends up to 3 materials to a list of its customers at a push time.
+ * Matched with a live task by guide and name ({@link taskKey}).
+ *
+ * Invariants: `name` has 1–16 code points; `remark` at most 100 (`''` for none); `pushAt` is in
+ * Unix seconds and `offsetMinutes` is the UTC offset it was written with (for messages);
+ * `recipients` are distinct openids, sorted by UTF-16 code units, at least one; `materials` has
+ * 1–3 entries, a text at most 300 UTF-8 bytes.
+ */
+export interface DesiredTask {
+  readonly name: string;
+  readonly guide: GuideId;
+  readonly remark: string;
+  readonly pushAt: number;
+  readonly offsetMinutes: number;
+  readonly recipients: readonly string[];
+  readonly materials: readonly TaskMaterial[];
+  readonly source: SourceRef;
+}
+
+/** A material of a task: the same three forms as a welcome message. */
+export type TaskMaterial = WelcomeMessage;
+
+/** Equal for two tasks exactly when they are the same guide's task of the same name. */
+export function taskKey(guide: GuideId, name: string): string {
+  return `${guideKey(guide)}\u0000${name}`;
+}
+
+/** A task as a user names it: `"Spring sale" of alice_wx`. */
+export function describeTask(guide: GuideId, name: string): string {
+  return `${JSON.stringify(name)} of ${describeGuideId(guide)}`;
+}
 
 /** A string that is equal for two guides exactly when they are the same guide: `account:x` or `openid:x`. */
 export function guideKey(id: GuideId): string {

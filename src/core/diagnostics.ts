@@ -76,6 +76,23 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'group-name-empty',
   'group-name-too-long',
   'member-invalid',
+  'task-name-empty',
+  'task-name-too-long',
+  'task-remark-too-long',
+  'task-materials-too-many',
+  'task-materials-empty',
+  'task-guide-both',
+  'task-guide-missing',
+  'task-recipients-both',
+  'task-recipients-missing',
+  'task-recipients-empty',
+  'push-at-invalid',
+  'task-text-too-long',
+  'recipients-file-not-found',
+  'recipients-file-empty',
+  'recipients-file-bad-line',
+  'recipient-invalid',
+  'recipient-duplicate',
   // Rules across the whole desired state
   'guide-duplicate',
   'group-duplicate',
@@ -84,6 +101,8 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'member-openid-only',
   'member-unknown',
   'member-duplicate',
+  'task-duplicate',
+  'task-guide-unknown',
   // Safety settings
   'safety-duplicate',
   'safety-limit-invalid',
@@ -101,6 +120,13 @@ export const PLAN_DIAGNOSTIC_CODES = [
   'protected-group-delete',
   'protected-member-remove',
   'protected-not-found',
+  'protected-task-cancel',
+  // Mass-send tasks
+  'task-guide-not-found',
+  'task-push-time-past',
+  'task-push-time-too-far',
+  'task-executed',
+  'task-live-duplicates',
 ] as const;
 
 export const DIAGNOSTIC_CODES = [...CONFIG_DIAGNOSTIC_CODES, ...PLAN_DIAGNOSTIC_CODES] as const;

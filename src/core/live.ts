@@ -10,7 +10,41 @@ export interface LiveState {
   /** Every group of the account, in the order the group list answers them. */
   readonly groups: readonly LiveGroup[];
   readonly account: LiveAccount;
+  /**
+   * The tasks of the guides whose tasks were read (see {@link LiveReadScope.tasks}), cancelled ones
+   * left out; absent when no task was read.
+   */
+  readonly tasks?: readonly LiveTask[];
+  /**
+   * When the read began, in Unix seconds by the reader's clock: the "now" of the task rules
+   * (a push time in the past, the one-month window). Absent when the reader had no clock.
+   */
+  readonly readAt?: number;
 }
+
+/** Task status on the wire: 1 not yet executed, 2 executed, 3 completed (cancelled ones are not read). */
+export type LiveTaskStatus = 'pending' | 'executed' | 'completed';
+
+/**
+ * A task as read back. `id` is the unsigned 64-bit task id as a decimal string; `recipients` are
+ * sorted by UTF-16 code units; materials as read back (an image or a card cover without its media id).
+ */
+export interface LiveTask {
+  readonly id: string;
+  readonly guide: GuideId;
+  readonly name: string;
+  readonly remark: string;
+  readonly pushAt: number;
+  readonly status: LiveTaskStatus;
+  readonly recipients: readonly string[];
+  readonly materials: readonly LiveMaterial[];
+}
+
+/** A task's material as read back: text, an image (its picture URL), a card (without its cover). */
+export type LiveMaterial =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly picUrl: string }
+  | { readonly type: 'miniprogram'; readonly appid: string; readonly title: string; readonly path: string };
 
 /** A guide as listed. `config` is present exactly when it was read (its replies or welcome are managed). */
 export interface LiveGuide {
@@ -72,4 +106,6 @@ export interface LiveReadScope {
   readonly offlineAutoReply: boolean;
   readonly sensitiveWords: boolean;
   readonly defaultWelcome: boolean;
+  /** Keys (`guideKey`) of the guides whose tasks are read; absent or empty: none. */
+  readonly tasks?: ReadonlySet<string>;
 }

@@ -14,7 +14,7 @@ import { isRecord } from './records.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
-export type ResourceKind = 'guide' | 'group' | 'account';
+export type ResourceKind = 'guide' | 'group' | 'account' | 'task';
 export type ChangeAction = 'create' | 'update' | 'delete';
 
 /** One field of a resource that changes; `before`/`after` are JSON values, absent for none. */
@@ -63,10 +63,13 @@ export type PlannedOperation =
   | 'addguide2guidegroup'
   | 'delguide2guidegroup'
   | 'delguideacct'
-  | 'delguidegroup';
+  | 'delguidegroup'
+  | 'addguidemassendjob'
+  | 'updateguidemassendjob'
+  | 'cancelguidemassendjob';
 
 /** What a call is about: a guide, a group, one guide's membership of a group, or the account. */
-export type CallTargetKind = 'guide' | 'group' | 'membership' | 'account';
+export type CallTargetKind = 'guide' | 'group' | 'membership' | 'account' | 'task';
 
 /**
  * The kinds of target each planned operation has (`setguideconfig` configures a guide, or the
@@ -83,6 +86,9 @@ export const TARGET_KINDS: { readonly [O in PlannedOperation]: readonly CallTarg
   delguide2guidegroup: ['membership'],
   delguideacct: ['guide'],
   delguidegroup: ['group'],
+  addguidemassendjob: ['task'],
+  updateguidemassendjob: ['task'],
+  cancelguidemassendjob: ['task'],
 };
 
 /** Whether `name` is an operation a plan makes (one of {@link TARGET_KINDS}'s keys). */
@@ -96,6 +102,8 @@ export function isPlannedOperation(name: string): name is PlannedOperation {
  * - `group`: the group's name, `North`; for a live group the call names by id (a deletion), the
  *   name and the id, `North (id 1860131524965138433)`, since copies share a name;
  * - `membership`: the guide's account and the group's name as JSON, `alice_wx in "North"`;
+ * - `task`: the task's name as JSON and its guide, `"Spring sale" of alice_wx`; for a call that
+ *   names a live task by id (an update, a cancellation), with the id: `"Spring sale" of alice_wx (id 1860…)`;
  * - `account`: `account`.
  *
  * Invariant: a function of the call's operation and body, and of the names of the live groups
@@ -117,9 +125,9 @@ export interface PlannedCall {
   readonly createsGroup?: string;
 }
 
-/** A live resource the file does not mention, left alone unless `prune` says otherwise. */
+/** A live resource the file does not mention, left alone unless `prune` says otherwise (a task: a pending one). */
 export interface Unmanaged {
-  readonly resource: 'guide' | 'group';
+  readonly resource: 'guide' | 'group' | 'task';
   readonly address: string;
 }
 
@@ -154,7 +162,7 @@ export function wireBody(body: CallBody, groupRef: (ref: GroupRef) => unknown): 
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (isGroupRef(value)) out[key] = groupRef(value);
-    else if (key === 'group_id' && typeof value === 'string') out[key] = BigInt(value);
+    else if ((key === 'group_id' || key === 'task_id') && typeof value === 'string') out[key] = BigInt(value);
     else out[key] = value;
   }
   return out;

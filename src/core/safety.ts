@@ -72,7 +72,7 @@ export type DeleteCounts = { readonly [K in DeleteKind]: number };
 
 /** One live resource that differs between the read a saved plan was made from and a new read. */
 export interface LiveDifference {
-  readonly resource: 'guide' | 'group' | 'account';
+  readonly resource: 'guide' | 'group' | 'account' | 'task';
   /** `alice_wx`, `openid oXYZ`, a group's name with its id, or an account setting's key. */
   readonly address: string;
   readonly change: 'added' | 'removed' | 'changed';

@@ -1,4 +1,5 @@
 import type { GuideClient } from '../client/index.js';
+import { type Clock, systemClock, unixSeconds } from '../core/clock.js';
 import { type DesiredState, guideKey } from '../core/desired.js';
 import type {
   LiveAccount,
@@ -7,10 +8,12 @@ import type {
   LiveGuideConfig,
   LiveReadScope,
   LiveState,
+  LiveTask,
   LiveWelcome,
 } from '../core/live.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import type { AutoReplyRead, GetGuideConfigAnswer } from '../wire/messages.js';
+import { readGuideTasks } from './read-tasks.js';
 
 export type { LiveReadScope } from '../core/live.js';
 
@@ -24,6 +27,7 @@ export interface LiveReader {
   getgroupinfo: GuideClient['getgroupinfo'];
   getguideconfig: GuideClient['getguideconfig'];
   getguideacctconfig: GuideClient['getguideacctconfig'];
+  getguidemassendjoblist: GuideClient['getguidemassendjoblist'];
 }
 
 /** A new object holding only the read methods of `client`: the write methods are not reachable. */
@@ -34,6 +38,7 @@ export function readOnlyClient(client: GuideClient): LiveReader {
     getgroupinfo: (request) => client.getgroupinfo(request),
     getguideconfig: (request) => client.getguideconfig(request),
     getguideacctconfig: () => client.getguideacctconfig(),
+    getguidemassendjoblist: (request) => client.getguidemassendjoblist(request),
   };
 }
 
@@ -45,9 +50,21 @@ export const READ_EVERYTHING: LiveReadScope = {
   defaultWelcome: true,
 };
 
-/** The least that planning `desired` needs to read. */
+/**
+ * The least that planning `desired` needs to read. Tasks, when managed: those of every guide the
+ * files declare or a task names (prune.tasks cancels only among those).
+ */
 export function readScopeFor(desired: DesiredState): LiveReadScope {
+  const tasks = desired.tasks;
   return {
+    ...(tasks === undefined
+      ? {}
+      : {
+          tasks: new Set([
+            ...desired.guides.map((g) => guideKey(g.id)),
+            ...tasks.map((t) => guideKey(t.guide)),
+          ]),
+        }),
     guideConfigs: new Set(
       desired.guides
         .filter((g) => g.quickReplies !== undefined || g.welcome !== undefined)
@@ -71,6 +88,8 @@ export interface ReadLiveOptions {
   /** Page size asked of list calls; servers may answer fewer items (the service clamps to 100). */
   readonly pageSize?: number;
   readonly onProgress?: (progress: ReadProgress) => void;
+  /** The clock of `readAt` (stamped when tasks are read); the system clock when absent. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -97,11 +116,18 @@ export async function readLiveState(
     });
   };
 
+  const readAt = scope.tasks === undefined ? undefined : unixSeconds(options.clock ?? systemClock);
   const configs = new Map<string, Promise<LiveGuideConfig>>();
+  const tasks: Promise<LiveTask[]>[] = [];
   const wantsConfig = (key: string): boolean => scope.guideConfigs === 'all' || scope.guideConfigs.has(key);
   const onGuides = (items: readonly LiveGuide[]): void => {
     for (const guide of items) {
       const key = guideKey(guide.id);
+      if (scope.tasks?.has(key) === true) {
+        const read = readGuideTasks(reader, guide.id, pageSize, track);
+        read.catch(() => {});
+        tasks.push(read);
+      }
       if (wantsConfig(key) && !configs.has(key)) {
         const config = track(reader.getguideconfig(wireGuideIdentity(guide.id))).then(toGuideConfig);
         // Awaited below; until then a failure must not count as unhandled (another read may fail first).
@@ -123,10 +149,11 @@ export async function readLiveState(
       return config === undefined ? guide : { ...guide, config: await config };
     }),
   );
-  return { guides: withConfig, groups, account };
+  if (readAt === undefined) return { guides: withConfig, groups, account };
+  return { guides: withConfig, groups, account, tasks: (await Promise.all(tasks)).flat(), readAt };
 }
 
-type Track = <T>(promise: Promise<T>) => Promise<T>;
+export type Track = <T>(promise: Promise<T>) => Promise<T>;
 
 /**
  * All guides. Page 0 tells the total and the page size the server really uses; the remaining

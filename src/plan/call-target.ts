@@ -1,4 +1,4 @@
-import { describeGuideId } from '../core/desired.js';
+import { describeGuideId, describeTask, guideIdFrom } from '../core/desired.js';
 import {
   type CallBody,
   type CallTarget,
@@ -16,12 +16,14 @@ const ACCOUNT: CallTarget = { kind: 'account', address: 'account' };
  * The one place a call's target is made: the planner fills each call's target with it, and a
  * saved plan's targets are computed again with it rather than trusted, so the two cannot
  * disagree; renderers read `target` and never a body. Undefined when
- * the body lacks what its operation needs (only a saved plan edited by hand can).
+ * the body lacks what its operation needs (only a saved plan edited by hand can). `taskName` names a
+ * live task by its id, as {@link describeTask} does.
  */
 export function callTarget(
   operation: PlannedOperation,
   body: CallBody,
   groupName: (id: string) => string | undefined,
+  taskName: (id: string) => string | undefined = () => undefined,
 ): CallTarget | undefined {
   switch (operation) {
     case 'newguidegroup': {
@@ -49,6 +51,18 @@ export function callTarget(
       if (typeof id !== 'string') return undefined;
       const name = groupName(id);
       return name === undefined ? undefined : { kind: 'group', address: `${name} (id ${id})` };
+    }
+    case 'addguidemassendjob': {
+      const guide = guideIdFrom(body['guide_account'], body['guide_openid']);
+      const name = body['task_name'];
+      if (guide === undefined || typeof name !== 'string') return undefined;
+      return { kind: 'task', address: describeTask(guide, name) };
+    }
+    case 'updateguidemassendjob':
+    case 'cancelguidemassendjob': {
+      const id = body['task_id'];
+      const name = typeof id === 'string' ? taskName(id) : undefined;
+      return name === undefined ? undefined : { kind: 'task', address: `${name} (id ${String(id)})` };
     }
     default: {
       const unreachable: never = operation;

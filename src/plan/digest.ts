@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { compareText } from '../core/compare-text.js';
-import { DELETE_KINDS, type DeleteKind, type DesiredState, guideKey } from '../core/desired.js';
-import type { LiveReadScope, LiveState } from '../core/live.js';
+import {
+  DELETE_KINDS,
+  type DeleteKind,
+  type DesiredState,
+  describeTask,
+  guideKey,
+  taskKey,
+} from '../core/desired.js';
+import type { LiveReadScope, LiveState, LiveTask } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 
@@ -105,11 +112,13 @@ export interface GuardSettings {
   readonly maxDeleteShare?: number;
 }
 
-/** What the files protect, by name: guide accounts, guide openids, group names; each sorted. */
+/** What the files protect, by name: guide accounts, guide openids, group names, tasks; each sorted. */
 export interface ProtectedNames {
   readonly guides: readonly string[];
   readonly guideOpenids: readonly string[];
   readonly groups: readonly string[];
+  /** Protected tasks as {@link taskKey}s; absent when none (so that older plan ids stay as they were). */
+  readonly tasks?: readonly string[];
 }
 
 /** The basis of a plan made from `desired` against `live`, read with `readScope`. */
@@ -132,6 +141,9 @@ export function planBasis(desired: DesiredState, live: LiveState, readScope: Liv
         .flatMap((g) => (g.id.kind === 'openid' ? [g.id.openid] : []))
         .sort(compareText),
       groups: (protect?.groups ?? []).map((g) => g.name).sort(compareText),
+      ...(protect?.tasks === undefined
+        ? {}
+        : { tasks: protect.tasks.map((t) => taskKey(t.guide, t.name)).sort(compareText) }),
     },
   };
 }
@@ -146,6 +158,8 @@ export function readScopeToJson(scope: LiveReadScope): Record<string, unknown> {
     offline_auto_reply: scope.offlineAutoReply,
     sensitive_words: scope.sensitiveWords,
     default_welcome: scope.defaultWelcome,
+    // Only when tasks are read: the plan ids of plans without tasks stay as they were.
+    ...(scope.tasks === undefined ? {} : { tasks: [...scope.tasks].sort(compareText) }),
   };
 }
 
@@ -164,7 +178,12 @@ export function guardSettingsToJson(settings: GuardSettings): Record<string, unk
 
 /** The protections as JSON, as the files' `protect` list writes them. */
 export function protectedNamesToJson(names: ProtectedNames): Record<string, unknown> {
-  return { guides: names.guides, guide_openids: names.guideOpenids, groups: names.groups };
+  return {
+    guides: names.guides,
+    guide_openids: names.guideOpenids,
+    groups: names.groups,
+    ...(names.tasks === undefined ? {} : { tasks: names.tasks }),
+  };
 }
 
 /**
@@ -213,7 +232,16 @@ function canonicalLive(live: LiveState): unknown {
         ? {}
         : { sensitiveWords: [...account.sensitiveWords].sort(compareText) }),
     },
+    // Only when read: the digests of reads without tasks stay as they were.
+    ...(live.tasks === undefined
+      ? {}
+      : { tasks: [...live.tasks].sort((a, b) => compareText(a.id, b.id)).map(canonicalTask) }),
   };
+}
+
+/** A live task with its guide as a key (a task's recipients are sorted as read). */
+function canonicalTask(task: LiveTask): unknown {
+  return { ...task, guide: guideKey(task.guide) };
 }
 
 /** The SHA-256 (hex) of the live state as read (parts not read are absent, and so not covered). */
@@ -233,6 +261,8 @@ export interface LiveFingerprints {
   readonly guides: Readonly<Record<string, string>>;
   readonly groups: Readonly<Record<string, { readonly name: string; readonly hash: string }>>;
   readonly account: Readonly<Record<string, string>>;
+  /** Tasks by id, with their address (`"Spring sale" of alice_wx`); absent when no task was read. */
+  readonly tasks?: Readonly<Record<string, { readonly name: string; readonly hash: string }>>;
 }
 
 const fingerprint = (value: unknown): string => sha256Hex(canonicalJson(value)).slice(0, FINGERPRINT_LENGTH);
@@ -253,7 +283,12 @@ export function liveFingerprints(live: LiveState): LiveFingerprints {
   if (sensitiveWords !== undefined)
     account['sensitive_words'] = fingerprint([...sensitiveWords].sort(compareText));
   if (defaultWelcome !== undefined) account['default_welcome'] = fingerprint(defaultWelcome);
-  return { guides, groups, account };
+  if (live.tasks === undefined) return { guides, groups, account };
+  const tasks: Record<string, { name: string; hash: string }> = {};
+  for (const task of [...live.tasks].sort((a, b) => compareText(a.id, b.id))) {
+    tasks[task.id] = { name: describeTask(task.guide, task.name), hash: fingerprint(canonicalTask(task)) };
+  }
+  return { guides, groups, account, tasks };
 }
 
 /**
@@ -293,7 +328,10 @@ export function diffLiveFingerprints(before: LiveFingerprints, after: LiveFinger
   compareMaps('guide', before.guides, after.guides, (key) =>
     key.startsWith('openid:') ? `openid ${key.slice('openid:'.length)}` : key.slice('account:'.length),
   );
-  const rank = { account: 0, group: 1, guide: 2 } as const;
+  const tasksBefore = hashes(before.tasks ?? {});
+  const tasksAfter = hashes(after.tasks ?? {});
+  compareMaps('task', tasksBefore, tasksAfter, (id) => `${names.get(id) ?? ''} (id ${id})`);
+  const rank = { account: 0, group: 1, guide: 2, task: 3 } as const;
   return out.sort((x, y) => rank[x.resource] - rank[y.resource] || compareText(x.address, y.address));
 }
 

@@ -3,11 +3,14 @@ import {
   type DeleteKind,
   type DesiredState,
   describeGuideId,
+  describeTask,
   guideKey,
   type ProtectedGuide,
+  type ProtectedTask,
   type ProtectPolicy,
   type SafetyPolicy,
   type SourceRef,
+  taskKey,
 } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../core/live.js';
@@ -62,6 +65,7 @@ export function resolveGuardPolicy(
       guides: maxDeletes('guides'),
       groups: maxDeletes('groups'),
       memberships: maxDeletes('memberships'),
+      tasks: maxDeletes('tasks'),
     },
     maxDeleteShare: pick(flags.maxDeleteShare, safety?.maxDeleteShare, DEFAULT_MAX_DELETE_SHARE),
     allowDelete,
@@ -77,6 +81,10 @@ function deleteKindOf(operation: PlannedOperation): DeleteKind | undefined {
       return 'groups';
     case 'delguide2guidegroup':
       return 'memberships';
+    case 'cancelguidemassendjob':
+      return 'tasks';
+    case 'addguidemassendjob':
+    case 'updateguidemassendjob':
     case 'newguidegroup':
     case 'addguideacct':
     case 'updateguideacct':
@@ -93,7 +101,7 @@ function deleteKindOf(operation: PlannedOperation): DeleteKind | undefined {
 
 /** Deletions the plan makes, by kind, counted on its calls. */
 export function countDeletes(plan: Pick<Plan, 'calls'>): DeleteCounts {
-  const counts = { guides: 0, groups: 0, memberships: 0 };
+  const counts = { guides: 0, groups: 0, memberships: 0, tasks: 0 };
   for (const call of plan.calls) {
     const kind = deleteKindOf(call.operation);
     if (kind !== undefined) counts[kind] += 1;
@@ -102,14 +110,16 @@ export function countDeletes(plan: Pick<Plan, 'calls'>): DeleteCounts {
 }
 
 /**
- * What is live, by kind: every guide, every group, and the memberships of the groups whose members
- * were read (the groups the files manage; memberships are only ever removed from those).
+ * What is live, by kind: every guide, every group, the memberships of the groups whose members
+ * were read (the groups the files manage; memberships are only ever removed from those), and the
+ * pending tasks of the guides whose tasks were read (only those can be cancelled).
  */
 export function countLive(live: LiveState): DeleteCounts {
   return {
     guides: live.guides.length,
     groups: live.groups.length,
     memberships: live.groups.reduce((n, g) => n + (g.members?.length ?? 0), 0),
+    tasks: (live.tasks ?? []).filter((t) => t.status === 'pending').length,
   };
 }
 
@@ -203,6 +213,9 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
       case 'groups':
         protectGroupDelete(call, ctx);
         break;
+      case 'tasks':
+        protectTaskCancel(call, ctx, protect.tasks ?? []);
+        break;
       case undefined:
         break;
       default: {
@@ -246,6 +259,21 @@ function protectGuideDelete(call: PlannedCall, ctx: ProtectionContext): void {
     guard.source,
     `guide ${describeGuideId(id)} is protected, but the plan would delete it: it is live, not under guides:, and prune.guides is on`,
     'declare the guide under guides: again, or remove its protection first if it really must go',
+  );
+}
+
+/** `cancelguidemassendjob` of a protected task (a live pending task of a protected guide and name). */
+function protectTaskCancel(call: PlannedCall, ctx: ProtectionContext, tasks: readonly ProtectedTask[]): void {
+  const id = call.body['task_id'];
+  const task = ctx.live.tasks?.find((t) => t.id === id);
+  if (task === undefined) return;
+  const guard = tasks.find((p) => taskKey(p.guide, p.name) === taskKey(task.guide, task.name));
+  if (guard === undefined) return;
+  ctx.error(
+    'protected-task-cancel',
+    guard.source,
+    `task ${describeTask(task.guide, task.name)} is protected, but the plan would cancel its live copy (id ${task.id})`,
+    'a protected task is never cancelled: cancel that copy by hand (guidectl api cancelguidemassendjob), or remove the protection first',
   );
 }
 
@@ -339,7 +367,23 @@ export function protectionFromNames(names: ProtectedNames, source: SourceRef): P
       ...names.guideOpenids.map((openid): ProtectedGuide => ({ id: { kind: 'openid', openid }, source })),
     ],
     groups: names.groups.map((name) => ({ name, source })),
+    ...(names.tasks === undefined
+      ? {}
+      : { tasks: names.tasks.flatMap((key) => protectedTaskOf(key, source)) }),
   };
+}
+
+/** A protected task from its {@link taskKey} (`account:alice_wx` NUL `Spring sale`). */
+function protectedTaskOf(key: string, source: SourceRef): ProtectedTask[] {
+  const cut = key.indexOf('\u0000');
+  const guide = key.slice(0, cut);
+  const name = key.slice(cut + 1);
+  if (cut < 0) return [];
+  if (guide.startsWith('account:'))
+    return [{ guide: { kind: 'account', account: guide.slice(8) }, name, source }];
+  if (guide.startsWith('openid:'))
+    return [{ guide: { kind: 'openid', openid: guide.slice(7) }, name, source }];
+  return [];
 }
 
 /** The members a live group has once the plan's membership calls on it are made. */

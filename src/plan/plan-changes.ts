@@ -4,26 +4,24 @@ import {
   type DesiredGuide,
   type DesiredState,
   describeGuideId,
+  describeTask,
   guideKey,
   type SourceRef,
   type WelcomeMessage,
 } from '../core/desired.js';
-import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import { type Diagnostic, type DiagnosticCode, hasErrors } from '../core/diagnostics.js';
 import type { LiveGroup, LiveGuide, LiveState } from '../core/live.js';
 import {
-  type CallBody,
-  type Change,
   type FieldChange,
   type GroupRef,
   type JsonValue,
   PLAN_FORMAT_VERSION,
   type Plan,
-  type PlannedCall,
-  type PlannedOperation,
   type Unmanaged,
 } from '../core/plan.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
-import { callTarget } from './call-target.js';
+import { PlanBuilder } from './plan-builder.js';
+import { planTasks } from './tasks.js';
 import { sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';
 
 export interface PlanResult {
@@ -38,7 +36,8 @@ export interface PlanResult {
  * calls. Pure: no I/O, no clock; the same input gives the same plan, byte for byte.
  *
  * Order of calls: groups created, guides created or updated, configuration (guides, then the
- * account), memberships (adds, then removes), deletions (guides, then groups). Within each step
+ * account), memberships (adds, then removes), tasks (adds and updates, then cancellations),
+ * deletions (guides, then groups). Within each step
  * resources go by address (guides by key, groups by name), so moving a guide between files does
  * not change the plan.
  */
@@ -55,7 +54,11 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   if (diagnostics.length > 0) return { diagnostics };
 
   const liveGroupNames = new Map(live.groups.map((g) => [g.id, g.name]));
-  const b = new PlanBuilder((id) => liveGroupNames.get(id));
+  const liveTaskNames = new Map((live.tasks ?? []).map((t) => [t.id, describeTask(t.guide, t.name)]));
+  const b = new PlanBuilder(
+    (id) => liveGroupNames.get(id),
+    (id) => liveTaskNames.get(id),
+  );
 
   // 1. Groups created.
   for (const group of desiredGroups) {
@@ -105,13 +108,24 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
     deletedAccounts,
   });
 
-  // 5. Deletions, or mentions of what is left alone.
-  const unmanaged = planDeletions(b, desired, live, desiredKeys);
+  // 5. Tasks: added, updated, cancelled (after the guides they need are created).
+  const tasks = planTasks(b, desired, live, {
+    now: taskClock(desired, live),
+    addedAt,
+    guidesAfter: new Set([
+      ...desiredKeys,
+      ...(desired.prune.guides ? [] : live.guides.map((g) => guideKey(g.id))),
+    ]),
+  });
+  if (hasErrors(tasks.diagnostics)) return { diagnostics: tasks.diagnostics };
+
+  // 6. Deletions, or mentions of what is left alone.
+  const unmanaged = [...planDeletions(b, desired, live, desiredKeys), ...tasks.unmanaged];
   deleteCopies(b, desiredGroups, duplicates, moves);
 
   const semantics = desired.account?.sensitiveWords?.semantics;
   return {
-    diagnostics: warnings,
+    diagnostics: [...warnings, ...tasks.diagnostics],
     plan: {
       formatVersion: PLAN_FORMAT_VERSION,
       summary: b.summary(),
@@ -121,6 +135,13 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
       ...(semantics === undefined ? {} : { sensitiveWordSemantics: semantics }),
     },
   };
+}
+
+/** The "now" of the task rules: when the live state was read. Tasks need it; a read without a clock is a bug. */
+function taskClock(desired: DesiredState, live: LiveState): number {
+  if (desired.tasks !== undefined && live.readAt === undefined)
+    throw new Error('planChanges: tasks are managed but the live state has no readAt (the time of the read)');
+  return live.readAt ?? 0;
 }
 
 /** Creates the guides the files declare and the account lacks; updates the others' names and images. */
@@ -297,73 +318,6 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
     }
   }
   if (fields.length > 0) b.change({ resource: 'account', action: 'update', address: 'account', fields });
-}
-
-type Lane = 'group' | 'guide' | 'membership' | 'account';
-
-/**
- * Collects calls with their dependencies (each call depends on the previous call of its lane)
- * and their targets; `groupName` names the live groups by id.
- */
-class PlanBuilder {
-  readonly calls: PlannedCall[] = [];
-  private readonly changes: Change[] = [];
-  private readonly lastOfLane = new Map<string, number>();
-
-  constructor(private readonly groupName: (id: string) => string | undefined) {}
-
-  call(
-    lane: Lane,
-    key: string,
-    operation: PlannedOperation,
-    body: CallBody,
-    extraDeps: ReadonlyArray<number | undefined> = [],
-    createsGroup?: string,
-  ): void {
-    const laneKey = `${lane}\u0000${key}`;
-    const deps = new Set<number>();
-    const previous = this.lastOfLane.get(laneKey);
-    if (previous !== undefined) deps.add(previous);
-    for (const d of extraDeps) if (d !== undefined) deps.add(d);
-    const target = callTarget(operation, body, this.groupName);
-    // The planner writes every body it targets from, so this is a bug of the planner's.
-    if (target === undefined) throw new Error(`planChanges: a ${operation} call without its target`);
-    this.lastOfLane.set(laneKey, this.calls.length);
-    this.calls.push({
-      operation,
-      body,
-      target,
-      dependsOn: [...deps].sort((x, y) => x - y),
-      ...(createsGroup === undefined ? {} : { createsGroup }),
-    });
-  }
-
-  /** Index of the last call so far in a lane, if any. */
-  last(lane: Lane, key: string): number | undefined {
-    return this.lastOfLane.get(`${lane}\u0000${key}`);
-  }
-
-  change(change: Change): void {
-    this.changes.push(change);
-  }
-
-  sortedChanges(): Change[] {
-    const rank = { account: 0, group: 1, guide: 2 } as const;
-    return [...this.changes].sort(
-      (a, b) => rank[a.resource] - rank[b.resource] || compareText(a.address, b.address),
-    );
-  }
-
-  summary(): Plan['summary'] {
-    const count = (action: Change['action']): number =>
-      this.changes.filter((c) => c.action === action).length;
-    return {
-      add: count('create'),
-      change: count('update'),
-      delete: count('delete'),
-      calls: this.calls.length,
-    };
-  }
 }
 
 interface GroupMatch {

@@ -108,7 +108,8 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     const id = hex(value['plan_id'], PLAN_ID_LENGTH, 'plan_id');
     const liveFingerprints = decodeFingerprints(value['live_fingerprints']);
     const groupName = (groupId: string): string | undefined => liveFingerprints.groups[groupId]?.name;
-    const calls = array(value['calls'], 'calls').map((c, i) => decodeCall(c, i, groupName));
+    const taskName = (taskId: string): string | undefined => liveFingerprints.tasks?.[taskId]?.name;
+    const calls = array(value['calls'], 'calls').map((c, i) => decodeCall(c, i, groupName, taskName));
     const plan: Plan = {
       formatVersion: PLAN_FORMAT_VERSION,
       summary: decodeSummary(value['summary']),
@@ -210,6 +211,7 @@ function decodeCall(
   value: unknown,
   index: number,
   groupName: (id: string) => string | undefined,
+  taskName: (id: string) => string | undefined,
 ): PlannedCall {
   const where = `calls[${index}]`;
   const call = record(value, where);
@@ -219,6 +221,7 @@ function decodeCall(
   const body: Record<string, JsonValue | GroupRef> = {};
   for (const [key, v] of Object.entries(record(call['body'], `${where}.body`))) {
     if (key === 'group_id') body[key] = groupId(v, `${where}.body.group_id`);
+    else if (key === 'task_id') body[key] = taskId(v, `${where}.body.task_id`);
     else body[key] = json(v, `${where}.body.${key}`);
   }
   const dependsOn = array(call['depends_on'], `${where}.depends_on`).map((d, i) => {
@@ -229,7 +232,7 @@ function decodeCall(
   const creates = call['creates_group'];
   if (creates !== undefined && operation !== 'newguidegroup')
     throw new Invalid(`${where}.creates_group is only for newguidegroup`);
-  const target = callTarget(operation, body, groupName);
+  const target = callTarget(operation, body, groupName, taskName);
   if (target === undefined) throw new Invalid(`${where}.body does not name what ${operation} acts on`);
   return {
     operation,
@@ -250,6 +253,14 @@ function groupId(value: unknown, where: string): string | GroupRef {
   throw new Invalid(`${where} is not a group id nor {"$group": name}`);
 }
 
+/** A task id: a bare JSON number (any size) or a decimal string. */
+function taskId(value: unknown, where: string): string {
+  if (typeof value === 'bigint' && value > 0n) return value.toString();
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+  if (typeof value === 'string' && /^[1-9][0-9]*$/.test(value)) return value;
+  throw new Invalid(`${where} is not a task id`);
+}
+
 function decodeSummary(value: unknown): Plan['summary'] {
   const s = record(value, 'summary');
   return {
@@ -264,7 +275,7 @@ function decodeChange(value: unknown, index: number): Change {
   const where = `changes[${index}]`;
   const c = record(value, where);
   return {
-    resource: oneOf(c['resource'], ['guide', 'group', 'account'], `${where}.resource`),
+    resource: oneOf(c['resource'], ['guide', 'group', 'account', 'task'], `${where}.resource`),
     action: oneOf(c['action'], ['create', 'update', 'delete'], `${where}.action`),
     address: text(c['address'], `${where}.address`),
     fields: array(c['fields'], `${where}.fields`).map((f, i): FieldChange => {
@@ -282,7 +293,7 @@ function decodeChange(value: unknown, index: number): Change {
 function decodeUnmanaged(value: unknown, index: number): Unmanaged {
   const u = record(value, `unmanaged[${index}]`);
   return {
-    resource: oneOf(u['resource'], ['guide', 'group'], `unmanaged[${index}].resource`),
+    resource: oneOf(u['resource'], ['guide', 'group', 'task'], `unmanaged[${index}].resource`),
     address: text(u['address'], `unmanaged[${index}].address`),
   };
 }
@@ -323,6 +334,13 @@ function decodeScope(value: unknown): LiveReadScope {
     offlineAutoReply: bool(s['offline_auto_reply'], 'read_scope.offline_auto_reply'),
     sensitiveWords: bool(s['sensitive_words'], 'read_scope.sensitive_words'),
     defaultWelcome: bool(s['default_welcome'], 'read_scope.default_welcome'),
+    ...(s['tasks'] === undefined
+      ? {}
+      : {
+          tasks: new Set(
+            array(s['tasks'], 'read_scope.tasks').map((x, i) => text(x, `read_scope.tasks[${i}]`)),
+          ),
+        }),
   };
 }
 
@@ -343,7 +361,12 @@ function decodeProtect(value: unknown): ProtectedNames {
   const p = record(value, 'protect');
   const names = (key: string): string[] =>
     array(p[key], `protect.${key}`).map((x, i) => text(x, `protect.${key}[${i}]`));
-  return { guides: names('guides'), guideOpenids: names('guide_openids'), groups: names('groups') };
+  return {
+    guides: names('guides'),
+    guideOpenids: names('guide_openids'),
+    groups: names('groups'),
+    ...(p['tasks'] === undefined ? {} : { tasks: names('tasks') }),
+  };
 }
 
 function decodeFingerprints(value: unknown): LiveFingerprints {
@@ -353,17 +376,21 @@ function decodeFingerprints(value: unknown): LiveFingerprints {
     for (const [k, x] of Object.entries(record(v, where))) out[k] = text(x, `${where}.${k}`);
     return out;
   };
-  const groups: Record<string, { name: string; hash: string }> = {};
-  for (const [id, g] of Object.entries(record(f['groups'], 'live_fingerprints.groups'))) {
-    const group = record(g, `live_fingerprints.groups.${id}`);
-    groups[id] = {
-      name: text(group['name'], `live_fingerprints.groups.${id}.name`),
-      hash: text(group['hash'], `live_fingerprints.groups.${id}.hash`),
-    };
-  }
+  const named = (v: unknown, where: string): Record<string, { name: string; hash: string }> => {
+    const out: Record<string, { name: string; hash: string }> = {};
+    for (const [id, g] of Object.entries(record(v, where))) {
+      const entry = record(g, `${where}.${id}`);
+      out[id] = {
+        name: text(entry['name'], `${where}.${id}.name`),
+        hash: text(entry['hash'], `${where}.${id}.hash`),
+      };
+    }
+    return out;
+  };
   return {
     guides: strings(f['guides'], 'live_fingerprints.guides'),
-    groups,
+    groups: named(f['groups'], 'live_fingerprints.groups'),
     account: strings(f['account'], 'live_fingerprints.account'),
+    ...(f['tasks'] === undefined ? {} : { tasks: named(f['tasks'], 'live_fingerprints.tasks') }),
   };
 }

@@ -160,7 +160,7 @@ function guardText(g: GuardResult): string {
   );
 }
 
-const ROWS: readonly Change['resource'][] = ['account', 'group', 'guide'];
+const ROWS: readonly Change['resource'][] = ['account', 'group', 'guide', 'task'];
 
 function summaryTable(plan: Plan): string[] {
   const rows = ['| kind | add | change | delete |', '|---|---:|---:|---:|'];

@@ -68,7 +68,12 @@ const SIGN: Record<ChangeAction, '+' | '~' | '-'> = { create: '+', update: '~', 
 
 /** The lines of one change: the resource, then each field that changes. */
 export function changeLines(change: Change): PlanLine[] {
-  const name = change.resource === 'account' ? 'account' : `${change.resource} ${quoteName(change.address)}`;
+  const name =
+    change.resource === 'account'
+      ? 'account'
+      : change.resource === 'task'
+        ? `task ${escapeControls(change.address)}`
+        : `${change.resource} ${quoteName(change.address)}`;
   const lines: PlanLine[] = [{ indent: 2, mark: SIGN[change.action], text: name, style: 'name' }];
   for (const field of change.fields) lines.push(...fieldLines(field, change.action));
   return lines;
@@ -147,6 +152,7 @@ function show(value: JsonValue | undefined): string {
 export function renderUnmanaged(plan: Plan): string {
   const guides = plan.unmanaged.filter((u) => u.resource === 'guide').map((u) => escapeControls(u.address));
   const groups = plan.unmanaged.filter((u) => u.resource === 'group').map((u) => quoteName(u.address));
+  const tasks = plan.unmanaged.filter((u) => u.resource === 'task').map((u) => escapeControls(u.address));
   const list = (names: string[]): string =>
     names.length <= 10
       ? names.join(', ')
@@ -155,7 +161,19 @@ export function renderUnmanaged(plan: Plan): string {
     ...(guides.length > 0 ? [`${countOf(guides.length, 'guide')} (${list(guides)})`] : []),
     ...(groups.length > 0 ? [`${countOf(groups.length, 'group')} (${list(groups)})`] : []),
   ];
-  return `Not in the files, left alone: ${parts.join(' and ')}. Set prune.guides or prune.groups to delete them.`;
+  const lines = [
+    ...(parts.length > 0
+      ? [
+          `Not in the files, left alone: ${parts.join(' and ')}. Set prune.guides or prune.groups to delete them.`,
+        ]
+      : []),
+    ...(tasks.length > 0
+      ? [
+          `Pending tasks not in the files, left alone: ${countOf(tasks.length, 'task')} (${list(tasks)}). Set prune.tasks to cancel them.`,
+        ]
+      : []),
+  ];
+  return lines.join('\n');
 }
 
 /** The guards worth showing: those of the kinds the plan deletes, and any that refuse. */
@@ -163,7 +181,12 @@ export function shownGuards(guards: readonly GuardResult[] | undefined): GuardRe
   return (guards ?? []).filter((g) => g.deletes > 0 || g.status === 'refused');
 }
 
-const NOUNS: Record<DeleteKind, string> = { guides: 'guide', groups: 'group', memberships: 'membership' };
+const NOUNS: Record<DeleteKind, string> = {
+  guides: 'guide',
+  groups: 'group',
+  memberships: 'membership',
+  tasks: 'pending task',
+};
 
 function counted(n: number, kind: DeleteKind): string {
   return countOf(n, NOUNS[kind]);
@@ -214,7 +237,8 @@ function originNote(setting: Setting, fileKey: string, flag: string): string {
  * --allow-delete guides=12.`
  */
 export function describeGuard(g: GuardResult): { readonly status: GuardStatus; readonly text: string } {
-  const what = `the plan deletes ${counted(g.deletes, g.kind)} (of ${formatCount(g.live)} live)`;
+  const verb = g.kind === 'tasks' ? 'cancels' : 'deletes';
+  const what = `the plan ${verb} ${counted(g.deletes, g.kind)} (of ${formatCount(g.live)} live)`;
   const fix = `To allow exactly these deletions, pass --allow-delete ${g.kind}=${g.deletes}.`;
   const allowance =
     g.allowance === undefined
@@ -292,6 +316,7 @@ export function callSubject(target: CallTarget | undefined): string {
         : `(guide_account=${showJson(target.address)})`;
     case 'group':
     case 'membership':
+    case 'task':
       return `(${target.kind} ${escapeControls(target.address)})`;
     case 'account':
       return '(account)';

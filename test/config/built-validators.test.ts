@@ -75,6 +75,7 @@ describe('the validators built with the package', () => {
       safety: () => true,
       guide: () => true,
       group: () => true,
+      task: () => true,
     };
     const digest = schemaDigest(text);
     expect(

@@ -19,6 +19,7 @@ const CONSTRAINTS = [
   'maxLength',
   'pattern',
   'maxItems',
+  'minItems',
   'minProperties',
   'maxProperties',
   'enum',

@@ -28,7 +28,31 @@ const guide = (account: string, extra: Partial<DesiredGuide> = {}): DesiredGuide
   ...extra,
 });
 
-/** Files and an account whose plan makes each of the nine operations at least once. */
+const NOW = 1_800_000_000;
+const TASK_ID = '1860131524965138437';
+const GONE_ID = '1860131524965138439';
+const task = (name: string, account: string): NonNullable<DesiredState['tasks']>[number] => ({
+  name,
+  guide: { kind: 'account', account },
+  remark: '',
+  pushAt: NOW + 3600,
+  offsetMinutes: 480,
+  recipients: ['oC1'],
+  materials: [{ type: 'text', text: 'Hi' }],
+  source,
+});
+const liveTask = (id: string, name: string, remark: string): NonNullable<LiveState['tasks']>[number] => ({
+  id,
+  guide: { kind: 'account', account: 'bob_wxx' },
+  name,
+  remark,
+  pushAt: NOW + 3600,
+  status: 'pending',
+  recipients: ['oC1'],
+  materials: [{ type: 'text', text: 'Hi' }],
+});
+
+/** Files and an account whose plan makes each of the twelve operations at least once. */
 const desired: DesiredState = {
   account: { offlineAutoReply: 'Back at 9', defaultWelcome: [{ type: 'text', text: 'Welcome' }], source },
   guides: [
@@ -41,7 +65,8 @@ const desired: DesiredState = {
     { name: 'North East', members: ['alice_wx'], source },
     { name: 'Zeta', members: ['bob_wxx'], source },
   ],
-  prune: { guides: true, groups: true },
+  tasks: [task('New', 'carol_wx'), task('Sale', 'bob_wxx')],
+  prune: { guides: true, groups: true, tasks: true },
 };
 
 const live: LiveState = {
@@ -55,6 +80,8 @@ const live: LiveState = {
     { id: OLD, name: 'Old', members: [] },
   ],
   account: {},
+  tasks: [liveTask(TASK_ID, 'Sale', 'old remark'), liveTask(GONE_ID, 'Gone', '')],
+  readAt: NOW,
 };
 
 function planned(): Plan {
@@ -98,7 +125,7 @@ describe('each planned call names its target', () => {
     for (const call of calls) expect(TARGET_KINDS[call.operation]).toContain(call.target.kind);
   });
 
-  it('names them as the files do: account or openid, group name, membership, account', () => {
+  it('names them as the files do: account or openid, group name, membership, task, account', () => {
     expect(planned().calls.map((c) => `${c.operation} ${c.target.kind} ${c.target.address}`)).toEqual([
       'newguidegroup group North East',
       'addguideacct guide alice_wx',
@@ -109,6 +136,9 @@ describe('each planned call names its target', () => {
       'setguideconfig account account',
       'addguide2guidegroup membership alice_wx in "North East"',
       'delguide2guidegroup membership carol_wx in "Zeta"',
+      `updateguidemassendjob task "Sale" of bob_wxx (id ${TASK_ID})`,
+      'addguidemassendjob task "New" of carol_wx',
+      `cancelguidemassendjob task "Gone" of bob_wxx (id ${GONE_ID})`,
       'delguideacct guide dave_wx',
       `delguidegroup group Old (id ${OLD})`,
     ]);
@@ -149,10 +179,17 @@ describe('the saved-plan decoder', () => {
 
   it('refuses a body that does not name what its operation acts on', () => {
     const text = savedText((calls) => {
-      const body = calls[9]?.['body'] as Record<string, unknown>;
+      const body = calls[12]?.['body'] as Record<string, unknown>;
       delete body['guide_account'];
     });
-    expect(() => decode(text)).toThrow('calls[9].body does not name what delguideacct acts on');
+    expect(() => decode(text)).toThrow('calls[12].body does not name what delguideacct acts on');
+    const unnamedTask = savedText((calls) => {
+      const body = calls[11]?.['body'] as Record<string, unknown>;
+      body['task_id'] = '1860131524965138499';
+    });
+    expect(() => decode(unnamedTask)).toThrow(
+      'calls[11].body does not name what cancelguidemassendjob acts on',
+    );
   });
 });
 

@@ -171,6 +171,7 @@ describe('planner properties over random desired/live pairs', () => {
         guides: goneGuides.length,
         groups: goneGroups.length,
         memberships: removed.length,
+        tasks: 0,
       });
     }
   });

@@ -17,6 +17,7 @@ const counts = (kind: DeleteKind, n: number): DeleteCounts => ({
   guides: 0,
   groups: 0,
   memberships: 0,
+  tasks: 0,
   [kind]: n,
 });
 
@@ -64,14 +65,15 @@ describe('deletion guards', () => {
 
   it('an allowance is scoped: it does not lift the guard of another kind', () => {
     const results = checkDeleteGuards(
-      { guides: 12, groups: 12, memberships: 0 },
-      { guides: 40, groups: 40, memberships: 0 },
+      { guides: 12, groups: 12, memberships: 0, tasks: 0 },
+      { guides: 40, groups: 40, memberships: 0, tasks: 0 },
       resolveGuardPolicy(undefined, { allowDelete: { guides: 12 } }),
     );
     expect(results.map((r) => [r.kind, r.status])).toEqual([
       ['guides', 'allowed'],
       ['groups', 'refused'],
       ['memberships', 'ok'],
+      ['tasks', 'ok'],
     ]);
     expect(isRefused(results)).toBe(true);
   });
@@ -141,8 +143,8 @@ describe('counting on the plan', () => {
     };
     const { plan } = planChanges(desired, live);
     if (plan === undefined) throw new Error('no plan');
-    expect(countDeletes(plan)).toEqual({ guides: 2, groups: 1, memberships: 1 });
-    expect(countLive(live)).toEqual({ guides: 3, groups: 2, memberships: 2 });
+    expect(countDeletes(plan)).toEqual({ guides: 2, groups: 1, memberships: 1, tasks: 0 });
+    expect(countLive(live)).toEqual({ guides: 3, groups: 2, memberships: 2, tasks: 0 });
   });
 });
 

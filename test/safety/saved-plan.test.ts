@@ -140,8 +140,8 @@ describe('the saved plan file', () => {
     [
       'an operation a plan never makes',
       (v: Record<string, unknown>) =>
-        ((calls(v)[2] as Record<string, unknown>)['operation'] = 'addguidemassendjob'),
-      /"addguidemassendjob" is not one a plan makes/,
+        ((calls(v)[2] as Record<string, unknown>)['operation'] = 'getguidemassendjob'),
+      /"getguidemassendjob" is not one a plan makes/,
     ],
     [
       'a group no call creates',

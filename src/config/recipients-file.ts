@@ -1,0 +1,184 @@
+import * as nodePath from 'node:path';
+import { compareText } from '../core/compare-text.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { errorCode } from '../core/errors.js';
+import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
+import type { RuleFile } from './check-rules.js';
+import { quote } from './check-schema.js';
+import { type ConfigFs, decodeText } from './load-files.js';
+
+/**
+ * A task's `recipients_file`: one openid a line, or a CSV file whose header line has an `openid`
+ * column (any other columns are ignored). Blank lines and lines starting with `#` are skipped.
+ * Problems are diagnostics at the CSV's line and column; a repeated openid is a warning.
+ */
+export interface RecipientsRead {
+  /** Distinct openids, sorted; empty when the file has none (an error says so). */
+  readonly openids: string[];
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Splits one CSV line into its fields with their columns (1-based); `"a ""b"""` is `a "b"`. */
+function csvFields(line: string): { value: string; column: number }[] {
+  const fields: { value: string; column: number }[] = [];
+  let i = 0;
+  for (;;) {
+    let start = i;
+    while (line[start] === ' ' || line[start] === '\t') start++;
+    if (line[start] === '"') i = start;
+    const column = i + 1;
+    let value = '';
+    if (line[i] === '"') {
+      i++;
+      while (i < line.length) {
+        if (line[i] === '"' && line[i + 1] === '"') {
+          value += '"';
+          i += 2;
+        } else if (line[i] === '"') {
+          i++;
+          break;
+        } else value += line[i++];
+      }
+      while (i < line.length && line[i] !== ',') i++;
+    } else {
+      const end = line.indexOf(',', i);
+      value = line.slice(i, end < 0 ? line.length : end);
+      i = end < 0 ? line.length : end;
+    }
+    fields.push({ value: value.trim(), column });
+    if (line[i] !== ',') return fields;
+    i++;
+  }
+}
+
+/** Reads the openids of one recipients file's text (pure). */
+export function parseRecipients(file: string, text: string): RecipientsRead {
+  const diagnostics: Diagnostic[] = [];
+  const firstLine = new Map<string, number>();
+  const at = (line: number, column: number, severity: Diagnostic['severity'], code: Diagnostic['code']) => ({
+    severity,
+    code,
+    file,
+    line,
+    column,
+  });
+  let column: number | undefined; // the openid column of a CSV file, once its header is read
+  let headerSeen = false;
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === '' || raw.trimStart().startsWith('#')) return;
+    const fields = csvFields(raw);
+    if (!headerSeen) {
+      headerSeen = true;
+      const index = fields.findIndex((f) => f.value.toLowerCase() === 'openid');
+      if (index >= 0) {
+        column = index;
+        return;
+      }
+      if (fields.length > 1) {
+        diagnostics.push({
+          ...at(line, 1, 'error', 'recipients-file-bad-line'),
+          message: `this CSV header has no "openid" column (it has ${fields.map((f) => quote(f.value)).join(', ')})`,
+          hint: 'name the column of the openids "openid", or give one openid a line without a header',
+        });
+        column = -1;
+        return;
+      }
+    }
+    if (column === -1) return;
+    const field = fields[column ?? 0];
+    const value = field?.value ?? '';
+    if (!OPENID.test(value)) {
+      diagnostics.push({
+        ...at(line, field?.column ?? 1, 'error', 'recipients-file-bad-line'),
+        message:
+          value === '' ? 'this line has no openid' : `${quote(value)} is not an openid; ${OPENID_RULE}`,
+        hint: 'one openid a line, or a CSV file with an "openid" column; lines starting with # are skipped',
+      });
+      return;
+    }
+    const earlier = firstLine.get(value);
+    if (earlier !== undefined) {
+      diagnostics.push({
+        ...at(line, field?.column ?? 1, 'warning', 'recipient-duplicate'),
+        message: `recipient ${value} is listed twice (first at line ${earlier}); it is sent once`,
+        hint: 'remove one; recipients are a set',
+      });
+      return;
+    }
+    firstLine.set(value, line);
+  });
+  if (firstLine.size === 0 && column !== -1 && !diagnostics.some((d) => d.severity === 'error')) {
+    diagnostics.push({
+      ...at(1, 1, 'error', 'recipients-file-empty'),
+      message: 'the recipients file lists no openid; a task is sent to at least one customer',
+      hint: 'one openid a line, or a CSV file with an "openid" column',
+    });
+  }
+  return { openids: [...firstLine.keys()].sort(compareText), diagnostics };
+}
+
+/** The recipients of every task of `files` that has a `recipients_file`, by {@link recipientsKey}. */
+export async function readRecipientsFiles(
+  files: readonly RuleFile[],
+  fs: ConfigFs,
+  maxFileBytes: number,
+): Promise<{ recipients: Map<string, readonly string[]>; diagnostics: Diagnostic[] }> {
+  const recipients = new Map<string, readonly string[]>();
+  const diagnostics: Diagnostic[] = [];
+  for (const { parsed, parts } of files) {
+    for (const { index, value: task } of parts.tasks) {
+      // With both keys the rules report the task; its file is not read.
+      if (task.recipients_file === undefined || task.recipients !== undefined) continue;
+      const path = nodePath.resolve(nodePath.dirname(parsed.file), task.recipients_file);
+      const where = parsed.locate(['tasks', index, 'recipients_file'], 'value');
+      const fail = (message: string, hint: string): void => {
+        diagnostics.push({
+          severity: 'error',
+          code: 'recipients-file-not-found',
+          message,
+          hint,
+          file: parsed.file,
+          ...where,
+        });
+      };
+      const text = await readText(fs, path, maxFileBytes);
+      if (typeof text !== 'string') {
+        fail(
+          `recipients_file ${quote(task.recipients_file)} cannot be read: ${text.reason}`,
+          'the path is relative to this YAML file',
+        );
+        continue;
+      }
+      const read = parseRecipients(path, text);
+      diagnostics.push(...read.diagnostics);
+      recipients.set(recipientsKey(parsed.file, index), read.openids);
+    }
+  }
+  return { recipients, diagnostics };
+}
+
+/** The key of a task's recipients: its file and its index in that file's `tasks`. */
+export function recipientsKey(file: string, index: number): string {
+  return `${file}\u0000${index}`;
+}
+
+async function readText(
+  fs: ConfigFs,
+  path: string,
+  maxFileBytes: number,
+): Promise<string | { reason: string }> {
+  try {
+    const stats = await fs.stat(path);
+    if (!stats.isFile()) return { reason: 'it is not a file' };
+    if (stats.size > maxFileBytes) return { reason: `it is larger than ${maxFileBytes} bytes` };
+    const decoded = decodeText(path, await fs.readFile(path));
+    return 'text' in decoded ? decoded.text : { reason: decoded.message };
+  } catch (error) {
+    const code = errorCode(error);
+    return {
+      reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `error ${code ?? 'unknown'}`,
+    };
+  }
+}

@@ -1,0 +1,332 @@
+import { compareText } from '../core/compare-text.js';
+import {
+  type DesiredState,
+  type DesiredTask,
+  describeGuideId,
+  describeTask,
+  guideKey,
+  type TaskMaterial,
+  taskKey,
+} from '../core/desired.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { PUSH_WINDOW_SECONDS } from '../core/guide-rules.js';
+import type { LiveMaterial, LiveState, LiveTask } from '../core/live.js';
+import type { FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
+import { formatWrittenTime } from '../core/task-time.js';
+import { wireGuideIdentity } from '../wire/guide-identity.js';
+import type { PlanBuilder } from './plan-builder.js';
+
+/**
+ * Mass-send tasks, with their lifecycle: a task missing live is added; a pending one that differs
+ * is updated whole; an executed (or completed) one is history — a difference is a warning, never
+ * a call nor a change; a live pending task the files do not list is cancelled under `prune.tasks`,
+ * else listed as left alone. Cancelled live tasks are never read, so never matched. A task created
+ * or updated must be pushed from `now` to one month ahead. Pure: `now` is passed in.
+ */
+
+/** What the task rules need besides the states: the time, and the guides the plan creates or deletes. */
+export interface TaskContext {
+  /** Unix seconds: the time the live state was read. */
+  readonly now: number;
+  /** Index of the addguideacct call of each guide the plan creates, by guide key. */
+  readonly addedAt: ReadonlyMap<string, number>;
+  /** Keys of the guides that exist after the plan: declared ones, and live ones not pruned. */
+  readonly guidesAfter: ReadonlySet<string>;
+}
+
+export interface TaskPlan {
+  readonly diagnostics: Diagnostic[];
+  readonly unmanaged: Unmanaged[];
+}
+
+/** Plans the desired tasks (by guide and name) and the cancellations; calls go to `b`. */
+export function planTasks(
+  b: PlanBuilder,
+  desired: DesiredState,
+  live: LiveState,
+  ctx: TaskContext,
+): TaskPlan {
+  const out: TaskPlan = { diagnostics: [], unmanaged: [] };
+  const tasks = desired.tasks;
+  if (tasks === undefined) return out;
+  const byKey = liveTasksByKey(live.tasks ?? []);
+  const matched = new Set<string>();
+  const sorted = [...tasks].sort((x, y) => compareText(taskKey(x.guide, x.name), taskKey(y.guide, y.name)));
+  for (const task of sorted) {
+    if (!ctx.guidesAfter.has(guideKey(task.guide))) {
+      out.diagnostics.push({
+        ...task.source,
+        severity: 'error',
+        code: 'task-guide-not-found',
+        message: `the guide ${describeGuideId(task.guide)} of task ${JSON.stringify(task.name)} is neither declared under guides: nor a live guide the plan keeps`,
+        hint: 'declare the guide under guides:, or correct the guide of the task',
+      });
+      continue;
+    }
+    const current = pickMatch(byKey.get(taskKey(task.guide, task.name)) ?? []);
+    if (current !== undefined) matched.add(current.id);
+    planTask(b, task, current, ctx, out.diagnostics);
+  }
+  planCancels(b, desired, live.tasks ?? [], matched, out);
+  return out;
+}
+
+/** Live tasks by guide and name, each list by id (the oldest first). */
+function liveTasksByKey(tasks: readonly LiveTask[]): Map<string, LiveTask[]> {
+  const byKey = new Map<string, LiveTask[]>();
+  for (const t of tasks) {
+    const key = taskKey(t.guide, t.name);
+    const list = byKey.get(key);
+    if (list === undefined) byKey.set(key, [t]);
+    else list.push(t);
+  }
+  for (const list of byKey.values()) list.sort(byId);
+  return byKey;
+}
+
+/** The live task a desired task manages: the oldest pending one, else the last one executed. */
+function pickMatch(candidates: readonly LiveTask[]): LiveTask | undefined {
+  const pending = candidates.find((t) => t.status === 'pending');
+  if (pending !== undefined) return pending;
+  return [...candidates].sort((x, y) => y.pushAt - x.pushAt || byId(y, x))[0];
+}
+
+function byId(x: LiveTask, y: LiveTask): number {
+  const a = BigInt(x.id);
+  const c = BigInt(y.id);
+  return a === c ? 0 : a < c ? -1 : 1;
+}
+
+function planTask(
+  b: PlanBuilder,
+  task: DesiredTask,
+  current: LiveTask | undefined,
+  ctx: TaskContext,
+  diagnostics: Diagnostic[],
+): void {
+  const address = describeTask(task.guide, task.name);
+  if (current === undefined) {
+    if (!inWindow(task, ctx.now, diagnostics)) return;
+    b.call(
+      'task',
+      taskKey(task.guide, task.name),
+      'addguidemassendjob',
+      { ...wireGuideIdentity(task.guide), ...taskBody(task) },
+      [ctx.addedAt.get(guideKey(task.guide))],
+    );
+    b.change({ resource: 'task', action: 'create', address, fields: createdFields(task) });
+    return;
+  }
+  const fields = taskDifferences(task, current);
+  if (fields.length === 0) return;
+  if (current.status !== 'pending') {
+    diagnostics.push({
+      ...task.source,
+      severity: 'warning',
+      code: 'task-executed',
+      message: `task ${address} was already executed at ${formatWrittenTime(current.pushAt, task.offsetMinutes)}; it cannot change (${fields.map((f) => f.field).join(', ')} differ)`,
+      hint: 'an executed task is history: to send again, add a task with another name',
+    });
+    return;
+  }
+  if (!inWindow(task, ctx.now, diagnostics)) return;
+  b.call('task', taskKey(task.guide, task.name), 'updateguidemassendjob', {
+    task_id: current.id,
+    ...taskBody(task),
+  });
+  b.change({ resource: 'task', action: 'update', address, fields });
+}
+
+/** A task to create or update must be pushed from now to one month ahead; else an error that says when. */
+function inWindow(task: DesiredTask, now: number, diagnostics: Diagnostic[]): boolean {
+  const latest = now + PUSH_WINDOW_SECONDS;
+  if (task.pushAt >= now && task.pushAt <= latest) return true;
+  const at = (unix: number): string => formatWrittenTime(unix, task.offsetMinutes);
+  const past = task.pushAt < now;
+  diagnostics.push({
+    ...task.source,
+    severity: 'error',
+    code: past ? 'task-push-time-past' : 'task-push-time-too-far',
+    message: `push_at ${at(task.pushAt)} of task ${JSON.stringify(task.name)} is ${past ? 'in the past' : 'more than one month ahead'}; a task to create or change must be pushed from ${at(now)} to ${at(latest)}`,
+    hint: past
+      ? 'move push_at into that range, or remove the task if it is no longer wanted'
+      : 'the API takes tasks at most one month ahead: add this task later',
+  });
+  return false;
+}
+
+/** The wire fields of a whole task, as addguidemassendjob and updateguidemassendjob take them. */
+function taskBody(task: DesiredTask): Record<string, JsonValue> {
+  return {
+    task_name: task.name,
+    task_remark: task.remark,
+    push_time: task.pushAt,
+    openid: [...task.recipients],
+    material: task.materials.map(materialToWire),
+  };
+}
+
+export function materialToWire(material: TaskMaterial): JsonValue {
+  switch (material.type) {
+    case 'text':
+      return { type: 1, word: material.text };
+    case 'image':
+      return { type: 3, media_id: material.mediaId };
+    case 'miniprogram':
+      return {
+        type: 49,
+        title: material.title,
+        path: material.path,
+        appid: material.appid,
+        media_id: material.mediaId,
+      };
+    default: {
+      const unreachable: never = material;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * A material compared by what reads back: a text by its text, an image by being one (its picture
+ * reads back as a URL, not its media id), a card by appid, title and path (its cover is not read).
+ */
+function sameMaterial(desired: TaskMaterial, live: LiveMaterial): boolean {
+  switch (desired.type) {
+    case 'text':
+      return live.type === 'text' && live.text === desired.text;
+    case 'image':
+      return live.type === 'image';
+    case 'miniprogram':
+      return (
+        live.type === 'miniprogram' &&
+        live.appid === desired.appid &&
+        live.title === desired.title &&
+        live.path === desired.path
+      );
+    default: {
+      const unreachable: never = desired;
+      return unreachable;
+    }
+  }
+}
+
+/** A material as the file writes it (an image read back shows its picture URL), for changes. */
+export function materialToJson(material: TaskMaterial | LiveMaterial): JsonValue {
+  switch (material.type) {
+    case 'text':
+      return { text: material.text };
+    case 'image':
+      return 'mediaId' in material ? { image: material.mediaId } : { image: { pic_url: material.picUrl } };
+    case 'miniprogram':
+      return {
+        miniprogram: {
+          appid: material.appid,
+          title: material.title,
+          path: material.path,
+          ...('mediaId' in material ? { media_id: material.mediaId } : {}),
+        },
+      };
+    default: {
+      const unreachable: never = material;
+      return unreachable;
+    }
+  }
+}
+
+/** What a new task sets: its push time, remark, recipient count and materials. */
+function createdFields(task: DesiredTask): FieldChange[] {
+  return [
+    { field: 'push_at', after: formatWrittenTime(task.pushAt, task.offsetMinutes) },
+    ...(task.remark === '' ? [] : [{ field: 'remark', after: task.remark }]),
+    { field: 'recipients', after: task.recipients.length },
+    { field: 'materials', after: task.materials.map(materialToJson) },
+  ];
+}
+
+/**
+ * The fields of a live task that differ from the desired one. Recipients are a set: their counts,
+ * then the openids added and removed (sorted), rather than two lists of a thousand.
+ */
+export function taskDifferences(task: DesiredTask, live: LiveTask): FieldChange[] {
+  const fields: FieldChange[] = [];
+  if (live.pushAt !== task.pushAt) {
+    fields.push({
+      field: 'push_at',
+      before: formatWrittenTime(live.pushAt, task.offsetMinutes),
+      after: formatWrittenTime(task.pushAt, task.offsetMinutes),
+    });
+  }
+  if (live.remark !== task.remark) fields.push({ field: 'remark', before: live.remark, after: task.remark });
+  const liveSet = new Set(live.recipients);
+  const added = task.recipients.filter((r) => !liveSet.has(r));
+  if (added.length > 0 || live.recipients.length !== task.recipients.length) {
+    const wanted = new Set(task.recipients);
+    const removed = live.recipients.filter((r) => !wanted.has(r));
+    fields.push({ field: 'recipients', before: live.recipients.length, after: task.recipients.length });
+    if (added.length > 0) fields.push({ field: 'recipients_added', after: added });
+    if (removed.length > 0) fields.push({ field: 'recipients_removed', before: removed });
+  }
+  const sameMaterials =
+    live.materials.length === task.materials.length &&
+    task.materials.every((m, i) => {
+      const l = live.materials[i];
+      return l !== undefined && sameMaterial(m, l);
+    });
+  if (!sameMaterials) {
+    fields.push({
+      field: 'materials',
+      before: live.materials.map(materialToJson),
+      after: task.materials.map(materialToJson),
+    });
+  }
+  return fields;
+}
+
+/**
+ * The live pending tasks no desired task manages (unlisted, or a second pending copy of a listed
+ * one): cancelled under `prune.tasks`, else left alone and listed. Executed ones are history.
+ */
+function planCancels(
+  b: PlanBuilder,
+  desired: DesiredState,
+  live: readonly LiveTask[],
+  matched: ReadonlySet<string>,
+  out: TaskPlan,
+): void {
+  const listed = new Map((desired.tasks ?? []).map((t) => [taskKey(t.guide, t.name), t]));
+  // A live task has no offset of its own: its time is shown in the offset of the files' first task.
+  const offset = desired.tasks?.[0]?.offsetMinutes ?? 0;
+  const extra = live
+    .filter((t) => t.status === 'pending' && !matched.has(t.id))
+    .sort((x, y) => compareText(taskKey(x.guide, x.name), taskKey(y.guide, y.name)) || byId(x, y));
+  for (const task of extra) {
+    const address = describeTask(task.guide, task.name);
+    const copyOf = listed.get(taskKey(task.guide, task.name));
+    if (copyOf !== undefined) {
+      out.diagnostics.push({
+        ...copyOf.source,
+        severity: 'warning',
+        code: 'task-live-duplicates',
+        message: `task ${address} has another pending copy live (id ${task.id}); the plan manages the oldest and ${desired.prune.tasks === true ? 'cancels' : 'leaves alone'} this one`,
+        hint: 'two applies at once, or a task made by hand, leave such copies; prune.tasks cancels them',
+      });
+    }
+    if (desired.prune.tasks !== true) {
+      out.unmanaged.push({ resource: 'task', address: `${address} (id ${task.id})` });
+      continue;
+    }
+    b.call('task', `${taskKey(task.guide, task.name)}\u0000${task.id}`, 'cancelguidemassendjob', {
+      task_id: task.id,
+    });
+    b.change({
+      resource: 'task',
+      action: 'delete',
+      address: `${address} (id ${task.id})`,
+      fields: [
+        { field: 'push_at', before: formatWrittenTime(task.pushAt, offset) },
+        { field: 'recipients', before: task.recipients.length },
+      ],
+    });
+  }
+}

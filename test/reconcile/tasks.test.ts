@@ -1,0 +1,235 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { formatWrittenTime } from '../../src/core/task-time.js';
+import { parseJson } from '../../src/wire/json.js';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { guideBody, startTestService, type TestService } from '../helpers/service.js';
+
+// Mass-send tasks as code, end to end: the CLI over real HTTP against the service, whose clock
+// (frozen unless a test moves it through /__sim/clock) the CLI is given as its own, so that "now"
+// is the same on both sides.
+
+let t: TestService;
+let ws: Workspace;
+let now: number;
+
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  ws = await workspace();
+  await t.sim('reset');
+  now = Number((await t.sim('clock'))['now']);
+  await t.ok('addguideacct', guideBody('alice_wx'));
+  for (const openid of ['oCustomer1', 'oCustomer2', 'oCustomer3']) {
+    await t.sim('follow', { openid });
+    const { qrcode_url } = await t.ok('guidecreateqrcode', { guide_account: 'alice_wx' });
+    await t.sim('scan', { openid, qrcode_url });
+  }
+});
+afterEach(() => ws.remove());
+
+async function cli(args: readonly string[]): Promise<CliRun> {
+  const clock = Number((await t.sim('clock'))['now']);
+  await t.renewToken();
+  return runCli([...args, '--base-url', t.url], {
+    env: { WECHAT_APPID: t.service.credentials.appid, WECHAT_SECRET: t.service.credentials.secret },
+    cwd: ws.dir,
+    now: () => clock * 1000,
+  });
+}
+
+const HEAD = `version: 1
+guides:
+  - account: alice_wx
+    nickname: alice_wx
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/alice_wx/0
+`;
+
+/** A file with the tasks given (YAML list entries) and the prune section. */
+function file(tasks: string, prune = ''): string {
+  return `${HEAD}tasks:\n${tasks}${prune}`;
+}
+
+function task(name: string, pushAt: number, extra = 'recipients: [oCustomer1, oCustomer2]\n'): string {
+  return `  - name: ${name}
+    guide: alice_wx
+    push_at: "${formatWrittenTime(pushAt, 480)}"
+    ${extra}    materials:
+      - text: "Spring sale starts now!"
+`;
+}
+
+interface JsonPlan {
+  summary: { add: number; change: number; delete: number; calls: number };
+  calls: { operation: string; body: Record<string, unknown> }[];
+  changes: { resource: string; action: string; address: string }[];
+}
+
+async function plan(path: string): Promise<{ plan: JsonPlan; run: CliRun }> {
+  const run = await cli(['plan', path, '--json']);
+  expect(run.code, run.stderr).toBe(0);
+  return { plan: parseJson(run.stdout) as JsonPlan, run };
+}
+
+interface LiveTask {
+  task_id: bigint;
+  task_name: string;
+  task_remark: string;
+  task_status: number;
+  buyer_info: { openid: string }[];
+}
+
+async function liveTasks(): Promise<LiveTask[]> {
+  const answer = await t.ok('getguidemassendjoblist', { guide_account: 'alice_wx' });
+  return answer['list'] as LiveTask[];
+}
+
+describe('tasks as code', () => {
+  it('creates, updates while pending, then an executed task is history: a warning and no call', async () => {
+    const path = await ws.write('tasks.yaml', file(task('Spring sale', now + 3600)));
+    const created = await cli(['apply', path, '--auto-approve']);
+    expect(created.code, created.stderr + created.stdout).toBe(0);
+    expect(created.stdout).toContain('task "Spring sale" of alice_wx');
+    const [live] = await liveTasks();
+    expect(live?.buyer_info.map((b) => b.openid).sort()).toEqual(['oCustomer1', 'oCustomer2']);
+    const id = live?.task_id;
+    // 64-bit: larger than 2^53, and kept exact from the answer to the plan's body.
+    expect(typeof id).toBe('bigint');
+    expect((id ?? 0n) > 2n ** 53n).toBe(true);
+    expect((await plan(path)).plan.summary.calls).toBe(0);
+
+    // Recipients are a set: the same openids in another order and repeated change nothing.
+    const reordered = task('Spring sale', now + 3600, 'recipients: [oCustomer2, oCustomer1, oCustomer2]\n');
+    await ws.write('tasks.yaml', file(reordered));
+    expect((await plan(path)).plan.summary.calls).toBe(0);
+
+    // Pending and different: one update of the whole task, by its exact id.
+    const changed = task(
+      'Spring sale',
+      now + 1800,
+      'remark: VIPs first\n    recipients: [oCustomer1, oCustomer3]\n',
+    );
+    await ws.write('tasks.yaml', file(changed));
+    const { plan: update, run } = await plan(path);
+    expect(update.calls.map((c) => c.operation)).toEqual(['updateguidemassendjob']);
+    expect(update.calls[0]?.body['task_id']).toBe(id);
+    expect(run.stdout).toContain(`"task_id": ${String(id)}`);
+    expect(update.summary).toMatchObject({ change: 1, calls: 1 });
+    const updated = await cli(['apply', path, '--auto-approve']);
+    expect(updated.code, updated.stderr + updated.stdout).toBe(0);
+    const [after] = await liveTasks();
+    expect(after?.task_id).toBe(id);
+    expect(after?.task_remark).toBe('VIPs first');
+    expect(after?.buyer_info.map((b) => b.openid).sort()).toEqual(['oCustomer1', 'oCustomer3']);
+
+    // The push time passes: the task is executed, and a change of it is a warning, not a call.
+    await t.sim('clock', { advance: 3600 });
+    await ws.write(
+      'tasks.yaml',
+      file(task('Spring sale', now + 1800, 'remark: too late\n    recipients: [oCustomer1, oCustomer3]\n')),
+    );
+    const late = await cli(['plan', path, '--detailed-exitcode']);
+    expect(late.code, late.stderr + late.stdout).toBe(0);
+    expect(late.stdout).toContain('No changes.');
+    expect(late.stderr).toMatch(
+      /warning: task "Spring sale" of alice_wx was already executed at .*\+08:00; it cannot change \(remark differ\)/,
+    );
+    const json = (await plan(path)).plan;
+    expect(json.summary).toEqual({ add: 0, change: 0, delete: 0, calls: 0 });
+  });
+
+  it('refuses a push time in the past or more than a month ahead, naming the range in the file offset', async () => {
+    const path = await ws.write('tasks.yaml', file(task('Old', now - 60) + task('Far', now + 40 * 86_400)));
+    const run = await cli(['plan', path]);
+    expect(run.code).toBe(1);
+    const from = formatWrittenTime(now, 480);
+    const to = formatWrittenTime(now + 30 * 86_400, 480);
+    expect(run.stderr).toContain(
+      `is in the past; a task to create or change must be pushed from ${from} to ${to}`,
+    );
+    expect(run.stderr).toContain('is more than one month ahead');
+    expect(await liveTasks()).toEqual([]);
+  });
+
+  it('prune.tasks cancels only the pending tasks the files do not list; executed ones stay', async () => {
+    const body = (name: string, push: number) => ({
+      guide_account: 'alice_wx',
+      task_name: name,
+      push_time: push,
+      openid: ['oCustomer1'],
+      material: [{ type: 1, word: 'hi' }],
+    });
+    await t.ok('addguidemassendjob', body('Done', now + 60));
+    await t.sim('clock', { advance: 120 });
+    await t.ok('addguidemassendjob', body('Later', now + 3600));
+    const path = await ws.write('tasks.yaml', `${HEAD}tasks: []\n`);
+    const leftAlone = await cli(['plan', path]);
+    expect(leftAlone.stdout).toContain(
+      'Pending tasks not in the files, left alone: 1 task ("Later" of alice_wx',
+    );
+    await ws.write('tasks.yaml', `${HEAD}tasks: []\nprune:\n  tasks: true\n`);
+    const { plan: prune } = await plan(path);
+    expect(prune.calls.map((c) => c.operation)).toEqual(['cancelguidemassendjob']);
+    expect(prune.summary.delete).toBe(1);
+    const guarded = await cli(['apply', path, '--auto-approve', '--max-deletes', 'tasks=0']);
+    expect(guarded.code).toBe(1);
+    expect(guarded.stdout + guarded.stderr).toContain('--allow-delete tasks=1');
+    const applied = await cli([
+      'apply',
+      path,
+      '--auto-approve',
+      '--max-deletes',
+      'tasks=0',
+      '--allow-delete',
+      'tasks=1',
+    ]);
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+    const statuses = Object.fromEntries((await liveTasks()).map((x) => [x.task_name, x.task_status]));
+    expect(statuses).toEqual({ Done: 3, Later: 4 });
+    // A cancelled task is not matched: listing it again creates a new one.
+    await ws.write('tasks.yaml', file(task('Later', now + 7200)));
+    expect((await plan(path)).plan.calls.map((c) => c.operation)).toEqual(['addguidemassendjob']);
+  });
+
+  it('protected: true keeps a task from being cancelled', async () => {
+    await t.ok('addguidemassendjob', {
+      guide_account: 'alice_wx',
+      task_name: 'Keep',
+      push_time: now + 3600,
+      openid: ['oCustomer1'],
+      material: [{ type: 1, word: 'hi' }],
+    });
+    // Listed twice: the one copy is matched, the second copy would be cancelled, but it is protected.
+    await t.ok('addguidemassendjob', {
+      guide_account: 'alice_wx',
+      task_name: 'Keep',
+      push_time: now + 3600,
+      openid: ['oCustomer1'],
+      material: [{ type: 1, word: 'hi' }],
+    });
+    const keep = task('Keep', now + 3600, 'protected: true\n    recipients: [oCustomer1]\n').replace(
+      'Spring sale starts now!',
+      'hi',
+    );
+    const path = await ws.write('tasks.yaml', file(keep, 'prune:\n  tasks: true\n'));
+    const run = await cli(['plan', path]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'task "Keep" of alice_wx is protected, but the plan would cancel its live copy',
+    );
+  });
+
+  it('reads recipients from a CSV file next to the YAML file', async () => {
+    await ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\n"Bo, Jr.",oCustomer3\n');
+    const path = await ws.write('tasks.yaml', file(task('CSV', now + 3600, 'recipients_file: vip.csv\n')));
+    const run = await cli(['apply', path, '--auto-approve']);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    const [live] = await liveTasks();
+    expect(live?.buyer_info.map((b) => b.openid).sort()).toEqual(['oCustomer1', 'oCustomer3']);
+    await ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\nBo,not an openid\n');
+    const bad = await runCli(['validate', path], { cwd: ws.dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout + bad.stderr).toMatch(/vip\.csv:3:4: error: "not an openid" is not an openid/);
+  });
+});
