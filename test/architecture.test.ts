@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
  */
 const EVERY_ROOM = [
   'reconcile',
+  'inspect',
   'target',
   'config',
   'live',
@@ -34,6 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   apply: ['client', 'core'],
   report: ['core'],
   reconcile: ['config', 'live', 'plan', 'apply', 'wire', 'core'],
+  inspect: ['client', 'wire', 'core'],
   target: ['client', 'service', 'wire', 'core'],
   cli: EVERY_ROOM,
   'index.ts': EVERY_ROOM,

@@ -27,7 +27,7 @@ export interface CliIo {
    * (Ctrl-C, Ctrl-D, or a stop signal). Absent when there is no terminal to ask on.
    */
   readonly ask?: (question: string) => Promise<string | undefined>;
-  /** Milliseconds, for progress timing only; `Date.now` when absent. */
+  /** Milliseconds: progress timing, and now for `chats`' default window; `Date.now` when absent. */
   readonly now?: () => number;
   /**
    * Calls `fn` every `ms` milliseconds until the returned function is called; it must not keep
@@ -41,6 +41,11 @@ export interface Output {
   write(text: string): void;
   /** True when the stream is an interactive terminal (colour, progress, prompts). */
   readonly isTTY: boolean;
+  /**
+   * Resolves once the reader has taken what was written (at once when nothing waits), or false
+   * once it has gone: a command that streams waits on it so that memory stays bounded.
+   */
+  drain?(): Promise<boolean>;
 }
 
 /** Exit codes, fixed for good: 0 success, 1 error, 2 success with changes pending. */

@@ -23,6 +23,15 @@ function processOutput(stream: NodeJS.WriteStream): Output {
       if (open && !stream.destroyed) stream.write(text);
     },
     isTTY: stream.isTTY === true,
+    drain: () =>
+      new Promise((resolve) => {
+        if (!open || stream.destroyed || !stream.writableNeedDrain) return resolve(open && !stream.destroyed);
+        const done = (): void => {
+          stream.off('drain', done).off('close', done);
+          resolve(open && !stream.destroyed);
+        };
+        stream.once('drain', done).once('close', done);
+      }),
   };
 }
 

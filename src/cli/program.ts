@@ -18,6 +18,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   apply: async () => (await import('./apply.js')).registerApplyCommand,
   show: async () => (await import('./show.js')).registerShowCommand,
   export: async () => (await import('./export.js')).registerExportCommand,
+  tasks: async () => (await import('./tasks.js')).registerTasksCommand,
+  chats: async () => (await import('./chats.js')).registerChatsCommand,
+  qrcode: async () => (await import('./qrcode.js')).registerQrcodeCommand,
+  'path-menu': async () => (await import('./path-menu.js')).registerPathMenuCommand,
   serve: async () => (await import('./serve.js')).registerServeCommand,
   api: async () => (await import('./api.js')).registerApiCommand,
 };

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { describeGuideId } from '../core/desired.js';
+import { parseGuideName, pathMenuRequest } from '../inspect/index.js';
+import type { CommandContext } from './io.js';
+import { type TargetOptions, withClient } from './session.js';
+import { targetOptions } from './target-flags.js';
+
+interface PathMenuOptions extends TargetOptions {
+  appid: string;
+}
+
+/** `guidectl path-menu GUIDE --appid APPID`: `pushshowwxapathmenu` to the guide's WeChat ID. */
+export function registerPathMenuCommand(program: Command, ctx: CommandContext): void {
+  targetOptions(
+    program
+      .command('path-menu')
+      .description("send a guide a mini program's page-path menu: for 60 days they may copy its page paths")
+      .argument('<guide>', 'the guide, by its account (the menu goes to that WeChat ID)'),
+  )
+    .requiredOption('--appid <appid>', 'the mini program (wx and 16 hex digits)')
+    .action(async (name: string, options: PathMenuOptions) => {
+      const guide = parseGuideName(name, 'GUIDE');
+      const request = pathMenuRequest(guide, options.appid);
+      await withClient(
+        ctx,
+        options,
+        async (client) => {
+          await client.pushshowwxapathmenu(request);
+          ctx.io.stdout.write(
+            `Sent the page-path menu of ${options.appid} to ${describeGuideId(guide)}: they may copy its page paths for 60 days.\n`,
+          );
+          ctx.setExit(0);
+        },
+        { lock: { command: 'guidectl path-menu', timeoutSeconds: 0 } },
+      );
+    });
+}

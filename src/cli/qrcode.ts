@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { createGuideQrcode, parseGuideName } from '../inspect/index.js';
+import { qrcodeToJson } from '../report/qrcode.js';
+import type { CommandContext } from './io.js';
+import { type TargetOptions, withClient } from './session.js';
+import { targetOptions } from './target-flags.js';
+
+interface QrcodeOptions extends TargetOptions {
+  info?: string;
+  json: boolean;
+}
+
+/** `guidectl qrcode GUIDE`: makes the guide's QR code (`guidecreateqrcode`) and prints its URL. */
+export function registerQrcodeCommand(program: Command, ctx: CommandContext): void {
+  targetOptions(
+    program
+      .command('qrcode')
+      .description("make a guide's QR code (whoever scans it is bound to the guide) and print its URL")
+      .argument('<guide>', 'the guide: its account, or openid:<openid>'),
+  )
+    .option('--info <text>', 'text the scan event carries back (qrcode_info), e.g. the shop it hangs in')
+    .option('--json', 'print JSON ({"format_version": 1, "qrcode_url": …})', false)
+    .action(async (name: string, options: QrcodeOptions) => {
+      const guide = parseGuideName(name, 'GUIDE');
+      await withClient(
+        ctx,
+        options,
+        async (client) => {
+          const url = await createGuideQrcode(client, guide, options.info);
+          ctx.io.stdout.write(
+            options.json ? `${JSON.stringify(qrcodeToJson(guide, url), null, 2)}\n` : `${url}\n`,
+          );
+          ctx.setExit(0);
+        },
+        { lock: { command: 'guidectl qrcode', timeoutSeconds: 0 } },
+      );
+    });
+}

@@ -1,0 +1,52 @@
+import { type Command, Option } from 'commander';
+import type { TaskStatusFilter } from '../core/account-records.js';
+import { listTasks, parseGuideName } from '../inspect/index.js';
+import { renderTaskTable, tasksToJson } from '../report/tasks.js';
+import { stringifyJsonPretty } from '../wire/json.js';
+import type { CommandContext } from './io.js';
+import { createProgress } from './progress.js';
+import { type TargetOptions, withClient } from './session.js';
+import { targetOptions } from './target-flags.js';
+
+interface TasksOptions extends TargetOptions {
+  guide?: string;
+  status?: TaskStatusFilter;
+  json: boolean;
+}
+
+/** `guidectl tasks`: the live mass-send tasks, every guide's (or one's), every page, as a table or JSON. */
+export function registerTasksCommand(program: Command, ctx: CommandContext): void {
+  targetOptions(
+    program
+      .command('tasks')
+      .description('list the live mass-send tasks: name, guide, push time (local), recipients, status'),
+  )
+    .option('--guide <guide>', "only this guide's tasks: its account, or openid:<openid>")
+    .addOption(
+      new Option('--status <status>', 'only tasks in this state').choices([
+        'pending',
+        'executed',
+        'cancelled',
+      ]),
+    )
+    .option('--json', 'print JSON ({"format_version": 1, "tasks": [...]}) instead of a table', false)
+    .action(async (options: TasksOptions) => {
+      const guide = options.guide === undefined ? undefined : parseGuideName(options.guide, '--guide');
+      const zone = ctx.io.env['TZ'];
+      await withClient(ctx, options, async (client) => {
+        const progress = createProgress(ctx.io, 'Reading tasks');
+        const tasks = await listTasks(
+          client,
+          {
+            ...(guide === undefined ? {} : { guide }),
+            ...(options.status === undefined ? {} : { status: options.status }),
+          },
+          (done, total) => progress.update(done, total),
+        ).finally(() => progress.finish());
+        ctx.io.stdout.write(
+          options.json ? `${stringifyJsonPretty(tasksToJson(tasks, zone))}\n` : renderTaskTable(tasks, zone),
+        );
+        ctx.setExit(0);
+      });
+    });
+}

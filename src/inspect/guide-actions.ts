@@ -1,0 +1,37 @@
+import type { GuideClient } from '../client/index.js';
+import { describeGuideId, type GuideId } from '../core/desired.js';
+import { UsageError } from '../core/errors.js';
+import { APPID } from '../core/guide-rules.js';
+import { wireGuideIdentity } from '../wire/guide-identity.js';
+import type { PushShowWxaPathMenuRequest } from '../wire/messages.js';
+
+/** Makes a QR code that binds whoever scans it to the guide; returns its URL. */
+export async function createGuideQrcode(
+  client: Pick<GuideClient, 'guidecreateqrcode'>,
+  guide: GuideId,
+  info: string | undefined,
+): Promise<string> {
+  const answer = await client.guidecreateqrcode({
+    ...wireGuideIdentity(guide),
+    ...(info === undefined ? {} : { qrcode_info: info }),
+  });
+  return answer.qrcode_url;
+}
+
+/**
+ * The request that pushes a mini program's path menu to a guide's WeChat (`pushshowwxapathmenu`):
+ * for 60 days they may copy the program's page paths. The API names the user by WeChat ID only,
+ * so a guide named by openid cannot be sent one. Checked before any call: a usage error.
+ */
+export function pathMenuRequest(guide: GuideId, appid: string): PushShowWxaPathMenuRequest {
+  if (guide.kind !== 'account') {
+    throw new UsageError(
+      `the path menu goes to a WeChat ID, and guide ${describeGuideId(guide)} is named by openid; name the guide by its account`,
+    );
+  }
+  if (!APPID.test(appid))
+    throw new UsageError(
+      `--appid ${JSON.stringify(appid)} is not a mini-program appid (wx and 16 hex digits)`,
+    );
+  return { wxa_appid: appid, wx_username: guide.account };
+}

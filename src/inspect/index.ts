@@ -1,0 +1,12 @@
+export { type ChatWindow, resolveChatWindow } from './chat-window.js';
+export {
+  CHAT_PAGE_SIZE,
+  CHAT_WINDOW_SECONDS,
+  type ChatQuery,
+  type ChatSink,
+  exportChats,
+} from './export-chats.js';
+export { createGuideQrcode, pathMenuRequest } from './guide-actions.js';
+export { parseGuideName } from './guide-name.js';
+export { listTasks, type TaskQuery } from './list-tasks.js';
+export { type OutputFile, openOutputFile, streamOutput, type TextStream } from './output-file.js';

@@ -1,0 +1,75 @@
+import type { GuideClient } from '../client/index.js';
+import type { TaskState, TaskStatusFilter, TaskSummary } from '../core/account-records.js';
+import type { GuideId } from '../core/desired.js';
+import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
+import type { MassendTask, TaskStatus } from '../wire/messages.js';
+
+/** What `listTasks` reads with: the guide list and each guide's task list, every page. */
+export type TaskReader = Pick<GuideClient, 'iterateGuideAcctList' | 'iterateGuideMassendJobList'>;
+
+/** The wire states each filter asks for (`executed` covers completed: both are history). */
+const FILTERS: Readonly<Record<TaskStatusFilter, readonly TaskStatus[]>> = {
+  pending: [1],
+  executed: [2, 3],
+  cancelled: [4],
+};
+
+const STATES: Readonly<Record<TaskStatus, TaskState>> = {
+  1: 'pending',
+  2: 'executed',
+  3: 'completed',
+  4: 'cancelled',
+};
+
+export interface TaskQuery {
+  /** One guide; every guide of the account when absent. */
+  readonly guide?: GuideId;
+  readonly status?: TaskStatusFilter;
+}
+
+/**
+ * The live tasks of one guide or of every guide, every page of each, filtered by the service
+ * (`task_status`). The guides' lists are read at once (the client caps the calls in flight);
+ * `onGuideDone` counts the guides read, for progress.
+ */
+export async function listTasks(
+  reader: TaskReader,
+  query: TaskQuery,
+  onGuideDone?: (done: number, total: number) => void,
+): Promise<TaskSummary[]> {
+  const guides: GuideId[] = [];
+  if (query.guide !== undefined) guides.push(query.guide);
+  else {
+    for await (const item of reader.iterateGuideAcctList()) {
+      const id = guideIdOf(item);
+      if (id !== undefined) guides.push(id);
+    }
+  }
+  let done = 0;
+  const perGuide = await Promise.all(
+    guides.map(async (guide) => {
+      const tasks: TaskSummary[] = [];
+      const request = {
+        ...wireGuideIdentity(guide),
+        ...(query.status === undefined ? {} : { task_status: FILTERS[query.status] }),
+      };
+      for await (const task of reader.iterateGuideMassendJobList(request)) tasks.push(summarise(task, guide));
+      onGuideDone?.(++done, guides.length);
+      return tasks;
+    }),
+  );
+  return perGuide.flat();
+}
+
+function summarise(task: MassendTask, listedFor: GuideId): TaskSummary {
+  return {
+    id: task.task_id,
+    guide: guideIdOf(task) ?? listedFor,
+    name: task.task_name,
+    remark: task.task_remark,
+    pushTime: task.push_time,
+    state: STATES[task.task_status],
+    recipients: new Set(task.buyer_info.map((b) => b.openid)).size,
+    materials: task.material.length,
+  };
+}

@@ -1,0 +1,74 @@
+import type { TaskSummary } from '../core/account-records.js';
+import { compareText } from '../core/compare-text.js';
+import { describeGuideId } from '../core/desired.js';
+import { countOf, formatCount } from './count.js';
+import { displayWidth } from './diagnostics.js';
+import { escapeControls } from './escape.js';
+import { isoLocalTime, shortLocalTime } from './local-time.js';
+
+/** The version of `guidectl tasks --json`; raised only when a key is renamed or removed. */
+export const TASKS_FORMAT_VERSION = 1;
+
+/** Tasks in the order both outputs show them: push time, then guide, name and id. */
+export function sortTasks(tasks: readonly TaskSummary[]): TaskSummary[] {
+  const key = (t: TaskSummary): string => describeGuideId(t.guide);
+  return [...tasks].sort(
+    (a, b) =>
+      a.pushTime - b.pushTime ||
+      compareText(key(a), key(b)) ||
+      compareText(a.name, b.name) ||
+      compareText(a.id.padStart(20, '0'), b.id.padStart(20, '0')),
+  );
+}
+
+/**
+ * The tasks as a table for people: name, guide, push time in the local zone, recipients, state
+ * and id (for `guidectl api … '{"task_id": ID}'`), columns aligned by display width (a Chinese
+ * name takes two columns a character), every string from the account with its controls escaped.
+ */
+export function renderTaskTable(tasks: readonly TaskSummary[], timeZone: string | undefined): string {
+  if (tasks.length === 0) return 'No tasks.\n';
+  const rows = sortTasks(tasks).map((t) => [
+    escapeControls(t.name),
+    escapeControls(describeGuideId(t.guide)),
+    shortLocalTime(t.pushTime, timeZone),
+    formatCount(t.recipients),
+    t.state,
+    t.id,
+  ]);
+  const header = ['NAME', 'GUIDE', 'PUSH TIME', 'RECIPIENTS', 'STATUS', 'TASK ID'];
+  const widths = header.map((h, i) =>
+    Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, i) => {
+        const pad = ' '.repeat((widths[i] ?? 0) - displayWidth(cell));
+        // Counts line up on the right, as numbers do.
+        return i === 3 ? pad + cell : cell + pad;
+      })
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n${countOf(tasks.length, 'task')}\n`;
+}
+
+/**
+ * `guidectl tasks --json`: `{"format_version": 1, "tasks": [...]}` in the table's order; `task_id`
+ * a `bigint` so that the caller's lossless JSON writes it as a bare number with every digit.
+ */
+export function tasksToJson(tasks: readonly TaskSummary[], timeZone: string | undefined): object {
+  return {
+    format_version: TASKS_FORMAT_VERSION,
+    tasks: sortTasks(tasks).map((t) => ({
+      task_id: BigInt(t.id),
+      ...(t.guide.kind === 'account' ? { guide_account: t.guide.account } : { guide_openid: t.guide.openid }),
+      name: t.name,
+      remark: t.remark,
+      push_time: t.pushTime,
+      push_at: isoLocalTime(t.pushTime, timeZone),
+      status: t.state,
+      recipients: t.recipients,
+      materials: t.materials,
+    })),
+  };
+}
