@@ -24,7 +24,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
     .option('-o, --output <file>', 'write the file here instead of printing it')
     .action(async (options: ExportOptions) => {
       await withClient(ctx, options, async (client) => {
-        const live = await readLive(ctx, readOnlyClient(client), READ_EVERYTHING);
+        const live = await readLive(ctx, readOnlyClient(client), { ...READ_EVERYTHING, tasks: 'all' });
         const out = options.output === undefined ? undefined : resolve(ctx.io.cwd, options.output);
         const schema = fileURLToPath(new URL('../../schema/guidectl.schema.json', import.meta.url));
         const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);

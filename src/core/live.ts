@@ -106,6 +106,6 @@ export interface LiveReadScope {
   readonly offlineAutoReply: boolean;
   readonly sensitiveWords: boolean;
   readonly defaultWelcome: boolean;
-  /** Keys (`guideKey`) of the guides whose tasks are read; absent or empty: none. */
-  readonly tasks?: ReadonlySet<string>;
+  /** Keys (`guideKey`) of the guides whose tasks are read, or `'all'` (export); absent: none. */
+  readonly tasks?: ReadonlySet<string> | 'all';
 }

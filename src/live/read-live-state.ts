@@ -123,7 +123,7 @@ export async function readLiveState(
   const onGuides = (items: readonly LiveGuide[]): void => {
     for (const guide of items) {
       const key = guideKey(guide.id);
-      if (scope.tasks?.has(key) === true) {
+      if (scope.tasks === 'all' || scope.tasks?.has(key) === true) {
         const read = readGuideTasks(reader, guide.id, pageSize, track);
         read.catch(() => {});
         tasks.push(read);

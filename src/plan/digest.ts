@@ -159,7 +159,7 @@ export function readScopeToJson(scope: LiveReadScope): Record<string, unknown> {
     sensitive_words: scope.sensitiveWords,
     default_welcome: scope.defaultWelcome,
     // Only when tasks are read: the plan ids of plans without tasks stay as they were.
-    ...(scope.tasks === undefined ? {} : { tasks: [...scope.tasks].sort(compareText) }),
+    ...(scope.tasks === undefined ? {} : { tasks: list(scope.tasks) }),
   };
 }
 

@@ -1,6 +1,8 @@
 import { Document, visit } from 'yaml';
+import { compareText } from '../core/compare-text.js';
 import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
-import type { LiveState, LiveWelcome } from '../core/live.js';
+import type { LiveMaterial, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
+import { formatWrittenTime } from '../core/task-time.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 
 export interface ExportResult {
@@ -13,7 +15,8 @@ export interface ExportResult {
 /**
  * The live state as a desired-state file that validates and plans to no changes: every guide
  * (with its quick replies and welcome messages), every group with its members, and the account
- * settings. `prune` is left off, so applying the file elsewhere deletes nothing.
+ * settings, and the pending tasks when tasks were read (executed ones are history: left out).
+ * `prune` is left off, so applying the file elsewhere deletes nothing.
  */
 export function renderExport(live: LiveState, options: { readonly schemaPath?: string } = {}): ExportResult {
   const warnings: string[] = [];
@@ -87,13 +90,83 @@ export function renderExport(live: LiveState, options: { readonly schemaPath?: s
     ...(Object.keys(account).length === 0 ? {} : { account }),
     groups,
     guides,
+    ...(live.tasks === undefined ? {} : { tasks: exportTasks(live.tasks, warnings) }),
   });
   const header = [
     `# yaml-language-server: $schema=${options.schemaPath ?? 'https://guidectl.invalid/schema/guidectl.schema.json'}`,
     '# Exported by guidectl export: the live state of the account. `guidectl plan` on this file shows no changes.',
     '# The sensitive words semantics is assumed to be append (the service default); change it if your target replaces.',
+    ...(live.tasks === undefined
+      ? []
+      : ['# Tasks: the pending ones, push times in UTC. Executed tasks are history and are left out.']),
   ];
   return { text: `${header.join('\n')}\n${body}`, warnings };
+}
+
+/**
+ * The pending tasks as the files write them, by guide and name (then id): each plans to no change.
+ * Two pending tasks of one guide and name cannot both be written (names are unique per guide): the
+ * oldest is, as the planner would manage it, and a warning names the others.
+ */
+function exportTasks(tasks: readonly LiveTask[], warnings: string[]): object[] {
+  const written = new Set<string>();
+  const pending = tasks
+    .filter((t) => t.status === 'pending')
+    .map((t) => ({
+      task: t,
+      id: BigInt(t.id),
+      guide: t.guide.kind === 'account' ? t.guide.account : `openid ${t.guide.openid}`,
+    }))
+    .sort(
+      (a, b) =>
+        compareText(a.guide, b.guide) ||
+        compareText(a.task.name, b.task.name) ||
+        (a.id === b.id ? 0 : a.id < b.id ? -1 : 1),
+    );
+  const out: object[] = [];
+  for (const { task, guide } of pending) {
+    const where = `task ${JSON.stringify(task.name)} of ${guide}`;
+    const key = `${guide}\u0000${task.name}`;
+    if (written.has(key)) {
+      warnings.push(
+        `${where} (id ${task.id}) has the name of another pending task of the guide and was left out`,
+      );
+      continue;
+    }
+    written.add(key);
+    out.push({
+      name: task.name,
+      ...(task.guide.kind === 'account'
+        ? { guide: task.guide.account }
+        : { guide_openid: task.guide.openid }),
+      ...(task.remark === '' ? {} : { remark: task.remark }),
+      push_at: formatWrittenTime(task.pushAt, 0),
+      recipients: [...task.recipients],
+      materials: task.materials.map((m) => exportMaterial(m, where, warnings)),
+    });
+  }
+  return out;
+}
+
+function exportMaterial(m: LiveMaterial, where: string, warnings: string[]): object {
+  switch (m.type) {
+    case 'text':
+      return { text: m.text };
+    case 'image':
+      warnings.push(
+        `${where}: an image's media_id cannot be read back (only its picture URL); ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced`,
+      );
+      return { image: UNKNOWN_MEDIA_ID };
+    case 'miniprogram':
+      warnings.push(
+        `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
+      );
+      return { miniprogram: { appid: m.appid, title: m.title, path: m.path, media_id: UNKNOWN_MEDIA_ID } };
+    default: {
+      const unreachable: never = m;
+      return unreachable;
+    }
+  }
 }
 
 /**

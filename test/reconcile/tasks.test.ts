@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseJson } from '../../src/wire/json.js';
@@ -231,5 +233,34 @@ describe('tasks as code', () => {
     const bad = await runCli(['validate', path], { cwd: ws.dir });
     expect(bad.code).toBe(1);
     expect(bad.stdout + bad.stderr).toMatch(/vip\.csv:3:4: error: "not an openid" is not an openid/);
+  });
+
+  it('export writes the pending tasks (not the executed ones), and the file plans to no changes', async () => {
+    const add = (name: string, push: number, remark = '') =>
+      t.ok('addguidemassendjob', {
+        guide_account: 'alice_wx',
+        task_name: name,
+        task_remark: remark,
+        push_time: push,
+        openid: ['oCustomer2', 'oCustomer1'],
+        material: [
+          { type: 1, word: '春季促销' },
+          { type: 1, word: 'second' },
+        ],
+      });
+    await add('Done', now + 60);
+    await t.sim('clock', { advance: 120 });
+    await add('Soon', now + 3600, 'VIPs first');
+    await add('Later', now + 7200);
+    const exported = await cli(['export', '-o', 'exported.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const text = await readFile(join(ws.dir, 'exported.yaml'), 'utf8');
+    expect(text).toContain('- name: Soon');
+    expect(text).toContain(`push_at: ${formatWrittenTime(now + 3600, 0)}`);
+    expect(text).not.toContain('name: Done');
+    const again = await cli(['plan', 'exported.yaml', '--detailed-exitcode']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('No changes.');
+    expect(again.stderr).not.toContain('warning');
   });
 });

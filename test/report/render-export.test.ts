@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type ConfigFs, loadDesiredState } from '../../src/config/index.js';
 import { UNKNOWN_MEDIA_ID } from '../../src/core/guide-rules.js';
-import type { LiveState } from '../../src/core/live.js';
+import type { LiveState, LiveTask } from '../../src/core/live.js';
 import { planChanges } from '../../src/plan/index.js';
 import { renderExport } from '../../src/report/export.js';
 import { liveGroup, liveGuide, liveState } from '../helpers/plan-builder.js';
@@ -145,5 +145,67 @@ describe('renderExport', () => {
     expect(file.guides[0]).toMatchObject({ nickname: evil, quick_replies: replies });
     // Strings without such characters are written as before: bare, or as a block.
     expect(exported.text).toContain('      - plain\n      - |-\n        two\n        lines\n');
+  });
+
+  it('writes the pending tasks, by guide and name, the oldest of a name; an image as the placeholder', async () => {
+    const NOW = 1_796_000_000;
+    const alice = { kind: 'account', account: 'amy_wx' } as const;
+    const task = (id: string, name: string, over: Partial<LiveTask> = {}): LiveTask => ({
+      id,
+      guide: alice,
+      name,
+      remark: '',
+      pushAt: NOW + 3600,
+      status: 'pending',
+      recipients: ['oA', 'oB'],
+      materials: [{ type: 'text', text: 'yes' }],
+      ...over,
+    });
+    const withTasks: LiveState = {
+      ...liveState({ guides: [liveGuide('amy_wx')] }),
+      tasks: [
+        task('9007199254740995', 'Sale', { remark: 'null' }),
+        task('12', 'Done', { status: 'completed', pushAt: NOW - 60 }),
+        task('9007199254740993', 'Sale', { remark: 'second copy' }),
+        task('13', 'Pic', { materials: [{ type: 'image', picUrl: 'https://x/y/0' }] }),
+      ],
+      readAt: NOW,
+    };
+    const exported = renderExport(withTasks);
+    const file = parse(exported.text) as { tasks: unknown[] };
+    expect(file.tasks).toEqual([
+      {
+        name: 'Pic',
+        guide: 'amy_wx',
+        push_at: '2026-11-30T01:53:20Z',
+        recipients: ['oA', 'oB'],
+        materials: [{ image: UNKNOWN_MEDIA_ID }],
+      },
+      {
+        name: 'Sale',
+        guide: 'amy_wx',
+        remark: 'second copy',
+        push_at: '2026-11-30T01:53:20Z',
+        recipients: ['oA', 'oB'],
+        materials: [{ text: 'yes' }],
+      },
+    ]);
+    expect(exported.warnings).toEqual([
+      `task "Pic" of amy_wx: an image's media_id cannot be read back (only its picture URL); ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced`,
+      'task "Sale" of amy_wx (id 9007199254740995) has the name of another pending task of the guide and was left out',
+    ]);
+    // Without the image, the file plans to no change (the second copy aside, left alone).
+    const noPicture: LiveState = {
+      ...withTasks,
+      tasks: (withTasks.tasks ?? []).filter((t) => t.name !== 'Pic'),
+    };
+    const textOnly = renderExport(noPicture);
+    const loaded = await loadDesiredState(['export.yaml'], { fs: memoryFs(textOnly.text) });
+    if (loaded.state === undefined) throw new Error(JSON.stringify(loaded.diagnostics));
+    const { plan } = planChanges(loaded.state, noPicture);
+    expect(plan?.calls).toEqual([]);
+    expect(plan?.unmanaged).toEqual([
+      { resource: 'task', address: '"Sale" of amy_wx (id 9007199254740995)' },
+    ]);
   });
 });
