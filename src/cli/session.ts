@@ -114,6 +114,8 @@ export async function withClient<T>(
       ...timingOptions(options),
       signal: settings.signal ?? ctx.io.stopSignal,
       readBeforeAppends: settings.readBeforeAppends ?? false,
+      // Only --verbose prints the exchanges; without it, building them is waste.
+      httpEvents: options.verbose,
       onEvent: (event) => {
         if (options.verbose) {
           const line = eventLine(event);

@@ -127,6 +127,12 @@ export interface GuideClientOptions {
   readonly random?: () => number;
   /** Receives progress and log events; must not throw (what it throws is ignored). */
   readonly onEvent?: (event: ClientEvent) => void;
+  /**
+   * Whether `onEvent` also gets an `http` event for every exchange (true). Each one costs a
+   * redacted URL and scrubbed copies of both bodies (5% of a large read's time): pass false when
+   * the events only drive progress, not a verbose log.
+   */
+  readonly httpEvents?: boolean;
   /** Aborts every call in flight and every call after (`CallAbortedError`). */
   readonly signal?: AbortSignal;
   readonly userAgent?: string;
@@ -396,7 +402,7 @@ class Client implements GuideClient {
       userAgent: options.userAgent ?? 'guidectl',
       secrets: this.secrets,
       ...(this.signal === undefined ? {} : { signal: this.signal }),
-      ...(this.listener === undefined ? {} : { onHttp: (e) => this.emit(e) }),
+      ...(this.listener === undefined || options.httpEvents === false ? {} : { onHttp: (e) => this.emit(e) }),
     });
     const auth = options.auth;
     if ('accessToken' in auth) {

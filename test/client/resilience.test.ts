@@ -643,6 +643,15 @@ describe('fast stop', () => {
   });
 });
 
+describe('events', () => {
+  test('httpEvents: false leaves out the http events and keeps the others', async () => {
+    const { client, events } = clientOf(service, { httpEvents: false });
+    await client.getguidegrouplist();
+    expect(events.map((e) => e.type)).toEqual(['call-start', 'token-refresh', 'call-end']);
+    await client.close();
+  });
+});
+
 describe('redaction', () => {
   test('a planted token never appears in an error or a verbose event', async () => {
     const planted = 'PLANTED-TOKEN-3f9c1e77d2';
