@@ -90,7 +90,19 @@ export interface ReadLiveOptions {
   readonly onProgress?: (progress: ReadProgress) => void;
   /** The clock of `readAt` (stamped when tasks are read); the system clock when absent. */
   readonly clock?: Clock;
+  /**
+   * Most guide configuration reads handed to the client at once (256, the CLI's largest
+   * parallelism); the rest wait here, as a key each, until one ends.
+   */
+  readonly window?: number;
 }
+
+/**
+ * The default {@link ReadLiveOptions.window}. Handing the client every read at once (20,000 for
+ * 20,000 guides) kept each waiting call's state alive for most of the read: the young-generation
+ * GC then copied it again and again, and the heap grew by 150 MB.
+ */
+export const LIVE_READ_WINDOW = 256;
 
 /**
  * Reads the live state with the fewest calls: every page of the guide list (after the first page,
@@ -120,6 +132,7 @@ export async function readLiveState(
   const configs = new Map<string, Promise<LiveGuideConfig>>();
   const tasks: Promise<LiveTask[]>[] = [];
   const wantsConfig = (key: string): boolean => scope.guideConfigs === 'all' || scope.guideConfigs.has(key);
+  const inWindow = windowed(options.window ?? LIVE_READ_WINDOW);
   const onGuides = (items: readonly LiveGuide[]): void => {
     for (const guide of items) {
       const key = guideKey(guide.id);
@@ -129,7 +142,9 @@ export async function readLiveState(
         tasks.push(read);
       }
       if (wantsConfig(key) && !configs.has(key)) {
-        const config = track(reader.getguideconfig(wireGuideIdentity(guide.id))).then(toGuideConfig);
+        const config = track(inWindow(() => reader.getguideconfig(wireGuideIdentity(guide.id)))).then(
+          toGuideConfig,
+        );
         // Awaited below; until then a failure must not count as unhandled (another read may fail first).
         config.catch(() => {});
         configs.set(key, config);
@@ -154,6 +169,36 @@ export async function readLiveState(
 }
 
 export type Track = <T>(promise: Promise<T>) => Promise<T>;
+
+/** Runs the functions given to it, at most `limit` of them unsettled at once, in order. */
+function windowed(limit: number): <T>(start: () => Promise<T>) => Promise<T> {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError('window must be a whole number ≥ 1');
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  let head = 0;
+  const next = (): void => {
+    running -= 1;
+    const start = waiting[head];
+    if (start === undefined) return;
+    waiting[head++] = noop;
+    if (head > 1024 && head * 2 > waiting.length) {
+      waiting.splice(0, head);
+      head = 0;
+    }
+    start();
+  };
+  return <T>(start: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const run = (): void => {
+        running += 1;
+        start().then(resolve, reject).finally(next);
+      };
+      if (running < limit) run();
+      else waiting.push(run);
+    });
+}
+
+function noop(): void {}
 
 /**
  * All guides. Page 0 tells the total and the page size the server really uses; the remaining

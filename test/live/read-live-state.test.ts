@@ -158,6 +158,29 @@ describe('readLiveState', () => {
     expect(knowns).toEqual([...knowns].sort((a, b) => a - b));
   });
 
+  it('hands the reader at most `window` configuration reads at once, and reads them all', async () => {
+    const real = readOnlyClient(client);
+    let open = 0;
+    let most = 0;
+    const reader: LiveReader = {
+      ...real,
+      getguideconfig: async (request) => {
+        // The account's default welcome is read apart from the guides' configurations.
+        const guide = request !== undefined && 'guide_account' in request ? 1 : 0;
+        open += guide;
+        most = Math.max(most, open);
+        try {
+          return await real.getguideconfig(request);
+        } finally {
+          open -= guide;
+        }
+      },
+    };
+    const live = await readLiveState(reader, READ_EVERYTHING, { window: 2 });
+    expect(most).toBe(2);
+    expect(live.guides.filter((g) => g.config !== undefined)).toHaveLength(7);
+  });
+
   it('fails with the error of a failed read, and leaves no read unobserved', async () => {
     const real = readOnlyClient(client);
     const reader: LiveReader = {
