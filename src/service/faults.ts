@@ -108,6 +108,12 @@ export class FaultInjector {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
+  /** Whether no call is ever delayed or failed: `decide` would draw nothing and change nothing. */
+  get inert(): boolean {
+    const { latencyMs, systemError, minuteQuota, lostAnswer, hold } = this.spec;
+    return latencyMs === 0 && hold === 0 && systemError + minuteQuota + lostAnswer === 0;
+  }
+
   decide(): FaultDraw {
     const { hold, holdMs, latencyMs } = this.spec;
     // The hold is drawn first, and only when there is one (see `seed` in FaultSpec).

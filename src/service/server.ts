@@ -366,8 +366,21 @@ export class GuideService {
     const raw = await this.readRaw(req, res);
     if (raw === undefined) return;
     const record = (errcode: number): void => this.record(name, errcode);
+    const token = query.get('access_token');
+    if (this.faults.inert) {
+      // Nothing to inject between the token check and the call: both run in one transaction,
+      // which saves the check's own (a third of the service's SQLite time in a large read).
+      const answer = this.attempt(() =>
+        this.transaction((ctx) => {
+          this.tokens.check(ctx, token);
+          return OPERATION_HANDLERS[name](ctx, parseBody(raw));
+        }, lockMode(name)),
+      );
+      record(Number(answer['errcode']));
+      return this.answer(res, answer);
+    }
     try {
-      this.tokens.check(this.context(), query.get('access_token'));
+      this.tokens.check(this.context(), token);
     } catch (error) {
       record(error instanceof ApiError ? error.errcode : ERRCODE.systemBusy);
       return this.answerError(res, error);
@@ -489,15 +502,7 @@ export class GuideService {
     const declared = Number(req.headers['content-length'] ?? 0);
     try {
       if (declared > this.maxBodyBytes) throw new BodyTooLarge();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req) {
-        const buffer = chunk instanceof Buffer ? chunk : Buffer.from(String(chunk));
-        size += buffer.length;
-        if (size > this.maxBodyBytes) throw new BodyTooLarge();
-        chunks.push(buffer);
-      }
-      return Buffer.concat(chunks);
+      return await readWhole(req, this.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
         res.setHeader('connection', 'close');
@@ -532,6 +537,36 @@ export class GuideService {
     if (!res.headersSent && !res.destroyed)
       this.answer(res, { errcode: ERRCODE.systemBusy, errmsg: 'system error' });
   }
+}
+
+/**
+ * The body of `req`, rejecting with `BodyTooLarge` past `max` bytes, or with the stream's error.
+ * Listeners, not `for await`: an async iterator per request was 2% of the service's time.
+ */
+function readWhole(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer | string): void => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > max) {
+        req.off('data', onData);
+        req.pause();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(buffer);
+    };
+    req.on('data', onData);
+    req.once('end', () =>
+      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks)),
+    );
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('the request was cut off'));
+    });
+  });
 }
 
 /** Deepest nesting of arrays and objects a request body may have (47001 past it). */

@@ -60,6 +60,8 @@ interface TokenAnswer {
  */
 export class TokenDesk {
   private stable: string | undefined;
+  /** The last token checked and its hash: a client sends the same one call after call. */
+  private lastChecked: { readonly token: string; readonly hash: string } | undefined;
 
   constructor(readonly appid: string) {}
 
@@ -113,9 +115,10 @@ export class TokenDesk {
   check(ctx: OpContext, token: string | null): void {
     if (token === null || token === '')
       throw new ApiError(ERRCODE.accessTokenMissing, 'access_token missing');
+    if (this.lastChecked?.token !== token) this.lastChecked = { token, hash: hashToken(token) };
     const row = ctx.store.get<{ expires_at: number; superseded: number }>(
       'SELECT expires_at, superseded FROM tokens WHERE token_hash = ? AND appid = ?',
-      hashToken(token),
+      this.lastChecked.hash,
       this.appid,
     );
     if (row === undefined)

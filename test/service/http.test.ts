@@ -97,6 +97,30 @@ describe('bad input never crashes the service', () => {
     await t.ok('getguidegrouplist', {});
   });
 
+  it('refuses a chunked body (no content-length) once it passes 1 MiB, with errcode 45002', async () => {
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        `${t.url}/cgi-bin/guide/getguideacct?access_token=${t.token}`,
+        { method: 'POST', headers: { 'transfer-encoding': 'chunked' } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            text += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('error', reject);
+      req.write('{"guide_account": "x", "pad": "');
+      for (let i = 0; i < 17; i++) req.write('x'.repeat(64 * 1024));
+      req.end('"}');
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('45002');
+    await t.ok('getguidegrouplist', {});
+  });
+
   it('keeps serving other clients while one sends a body slowly', async () => {
     const slow = request(`${t.url}/cgi-bin/guide/getguideacct?access_token=${t.token}`, {
       method: 'POST',
