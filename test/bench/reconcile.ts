@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { DesiredGuide, DesiredState, WelcomeMessage } from '../../src/core/desired.js';
 import { chaosYaml } from '../helpers/chaos.js';
 import { CLI, callCounts, LATENCY_MS, targetEnv, timed } from './apply.js';
+import { measureFloor } from './floor.js';
 import { startServeProcess } from './serve-process.js';
 
 const PLAN_PARALLELISM = 8;
@@ -101,16 +102,25 @@ async function benchPlanVsValidate(dir: string): Promise<void> {
     const env = targetEnv(serve);
     const plans: number[] = [];
     const validates: number[] = [];
+    const floors: number[] = [];
+    const reads = minimumReads(guides);
     for (let run = 0; run < 3; run++) {
       validates.push((await timed([CLI, 'validate', file], env)).seconds);
       plans.push((await timed([CLI, 'plan', file, '--detailed-exitcode'], env)).seconds);
+      floors.push(await measureFloor(reads));
     }
     const plan = median(plans);
     const validate = median(validates);
+    const floor = median(floors);
     const ratio = plan / validate;
     console.log(
       `  no-change plan, ${guides.toLocaleString('en')} guides, latency 0: ${plan.toFixed(2)} s; validate of the same file ${validate.toFixed(2)} s (medians of 3); ratio ${ratio.toFixed(2)} (aim <= 2.5)` +
         (ratio <= 2.5 ? '' : ` — ABOVE AIM by ${((ratio / 2.5 - 1) * 100).toFixed(0)}%`),
+    );
+    const least = (validate + floor) / validate;
+    console.log(
+      `  floor: ${reads.toLocaleString('en')} requests from a trivial undici client (8 workers) to a trivial node:http server, two processes: ${floor.toFixed(2)} s (median of 3); ` +
+        `validate + floor ${(validate + floor).toFixed(2)} s, ratio ${least.toFixed(2)} — the least a plan that validates, then reads over HTTP could reach here; plan is ${(plan / (validate + floor)).toFixed(2)}× that`,
     );
   } finally {
     await serve.stop();
