@@ -33,7 +33,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   live: ['client', 'wire', 'core'],
   plan: ['core', 'wire'],
   apply: ['client', 'core'],
-  report: ['core'],
+  report: ['wire', 'core'],
   reconcile: ['config', 'live', 'plan', 'apply', 'wire', 'core'],
   inspect: ['client', 'wire', 'core'],
   target: ['client', 'service', 'wire', 'core'],

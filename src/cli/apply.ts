@@ -1,10 +1,9 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { writeAwareStopper } from '../apply/index.js';
-import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
+import { GuidectlError, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
-  type Applied,
   type ApplyRun,
   type ApplySource,
   applyRun,
@@ -13,19 +12,15 @@ import {
   splitSavedPlans,
 } from '../reconcile/index.js';
 import {
-  appliedToJson,
-  refusalMessage,
-  renderApplyReport,
-  reviewedToJson,
-  wordsReplacedMessage,
-} from '../report/apply.js';
-import { appliedSummary, emptySummary, noPlanEvents, renderStreamEvent } from '../report/apply-stream.js';
+  type ApplyFormat,
+  type ApplyOutputOptions,
+  applyRunOutput,
+  noPlanOutput,
+  type OutputChunk,
+  reviewOutput,
+} from '../report/apply-output.js';
+import { renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
-import { failureToJson } from '../report/diagnostics.js';
-import { escapeControls } from '../report/escape.js';
-import { renderPlan } from '../report/plan.js';
-import { renderStale } from '../report/stale.js';
-import { stringifyJsonPretty } from '../wire/json.js';
 import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
@@ -33,9 +28,7 @@ import {
   type FailureSink,
   type LockRequest,
   loadFiles,
-  printDiagnostics,
   readLive,
-  reportInvalidPlan,
   type TargetOptions,
   useColor,
   withClient,
@@ -237,18 +230,18 @@ async function confirm(ctx: CommandContext, reviewed: Reviewed): Promise<boolean
  * with `--json-stream`, a `diagnostics` event and the summary.
  */
 function jsonFailure(ctx: CommandContext, options: ApplyOptions): FailureSink | undefined {
-  if (options.jsonStream)
-    return (headline, _details, diagnostics) => {
-      for (const event of noPlanEvents(headline, diagnostics, ctx.io.cwd))
-        ctx.io.stdout.write(renderStreamEvent(event));
-    };
-  if (!options.json) return undefined;
-  return (headline, _details, diagnostics) => {
-    const extra = { outcomes: [], converged: false };
-    ctx.io.stdout.write(
-      `${stringifyJsonPretty(failureToJson(headline, diagnostics, { cwd: ctx.io.cwd, extra }))}\n`,
-    );
-  };
+  const format = formatOf(options);
+  if (format === 'human') return undefined;
+  return (headline, _details, diagnostics) =>
+    write(ctx, noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
+}
+
+function formatOf(options: ApplyOptions): ApplyFormat {
+  return options.jsonStream ? 'json-stream' : options.json ? 'json' : 'human';
+}
+
+function write(ctx: CommandContext, chunks: readonly OutputChunk[]): void {
+  for (const chunk of chunks) ctx.io[chunk.to].write(chunk.text);
 }
 
 /** Everything apply prints, in the format asked for: human text, `--json` or `--json-stream`. */
@@ -256,129 +249,39 @@ class ApplyOutput {
   /** True when stdout carries JSON (`--json` or `--json-stream`): then no human text goes there. */
   readonly machine: boolean;
   readonly stream: StreamSink;
+  private readonly options: ApplyOutputOptions;
 
   constructor(
     private readonly ctx: CommandContext,
-    private readonly options: ApplyOptions,
+    flags: ApplyOptions,
     /** The files' texts, to quote the lines of plan diagnostics. */
-    private readonly sources: ReadonlyMap<string, string>,
+    sources: ReadonlyMap<string, string>,
   ) {
-    this.machine = options.json || options.jsonStream;
+    const format = formatOf(flags);
+    this.machine = format !== 'human';
     this.stream = (event) => {
-      if (options.jsonStream) ctx.io.stdout.write(renderStreamEvent(event));
+      if (format === 'json-stream') ctx.io.stdout.write(renderStreamEvent(event));
     };
+    const color = { stdout: useColor(ctx, 'stdout'), stderr: useColor(ctx, 'stderr') };
+    this.options = { format, color, cwd: ctx.io.cwd, sources };
   }
 
   /** Shows the plan about to be applied (human text, or the stream's `plan` event), warnings first. */
   review(r: Reviewed): void {
-    printDiagnostics(this.ctx, r.diagnostics, this.sources);
-    if (!this.machine)
-      this.ctx.io.stdout.write(
-        renderPlan(r.plan, { color: useColor(this.ctx, 'stdout'), planId: r.id, guards: r.guards }),
-      );
-    this.stream({ type: 'plan', plan_id: r.id, calls: r.plan.calls.length, summary: r.plan.summary });
+    write(this.ctx, reviewOutput(r, this.options));
   }
 
   render(run: ApplyRun, source: ApplySource): void {
-    const { ctx } = this;
-    switch (run.status) {
-      case 'invalid':
-        reportInvalidPlan(ctx, run.diagnostics, this.sources, jsonFailure(ctx, this.options));
-        return;
-      case 'stale':
-        this.stale(run);
-        return;
-      case 'refused':
-        this.refused(run, source);
-        return;
-      case 'unchanged':
-        if (this.options.json)
-          this.json({ plan: reviewedToJson(run.reviewed), outcomes: [], converged: true });
-        this.stream({ ...emptySummary(run.reviewed.id), converged: true, exit_code: 0 });
-        ctx.setExit(0);
-        return;
-      case 'cancelled':
-        return; // the prompt said so, and set the exit status
-      case 'applied':
-        this.applied(run);
-        return;
-      default: {
-        const unreachable: never = run;
-        throw new Error(`unknown apply status ${JSON.stringify(unreachable)}`);
-      }
-    }
+    const savedPlanId = source.kind === 'saved' ? source.saved.planId : '';
+    const { chunks, exit } = applyRunOutput(run, this.options, savedPlanId);
+    write(this.ctx, chunks);
+    if (exit !== undefined) this.ctx.setExit(exit);
+    // A bug keeps its stack trace (runProgram prints it); a known failure was one line above.
+    if (
+      run.status === 'applied' &&
+      run.checkError !== undefined &&
+      !(run.checkError instanceof GuidectlError)
+    )
+      throw run.checkError;
   }
-
-  private json(value: Record<string, unknown>): void {
-    this.ctx.io.stdout.write(`${stringifyJsonPretty({ format_version: 1, ...value })}\n`);
-  }
-
-  /** `plan is stale`: what changed, and how a plan made now would differ; exit 1, nothing written. */
-  private stale(run: Extract<ApplyRun, { status: 'stale' }>): void {
-    const { report } = run;
-    const { ctx } = this;
-    ctx.io.stderr.write(`guidectl: ${renderStale(report, { color: useColor(ctx, 'stderr') })}`);
-    if (this.options.json) {
-      this.json({
-        plan_id: report.savedPlanId,
-        stale: true,
-        live_changed: report.live !== undefined,
-        files_changed: report.filesChanged,
-        live_changes: report.live ?? [],
-        ...(report.now === undefined ? {} : { plan_id_now: report.now.planId }),
-        outcomes: [],
-      });
-    }
-    this.stream({
-      ...emptySummary(report.savedPlanId),
-      converged: null,
-      refused: [`plan ${report.savedPlanId} is stale: the account or the files changed since it was made`],
-      exit_code: 1,
-    });
-    ctx.setExit(1);
-  }
-
-  /** Prints the refusals and sets exit 1. */
-  private refused(run: Extract<ApplyRun, { status: 'refused' }>, source: ApplySource): void {
-    const { ctx } = this;
-    const refusals = run.refusals.map(refusalMessage);
-    for (const refusal of refusals) ctx.io.stderr.write(`guidectl: ${refusal}\n`);
-    ctx.io.stderr.write('guidectl: apply refused; nothing was changed\n');
-    const id = run.reviewed?.id ?? (source.kind === 'saved' ? source.saved.planId : '');
-    if (this.options.json)
-      this.json({
-        ...(run.reviewed === undefined ? {} : { plan: reviewedToJson(run.reviewed) }),
-        refused: refusals,
-        outcomes: [],
-        converged: false,
-      });
-    this.stream({ ...emptySummary(id), converged: false, refused: refusals, exit_code: 1 });
-    ctx.setExit(1);
-  }
-
-  /** The report of the calls, whatever failed after them, then the check's failure if any. */
-  private applied(run: Applied): void {
-    const { ctx } = this;
-    if (run.drift?.wordsReplaced !== undefined)
-      ctx.io.stderr.write(`guidectl: ${wordsReplacedMessage(run.drift.wordsReplaced.lost)}\n`);
-    printDiagnostics(ctx, run.checkDiagnostics, this.sources);
-    const exit = run.allDone && run.converged ? 0 : 1;
-    ctx.setExit(exit);
-    const checkMessage = messageOf(run.checkError);
-    this.stream(appliedSummary(run, checkMessage, exit));
-    if (this.options.json) this.json(appliedToJson(run, checkMessage));
-    else if (!this.options.jsonStream)
-      ctx.io.stdout.write(renderApplyReport(run, { color: useColor(ctx, 'stdout') }));
-    if (run.checkError !== undefined) {
-      // A bug keeps its stack trace (runProgram prints it); a known failure is one line.
-      if (!(run.checkError instanceof GuidectlError)) throw run.checkError;
-      ctx.io.stderr.write(
-        `guidectl: the check after the writes failed: ${escapeControls(checkMessage ?? '')}; the report above stands — run guidectl plan to see what is left\n`,
-      );
-    }
-  }
-}
-
-function messageOf(error: unknown): string | undefined {
-  return error === undefined ? undefined : errorMessage(error);
 }

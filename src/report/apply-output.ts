@@ -1,0 +1,208 @@
+import type { Applied, ApplyRun, Reviewed } from '../core/apply-run.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { errorMessage, GuidectlError } from '../core/errors.js';
+import { stringifyJsonPretty } from '../wire/json.js';
+import {
+  appliedToJson,
+  refusalMessage,
+  renderApplyReport,
+  reviewedToJson,
+  wordsReplacedMessage,
+} from './apply.js';
+import { appliedSummary, emptySummary, noPlanEvents, renderStreamEvent } from './apply-stream.js';
+import { failureToJson, renderDiagnostics } from './diagnostics.js';
+import { escapeControls } from './escape.js';
+import { renderPlan } from './plan.js';
+import { renderStale } from './stale.js';
+
+/** What apply prints on stdout: human text, one JSON object (`--json`), or events (`--json-stream`). */
+export type ApplyFormat = 'human' | 'json' | 'json-stream';
+
+/** Text for one of the two streams, in the order it is to be written. */
+export interface OutputChunk {
+  readonly to: 'stdout' | 'stderr';
+  readonly text: string;
+}
+
+export interface ApplyOutputOptions {
+  readonly format: ApplyFormat;
+  /** Colour on each stream (a terminal, no NO_COLOR, no --no-color). */
+  readonly color: { readonly stdout: boolean; readonly stderr: boolean };
+  /** Paths in diagnostics are shown relative to this folder. */
+  readonly cwd: string;
+  /** The files' texts, to quote the lines of diagnostics. */
+  readonly sources: ReadonlyMap<string, string>;
+}
+
+/** The plan about to be applied: its warnings, then the plan (human) or the stream's `plan` event. */
+export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] {
+  const chunks = diagnosticChunks(r.diagnostics, o);
+  if (o.format === 'human')
+    chunks.push({
+      to: 'stdout',
+      text: renderPlan(r.plan, { color: o.color.stdout, planId: r.id, guards: r.guards }),
+    });
+  if (o.format === 'json-stream') {
+    const event = {
+      type: 'plan',
+      plan_id: r.id,
+      calls: r.plan.calls.length,
+      summary: r.plan.summary,
+    } as const;
+    chunks.push({ to: 'stdout', text: renderStreamEvent(event) });
+  }
+  return chunks;
+}
+
+/**
+ * Why no plan was made (`headline`: the files have errors, the plan cannot be made), for the
+ * machine formats: one JSON object with the diagnostics, or a `diagnostics` event and the summary.
+ * Nothing for human text (stderr has said it).
+ */
+export function noPlanOutput(
+  headline: string,
+  diagnostics: readonly Diagnostic[],
+  o: Pick<ApplyOutputOptions, 'format' | 'cwd'>,
+): OutputChunk[] {
+  if (o.format === 'json-stream')
+    return noPlanEvents(headline, diagnostics, o.cwd).map((e) => ({
+      to: 'stdout',
+      text: renderStreamEvent(e),
+    }));
+  if (o.format === 'json') {
+    const extra = { outcomes: [], converged: false };
+    return [
+      {
+        to: 'stdout',
+        text: `${stringifyJsonPretty(failureToJson(headline, diagnostics, { cwd: o.cwd, extra }))}\n`,
+      },
+    ];
+  }
+  return [];
+}
+
+/**
+ * What apply prints at the end of a run, in order, and its exit status (undefined when the run was
+ * cancelled: the prompt has set it). `savedPlanId` names a saved plan refused before it was reviewed.
+ */
+export function applyRunOutput(
+  run: ApplyRun,
+  o: ApplyOutputOptions,
+  savedPlanId = '',
+): { readonly chunks: OutputChunk[]; readonly exit: 0 | 1 | undefined } {
+  switch (run.status) {
+    case 'invalid':
+      return {
+        chunks: [
+          ...diagnosticChunks(run.diagnostics, o),
+          { to: 'stderr', text: 'guidectl: the plan cannot be made; nothing was changed\n' },
+          ...noPlanOutput('the plan cannot be made', run.diagnostics, o),
+        ],
+        exit: 1,
+      };
+    case 'stale':
+      return { chunks: staleOutput(run, o), exit: 1 };
+    case 'refused':
+      return { chunks: refusedOutput(run, o, savedPlanId), exit: 1 };
+    case 'unchanged': {
+      const summary = { ...emptySummary(run.reviewed.id), converged: true, exit_code: 0 } as const;
+      const json = { plan: reviewedToJson(run.reviewed), outcomes: [], converged: true };
+      return { chunks: machineOutput(o, json, summary), exit: 0 };
+    }
+    case 'cancelled':
+      return { chunks: [], exit: undefined };
+    case 'applied':
+      return appliedOutput(run, o);
+    default: {
+      const unreachable: never = run;
+      throw new Error(`unknown apply status ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+function diagnosticChunks(diagnostics: readonly Diagnostic[], o: ApplyOutputOptions): OutputChunk[] {
+  if (diagnostics.length === 0) return [];
+  const text = renderDiagnostics(diagnostics, { cwd: o.cwd, color: o.color.stderr, sources: o.sources });
+  return [{ to: 'stderr', text }];
+}
+
+/** `--json`'s object or `--json-stream`'s summary, whichever was asked for. */
+function machineOutput(
+  o: ApplyOutputOptions,
+  json: Record<string, unknown>,
+  summary: Parameters<typeof renderStreamEvent>[0],
+): OutputChunk[] {
+  if (o.format === 'json')
+    return [{ to: 'stdout', text: `${stringifyJsonPretty({ format_version: 1, ...json })}\n` }];
+  if (o.format === 'json-stream') return [{ to: 'stdout', text: renderStreamEvent(summary) }];
+  return [];
+}
+
+/** `plan is stale`: what changed, and how a plan made now would differ; nothing was written. */
+function staleOutput(run: Extract<ApplyRun, { status: 'stale' }>, o: ApplyOutputOptions): OutputChunk[] {
+  const { report } = run;
+  const json = {
+    plan_id: report.savedPlanId,
+    stale: true,
+    live_changed: report.live !== undefined,
+    files_changed: report.filesChanged,
+    live_changes: report.live ?? [],
+    ...(report.now === undefined ? {} : { plan_id_now: report.now.planId }),
+    outcomes: [],
+  };
+  const summary = {
+    ...emptySummary(report.savedPlanId),
+    converged: null,
+    refused: [`plan ${report.savedPlanId} is stale: the account or the files changed since it was made`],
+    exit_code: 1,
+  } as const;
+  return [
+    { to: 'stderr', text: `guidectl: ${renderStale(report, { color: o.color.stderr })}` },
+    ...machineOutput(o, json, summary),
+  ];
+}
+
+/** The refusals of the guards (or of a saved plan's checks); nothing was written. */
+function refusedOutput(
+  run: Extract<ApplyRun, { status: 'refused' }>,
+  o: ApplyOutputOptions,
+  savedPlanId: string,
+): OutputChunk[] {
+  const refusals = run.refusals.map(refusalMessage);
+  const id = run.reviewed?.id ?? savedPlanId;
+  const json = {
+    ...(run.reviewed === undefined ? {} : { plan: reviewedToJson(run.reviewed) }),
+    refused: refusals,
+    outcomes: [],
+    converged: false,
+  };
+  const summary = { ...emptySummary(id), converged: false, refused: refusals, exit_code: 1 } as const;
+  return [
+    ...refusals.map((r): OutputChunk => ({ to: 'stderr', text: `guidectl: ${r}\n` })),
+    { to: 'stderr', text: 'guidectl: apply refused; nothing was changed\n' },
+    ...machineOutput(o, json, summary),
+  ];
+}
+
+/**
+ * The report of the calls, whatever failed after them, then the check's failure if any. A check
+ * that failed for a reason other than a `GuidectlError` is a bug: its line is left to the caller,
+ * which throws it (with its stack trace) once the report is out.
+ */
+function appliedOutput(run: Applied, o: ApplyOutputOptions): { chunks: OutputChunk[]; exit: 0 | 1 } {
+  const chunks: OutputChunk[] = [];
+  if (run.drift?.wordsReplaced !== undefined)
+    chunks.push({ to: 'stderr', text: `guidectl: ${wordsReplacedMessage(run.drift.wordsReplaced.lost)}\n` });
+  chunks.push(...diagnosticChunks(run.checkDiagnostics, o));
+  const exit = run.allDone && run.converged ? 0 : 1;
+  const checkMessage = run.checkError === undefined ? undefined : errorMessage(run.checkError);
+  chunks.push(...machineOutput(o, appliedToJson(run, checkMessage), appliedSummary(run, checkMessage, exit)));
+  if (o.format === 'human')
+    chunks.push({ to: 'stdout', text: renderApplyReport(run, { color: o.color.stdout }) });
+  if (run.checkError instanceof GuidectlError)
+    chunks.push({
+      to: 'stderr',
+      text: `guidectl: the check after the writes failed: ${escapeControls(checkMessage ?? '')}; the report above stands — run guidectl plan to see what is left\n`,
+    });
+  return { chunks, exit };
+}

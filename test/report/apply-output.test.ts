@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { Applied, Reviewed } from '../../src/core/apply-run.js';
+import { UsageError } from '../../src/core/errors.js';
+import { type ApplyOutputOptions, applyRunOutput, reviewOutput } from '../../src/report/apply-output.js';
+import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
+
+// What apply prints at the end of a run, as data: which stream, in what order, and the exit status.
+
+const plan = planOf(desiredState({ guides: [desiredGuide('alice_wx'), desiredGuide('bob_wx')] }));
+const reviewed: Reviewed = { plan, id: 'abcdef012345', guards: [], diagnostics: [] };
+const options = (format: ApplyOutputOptions['format']): ApplyOutputOptions => ({
+  format,
+  color: { stdout: false, stderr: false },
+  cwd: '/work',
+  sources: new Map(),
+});
+
+function applied(extra: Partial<Applied> = {}): Applied {
+  return {
+    status: 'applied',
+    reviewed,
+    result: {
+      outcomes: plan.calls.map((c, index) => ({ index, operation: c.operation, status: 'done' })),
+      createdGroups: new Map(),
+    },
+    interrupted: false,
+    checkDiagnostics: [],
+    allDone: true,
+    canCheck: true,
+    verify: 'targeted',
+    converged: true,
+    abandoned: 0,
+    ...extra,
+  };
+}
+
+describe('applyRunOutput', () => {
+  it('human: the report on stdout, exit 0 when every call was made and the account converged', () => {
+    const { chunks, exit } = applyRunOutput(applied(), options('human'));
+    expect(exit).toBe(0);
+    expect(chunks.map((c) => c.to)).toEqual(['stdout']);
+    expect(chunks[0]?.text).toContain('Apply: 2 calls done, 0 failed, 0 not started (of 2).');
+  });
+
+  it('says a failed check after the report it refers to ("the report above stands"), exit 1', () => {
+    const run = applied({
+      converged: false,
+      checkError: new UsageError('the read timed out'),
+    });
+    const { chunks, exit } = applyRunOutput(run, options('human'));
+    expect(exit).toBe(1);
+    expect(chunks.map((c) => c.to)).toEqual(['stdout', 'stderr']);
+    expect(chunks[1]?.text).toMatch(
+      /^guidectl: the check after the writes failed: the read timed out; the report above stands/,
+    );
+  });
+
+  it('leaves the line of a check that failed by a bug to the caller, which throws it', () => {
+    const { chunks } = applyRunOutput(
+      applied({ converged: false, checkError: new TypeError('x is undefined') }),
+      options('human'),
+    );
+    expect(chunks.map((c) => c.text).join('')).not.toContain('x is undefined');
+  });
+
+  it('--json: one object with format_version, outcomes and converged; --json-stream: the summary event', () => {
+    const json = applyRunOutput(applied(), options('json'));
+    expect(json.chunks).toHaveLength(1);
+    expect(JSON.parse(json.chunks[0]?.text ?? '')).toMatchObject({ format_version: 1, converged: true });
+    const stream = applyRunOutput(applied(), options('json-stream'));
+    expect(JSON.parse(stream.chunks[0]?.text ?? '')).toMatchObject({
+      type: 'summary',
+      plan_id: 'abcdef012345',
+      calls: 2,
+      done: 2,
+      converged: true,
+      exit_code: 0,
+    });
+  });
+
+  it('refused: each refusal and "nothing was changed" on stderr, the plan id of a saved plan in the summary, exit 1', () => {
+    const run = {
+      status: 'refused',
+      refusals: [{ kind: 'plan-id', expected: '000000000000', actual: 'abcdef012345' }],
+    } as const;
+    const { chunks, exit } = applyRunOutput(run, options('json-stream'), 'feedfeedfeed');
+    expect(exit).toBe(1);
+    expect(chunks.filter((c) => c.to === 'stderr').at(-1)?.text).toBe(
+      'guidectl: apply refused; nothing was changed\n',
+    );
+    const summary = JSON.parse(chunks.find((c) => c.to === 'stdout')?.text ?? '');
+    expect(summary).toMatchObject({
+      type: 'summary',
+      plan_id: 'feedfeedfeed',
+      converged: false,
+      exit_code: 1,
+    });
+    expect(summary.refused).toHaveLength(1);
+  });
+
+  it('cancelled: nothing, and the exit status left as the prompt set it', () => {
+    expect(applyRunOutput({ status: 'cancelled', reviewed }, options('human'))).toEqual({
+      chunks: [],
+      exit: undefined,
+    });
+  });
+});
+
+describe('reviewOutput', () => {
+  it('human: the plan with its id; --json-stream: the plan event; --json: nothing yet', () => {
+    expect(reviewOutput(reviewed, options('human'))[0]?.text).toContain('abcdef012345');
+    expect(JSON.parse(reviewOutput(reviewed, options('json-stream'))[0]?.text ?? '')).toMatchObject({
+      type: 'plan',
+      plan_id: 'abcdef012345',
+      calls: 2,
+    });
+    expect(reviewOutput(reviewed, options('json'))).toEqual([]);
+  });
+});
