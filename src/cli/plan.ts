@@ -1,17 +1,16 @@
 import * as nodePath from 'node:path';
 import { type Command, Option } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
-import type { Plan } from '../core/plan.js';
-import type { GuardResult } from '../core/safety.js';
 import { readOnlyClient } from '../live/index.js';
-import { isRefused, liveFingerprints } from '../plan/index.js';
-import { planRun, recordedPath, refuseSavedPlans, writeSavedPlan } from '../reconcile/index.js';
-import { countOf } from '../report/count.js';
-import { failureToJson } from '../report/diagnostics.js';
-import { escapeControlsKeepingLines } from '../report/escape.js';
-import { renderFailureMarkdown, renderPlanMarkdown } from '../report/markdown.js';
-import { guardMessage, type PlanExtras, planToJson, renderPlan } from '../report/plan.js';
-import { stringifyJsonPretty } from '../wire/json.js';
+import { liveFingerprints } from '../plan/index.js';
+import { type PlanRun, planRun, recordedPath, refuseSavedPlans, writeSavedPlan } from '../reconcile/index.js';
+import {
+  formatPlan,
+  type PlanFormat,
+  planErrorOutput,
+  planFailureOutput,
+  planVerdict,
+} from '../report/plan-output.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import {
@@ -26,7 +25,7 @@ import {
 } from './session.js';
 import { targetOptions } from './target-flags.js';
 
-export type Format = 'human' | 'json' | 'markdown';
+export type Format = PlanFormat;
 
 interface PlanOptions extends TargetOptions, GuardOptions {
   json: boolean;
@@ -68,21 +67,13 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
       }
       const out = options.out === undefined ? undefined : checkOutPath(options.out);
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
-      // to stderr only.
-      let printed = false;
-      const onFailure: FailureSink | undefined =
-        format === 'markdown'
-          ? (headline, details) => {
-              printed = true;
-              ctx.io.stdout.write(renderFailureMarkdown(`guidectl plan failed: ${headline}`, details));
-            }
-          : format === 'json'
-            ? (headline, _details, diagnostics) => {
-                printed = true;
-                const value = failureToJson(headline, diagnostics, { cwd: ctx.io.cwd });
-                ctx.io.stdout.write(`${stringifyJsonPretty(value)}\n`);
-              }
-            : undefined;
+      // to stderr only, as every failure of human text does.
+      let printed = format === 'human';
+      const onFailure: FailureSink = (headline, details, diagnostics) => {
+        printed = true;
+        const text = planFailureOutput(format, headline, { details, diagnostics, cwd: ctx.io.cwd });
+        if (text !== '') ctx.io.stdout.write(text);
+      };
       try {
         await refuseSavedPlans(ctx.io.cwd, paths);
         const files = await loadFiles(ctx, paths, onFailure);
@@ -100,63 +91,43 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             return;
           }
           printDiagnostics(ctx, run.diagnostics, files.sources);
-          const { plan, planId: id, guards, basis, live } = run;
-          const { io } = ctx;
-          io.stdout.write(
-            formatPlan(ctx, format, plan, { planId: id, guards, drift: options.expectNoChanges }),
+          const { plan, planId, guards } = run;
+          const color = useColor(ctx, 'stdout');
+          ctx.io.stdout.write(
+            formatPlan(format, plan, { planId, guards, drift: options.expectNoChanges, color }),
           );
-          if (format !== 'human') printed = true;
-          if (out !== undefined) {
-            await writeSavedPlan(nodePath.resolve(io.cwd, out), {
-              planId: id,
-              paths: paths.map((p) => recordedPath(io.cwd, p)),
-              basis,
-              plan,
-              liveFingerprints: liveFingerprints(live),
-            });
-            const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}\n`;
-            if (format === 'human') io.stdout.write(`\n${saved}`);
-            else io.stderr.write(`guidectl: ${saved}`);
-          }
-          ctx.setExit(exitStatus(ctx, format, guards, plan.calls.length, plan.changes.length, options));
+          printed = true;
+          if (out !== undefined) await savePlan(ctx, run, paths, out, format);
+          const verdict = planVerdict(format, plan, guards, options);
+          ctx.io.stderr.write(verdict.stderr);
+          ctx.setExit(verdict.exit);
         });
       } catch (error) {
-        if (!printed) {
-          const why = errorMessage(error);
-          if (format === 'markdown')
-            ctx.io.stdout.write(
-              renderFailureMarkdown('guidectl plan failed', `guidectl: ${escapeControlsKeepingLines(why)}`),
-            );
-          if (format === 'json') ctx.io.stdout.write(`${stringifyJsonPretty(failureToJson(why, []))}\n`);
-        }
+        if (!printed) ctx.io.stdout.write(planErrorOutput(format, errorMessage(error)));
         throw error;
       }
     });
 }
 
-function exitStatus(
+/** `--out`: the plan saved for `apply FILE`, and where it went (stdout for people, else stderr). */
+async function savePlan(
   ctx: CommandContext,
-  format: Format,
-  guards: readonly GuardResult[],
-  calls: number,
-  changes: number,
-  options: PlanOptions,
-): 0 | 1 | 2 {
+  run: Extract<PlanRun, { status: 'planned' }>,
+  paths: readonly string[],
+  out: string,
+  format: PlanFormat,
+): Promise<void> {
   const { io } = ctx;
-  if (isRefused(guards)) {
-    // The human plan shows the refusals already; other formats say it on stderr too.
-    if (format !== 'human')
-      for (const g of guards) if (g.status === 'refused') io.stderr.write(`guidectl: ${guardMessage(g)}\n`);
-    io.stderr.write('guidectl: the plan is refused by a deletion guard; apply would not make it\n');
-    return 1;
-  }
-  if (options.expectNoChanges && calls > 0) {
-    io.stderr.write(
-      `guidectl: drift: the account differs from the files (${countOf(changes, 'change')}, ${countOf(calls, 'API call')} to bring it back); expected no changes\n`,
-    );
-    return 1;
-  }
-  return options.detailedExitcode && calls > 0 ? 2 : 0;
+  await writeSavedPlan(nodePath.resolve(io.cwd, out), {
+    planId: run.planId,
+    paths: paths.map((p) => recordedPath(io.cwd, p)),
+    basis: run.basis,
+    plan: run.plan,
+    liveFingerprints: liveFingerprints(run.live),
+  });
+  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}\n`;
+  if (format === 'human') io.stdout.write(`\n${saved}`);
+  else io.stderr.write(`guidectl: ${saved}`);
 }
 
 /** Adds `--format` and its `--json`/`--markdown` shorthands (read by {@link chooseFormat}). */
@@ -170,30 +141,6 @@ export function formatOptions(command: Command): Command {
     )
     .option('--json', 'same as --format json', false)
     .option('--markdown', 'same as --format markdown: a pull-request comment body', false);
-}
-
-/**
- * A plan as text in `format`: as `plan` prints it, and `show` a saved one. `drift` (from
- * `--expect-no-changes`) is said in the markdown body only.
- */
-export function formatPlan(
-  ctx: CommandContext,
-  format: Format,
-  plan: Plan,
-  extras: PlanExtras & { readonly drift?: boolean },
-): string {
-  switch (format) {
-    case 'json':
-      return `${stringifyJsonPretty(planToJson(plan, extras))}\n`;
-    case 'markdown':
-      return renderPlanMarkdown(plan, extras);
-    case 'human':
-      return renderPlan(plan, { color: useColor(ctx, 'stdout'), ...extras });
-    default: {
-      const unreachable: never = format;
-      return unreachable;
-    }
-  }
 }
 
 /** `--format`, or the `--json`/`--markdown` shorthands; contradictions are usage errors. */

@@ -3,8 +3,10 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { isSavedPlanFile, readSavedPlan } from '../reconcile/saved-plan-file.js';
 import { escapeControls } from '../report/escape.js';
+import { formatPlan } from '../report/plan-output.js';
 import type { CommandContext } from './io.js';
-import { chooseFormat, type Format, formatOptions, formatPlan } from './plan.js';
+import { chooseFormat, type Format, formatOptions } from './plan.js';
+import { useColor } from './session.js';
 
 interface ShowOptions {
   json: boolean;
@@ -33,7 +35,7 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
       );
     }
     const saved = await readSavedPlan(absolute, file);
-    io.stdout.write(formatPlan(ctx, format, saved.plan, { planId: saved.planId }));
+    io.stdout.write(formatPlan(format, saved.plan, { planId: saved.planId, color: useColor(ctx, 'stdout') }));
     if (format === 'human')
       io.stdout.write(
         `\nSaved plan ${saved.planId}, made from ${escapeControls(saved.paths.join(', ') || '(no paths)')}; apply exactly these calls with: guidectl apply ${escapeControls(file)}\n`,

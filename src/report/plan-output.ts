@@ -1,0 +1,104 @@
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Plan } from '../core/plan.js';
+import type { GuardResult } from '../core/safety.js';
+import { stringifyJsonPretty } from '../wire/json.js';
+import { countOf } from './count.js';
+import { failureToJson } from './diagnostics.js';
+import { escapeControlsKeepingLines } from './escape.js';
+import { renderFailureMarkdown, renderPlanMarkdown } from './markdown.js';
+import { guardMessage, type PlanExtras, planToJson, renderPlan } from './plan.js';
+
+/** What `plan` and `show` print on stdout: human text, JSON (format_version 1), or a markdown comment. */
+export type PlanFormat = 'human' | 'json' | 'markdown';
+
+/**
+ * A plan as text in `format`: as `plan` prints it, and `show` a saved one. `drift` (from
+ * `--expect-no-changes`) is said in the markdown body only; `color` in human text only.
+ */
+export function formatPlan(
+  format: PlanFormat,
+  plan: Plan,
+  extras: PlanExtras & { readonly drift?: boolean; readonly color?: boolean },
+): string {
+  switch (format) {
+    case 'json':
+      return `${stringifyJsonPretty(planToJson(plan, extras))}\n`;
+    case 'markdown':
+      return renderPlanMarkdown(plan, extras);
+    case 'human':
+      return renderPlan(plan, { color: extras.color === true, ...extras });
+    default: {
+      const unreachable: never = format;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * Why `plan` made no plan, on stdout for the machine formats (a markdown comment must still say
+ * why there is no plan; JSON carries the diagnostics as `validate --json` does); '' for human text,
+ * which stderr has told. `details` are the diagnostics as plain text.
+ */
+export function planFailureOutput(
+  format: PlanFormat,
+  headline: string,
+  failure: { readonly details: string; readonly diagnostics: readonly Diagnostic[]; readonly cwd?: string },
+): string {
+  if (format === 'markdown')
+    return renderFailureMarkdown(`guidectl plan failed: ${headline}`, failure.details);
+  if (format === 'json') {
+    const value = failureToJson(
+      headline,
+      failure.diagnostics,
+      failure.cwd === undefined ? {} : { cwd: failure.cwd },
+    );
+    return `${stringifyJsonPretty(value)}\n`;
+  }
+  return '';
+}
+
+/** `plan` failed with an error (a read, the target) before printing its plan: the machine formats' body. */
+export function planErrorOutput(format: PlanFormat, message: string): string {
+  if (format === 'markdown')
+    return renderFailureMarkdown('guidectl plan failed', `guidectl: ${escapeControlsKeepingLines(message)}`);
+  if (format === 'json') return `${stringifyJsonPretty(failureToJson(message, []))}\n`;
+  return '';
+}
+
+/** What `plan`'s exit status answers: refused by a guard, drift, or changes pending. */
+export interface PlanVerdictFlags {
+  readonly expectNoChanges: boolean;
+  readonly detailedExitcode: boolean;
+}
+
+/**
+ * The exit status of a plan, and what stderr says of it: 1 when a guard refuses it (the human plan
+ * shows the refusals; other formats say them on stderr too) or, under `--expect-no-changes`, when it
+ * has calls (drift); 2 for calls under `--detailed-exitcode`; else 0.
+ */
+export function planVerdict(
+  format: PlanFormat,
+  plan: Plan,
+  guards: readonly GuardResult[],
+  flags: PlanVerdictFlags,
+): { readonly exit: 0 | 1 | 2; readonly stderr: string } {
+  const calls = plan.calls.length;
+  if (guards.some((g) => g.status === 'refused')) {
+    const told =
+      format === 'human'
+        ? []
+        : guards.filter((g) => g.status === 'refused').map((g) => `guidectl: ${guardMessage(g)}\n`);
+    return {
+      exit: 1,
+      stderr: `${told.join('')}guidectl: the plan is refused by a deletion guard; apply would not make it\n`,
+    };
+  }
+  if (flags.expectNoChanges && calls > 0) {
+    const changes = plan.changes.length;
+    return {
+      exit: 1,
+      stderr: `guidectl: drift: the account differs from the files (${countOf(changes, 'change')}, ${countOf(calls, 'API call')} to bring it back); expected no changes\n`,
+    };
+  }
+  return { exit: flags.detailedExitcode && calls > 0 ? 2 : 0, stderr: '' };
+}

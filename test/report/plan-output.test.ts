@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { GuardResult } from '../../src/core/safety.js';
+import { checkDeleteGuards, resolveGuardPolicy } from '../../src/plan/index.js';
+import { planErrorOutput, planFailureOutput, planVerdict } from '../../src/report/plan-output.js';
+import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
+
+const changes = planOf(desiredState({ guides: [desiredGuide('alice_wx')] }));
+const none = planOf(desiredState());
+/** The guides' guard refusing 3 deletions of 3 live guides, where the limit is 1. */
+const refused = checkDeleteGuards(
+  { guides: 3, groups: 0, memberships: 0 },
+  { guides: 3, groups: 0, memberships: 0 },
+  resolveGuardPolicy(undefined, { maxDeletes: { guides: 1 } }),
+).find((g) => g.status === 'refused') as GuardResult;
+const flags = { expectNoChanges: false, detailedExitcode: false };
+
+describe('planVerdict', () => {
+  it('0 with changes by default, 2 with --detailed-exitcode, 0 without changes either way', () => {
+    expect(planVerdict('human', changes, [], flags)).toEqual({ exit: 0, stderr: '' });
+    expect(planVerdict('human', changes, [], { ...flags, detailedExitcode: true }).exit).toBe(2);
+    expect(planVerdict('human', none, [], { ...flags, detailedExitcode: true }).exit).toBe(0);
+  });
+
+  it('1 on drift under --expect-no-changes, counting changes and calls', () => {
+    const verdict = planVerdict('json', changes, [], { ...flags, expectNoChanges: true });
+    expect(verdict.exit).toBe(1);
+    expect(verdict.stderr).toBe(
+      'guidectl: drift: the account differs from the files (1 change, 1 API call to bring it back); expected no changes\n',
+    );
+  });
+
+  it('1 when a guard refuses, whatever else is asked; the machine formats name the refusal on stderr too', () => {
+    const human = planVerdict('human', changes, [refused], { ...flags, detailedExitcode: true });
+    expect(human).toEqual({
+      exit: 1,
+      stderr: 'guidectl: the plan is refused by a deletion guard; apply would not make it\n',
+    });
+    const json = planVerdict('json', changes, [refused], flags);
+    expect(json.stderr.split('\n')).toHaveLength(3);
+    expect(json.stderr).toMatch(/^guidectl: .*guides/);
+  });
+});
+
+describe('planFailureOutput and planErrorOutput', () => {
+  it('give the machine formats a body that says why there is no plan, and human text nothing', () => {
+    const failure = { details: 'a.yaml:1:1: error: bad', diagnostics: [] };
+    expect(planFailureOutput('human', 'the files have errors', failure)).toBe('');
+    expect(planFailureOutput('markdown', 'the files have errors', failure)).toContain(
+      'guidectl plan failed: the files have errors',
+    );
+    expect(JSON.parse(planFailureOutput('json', 'the files have errors', failure))).toEqual({
+      format_version: 1,
+      error: 'the files have errors',
+      diagnostics: [],
+    });
+    expect(planErrorOutput('human', 'no answer')).toBe('');
+    expect(planErrorOutput('markdown', 'line\u001b[31m')).not.toContain('\u001b');
+    expect(JSON.parse(planErrorOutput('json', 'no answer'))).toMatchObject({ error: 'no answer' });
+  });
+});
