@@ -8,8 +8,8 @@ const changes = planOf(desiredState({ guides: [desiredGuide('alice_wx')] }));
 const none = planOf(desiredState());
 /** The guides' guard refusing 3 deletions of 3 live guides, where the limit is 1. */
 const refused = checkDeleteGuards(
-  { guides: 3, groups: 0, memberships: 0 },
-  { guides: 3, groups: 0, memberships: 0 },
+  { guides: 3, groups: 0, memberships: 0, tasks: 0 },
+  { guides: 3, groups: 0, memberships: 0, tasks: 0 },
   resolveGuardPolicy(undefined, { maxDeletes: { guides: 1 } }),
 ).find((g) => g.status === 'refused') as GuardResult;
 const flags = { expectNoChanges: false, detailedExitcode: false };
