@@ -12,8 +12,9 @@ const sections: Record<string, () => Promise<void>> = {
   chaos: async () => (await import('./chaos.js')).benchChaos(),
   'start-up': async () => (await import('./start-up.js')).benchStartUp(),
   scale: async () => (await import('./scale.js')).benchScale(),
+  tasks: async () => (await import('./tasks.js')).benchTasks(),
 };
-const OPT_IN = new Set(['scale']);
+const OPT_IN = new Set(['scale', 'tasks']);
 
 const wanted = process.argv.slice(2);
 console.log(
