@@ -12,6 +12,15 @@ import {
   type PlanBasis,
   planId as planIdOf,
 } from '../../src/plan/index.js';
+import {
+  desiredGroup,
+  desiredGuide,
+  desiredState,
+  liveGroup,
+  liveGuide,
+  liveState,
+  planOf,
+} from '../helpers/plan-builder.js';
 
 const BASIS: PlanBasis = {
   desiredDigest: 'a'.repeat(64),
@@ -225,5 +234,30 @@ describe('call differences', () => {
       { change: 'added', call: c },
     ]);
     expect(diffCalls([a, b], [b, a])).toEqual([]);
+  });
+});
+
+describe('digests of large states', () => {
+  // Hashed as the canonical text is made, 64 KB at a time, not from the whole text at once: the
+  // values must stay those of the whole text (pinned from before the change), byte for byte.
+  it('are the same as when the whole canonical text was hashed at once', () => {
+    const names = Array.from({ length: 3_000 }, (_, i) => `guide_${String(i).padStart(4, '0')}`);
+    const desired = desiredState({
+      guides: names.map((n, i) =>
+        desiredGuide(n, { nickname: `Guide ${i}`, quickReplies: ['Hello!', `Ask for ${n}.`] }),
+      ),
+      groups: [desiredGroup('North', names.slice(0, 1_500)), desiredGroup('South', names.slice(1_500))],
+    });
+    const live = liveState({
+      guides: names.slice(0, 2_000).map((n) => liveGuide(n)),
+      groups: [liveGroup('12345678901234567', 'North', names.slice(0, 10))],
+    });
+    const plan = planOf(desired, live);
+    expect(plan.calls.length).toBeGreaterThan(1_000);
+    expect([desiredDigest(desired), liveDigest(live), planIdOf(plan, BASIS)]).toEqual([
+      'b1bdf91d98919622679ea60cac0682ae35629ae18c96b8199f06acf17d12f2e4',
+      '9871b38ca426e016906b37260cf4a0643054d5e13b92c839f79b3919fb40010d',
+      'df11a28a9fe1',
+    ]);
   });
 });
