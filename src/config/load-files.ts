@@ -26,8 +26,12 @@ export const nodeConfigFs: ConfigFs = {
   realpath: (path) => fsp.realpath(path),
 };
 
-/** Files larger than this are refused before they are read: 10 MiB holds about 40,000 guides. */
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/**
+ * Files larger than this are refused before they are read (a log or a database named by mistake).
+ * 64 MiB holds the service's limit of 100,000 guides in one file at up to 670 bytes a guide; a
+ * guide with a nickname, a picture, three quick replies and a welcome message takes about 250.
+ */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 export interface LoadFilesOptions {
   readonly fs: ConfigFs;

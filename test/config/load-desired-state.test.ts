@@ -74,13 +74,22 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     ]);
   });
 
-  it('a 50 MB file is refused before it is read', async () => {
+  it('a 100 MB file is refused before it is read', async () => {
     const big = writeTemp('');
-    truncateSync(big, 50 * 1024 * 1024); // sparse: costs no disk and no time
+    truncateSync(big, 100 * 1024 * 1024); // sparse: costs no disk and no time
     const { diagnostics } = await loadDesiredState([big]);
     expect(diagnostics).toMatchObject([
-      { code: 'file-too-large', line: 1, column: 1, message: 'the file is 50 MiB; the limit is 10 MiB' },
+      { code: 'file-too-large', line: 1, column: 1, message: 'the file is 100 MiB; the limit is 64 MiB' },
     ]);
+  });
+
+  it("a file of 12 MiB is read: one file may hold the 100,000 guides of the service's limit", async () => {
+    const comment = `# ${'x'.repeat(1021)}\n`;
+    const { state, diagnostics } = await loadDesiredState([
+      writeTemp(`${GUIDE}${comment.repeat(12 * 1024)}`),
+    ]);
+    expect(diagnostics).toEqual([]);
+    expect(state?.guides).toHaveLength(1);
   });
 
   it('the size limit can be set', async () => {
