@@ -13,15 +13,20 @@ export function registerValidateCommand(program: Command, ctx: CommandContext): 
     .description('check desired-state files against the schema and the rules (no network)')
     .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged')
     .option('--json', 'print the diagnostics as a JSON array, and nothing else')
+    .option('--env <name>', 'check only this environment of the files (default: every environment)')
     .addHelpText(
       'after',
       '\nExit status: 0 when there is no error (warnings allowed), 1 otherwise.\n' +
         'Output lines: FILE:LINE:COL: error|warning: MESSAGE [CODE]\n',
     )
-    .action(async (paths: string[], options: { json?: boolean }) => {
+    .action(async (paths: string[], options: { json?: boolean; env?: string }) => {
       const { io } = ctx;
       await refuseSavedPlans(io.cwd, paths);
-      const result = await loadDesiredState(paths, { cwd: io.cwd });
+      const env = options.env;
+      const result = await loadDesiredState(paths, {
+        cwd: io.cwd,
+        ...(env === undefined ? {} : { environment: env }),
+      });
       ctx.setExit(hasErrors(result.diagnostics) ? 1 : 0);
 
       if (options.json === true) {
@@ -37,9 +42,18 @@ export function registerValidateCommand(program: Command, ctx: CommandContext): 
           result.diagnostics,
           {
             files: files.size,
-            ...(result.state === undefined
+            ...(result.state === undefined || result.environments !== undefined
               ? {}
               : { guides: result.state.guides.length, groups: result.state.groups.length }),
+            ...(result.states === undefined || result.states.size === 0
+              ? {}
+              : {
+                  environments: [...result.states].map(([name, s]) => ({
+                    name,
+                    guides: s.guides.length,
+                    groups: s.groups.length,
+                  })),
+                }),
           },
           { color },
         ),

@@ -45,7 +45,7 @@ export interface CompiledSchema {
    * the file is checked without its list items, and each guide and group on its own; the errors'
    * paths are those of the whole file.
    */
-  readonly errorsOf: (value: unknown) => ErrorObject[];
+  readonly errorsOf: (value: unknown, options?: ErrorsOfOptions) => ErrorObject[];
   /** Validators of single parts, to salvage the valid parts of an invalid file; made on first use. */
   readonly parts: () => PartValidators;
   readonly schema: SchemaObject;
@@ -54,6 +54,17 @@ export interface CompiledSchema {
 }
 
 export type { PartValidators, StrictValidators };
+
+/** How `errorsOf` checks the guides and groups of a file, when it is checked once per environment. */
+export interface ErrorsOfOptions {
+  /**
+   * The errors of each guide and group already checked, by the item object: in every environment
+   * but the first, an item that no `${name}` changed is the same object and is not checked again.
+   */
+  readonly cache?: WeakMap<object, readonly ErrorObject[]>;
+  /** Whether an item exists in the environment checked (its `only_in`); others are not checked. */
+  readonly include?: (item: unknown) => boolean;
+}
 
 /** The schema file is missing or broken: the installation is damaged (not a mistake of the user's). */
 export class SchemaLoadError extends GuidectlError {
@@ -187,18 +198,23 @@ export function compiledSchemaOf(
 ): CompiledSchema {
   const { shell: checkShell } = strict;
   const itemValidators = { guides: strict.guide, groups: strict.group };
-  const errorsOf = (value: unknown): ErrorObject[] => {
+  const errorsOf = (value: unknown, options: ErrorsOfOptions = {}): ErrorObject[] => {
     const errors: ErrorObject[] = [];
     if (!checkShell(value)) for (const e of checkShell.errors ?? []) errors.push(e);
     if (!isRecord(value)) return errors;
+    const { cache, include } = options;
     for (const list of ['guides', 'groups'] as const) {
       const items = value[list];
       if (!Array.isArray(items)) continue;
       const check = itemValidators[list];
       items.forEach((item: unknown, index) => {
-        if (check(item)) return;
+        if (include !== undefined && !include(item)) return;
+        const cached = cache !== undefined && isRecord(item) ? cache.get(item) : undefined;
+        const found = cached ?? (check(item) ? [] : (check.errors ?? []));
+        if (cached === undefined && cache !== undefined && isRecord(item)) cache.set(item, found);
+        if (found.length === 0) return;
         const prefix = `/${list}/${index}`;
-        for (const e of check.errors ?? []) errors.push({ ...e, instancePath: prefix + e.instancePath });
+        for (const e of found) errors.push({ ...e, instancePath: prefix + e.instancePath });
       });
     }
     return errors;
@@ -313,7 +329,11 @@ function salvageParts(value: Record<string, unknown>, parts: PartValidators): Wr
  * at the position of the offending key or value. A file whose version is not 1 is not checked
  * further: its format is not this one.
  */
-export function checkSchema(parsed: ParsedYaml, compiledSchema: CompiledSchema): SchemaCheckResult {
+export function checkSchema(
+  parsed: ParsedYaml,
+  compiledSchema: CompiledSchema,
+  options: ErrorsOfOptions = {},
+): SchemaCheckResult {
   const { value } = parsed;
   const diagnostics: Diagnostic[] = [];
   const emit = (
@@ -327,11 +347,11 @@ export function checkSchema(parsed: ParsedYaml, compiledSchema: CompiledSchema):
     const { line, column, endLine, endColumn } = span;
     const { file } = parsed;
     // No object spread: this runs once per schema error, up to hundreds of thousands of times.
-    diagnostics.push(
+    const d: Diagnostic =
       hint === undefined
         ? { severity: 'error', code, message, file, line, column, endLine, endColumn }
-        : { severity: 'error', code, message, file, line, column, endLine, endColumn, hint },
-    );
+        : { severity: 'error', code, message, file, line, column, endLine, endColumn, hint };
+    diagnostics.push(mayHoldSecret(path) ? { ...d, mayHoldSecret: true } : d);
   };
 
   if (!isRecord(value)) return { diagnostics };
@@ -367,7 +387,7 @@ export function checkSchema(parsed: ParsedYaml, compiledSchema: CompiledSchema):
     return { diagnostics };
   }
 
-  const errors = compiledSchema.errorsOf(value);
+  const errors = compiledSchema.errorsOf(value, options);
   if (conforms(value, errors)) {
     if (diagnostics.length === 0) return { written: value, parts: partsOf(value), diagnostics };
     return { parts: partsOf(value), diagnostics };
@@ -469,6 +489,21 @@ const tooLong =
     message: `${what} ${quote(data)} is ${countChars(data)} characters; the limit is ${limit}`,
     ...(hint === undefined ? {} : { hint }),
   });
+
+const ENVIRONMENT_NAME_RULE = 'a name is a letter, then letters, digits, "_" or "-", at most 64 characters';
+const VALUE_NAME_RULE = 'a name is a letter or "_", then letters, digits or "_", at most 64 characters';
+const CREDENTIALS_PREFIX_RULE = 'capital letters, digits and "_", starting with a letter';
+export const CREDENTIALS_HINT =
+  'credentials are never written in the files: set PREFIX_APPID and PREFIX_SECRET (or PREFIX_ACCESS_TOKEN) in the process environment and write "credentials: PREFIX"';
+
+/**
+ * Whether the value at `path` may be a secret that a user pasted by mistake: anything of an
+ * environment but its values and base URL. Diagnostics there never quote the value, and do not show
+ * the line.
+ */
+export function mayHoldSecret(path: ValuePath): boolean {
+  return path[0] === 'environments' && path.length >= 2 && path[2] !== 'values' && path[2] !== 'base_url';
+}
 
 const IDENTIFIER_HINT = 'use only letters, digits, "_" and "-", with no spaces';
 const WECHAT_ID_HINT =
@@ -677,6 +712,26 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
           message: 'this task names no guide; add "guide: <account>" (or "guide_openid: …")',
           hint: 'the guide is the one who sends the task to its customers',
         },
+  'environments/minProperties': () => ({
+    code: 'environments-empty',
+    message: '"environments" declares no environment',
+    hint: 'name each account under it (staging: {credentials: STAGING}), or remove the key',
+  }),
+  'environmentName/pattern': ({ data }) => ({
+    code: 'environment-name-invalid',
+    message: `${quote(data)} is not an environment name; ${ENVIRONMENT_NAME_RULE}`,
+    hint: 'write the name of an environment declared under "environments"',
+  }),
+  'baseUrl/pattern': ({ data }) => ({
+    code: 'environment-base-url-invalid',
+    message: `base_url ${quote(data)} must be an http(s) URL without user or password`,
+    hint: 'write the address of the guide API, such as https://api.weixin.qq.com; credentials go in the process environment',
+  }),
+  'credentialsPrefix/pattern': () => ({
+    code: 'environment-credentials-invalid',
+    message: `credentials must be the prefix of variable names (such as STAGING for STAGING_APPID and STAGING_SECRET): ${CREDENTIALS_PREFIX_RULE}; the value is not shown, in case it is a secret`,
+    hint: CREDENTIALS_HINT,
+  }),
   'guide/oneOf': ({ data }) =>
     isRecord(data) && 'account' in data && 'openid' in data
       ? {
@@ -732,6 +787,8 @@ function mapError(
   switch (e.keyword) {
     case 'additionalProperties': {
       const key = String(e.params['additionalProperty']);
+      const named = environmentKeyError(path, key);
+      if (named !== undefined) return named;
       const { allowed, hint } = allowedKeysOf(e.parentSchema);
       const guess = context.suggestKeys ? suggest(key, allowed) : undefined;
       return {
@@ -755,6 +812,15 @@ function mapError(
     case 'type': {
       const expected = describeType(e.params['type']);
       const name = describeValueName(path);
+      if (mayHoldSecret(path)) {
+        return {
+          code: 'wrong-type',
+          path,
+          part: 'value',
+          message: `${name} must be ${expected}; the value is not shown, in case it is a secret`,
+          ...(path.length === 3 ? { hint: CREDENTIALS_HINT } : {}),
+        };
+      }
       const quotable = (typeof data === 'number' || typeof data === 'boolean') && expected === 'text';
       return {
         code: 'wrong-type',
@@ -792,6 +858,43 @@ function mapError(
     part: 'value',
     message: `${describeValueName(path)} ${e.message ?? 'is not valid'}`,
   };
+}
+
+/**
+ * A key that `environments` (or an environment's `values`) refuses: a name that breaks the rule of
+ * names, or a key of an environment that is not one of its settings (often a credential pasted in).
+ */
+function environmentKeyError(path: ValuePath, key: string): MappedError | undefined {
+  if (path[0] !== 'environments') return undefined;
+  if (path.length === 1) {
+    return {
+      code: 'environment-name-invalid',
+      path: [...path, key],
+      part: 'key',
+      message: `${quote(key)} is not an environment name; ${ENVIRONMENT_NAME_RULE}`,
+      hint: 'the name is used in --env NAME and in the file name of its local database',
+    };
+  }
+  if (path.length === 3 && path[2] === 'values') {
+    return {
+      code: 'env-value-name-invalid',
+      path: [...path, key],
+      part: 'key',
+      message: `${quote(key)} is not a value name; ${VALUE_NAME_RULE}`,
+      hint: `the name is what \${name} refers to in the files`,
+    };
+  }
+  if (path.length === 2) {
+    const guess = suggest(key, ['base_url', 'credentials', 'values']);
+    return {
+      code: 'unknown-key',
+      path: [...path, key],
+      part: 'key',
+      message: `unknown key "${key}" in environment "${String(path[1])}"; ${guess === undefined ? 'the keys allowed here are: base_url, credentials, values' : `did you mean "${guess}"?`}`,
+      hint: CREDENTIALS_HINT,
+    };
+  }
+  return undefined;
 }
 
 /**

@@ -1,9 +1,11 @@
 import type { DesiredState } from '../core/desired.js';
 import { countDiagnostics, type Diagnostic, hasErrors, sortDiagnostics } from '../core/diagnostics.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
-import { checkRules, type RuleFile } from './check-rules.js';
-import { checkSchema, loadSchema } from './check-schema.js';
+import { type CheckInput, checkEnvironment, mergeEnvironmentDiagnostics } from './check-environment.js';
+import { type CompiledSchema, loadSchema } from './check-schema.js';
+import { checkReferences, declaredEnvironments, type Environment, EnvironmentFile } from './environments.js';
 import {
   type ConfigFs,
   DEFAULT_MAX_FILE_BYTES,
@@ -11,9 +13,9 @@ import {
   nodeConfigFs,
   type SourceFile,
 } from './load-files.js';
-import { normalise, type ValidFile } from './normalise.js';
 import { parseYaml } from './parse-yaml.js';
-import { readRecipientsFiles } from './recipients-file.js';
+import { readRecipientsFiles, recipientsFileTasks } from './recipients-file.js';
+import { suggest } from './suggest.js';
 
 export type { ConfigFs, SourceFile } from './load-files.js';
 export { DEFAULT_MAX_FILE_BYTES, isConfigFileName } from './load-files.js';
@@ -30,10 +32,18 @@ export interface LoadDesiredStateOptions {
   readonly maxFileBytes?: number;
   /** The JSON Schema to check against; defaults to the package's `schema/guidectl.schema.json`. */
   readonly schemaFile?: string;
+  /**
+   * The environment (of the files' `environments:`) whose desired state is wanted; only it is
+   * checked. Absent: every environment is checked and `states` holds each one's state.
+   */
+  readonly environment?: string;
 }
 
 export interface LoadDesiredStateResult {
-  /** The normalised desired state; present exactly when no diagnostic is an error. */
+  /**
+   * The normalised desired state; present exactly when no diagnostic is an error and, when the
+   * files declare environments, one was chosen (`environment`).
+   */
   readonly state?: DesiredState;
   /** Every problem found, errors and warnings, in the order of `sortDiagnostics` (by file, line, column). */
   readonly diagnostics: readonly Diagnostic[];
@@ -44,12 +54,17 @@ export interface LoadDesiredStateResult {
    * be a `.env` file or a key that a link or a wrong path brought in.
    */
   readonly files: readonly SourceFile[];
+  /** The environments the files declare, in the order written; absent when they declare none. */
+  readonly environments?: readonly DeclaredEnvironment[];
+  /** The desired state of each environment checked, by name, when no diagnostic is an error. */
+  readonly states?: ReadonlyMap<string, DesiredState>;
 }
 
 /**
  * Reads the desired state from files and folders: YAML with source positions, the JSON Schema,
  * the semantic rules, then normalisation. Mistakes in the files are returned as diagnostics, all
- * of them at once; only a broken installation (the schema file missing) throws.
+ * of them at once; only a broken installation (the schema file missing) throws, and a chosen
+ * environment that the files do not declare (a UsageError).
  *
  * Each path is a YAML file or a folder of `*.yaml`/`*.yml` files (not recursive); everything is
  * merged into one state. No network, no output.
@@ -58,22 +73,82 @@ export async function loadDesiredState(
   paths: readonly string[],
   options: LoadDesiredStateOptions = {},
 ): Promise<LoadDesiredStateResult> {
+  const config = await loadConfig(paths, options);
+  return options.environment === undefined ? config.check() : config.desiredState(options.environment);
+}
+
+/**
+ * Desired-state files read and parsed once, to be checked for each environment: what it costs per
+ * environment is replacing its `${…}` (only the mappings and lists on the way to each are copied)
+ * and the checks of what that changed, not reading and parsing the files again.
+ */
+export interface DesiredConfig {
+  /** As {@link LoadDesiredStateResult.files}. */
+  readonly files: readonly SourceFile[];
+  /** The environments the files declare, in the order written (never a secret); absent when none. */
+  readonly environments?: readonly DeclaredEnvironment[];
+  /**
+   * Checks the files in every environment, or in those named; files that declare no environment
+   * are checked as written (then `state` is their desired state). Throws a UsageError for a name
+   * that the files do not declare.
+   */
+  check(environments?: readonly string[]): LoadDesiredStateResult;
+  /** The desired state of one environment (`state`), with the diagnostics of that environment. */
+  desiredState(environment: string): LoadDesiredStateResult;
+}
+
+/** Reads, parses and checks what does not depend on an environment; see {@link DesiredConfig}. */
+export async function loadConfig(
+  paths: readonly string[],
+  options: LoadDesiredStateOptions = {},
+): Promise<DesiredConfig> {
   if (paths.length === 0) throw new UsageError('no file or folder given');
   const { cwd } = options;
   const schema = await loadSchema(options.schemaFile);
-
   const loaded = await loadFiles(paths, {
     fs: options.fs ?? nodeConfigFs,
     ...(cwd === undefined ? {} : { cwd }),
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
   });
-  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  const common: Diagnostic[] = [...loaded.diagnostics];
+  const { files, shown } = parseFiles(loaded.files, schema, common);
+  const show = (file: string): string => displayPath(file, cwd);
+  const declared = declaredEnvironments(files, show);
+  for (const d of declared.diagnostics) common.push(d);
+  for (const d of checkReferences(files, declared.environments)) common.push(d);
+  const recipients = await readRecipientsFiles(
+    files.map((f) => ({ parsed: f.parsed, tasks: recipientsFileTasks(f.parsed.value) })),
+    options.fs ?? nodeConfigFs,
+    options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+  );
+  const input: CheckInput = {
+    schema,
+    files,
+    common,
+    environments: declared.environments ?? [],
+    recipients: recipients.recipients,
+    recipientProblems: recipients.diagnostics,
+    itemErrors: new WeakMap(),
+    displayPath: show,
+  };
+  return configOf(
+    input,
+    declared.environments,
+    shown,
+    loaded.files.map((f) => f.file),
+  );
+}
 
-  const valid: ValidFile[] = [];
-  const ruleFiles: RuleFile[] = [];
+/** Parses each file, leaving out (with a diagnostic) what is not a desired-state file. */
+function parseFiles(
+  sources: readonly SourceFile[],
+  schema: CompiledSchema,
+  diagnostics: Diagnostic[],
+): { files: EnvironmentFile[]; shown: SourceFile[] } {
+  const files: EnvironmentFile[] = [];
   const shown: SourceFile[] = [];
   const formatKeys = Object.keys(schema.schema['properties'] ?? {});
-  for (const source of loaded.files) {
+  for (const source of sources) {
     const { parsed, diagnostics: yamlDiagnostics, notMapping } = parseYaml(source.file, source.text);
     for (const d of yamlDiagnostics) diagnostics.push(d);
     if (notMapping === true) continue;
@@ -82,34 +157,75 @@ export async function loadDesiredState(
       continue;
     }
     shown.push(source);
-    if (parsed === undefined) continue;
-    const { written, parts, diagnostics: schemaDiagnostics } = checkSchema(parsed, schema);
-    for (const d of schemaDiagnostics) diagnostics.push(d);
-    if (parts !== undefined) ruleFiles.push({ parsed, parts });
-    if (written !== undefined) valid.push({ parsed, written });
+    if (parsed !== undefined) files.push(new EnvironmentFile(parsed, source.text));
   }
+  return { files, shown };
+}
 
-  // With a file missing or broken, a group member may be a guide defined in what could not be read.
-  const complete = !hasErrors(diagnostics);
-  const rules = checkRules(ruleFiles, { complete, displayPath: (file) => displayPath(file, cwd) });
-  for (const d of rules) diagnostics.push(d);
-  const { recipients, diagnostics: recipientProblems } = await readRecipientsFiles(
-    ruleFiles,
-    options.fs ?? nodeConfigFs,
-    options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-  );
-  for (const d of recipientProblems) diagnostics.push(d);
-
-  const sorted = capDiagnostics(
-    withoutRepeats(
-      sortDiagnostics(
+function configOf(
+  input: CheckInput,
+  environments: readonly Environment[] | undefined,
+  files: readonly SourceFile[],
+  fileOrder: readonly string[],
+): DesiredConfig {
+  const finish = (diagnostics: Diagnostic[]): Diagnostic[] =>
+    capDiagnostics(withoutRepeats(sortDiagnostics(diagnostics, fileOrder)));
+  const declared = environments?.map(({ values: _values, ...environment }) => environment);
+  const check = (names?: readonly string[]): LoadDesiredStateResult => {
+    // Declared but none readable (`environments: {}`, or every entry broken): checked as written.
+    if (environments === undefined || environments.length === 0) {
+      if (names !== undefined && names.length > 0 && !hasErrors(input.common)) {
+        throw new UsageError(`no environment "${names[0]}": the files declare no environments`);
+      }
+      const checked = checkEnvironment(input, undefined);
+      const diagnostics = finish([...input.common, ...checked.diagnostics.map((f) => f.diagnostic)]);
+      const state = hasErrors(diagnostics) ? undefined : checked.state;
+      return {
+        ...(state === undefined ? {} : { state }),
         diagnostics,
-        loaded.files.map((f) => f.file),
-      ),
-    ),
+        files,
+        ...(declared ? { environments: declared } : {}),
+      };
+    }
+    const chosen =
+      names === undefined ? environments : names.map((name) => environmentNamed(environments, name));
+    const checks = chosen.map((environment) => ({
+      environment,
+      result: checkEnvironment(input, environment),
+    }));
+    const merged = mergeEnvironmentDiagnostics(
+      checks.map(({ environment, result }) => ({ environment: environment.name, found: result.diagnostics })),
+      environments.length,
+    );
+    const diagnostics = finish([...input.common, ...merged]);
+    const states = new Map<string, DesiredState>();
+    if (!hasErrors(diagnostics)) {
+      for (const { environment, result } of checks)
+        if (result.state) states.set(environment.name, result.state);
+    }
+    return { diagnostics, files, environments: declared ?? [], states };
+  };
+  return {
+    files,
+    ...(declared === undefined ? {} : { environments: declared }),
+    check,
+    desiredState: (name) => {
+      const result = check([name]);
+      const state = result.states?.get(name);
+      return state === undefined ? result : { ...result, state };
+    },
+  };
+}
+
+/** The environment of this name; a UsageError naming the environments when there is none. */
+function environmentNamed(environments: readonly Environment[], name: string): Environment {
+  const found = environments.find((e) => e.name === name);
+  if (found !== undefined) return found;
+  const names = environments.map((e) => e.name);
+  const guess = suggest(name, names);
+  throw new UsageError(
+    `no environment "${name}" in the files${guess === undefined ? '' : ` (did you mean "${guess}"?)`}; the environments are: ${names.join(', ')}`,
   );
-  if (hasErrors(sorted)) return { diagnostics: sorted, files: shown };
-  return { state: normalise(valid, recipients), diagnostics: sorted, files: shown };
 }
 
 /** A mapping with "version" or at least one other key of the format. */

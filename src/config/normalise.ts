@@ -18,6 +18,7 @@ import {
   type WelcomeMessage,
 } from '../core/desired.js';
 import { parseWrittenTime } from '../core/task-time.js';
+import { existsIn } from './environments.js';
 import type { ParsedYaml, ValuePath } from './parse-yaml.js';
 import { recipientsKey } from './recipients-file.js';
 import type {
@@ -39,12 +40,15 @@ export interface ValidFile {
 /**
  * Merges checked files into one desired state: lists concatenated in file order, `account`,
  * `prune` and `safety` taken from the one file that has them, protection merged from every
- * `protected: true` and `protect` list. Call it only when the checks found no error; it relies
+ * `protected: true` and `protect` list. With an `environment`, the guides and groups whose
+ * `only_in` leaves it out are left out (the files are then those of that environment, with each
+ * `${name}` replaced by its value there). Call it only when the checks found no error; it relies
  * on what they guarantee (one definition per guide and group, and so on).
  */
 export function normalise(
   files: readonly ValidFile[],
   recipients: ReadonlyMap<string, readonly string[]> = new Map(),
+  environment?: string,
 ): DesiredState {
   let account: DesiredAccount | undefined;
   let prune: DesiredState['prune'] = { guides: false, groups: false };
@@ -77,11 +81,13 @@ export function normalise(
     }
     if (written.safety !== undefined) safety = normaliseSafety(written.safety, parsed);
     (written.groups ?? []).forEach((group, index) => {
+      if (!existsIn(group, environment)) return;
       groups.push(normaliseGroup(group, sourceOf(parsed, ['groups', index])));
       if (group.protected === true)
         protectGroup(group.name, entrySourceOf(parsed, ['groups', index, 'protected'], 'key'));
     });
     (written.guides ?? []).forEach((guide, index) => {
+      if (!existsIn(guide, environment)) return;
       const desired = normaliseGuide(guide, sourceOf(parsed, ['guides', index]));
       guides.push(desired);
       if (guide.protected === true)

@@ -3,9 +3,11 @@ import { compareText } from '../core/compare-text.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorCode } from '../core/errors.js';
 import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
-import type { RuleFile } from './check-rules.js';
+import { isRecord } from '../core/records.js';
 import { quote } from './check-schema.js';
 import { type ConfigFs, decodeText } from './load-files.js';
+import type { ParsedYaml } from './parse-yaml.js';
+import type { Indexed } from './written.js';
 
 /**
  * A task's `recipients_file`: one openid a line, or a CSV file whose header line has an `openid`
@@ -119,16 +121,38 @@ export function parseRecipients(file: string, text: string): RecipientsRead {
   return { openids: [...firstLine.keys()].sort(compareText), diagnostics };
 }
 
+/** What `readRecipientsFiles` needs of a task: its file of recipients, or its list. */
+export interface RecipientsOfTask {
+  readonly recipients_file?: string;
+  readonly recipients?: unknown;
+}
+
+/**
+ * The tasks of a parsed file that name a `recipients_file` (as text), with their indexes. Read from
+ * the file as written, before any environment's check: the recipients files are read once, and
+ * `${…}` is not replaced in `recipients_file`.
+ */
+export function recipientsFileTasks(value: unknown): Indexed<RecipientsOfTask>[] {
+  const tasks = isRecord(value) ? value['tasks'] : undefined;
+  if (!Array.isArray(tasks)) return [];
+  const out: Indexed<RecipientsOfTask>[] = [];
+  tasks.forEach((task: unknown, index) => {
+    if (!isRecord(task) || typeof task['recipients_file'] !== 'string') return;
+    out.push({ index, value: { recipients_file: task['recipients_file'], recipients: task['recipients'] } });
+  });
+  return out;
+}
+
 /** The recipients of every task of `files` that has a `recipients_file`, by {@link recipientsKey}. */
 export async function readRecipientsFiles(
-  files: readonly RuleFile[],
+  files: readonly { readonly parsed: ParsedYaml; readonly tasks: readonly Indexed<RecipientsOfTask>[] }[],
   fs: ConfigFs,
   maxFileBytes: number,
 ): Promise<{ recipients: Map<string, readonly string[]>; diagnostics: Diagnostic[] }> {
   const recipients = new Map<string, readonly string[]>();
   const diagnostics: Diagnostic[] = [];
-  for (const { parsed, parts } of files) {
-    for (const { index, value: task } of parts.tasks) {
+  for (const { parsed, tasks } of files) {
+    for (const { index, value: task } of tasks) {
       // With both keys the rules report the task; its file is not read.
       if (task.recipients_file === undefined || task.recipients !== undefined) continue;
       const path = nodePath.resolve(nodePath.dirname(parsed.file), task.recipients_file);

@@ -5,6 +5,7 @@
  */
 export interface WrittenFile {
   readonly version: 1;
+  readonly environments?: Readonly<Record<string, WrittenEnvironment>>;
   readonly account?: WrittenAccount;
   readonly groups?: readonly WrittenGroup[];
   readonly guides?: readonly WrittenGuide[];
@@ -12,6 +13,14 @@ export interface WrittenFile {
   readonly prune?: WrittenPrune;
   readonly protect?: WrittenProtect;
   readonly safety?: WrittenSafety;
+}
+
+/** One entry of `environments:`; its name is the key. */
+export interface WrittenEnvironment {
+  readonly base_url?: string;
+  /** A prefix of variable names, never a secret (the schema's pattern). */
+  readonly credentials?: string;
+  readonly values?: Readonly<Record<string, string>>;
 }
 
 export interface WrittenAccount {
@@ -40,6 +49,7 @@ export interface WrittenGroup {
   readonly name: string;
   readonly members?: readonly string[];
   readonly protected?: boolean;
+  readonly only_in?: readonly string[];
 }
 
 /** Exactly one of `account` and `openid` (the schema's oneOf). */
@@ -51,6 +61,7 @@ export interface WrittenGuide {
   readonly quick_replies?: readonly string[];
   readonly welcome?: readonly WrittenWelcome[];
   readonly protected?: boolean;
+  readonly only_in?: readonly string[];
 }
 
 /** Exactly one of `guide` and `guide_openid`, and one of `recipients` and `recipients_file`. */

@@ -106,6 +106,19 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   // Safety settings
   'safety-duplicate',
   'safety-limit-invalid',
+  // Environments (`environments:`, `${name}` references, `only_in`)
+  'environments-duplicate',
+  'environments-empty',
+  'environments-undeclared',
+  'environment-name-invalid',
+  'environment-credentials-invalid',
+  'environment-base-url-invalid',
+  'env-value-name-invalid',
+  'env-value-unknown',
+  'env-value-missing',
+  'env-reference-invalid',
+  'only-in-unknown',
+  'only-in-empty',
   // More problems than are listed (the first 100 are)
   'too-many-problems',
 ] as const;
@@ -158,6 +171,16 @@ export interface Diagnostic extends SourceLocation {
   readonly endColumn?: number;
   readonly hint?: string;
   readonly related?: readonly RelatedLocation[];
+  /**
+   * The environments (of the files' `environments:`) in which the problem occurs, in declared
+   * order; absent when it does not depend on the environment (then the message does not name one).
+   */
+  readonly environments?: readonly string[];
+  /**
+   * Set when the text at this place may be a secret (a credentials setting of an environment):
+   * renderers do not show the line of the file under the message.
+   */
+  readonly mayHoldSecret?: true;
 }
 
 /** Another place that a diagnostic refers to, with what it is ("first defined here"). */

@@ -1,6 +1,7 @@
 import { loadDesiredState } from '../config/index.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
+import { UsageError } from '../core/errors.js';
 
 /** Desired-state files loaded without an error: the state, and each file's text for diagnostics. */
 export interface LoadedFiles {
@@ -20,7 +21,14 @@ export interface LoadResult {
 export async function loadFiles(paths: readonly string[], cwd: string): Promise<LoadResult> {
   const result = await loadDesiredState(paths, { cwd });
   const sources = new Map(result.files.map((f) => [f.file, f.text]));
-  const { state, diagnostics } = result;
+  const { state, diagnostics, environments } = result;
+  // Which environment to plan is chosen with its target (--env NAME), which comes with target
+  // selection; until then a file with environments is never planned as if it had none.
+  if (environments !== undefined && !hasErrors(diagnostics)) {
+    throw new UsageError(
+      `the files declare environments (${environments.map((e) => e.name).join(', ')}); plan and apply do not read files with environments yet: "guidectl validate" checks them`,
+    );
+  }
   return state === undefined || hasErrors(diagnostics)
     ? { diagnostics, sources }
     : { files: { state, sources }, diagnostics, sources };

@@ -38,7 +38,8 @@ export function renderDiagnostics(
     const severity = d.severity === 'error' ? p.red(p.bold('error')) : p.yellow(p.bold('warning'));
     lines.push(`${p.bold(where)}: ${severity}: ${escapeControls(d.message)} ${p.dim(`[${d.code}]`)}`);
     const text = options.sources?.get(d.file);
-    if (text !== undefined) lines.push(...renderExcerpt(d, text, lineCache, p));
+    // The line of a credentials setting may hold a secret pasted by mistake: never shown.
+    if (text !== undefined && d.mayHoldSecret !== true) lines.push(...renderExcerpt(d, text, lineCache, p));
     if (d.hint !== undefined) lines.push(`  ${p.cyan('hint')}: ${escapeControls(d.hint)}`);
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
@@ -50,11 +51,18 @@ export interface SummaryFacts {
   /** Counts of the desired state, when there is one (no errors). */
   readonly guides?: number;
   readonly groups?: number;
+  /** The counts of each environment's desired state, when the files declare environments (no errors). */
+  readonly environments?: readonly {
+    readonly name: string;
+    readonly guides: number;
+    readonly groups: number;
+  }[];
 }
 
 /**
  * One line: `2 errors, 1 warning in 3 files`, or when there is no error
- * `valid: 3 files, 52 guides, 6 groups` (with the warnings counted first if any).
+ * `valid: 3 files, 52 guides, 6 groups` (with the warnings counted first if any), or with
+ * environments `valid: 1 file, 2 environments (staging: 3 guides, 1 group; production: 2 guides, 1 group)`.
  */
 export function renderSummary(
   diagnostics: readonly Diagnostic[],
@@ -71,6 +79,12 @@ export function renderSummary(
   const contents = [files];
   if (facts.guides !== undefined) contents.push(countOf(facts.guides, 'guide'));
   if (facts.groups !== undefined) contents.push(countOf(facts.groups, 'group'));
+  if (facts.environments !== undefined) {
+    const each = facts.environments.map(
+      (e) => `${escapeControls(e.name)}: ${countOf(e.guides, 'guide')}, ${countOf(e.groups, 'group')}`,
+    );
+    contents.push(`${countOf(facts.environments.length, 'environment')} (${each.join('; ')})`);
+  }
   const head = warnings > 0 ? p.yellow(`valid with ${countOf(warnings, 'warning')}`) : p.green('valid');
   return `${head}: ${contents.join(', ')}\n`;
 }
@@ -78,7 +92,9 @@ export function renderSummary(
 /**
  * The diagnostics as a JSON array (with a final newline), each object with `severity`, `code`,
  * `message`, `file` (relative to `cwd`), `line`, `column` and, when known, `endLine`,
- * `endColumn`, `hint` and `related` (`[{file, line, column, message}]`). Keys are in that order.
+ * `endColumn`, `hint`, `environments` (the names of the environments the problem is found in, when
+ * it depends on the environment) and `related` (`[{file, line, column, message}]`). Keys are in
+ * that order.
  */
 export function renderDiagnosticsJson(
   diagnostics: readonly Diagnostic[],
@@ -121,6 +137,7 @@ export function diagnosticsToJson(
     ...(d.endLine === undefined ? {} : { endLine: d.endLine }),
     ...(d.endColumn === undefined ? {} : { endColumn: d.endColumn }),
     ...(d.hint === undefined ? {} : { hint: d.hint }),
+    ...(d.environments === undefined ? {} : { environments: d.environments }),
     ...(d.related === undefined
       ? {}
       : {

@@ -211,7 +211,7 @@ describe('messages in plain words that name the fix', () => {
       {
         code: 'unknown-key',
         message: 'unknown key "zzz" in this guide',
-        hint: 'the keys allowed here are: account, openid, nickname, head_image_url, quick_replies, welcome, protected',
+        hint: 'the keys allowed here are: account, openid, nickname, head_image_url, quick_replies, welcome, protected, only_in',
       },
     ]);
   });

@@ -1,0 +1,195 @@
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import type { DesiredState } from '../core/desired.js';
+import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
+import { isRecord } from '../core/records.js';
+import { checkRules, type RuleFile } from './check-rules.js';
+import { type CompiledSchema, checkSchema, quote } from './check-schema.js';
+import { type Environment, type EnvironmentFile, existsIn, missingValues } from './environments.js';
+import { normalise, type ValidFile } from './normalise.js';
+import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
+import { fillTemplate, replaceStrings, type StringUse } from './substitute-values.js';
+import type { WrittenParts } from './written.js';
+
+/** What the checks of one environment (or of files without environments) need, made once per load. */
+export interface CheckInput {
+  readonly schema: CompiledSchema;
+  readonly files: readonly EnvironmentFile[];
+  /** The problems found before any environment is checked (files, YAML, references). */
+  readonly common: readonly Diagnostic[];
+  /** Every declared environment (for "another environment has this value"). */
+  readonly environments: readonly Environment[];
+  /** The recipients read from each task's `recipients_file`, by `recipientsKey`. */
+  readonly recipients: ReadonlyMap<string, readonly string[]>;
+  /** The problems of those files (not counted when the rules ask whether the files are complete). */
+  readonly recipientProblems: readonly Diagnostic[];
+  /** The schema's errors of each guide and group, shared by the environments checked. */
+  readonly itemErrors: WeakMap<object, readonly ErrorObject[]>;
+  readonly displayPath: (file: string) => string;
+}
+
+/**
+ * A diagnostic found while checking one environment, with the values of the `${…}` it points at
+ * (when it points at one): the same problem in several environments is reported once.
+ */
+export interface EnvironmentDiagnostic {
+  readonly diagnostic: Diagnostic;
+  readonly note?: string;
+}
+
+export interface EnvironmentCheck {
+  /** The desired state, when neither this check nor the common one found an error. */
+  readonly state?: DesiredState;
+  readonly diagnostics: readonly EnvironmentDiagnostic[];
+}
+
+/**
+ * The schema, the rules and normalisation, over the files as `environment` sees them: each `${name}`
+ * replaced by its value there, and the guides and groups that are not in it (`only_in`) left out.
+ * A problem in a string made from `${…}` is reported at the `${` and noted with the values used; a
+ * string with a value missing in this environment is reported once as that and not checked further.
+ * Without an environment, the files are checked as written.
+ */
+export function checkEnvironment(input: CheckInput, environment: Environment | undefined): EnvironmentCheck {
+  const diagnostics: Diagnostic[] = [];
+  const valid: ValidFile[] = [];
+  const ruleFiles: RuleFile[] = [];
+  const marks = new Marks();
+  const name = environment?.name;
+  const include = name === undefined ? undefined : (item: unknown): boolean => existsIn(item, name);
+  for (const file of input.files) {
+    const parsed = environment === undefined ? file.parsed : environmentView(file, environment, marks);
+    const checked = checkSchema(
+      parsed,
+      input.schema,
+      include === undefined ? {} : { cache: input.itemErrors, include },
+    );
+    for (const d of checked.diagnostics) diagnostics.push(d);
+    if (checked.parts !== undefined) ruleFiles.push({ parsed, parts: partsIn(checked.parts, name) });
+    if (checked.written !== undefined) valid.push({ parsed, written: checked.written });
+  }
+  // With a file missing or broken, a group member may be a guide defined in what could not be read.
+  const complete = !hasErrors(input.common) && !hasErrors(diagnostics);
+  for (const d of checkRules(ruleFiles, { complete, displayPath: input.displayPath })) diagnostics.push(d);
+
+  for (const d of input.recipientProblems) diagnostics.push(d);
+  const found = marks.apply(diagnostics);
+  if (environment !== undefined) {
+    for (const file of input.files) {
+      for (const d of missingValues(file, environment, input.environments)) found.push({ diagnostic: d });
+    }
+  }
+  const failed = hasErrors(input.common) || found.some((f) => f.diagnostic.severity === 'error');
+  return failed
+    ? { diagnostics: found }
+    : { state: normalise(valid, input.recipients, name), diagnostics: found };
+}
+
+/** The parts of a file that exist in `environment`, with their indexes as written. */
+function partsIn(parts: WrittenParts, environment: string | undefined): WrittenParts {
+  if (environment === undefined) return parts;
+  return {
+    ...parts,
+    guides: parts.guides.filter((g) => existsIn(g.value, environment)),
+    groups: parts.groups.filter((g) => existsIn(g.value, environment)),
+  };
+}
+
+/**
+ * The file as `environment` sees it: its value with every `${name}` that the environment has
+ * replaced, and `locate` that points a string made from `${…}` at its first `${` (and marks the
+ * place, so that what is reported there gets its note, or is dropped when a value is missing).
+ */
+function environmentView(file: EnvironmentFile, environment: Environment, marks: Marks): ParsedYaml {
+  const { parsed } = file;
+  if (file.uses.length === 0) return parsed;
+  const replacements: { path: ValuePath; value: string }[] = [];
+  const unresolved = new Set<StringUse>();
+  for (const use of file.uses) {
+    const filled =
+      use.template.problems.length > 0
+        ? undefined
+        : fillTemplate(use.template, (name) => environment.values.get(name));
+    if (filled === undefined) unresolved.add(use);
+    else if (filled !== use.text) replacements.push({ path: use.path, value: filled });
+  }
+  const root = parsed.value;
+  const value = replacements.length > 0 && isRecord(root) ? replaceStrings(root, replacements) : root;
+  const locate = (path: ValuePath, part: SpanPart = 'value'): Span => {
+    const use = part === 'value' ? file.useAt(path) : undefined;
+    const span = use === undefined ? undefined : file.spansOf(use)[0];
+    if (use === undefined || span === undefined) return parsed.locate(path, part);
+    marks.mark(parsed.file, span, unresolved.has(use) ? DROP : noteOf(use, environment));
+    return span;
+  };
+  return { file: parsed.file, value, locate };
+}
+
+/** `${shop_app} = "wx…"` for each name the string uses. */
+function noteOf(use: StringUse, environment: Environment): string {
+  const names = [...new Set(use.template.references.map((r) => r.name))];
+  return names.map((name) => `\${${name}} = ${quote(environment.values.get(name) ?? '')}`).join(', ');
+}
+
+const DROP = Symbol('drop');
+
+/** The places of `${…}` that diagnostics were pointed at, with what to do with them. */
+class Marks {
+  private readonly marks = new Map<string, string | typeof DROP>();
+
+  mark(file: string, span: Span, what: string | typeof DROP): void {
+    this.marks.set(placeKey(file, span), what);
+  }
+
+  /** The diagnostics with their notes, without those at a string whose value is missing. */
+  apply(diagnostics: readonly Diagnostic[]): EnvironmentDiagnostic[] {
+    const out: EnvironmentDiagnostic[] = [];
+    for (const diagnostic of diagnostics) {
+      const mark = this.marks.size === 0 ? undefined : this.marks.get(placeKey(diagnostic.file, diagnostic));
+      if (mark === DROP) continue;
+      out.push(mark === undefined ? { diagnostic } : { diagnostic, note: mark });
+    }
+    return out;
+  }
+}
+
+function placeKey(file: string, place: { readonly line: number; readonly column: number }): string {
+  return `${file}\u0000${place.line}\u0000${place.column}`;
+}
+
+/**
+ * The diagnostics of the environments checked, each problem once: one found in every environment
+ * declared (`declared` of them), at a place that is not a `${…}`, as it is; any other named by the
+ * environments it is found in (and the values used, at a `${…}`).
+ */
+export function mergeEnvironmentDiagnostics(
+  checks: readonly { readonly environment: string; readonly found: readonly EnvironmentDiagnostic[] }[],
+  declared: number,
+): Diagnostic[] {
+  const groups = new Map<string, { diagnostic: Diagnostic; note?: string; environments: string[] }>();
+  for (const { environment, found } of checks) {
+    for (const { diagnostic: d, note } of found) {
+      const key = [d.severity, d.code, d.file, d.line, d.column, d.message, note ?? ''].join('\u0000');
+      const group = groups.get(key);
+      if (group === undefined) {
+        groups.set(key, {
+          diagnostic: d,
+          ...(note === undefined ? {} : { note }),
+          environments: [environment],
+        });
+      } else if (!group.environments.includes(environment)) {
+        group.environments.push(environment);
+      }
+    }
+  }
+  const out: Diagnostic[] = [];
+  for (const { diagnostic, note, environments } of groups.values()) {
+    if (note === undefined && environments.length === declared) {
+      out.push(diagnostic);
+      continue;
+    }
+    const named = `in environment${environments.length === 1 ? '' : 's'} ${environments.join(', ')}`;
+    const prefix = note === undefined ? named : `${named} (${note})`;
+    out.push({ ...diagnostic, message: `${prefix}: ${diagnostic.message}`, environments });
+  }
+  return out;
+}

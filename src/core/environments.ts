@@ -1,0 +1,20 @@
+import type { SourceRef } from './desired.js';
+
+/**
+ * One environment declared under `environments:` in the desired-state files: a named account with
+ * its target. It holds no secret: `credentialsPrefix` names the process environment variables
+ * (`PREFIX_APPID` + `PREFIX_SECRET`, or `PREFIX_ACCESS_TOKEN`) that hold the credentials, which are
+ * never written in the files.
+ *
+ * Invariants (guaranteed by `config/`): `name` matches `^[A-Za-z][A-Za-z0-9_-]{0,63}$` (safe as a
+ * file name: the embedded service's database is `.guidectl/<name>.db`); `credentialsPrefix`, when
+ * present, matches `^[A-Z](?:[A-Z0-9_]*[A-Z0-9])?$`; `baseUrl`, when present, is an http(s) URL
+ * without user or password.
+ */
+export interface DeclaredEnvironment {
+  readonly name: string;
+  readonly baseUrl?: string;
+  readonly credentialsPrefix?: string;
+  /** Where the environment's name is written. */
+  readonly source: SourceRef;
+}
