@@ -93,20 +93,10 @@ export function normalise(
       if (guide.protected === true)
         protectGuide(desired.id, entrySourceOf(parsed, ['guides', index, 'protected'], 'key'));
     });
-    if (written.tasks !== undefined) tasks ??= [];
-    (written.tasks ?? []).forEach((task, index) => {
-      const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
-      const desired = normaliseTask(task, listed, sourceOf(parsed, ['tasks', index]));
-      tasks?.push(desired);
-      if (task.protected === true) {
-        const source = entrySourceOf(parsed, ['tasks', index, 'protected'], 'key');
-        protectedTasks.set(taskKey(desired.guide, desired.name), {
-          guide: desired.guide,
-          name: desired.name,
-          source,
-        });
-      }
-    });
+    if (written.tasks !== undefined) {
+      tasks ??= [];
+      normaliseTasks(written.tasks, parsed, recipients, tasks, protectedTasks);
+    }
     const protect = written.protect;
     (protect?.guides ?? []).forEach((account, index) => {
       protectGuide({ kind: 'account', account }, entrySourceOf(parsed, ['protect', 'guides', index]));
@@ -206,6 +196,28 @@ function normaliseGuide(written: WrittenGuide, source: SourceRef): DesiredGuide 
     ...(written.welcome === undefined ? {} : { welcome: written.welcome.map(normaliseWelcome) }),
     source,
   };
+}
+
+/** A file's tasks, onto `tasks`; each `protected: true` onto `protectedTasks` (by task key). */
+function normaliseTasks(
+  written: readonly WrittenTask[],
+  parsed: ParsedYaml,
+  recipients: ReadonlyMap<string, readonly string[]>,
+  tasks: DesiredTask[],
+  protectedTasks: Map<string, ProtectedTask>,
+): void {
+  written.forEach((task, index) => {
+    const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
+    const desired = normaliseTask(task, listed, sourceOf(parsed, ['tasks', index]));
+    tasks.push(desired);
+    if (task.protected !== true) return;
+    const source = entrySourceOf(parsed, ['tasks', index, 'protected'], 'key');
+    protectedTasks.set(taskKey(desired.guide, desired.name), {
+      guide: desired.guide,
+      name: desired.name,
+      source,
+    });
+  });
 }
 
 function normaliseTask(written: WrittenTask, recipients: readonly string[], source: SourceRef): DesiredTask {

@@ -263,4 +263,29 @@ describe('tasks as code', () => {
     expect(again.stdout).toContain('No changes.');
     expect(again.stderr).not.toContain('warning');
   });
+
+  it('a saved plan is stale when a task changed since, and says which; applied unchanged it updates by the exact id', async () => {
+    const path = await ws.write('tasks.yaml', file(task('Spring sale', now + 3600)));
+    expect((await cli(['apply', path, '--auto-approve'])).code).toBe(0);
+    const [live] = await liveTasks();
+    await ws.write(
+      'tasks.yaml',
+      file(task('Spring sale', now + 3600, 'remark: new\n    recipients: [oCustomer1, oCustomer2]\n')),
+    );
+    const saved = await cli(['plan', path, '--out', 'plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(await readFile(join(ws.dir, 'plan.json'), 'utf8')).toContain(
+      `"task_id": ${String(live?.task_id)}`,
+    );
+    await t.ok('updateguidemassendjob', { task_id: live?.task_id, task_remark: 'by hand' });
+    const stale = await cli(['apply', 'plan.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout + stale.stderr).toContain(
+      `task "Spring sale" of alice_wx (id ${String(live?.task_id)})`,
+    );
+    await t.ok('updateguidemassendjob', { task_id: live?.task_id, task_remark: '' });
+    const applied = await cli(['apply', 'plan.json']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect((await liveTasks())[0]).toMatchObject({ task_id: live?.task_id, task_remark: 'new' });
+  });
 });
