@@ -124,7 +124,7 @@ function planTask(
       ...task.source,
       severity: 'warning',
       code: 'task-executed',
-      message: `task ${address} was already executed at ${formatWrittenTime(current.pushAt, task.offsetMinutes)}; it cannot change (${fields.map((f) => f.field).join(', ')} differ)`,
+      message: `task ${address} was already executed at ${formatWrittenTime(current.pushAt, task.offsetMinutes)}; it cannot change (${[...new Set(fields.map((f) => f.field.replace(/_(added|removed)$/, '')))].join(', ')} differ)`,
       hint: 'an executed task is history: to send again, add a task with another name',
     });
     return;
@@ -263,7 +263,9 @@ export function taskDifferences(task: DesiredTask, live: LiveTask): FieldChange[
   if (added.length > 0 || live.recipients.length !== task.recipients.length) {
     const wanted = new Set(task.recipients);
     const removed = live.recipients.filter((r) => !wanted.has(r));
-    fields.push({ field: 'recipients', before: live.recipients.length, after: task.recipients.length });
+    // The counts only when they differ: "2 → 2" says nothing the lists do not.
+    if (live.recipients.length !== task.recipients.length)
+      fields.push({ field: 'recipients', before: live.recipients.length, after: task.recipients.length });
     if (added.length > 0) fields.push({ field: 'recipients_added', after: added });
     if (removed.length > 0) fields.push({ field: 'recipients_removed', before: removed });
   }
