@@ -752,7 +752,6 @@ const MISSING_KEY_HINTS: Readonly<Record<string, string>> = {
   head_image_url: 'add the URL of the profile picture: head_image_url: https://…',
   semantics: 'add "semantics: append" (how WeChat behaves) or "semantics: replace"',
   words: 'add the list of words; "words: []" deletes them all',
-  name: 'add the name of the group',
   appid: 'add the appid of the mini program: appid: wx…',
   title: 'add the title of the card, 1 to 35 characters',
   path: 'add the page to open: path: pages/index/index',
@@ -760,6 +759,15 @@ const MISSING_KEY_HINTS: Readonly<Record<string, string>> = {
   push_at: 'add when the task is sent: push_at: 2026-12-01T10:00:00+08:00',
   materials: 'add what the task sends, such as: materials: [{text: "Hello"}]',
 };
+
+/** The advice for a required key, by the key and, for keys that mean different things, where it is. */
+function missingKeyHint(path: ValuePath, key: string): string | undefined {
+  if (key === 'name')
+    return path.at(-2) === 'tasks'
+      ? 'add the name of the task, 1 to 16 characters, unique per guide: name: Spring sale'
+      : 'add the name of the group';
+  return MISSING_KEY_HINTS[key];
+}
 
 function mapError(
   e: ErrorObject,
@@ -801,12 +809,13 @@ function mapError(
     }
     case 'required': {
       const key = String(e.params['missingProperty']);
+      const hint = missingKeyHint(path, key);
       return {
         code: 'missing-key',
         path,
         part: 'value',
         message: `${describeContainer(path)} has no "${key}"`,
-        ...(MISSING_KEY_HINTS[key] === undefined ? {} : { hint: MISSING_KEY_HINTS[key] }),
+        ...(hint === undefined ? {} : { hint }),
       };
     }
     case 'type': {

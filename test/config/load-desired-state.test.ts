@@ -31,6 +31,18 @@ async function diagnose(content: string | Uint8Array): Promise<string[]> {
 }
 
 describe('bad input gives a clear diagnostic, never a throw', () => {
+  it('a missing name: the advice says what the name is of, a group or a task', async () => {
+    const task =
+      'tasks:\n  - guide: alice_wx\n    push_at: "2026-12-01T10:00:00+08:00"\n    recipients: [oC1]\n    materials: [{text: Hi}]\n';
+    const group = 'groups:\n  - members: [alice_wx]\n';
+    const hints = async (content: string): Promise<(string | undefined)[]> =>
+      (await loadDesiredState([writeTemp(content)])).diagnostics.map((d) => d.hint);
+    expect(await hints(GUIDE + task)).toEqual([
+      'add the name of the task, 1 to 16 characters, unique per guide: name: Spring sale',
+    ]);
+    expect(await hints(GUIDE + group)).toEqual(['add the name of the group']);
+  });
+
   it('an empty file', async () => {
     expect(await diagnose('')).toEqual(['error file-empty 1:1']);
     expect(await diagnose('\n\n   \n')).toEqual(['error file-empty 1:1']);
