@@ -17,6 +17,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   plan: async () => (await import('./plan.js')).registerPlanCommand,
   apply: async () => (await import('./apply.js')).registerApplyCommand,
   show: async () => (await import('./show.js')).registerShowCommand,
+  envs: async () => (await import('./envs.js')).registerEnvsCommand,
   export: async () => (await import('./export.js')).registerExportCommand,
   tasks: async () => (await import('./tasks.js')).registerTasksCommand,
   chats: async () => (await import('./chats.js')).registerChatsCommand,

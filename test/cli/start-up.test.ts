@@ -79,7 +79,7 @@ describe('start-up', () => {
       ['valdate', 'x.yaml'],
       ['--no-color', '--version'],
     ]) {
-      expect(commandsFor(argv)).toHaveLength(11);
+      expect(commandsFor(argv)).toHaveLength(12);
     }
   });
 

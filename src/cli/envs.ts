@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { loadDesiredState } from '../config/index.js';
+import { hasErrors } from '../core/diagnostics.js';
+import { environmentsToJson, renderEnvironments } from '../report/envs.js';
+import { describeEnvironmentTargets } from '../target/environment-target.js';
+import { stringifyJsonPretty } from '../wire/json.js';
+import type { CommandContext } from './io.js';
+import { printDiagnostics } from './session.js';
+
+/** `guidectl envs PATH…`: the environments the files declare and their targets; no network, no secret. */
+export function registerEnvsCommand(program: Command, ctx: CommandContext): void {
+  program
+    .command('envs')
+    .description('list the environments the files declare, with their targets (never a secret); no network')
+    .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged')
+    .option('--json', 'print JSON ({"format_version": 1, "environments": [...]}), for CI matrices', false)
+    .action(async (paths: string[], options: { json: boolean }) => {
+      const { io } = ctx;
+      const result = await loadDesiredState(paths, { cwd: io.cwd });
+      const sources = new Map(result.files.map((f) => [f.file, f.text]));
+      printDiagnostics(ctx, result.diagnostics, sources);
+      if (hasErrors(result.diagnostics)) {
+        io.stderr.write('guidectl: the files have errors; no environment is listed\n');
+        ctx.setExit(1);
+        return;
+      }
+      const targets = describeEnvironmentTargets(result.environments ?? [], io.env);
+      io.stdout.write(
+        options.json
+          ? `${stringifyJsonPretty(environmentsToJson(targets, io.cwd))}\n`
+          : renderEnvironments(targets),
+      );
+      ctx.setExit(0);
+    });
+}

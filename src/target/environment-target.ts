@@ -1,0 +1,79 @@
+import type {
+  CredentialsState,
+  EnvironmentTarget,
+  EnvironmentTargetKind,
+} from '../core/environment-target.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
+import { DEFAULT_BASE_URL } from '../wire/operations.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The database file of an environment's embedded service, relative to the working directory. */
+export function environmentDbFile(name: string): string {
+  return `.guidectl/${name}.db`;
+}
+
+function given(env: Env, name: string): boolean {
+  const value = env[name];
+  return value !== undefined && value !== '';
+}
+
+function credentialsState(env: Env, prefix: string): CredentialsState {
+  if (given(env, `${prefix}_ACCESS_TOKEN`)) return 'token';
+  const appid = given(env, `${prefix}_APPID`);
+  const secret = given(env, `${prefix}_SECRET`);
+  if (appid && secret) return 'app';
+  return appid || secret ? 'incomplete' : 'none';
+}
+
+/** The variables that hold an environment's credentials, as the README lists them. */
+export function credentialsVariables(prefix: string): readonly string[] {
+  return [`${prefix}_APPID`, `${prefix}_SECRET`, `${prefix}_ACCESS_TOKEN`];
+}
+
+function problemOf(
+  environment: DeclaredEnvironment,
+  state: CredentialsState | undefined,
+): string | undefined {
+  const prefix = environment.credentialsPrefix;
+  if (state === 'incomplete' && prefix !== undefined) {
+    return `only one of ${prefix}_APPID and ${prefix}_SECRET is set; app credentials need both (or set ${prefix}_ACCESS_TOKEN)`;
+  }
+  if (environment.baseUrl === undefined || state === 'token' || state === 'app') return undefined;
+  return prefix === undefined
+    ? 'it has a base_url but no credentials: give it "credentials: PREFIX" and set PREFIX_APPID and PREFIX_SECRET, or PREFIX_ACCESS_TOKEN'
+    : `it has a base_url but no credentials are set: set ${prefix}_APPID and ${prefix}_SECRET, or ${prefix}_ACCESS_TOKEN`;
+}
+
+/**
+ * The target of each environment, in the order given, from the files and which of the process
+ * environment's variables are set: credentials set (`PREFIX_ACCESS_TOKEN`, or `PREFIX_APPID` and
+ * `PREFIX_SECRET`) → the environment's `base_url`, else the WeChat API; none set and no
+ * `base_url` → the embedded service over `.guidectl/<name>.db`. Pure: reads only `env`'s keys.
+ */
+export function describeEnvironmentTargets(
+  environments: readonly DeclaredEnvironment[],
+  env: Env,
+): EnvironmentTarget[] {
+  return environments.map((environment) => {
+    const prefix = environment.credentialsPrefix;
+    const state = prefix === undefined ? undefined : credentialsState(env, prefix);
+    const remote = environment.baseUrl !== undefined || (state !== undefined && state !== 'none');
+    const target: EnvironmentTargetKind = remote
+      ? {
+          kind: 'remote',
+          baseUrl: environment.baseUrl ?? DEFAULT_BASE_URL,
+          wechat: environment.baseUrl === undefined,
+        }
+      : { kind: 'embedded', dbFile: environmentDbFile(environment.name) };
+    const problem = problemOf(environment, state);
+    return {
+      environment,
+      target,
+      ...(prefix === undefined || state === undefined
+        ? {}
+        : { credentials: { prefix, variables: credentialsVariables(prefix), state } }),
+      ...(problem === undefined ? {} : { problem }),
+    };
+  });
+}
