@@ -312,9 +312,11 @@ describe('guidectl chats', () => {
     expect(empty.stdout).toBe('time,create_time,guide_account,guide_openid,openid,direction,type,content\n');
   });
 
-  it('stops quietly when its reader goes away (| head -1)', async () => {
-    await chat(150);
-    const args = ['chats', 'alice_wx', '--since', '@1', '--base-url', target.service.url];
+  it('stops reading quietly when its reader goes away (| head -1)', async () => {
+    await chat(500);
+    target.service.resetCalls();
+    const window = ['--since', `@${NOW - 2 * 86_400}`, '--until', `@${NOW}`];
+    const args = ['chats', 'alice_wx', ...window, '--base-url', target.service.url];
     const { code, stderr } = await spawnCli(args, {
       cwd: target.ws.dir,
       env: target.env(),
@@ -323,5 +325,29 @@ describe('guidectl chats', () => {
     noStack(stderr);
     expect(stderr).not.toContain('EPIPE');
     expect(code, stderr).toBe(0);
+    const pages = target.service.calls().filter((c) => c.operation === 'getguidebuyerchatrecord');
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages.length).toBeLessThan(5);
+  });
+
+  it('shows its progress in pages on a terminal, as plan does, and clears it', async () => {
+    await chat(250);
+    let t = NOW * 1000;
+    // Each look at the clock is a second later: the line shows once two seconds have passed.
+    const run = await cli(
+      ['chats', 'alice_wx', '--since', `@${NOW - 2 * 86_400}`, '--until', `@${NOW}`],
+      SHANGHAI,
+      {
+        tty: true,
+        now: () => {
+          t += 1000;
+          return t;
+        },
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/Reading chat records: 2\/3 calls, \d+s elapsed/);
+    expect(run.stderr.endsWith('\r\u001b[2K')).toBe(true);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(250);
   });
 });
