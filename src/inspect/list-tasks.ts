@@ -21,6 +21,9 @@ const STATES: Readonly<Record<TaskStatus, TaskState>> = {
   4: 'cancelled',
 };
 
+/** Guides whose task lists are read at once (the client bounds the calls in flight below this). */
+export const TASK_READ_WINDOW = 256;
+
 export interface TaskQuery {
   /** One guide; every guide of the account when absent. */
   readonly guide?: GuideId;
@@ -29,13 +32,14 @@ export interface TaskQuery {
 
 /**
  * The live tasks of one guide or of every guide, every page of each, filtered by the service
- * (`task_status`). The guides' lists are read at once (the client caps the calls in flight);
+ * (`task_status`), `window` guides at a time, each guide's tasks in the order listed;
  * `onGuideDone` counts the guides read, for progress.
  */
 export async function listTasks(
   reader: TaskReader,
   query: TaskQuery,
   onGuideDone?: (done: number, total: number) => void,
+  window = TASK_READ_WINDOW,
 ): Promise<TaskSummary[]> {
   const guides: GuideId[] = [];
   if (query.guide !== undefined) guides.push(query.guide);
@@ -45,19 +49,25 @@ export async function listTasks(
       if (id !== undefined) guides.push(id);
     }
   }
+  const perGuide: TaskSummary[][] = guides.map(() => []);
+  let next = 0;
   let done = 0;
-  const perGuide = await Promise.all(
-    guides.map(async (guide) => {
-      const tasks: TaskSummary[] = [];
+  // A fixed number of workers, each taking the next guide: however many guides the account has,
+  // only `window` lists are read at once, not one pending read per guide held in memory.
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < guides.length; i = next++) {
+      const guide = guides[i];
+      if (guide === undefined) continue;
       const request = {
         ...wireGuideIdentity(guide),
         ...(query.status === undefined ? {} : { task_status: FILTERS[query.status] }),
       };
-      for await (const task of reader.iterateGuideMassendJobList(request)) tasks.push(summarise(task, guide));
+      for await (const task of reader.iterateGuideMassendJobList(request))
+        perGuide[i]?.push(summarise(task, guide));
       onGuideDone?.(++done, guides.length);
-      return tasks;
-    }),
-  );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(window, guides.length) }, worker));
   return perGuide.flat();
 }
 
