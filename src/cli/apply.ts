@@ -21,6 +21,7 @@ import {
 } from '../report/apply-output.js';
 import { renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
+import { describeTarget } from '../target/index.js';
 import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
@@ -33,7 +34,7 @@ import {
   useColor,
   withClient,
 } from './session.js';
-import { targetOptions } from './target-flags.js';
+import { envOption, targetOptions } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
   lockTimeout: number;
@@ -66,10 +67,11 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
             savedPlan,
             paths,
             ctx.io.cwd,
-            (p) => loadFiles(ctx, p, jsonFailure(ctx, options)),
+            (p) => loadFiles(ctx, p, jsonFailure(ctx, options), options.env),
             (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
           );
     if (source === undefined) return;
+    const environment = source.files?.environment;
     const stopper = writeAwareStopper(ctx.io.stopSignal, ctx.io.abandonSignal);
     const lock: LockRequest = {
       command: ['guidectl', 'apply', ...args].join(' '),
@@ -79,9 +81,12 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
     await withClient(
       ctx,
       options,
-      async (client, events) => {
+      async (client, events, target) => {
         const session: Session = { client, events, stopper };
         const out = new ApplyOutput(ctx, options, source.files?.sources ?? new Map());
+        if (environment !== undefined && !out.machine) {
+          ctx.io.stdout.write(`Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`);
+        }
         const run = await applyRun(source, applyDeps(ctx, session, out, options), {
           ...guardFlags(options),
           ...(options.planId === undefined ? {} : { planId: options.planId }),
@@ -89,23 +94,25 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
         });
         out.render(run, source);
       },
-      { signal: stopper.signal, lock },
+      { signal: stopper.signal, lock, ...(environment === undefined ? {} : { environment }) },
     );
   });
 }
 
 function applyOptions(program: Command): Command {
   return guardOptions(
-    targetOptions(
-      program
-        .command('apply')
-        .description(
-          'plan, then make the calls (asks for confirmation unless --auto-approve); or make the calls of a saved plan (FILE.json from plan --out)',
-        )
-        .argument(
-          '<paths...>',
-          'YAML files, or folders of *.yaml/*.yml files, all merged; or a saved plan FILE.json (with the files, to check them against it)',
-        ),
+    envOption(
+      targetOptions(
+        program
+          .command('apply')
+          .description(
+            'plan, then make the calls (asks for confirmation unless --auto-approve); or make the calls of a saved plan (FILE.json from plan --out)',
+          )
+          .argument(
+            '<paths...>',
+            'YAML files, or folders of *.yaml/*.yml files, all merged; or a saved plan FILE.json (with the files, to check them against it)',
+          ),
+      ),
     ),
   )
     .option('--auto-approve', 'make the calls without asking (needed when there is no terminal)', false)
@@ -171,7 +178,7 @@ async function filesSource(
   paths: readonly string[],
   options: ApplyOptions,
 ): Promise<ApplySource | undefined> {
-  const files = await loadFiles(ctx, paths, jsonFailure(ctx, options));
+  const files = await loadFiles(ctx, paths, jsonFailure(ctx, options), options.env);
   return files === undefined ? undefined : { kind: 'files', files };
 }
 

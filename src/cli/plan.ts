@@ -11,6 +11,7 @@ import {
   planFailureOutput,
   planVerdict,
 } from '../report/plan-output.js';
+import { describeTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import {
@@ -23,7 +24,7 @@ import {
   useColor,
   withClient,
 } from './session.js';
-import { targetOptions } from './target-flags.js';
+import { envOption, targetOptions } from './target-flags.js';
 
 export type Format = PlanFormat;
 
@@ -40,13 +41,15 @@ interface PlanOptions extends TargetOptions, GuardOptions {
 export function registerPlanCommand(program: Command, ctx: CommandContext): void {
   formatOptions(
     guardOptions(
-      targetOptions(
-        program
-          .command('plan')
-          .description(
-            'read the live state and print the calls that would make it match the files; never writes',
-          )
-          .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+      envOption(
+        targetOptions(
+          program
+            .command('plan')
+            .description(
+              'read the live state and print the calls that would make it match the files; never writes',
+            )
+            .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+        ),
       ),
     ),
   )
@@ -76,32 +79,44 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
       };
       try {
         await refuseSavedPlans(ctx.io.cwd, paths);
-        const files = await loadFiles(ctx, paths, onFailure);
+        const files = await loadFiles(ctx, paths, onFailure, options.env);
         if (files === undefined) return;
-        await withClient(ctx, options, async (client) => {
-          // Plan mode is handed only the read calls: it has no way to write.
-          const reader = readOnlyClient(client);
-          const run = await planRun(
-            files,
-            { read: (scope) => readLive(ctx, reader, scope) },
-            guardFlags(options),
-          );
-          if (run.status === 'invalid') {
-            reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
-            return;
-          }
-          printDiagnostics(ctx, run.diagnostics, files.sources);
-          const { plan, planId, guards } = run;
-          const color = useColor(ctx, 'stdout');
-          ctx.io.stdout.write(
-            formatPlan(format, plan, { planId, guards, drift: options.expectNoChanges, color }),
-          );
-          printed = true;
-          if (out !== undefined) await savePlan(ctx, run, paths, out, format);
-          const verdict = planVerdict(format, plan, guards, options);
-          ctx.io.stderr.write(verdict.stderr);
-          ctx.setExit(verdict.exit);
-        });
+        const { environment } = files;
+        const settings = environment === undefined ? {} : { environment };
+        await withClient(
+          ctx,
+          options,
+          async (client, _events, target) => {
+            if (environment !== undefined && format === 'human') {
+              ctx.io.stdout.write(
+                `Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`,
+              );
+            }
+            // Plan mode is handed only the read calls: it has no way to write.
+            const reader = readOnlyClient(client);
+            const run = await planRun(
+              files,
+              { read: (scope) => readLive(ctx, reader, scope) },
+              guardFlags(options),
+            );
+            if (run.status === 'invalid') {
+              reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
+              return;
+            }
+            printDiagnostics(ctx, run.diagnostics, files.sources);
+            const { plan, planId, guards } = run;
+            const color = useColor(ctx, 'stdout');
+            ctx.io.stdout.write(
+              formatPlan(format, plan, { planId, guards, drift: options.expectNoChanges, color }),
+            );
+            printed = true;
+            if (out !== undefined) await savePlan(ctx, run, paths, out, format);
+            const verdict = planVerdict(format, plan, guards, options);
+            ctx.io.stderr.write(verdict.stderr);
+            ctx.setExit(verdict.exit);
+          },
+          settings,
+        );
       } catch (error) {
         if (!printed) ctx.io.stdout.write(planErrorOutput(format, errorMessage(error)));
         throw error;

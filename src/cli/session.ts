@@ -6,12 +6,19 @@ import { eventLine } from '../client/event-line.js';
 import type { ClientEvent, GuideClient } from '../client/index.js';
 import { isConfigFileName } from '../config/load-files.js';
 import type { Diagnostic } from '../core/diagnostics.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
 import { type LoadedFiles, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
 import { renderDiagnostics } from '../report/diagnostics.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
-import { openTarget, resolveTarget, type TargetLock } from '../target/index.js';
+import {
+  openTarget,
+  resolveEnvironmentTarget,
+  resolveTarget,
+  type Target,
+  type TargetLock,
+} from '../target/index.js';
 import { type CommandContext, InterruptedError } from './io.js';
 import { thisProcess } from './lock-process.js';
 import { createProgress } from './progress.js';
@@ -22,6 +29,8 @@ export type LockRequest = Omit<TargetLock, 'self'>;
 
 /** Options every command that talks to a target takes. */
 export interface TargetOptions extends TimingFlags {
+  /** `--env NAME` (plan, apply): the environment of the files, whose target the files name. */
+  env?: string;
   baseUrl?: string;
   localDb?: string;
   parallelism: number;
@@ -82,6 +91,7 @@ export async function loadFiles(
   ctx: CommandContext,
   paths: readonly string[],
   onFailure?: FailureSink,
+  environment?: string,
 ): Promise<LoadedFiles | undefined> {
   if ((await yamlBytes(paths, ctx.io.cwd)) >= LARGE_FILES_BYTES) {
     // V8 lets the heap grow up to 4× between full collections; for 100,000 guides that made the
@@ -90,7 +100,7 @@ export async function loadFiles(
     // is during it, and it sets the heap's next limit.
     setFlagsFromString('--heap-growing-percent=50');
   }
-  const { files, diagnostics, sources } = await loadDesiredFiles(paths, ctx.io.cwd);
+  const { files, diagnostics, sources } = await loadDesiredFiles(paths, ctx.io.cwd, environment);
   const text = printDiagnostics(ctx, diagnostics, sources);
   if (files === undefined) {
     ctx.io.stderr.write('guidectl: the files have errors; nothing was read or changed\n');
@@ -117,22 +127,24 @@ export interface ClientEvents {
 export async function withClient<T>(
   ctx: CommandContext,
   options: TargetOptions,
-  fn: (client: GuideClient, events: ClientEvents) => Promise<T>,
+  fn: (client: GuideClient, events: ClientEvents, target: Target) => Promise<T>,
   settings: {
     readonly signal?: AbortSignal;
     readonly lock?: LockRequest;
     readonly readBeforeAppends?: boolean;
+    /** The environment of the files (`--env NAME`): its target is the one the files name. */
+    readonly environment?: DeclaredEnvironment;
   } = {},
 ): Promise<T> {
   ctx.io.catchSignals?.();
-  const target = resolveTarget(
-    ctx.io.env,
-    {
-      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-      ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
-    },
-    ctx.io.cwd,
-  );
+  const flags = {
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
+  };
+  const target =
+    settings.environment === undefined
+      ? resolveTarget(ctx.io.env, flags, ctx.io.cwd)
+      : resolveEnvironmentTarget(ctx.io.env, settings.environment, flags, ctx.io.cwd);
   const listeners = new Set<(event: ClientEvent) => void>();
   const { io } = ctx;
   const host = {
@@ -168,7 +180,7 @@ export async function withClient<T>(
     },
   };
   try {
-    return await fn(open.client, events);
+    return await fn(open.client, events, target);
   } finally {
     await open.close();
   }

@@ -29,6 +29,14 @@ export function targetOptions(command: Command): Command {
     .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false);
 }
 
+/** `--env NAME`: the environment of the files to plan or apply, and so its target (plan, apply). */
+export function envOption(command: Command): Command {
+  return command.option(
+    '--env <name>',
+    'the environment of the files (their "environments:") to plan, against its target; required when they declare environments',
+  );
+}
+
 /** The timing flags of `targetOptions`, as parsed. */
 export interface TimingFlags {
   timeout?: number;

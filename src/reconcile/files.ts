@@ -1,6 +1,7 @@
 import { loadDesiredState } from '../config/index.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 
 /** Desired-state files loaded without an error: the state, and each file's text for diagnostics. */
@@ -8,6 +9,8 @@ export interface LoadedFiles {
   readonly state: DesiredState;
   /** Each file's text by its path, to quote the lines of later diagnostics (plan errors). */
   readonly sources: ReadonlyMap<string, string>;
+  /** The environment of the files that `state` is (`--env NAME`); absent for files without environments. */
+  readonly environment?: DeclaredEnvironment;
 }
 
 /** The files, when they have no error; every diagnostic (warnings too); the texts either way. */
@@ -17,19 +20,33 @@ export interface LoadResult {
   readonly sources: ReadonlyMap<string, string>;
 }
 
-/** Loads, checks and merges the files and folders at `paths` (relative to `cwd`). */
-export async function loadFiles(paths: readonly string[], cwd: string): Promise<LoadResult> {
-  const result = await loadDesiredState(paths, { cwd });
+/**
+ * Loads, checks and merges the files and folders at `paths` (relative to `cwd`), as `environment`
+ * sees them when it is given. Files that declare environments need one (a UsageError naming them
+ * otherwise): a plan of one account's values is never made against another's target.
+ */
+export async function loadFiles(
+  paths: readonly string[],
+  cwd: string,
+  environment?: string,
+): Promise<LoadResult> {
+  const result = await loadDesiredState(paths, {
+    cwd,
+    ...(environment === undefined ? {} : { environment }),
+  });
   const sources = new Map(result.files.map((f) => [f.file, f.text]));
   const { state, diagnostics, environments } = result;
-  // Which environment to plan is chosen with its target (--env NAME), which comes with target
-  // selection; until then a file with environments is never planned as if it had none.
-  if (environments !== undefined && !hasErrors(diagnostics)) {
+  if (environments !== undefined && environment === undefined && !hasErrors(diagnostics)) {
     throw new UsageError(
-      `the files declare environments (${environments.map((e) => e.name).join(', ')}); plan and apply do not read files with environments yet: "guidectl validate" checks them`,
+      `the files declare environments (${environments.map((e) => e.name).join(', ')}): choose one with --env NAME`,
     );
   }
+  const chosen = environments?.find((e) => e.name === environment);
   return state === undefined || hasErrors(diagnostics)
     ? { diagnostics, sources }
-    : { files: { state, sources }, diagnostics, sources };
+    : {
+        files: { state, sources, ...(chosen === undefined ? {} : { environment: chosen }) },
+        diagnostics,
+        sources,
+      };
 }

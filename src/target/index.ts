@@ -4,6 +4,7 @@
  * environment, or the guide service started in-process over a local database, locked for writers.
  */
 export { ensureDir, prepareDbFolder } from '../service/db-folder.js';
+export { describeTarget, resolveEnvironmentTarget } from './environment.js';
 export {
   type OpenTarget,
   openTarget,

@@ -26,8 +26,11 @@ export type Target =
       readonly kind: 'remote';
       readonly baseUrl: string;
       readonly auth: ClientAuth;
-      /** Which settings chose it, for messages. */
-      readonly authSource: 'WECHAT_ACCESS_TOKEN' | 'WECHAT_APPID/WECHAT_SECRET';
+      /**
+       * Which variables hold the credentials, for messages: `WECHAT_ACCESS_TOKEN`,
+       * `WECHAT_APPID/WECHAT_SECRET`, or an environment's `PREFIX_…` (never their values).
+       */
+      readonly authSource: string;
     }
   | {
       readonly kind: 'embedded';

@@ -114,12 +114,14 @@ describe('guidectl validate with environments', () => {
     }
   });
 
-  it('plan refuses files with environments, naming them (until --env comes to plan)', async () => {
+  it('plan of files with environments needs --env NAME, and says so naming them', async () => {
     const { code, stderr } = await runCli(['plan', TWO], {
       cwd: ROOT,
       env: { GUIDECTL_LOCAL_DB: ':memory:' },
     });
     expect(code).toBe(1);
-    expect(stderr).toContain('the files declare environments (staging, production)');
+    expect(stderr).toContain(
+      'the files declare environments (staging, production): choose one with --env NAME',
+    );
   });
 });

@@ -1,0 +1,141 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GuideService } from '../../src/service/index.js';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+
+// Two guide services over real HTTP, as a staging and a production account, planned and applied
+// from one file by --env NAME: each gets its own values, the only_in guide only its environment.
+
+const FILE = `version: 1
+environments:
+  staging:
+    base_url: STAGING_URL
+    credentials: STAGING
+    values:
+      shop_app: wx1111111111111111
+      cover: STAGING_COVER
+  production:
+    base_url: PROD_URL
+    credentials: PROD
+    values:
+      shop_app: wx2222222222222222
+      cover: PROD_COVER
+guides:
+  - account: alice_wx
+    nickname: Alice
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/alice/0
+    welcome:
+      - miniprogram:
+          appid: \${shop_app}
+          title: New arrivals
+          path: pages/new/index
+          media_id: \${cover}
+  - account: qa_bot_wx
+    only_in: [staging]
+    nickname: QA
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
+`;
+
+let staging: GuideService;
+let production: GuideService;
+let ws: Workspace;
+beforeAll(async () => {
+  staging = await GuideService.start({ db: ':memory:', simulation: true });
+  production = await GuideService.start({ db: ':memory:', simulation: true });
+});
+afterAll(async () => {
+  await staging.close();
+  await production.close();
+});
+beforeEach(async () => {
+  ws = await workspace();
+  await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
+});
+afterEach(() => ws.remove());
+
+const credentials = (): Record<string, string> => ({
+  STAGING_APPID: staging.credentials.appid,
+  STAGING_SECRET: staging.credentials.secret,
+  PROD_APPID: production.credentials.appid,
+  PROD_SECRET: production.credentials.secret,
+});
+const cli = (args: readonly string[], env = credentials()): Promise<CliRun> =>
+  runCli(args, { cwd: ws.dir, env });
+
+/** The guides of one service and alice_wx's configuration there (as JSON text), read through `guidectl api`. */
+async function accountOf(service: GuideService): Promise<{ guides: string[]; config: string }> {
+  const env = { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret };
+  const api = (args: string[]) => runCli(['api', ...args, '--base-url', service.url], { cwd: ws.dir, env });
+  const list = JSON.parse((await api(['getguideacctlist', '{"page": 0, "num": 10}'])).stdout);
+  const config = (await api(['getguideconfig', '{"guide_account": "alice_wx"}'])).stdout;
+  return { guides: list.list.map((g: { guide_account: string }) => g.guide_account).sort(), config };
+}
+
+describe('--env NAME on plan and apply', () => {
+  it('files with environments need --env: exit 1 naming them', async () => {
+    const run = await cli(['plan', 'guides.yaml']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'the files declare environments (staging, production): choose one with --env NAME',
+    );
+  });
+
+  it('each environment gets its own values and its own guides, at its own target', async () => {
+    const plan = await cli(['plan', '--env', 'staging', 'guides.yaml']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.split('\n')[0]).toBe(
+      `Environment staging: ${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+    );
+    expect(plan.stdout).toContain('qa_bot_wx');
+
+    for (const env of ['staging', 'production']) {
+      const apply = await cli(['apply', '--env', env, '--auto-approve', 'guides.yaml']);
+      expect(apply.code, apply.stderr).toBe(0);
+    }
+    const s = await accountOf(staging);
+    const p = await accountOf(production);
+    expect(s.guides).toEqual(['alice_wx', 'qa_bot_wx']);
+    expect(p.guides).toEqual(['alice_wx']);
+    expect(s.config).toContain('wx1111111111111111');
+    expect(s.config).not.toContain('wx2222222222222222');
+    expect(p.config).toContain('wx2222222222222222');
+
+    const again = await cli(['plan', '--env', 'production', '--detailed-exitcode', 'guides.yaml']);
+    expect(again.code, again.stdout).toBe(0);
+    expect(again.stdout.split('\n')[0]).toBe(
+      `Environment production: ${production.url} (PROD_APPID/PROD_SECRET)`,
+    );
+  });
+
+  it('an environment without its credentials set is refused, naming the variables; none is printed', async () => {
+    const run = await cli(['plan', '--env', 'production', 'guides.yaml'], {
+      STAGING_APPID: staging.credentials.appid,
+      STAGING_SECRET: staging.credentials.secret,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('set PROD_ACCESS_TOKEN, or PROD_APPID and PROD_SECRET, in the environment');
+    expect(run.stderr).not.toContain(staging.credentials.secret);
+  });
+
+  it('--base-url with --env is refused: the files name the target', async () => {
+    const run = await cli(['plan', '--env', 'staging', '--base-url', production.url, 'guides.yaml']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--base-url cannot be given with --env');
+  });
+
+  it('no credentials and no base_url: the embedded service over .guidectl/<env>.db', async () => {
+    await ws.write(
+      'local.yaml',
+      FILE.replace(/ {4}base_url: .*\n/g, '').replace(/ {4}credentials: .*\n/g, ''),
+    );
+    const apply = await cli(['apply', '--env', 'staging', '--auto-approve', 'local.yaml'], {});
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout.split('\n')[0]).toBe('Environment staging: local database .guidectl/staging.db');
+    expect(existsSync(join(ws.dir, '.guidectl', 'staging.db'))).toBe(true);
+    expect(existsSync(join(ws.dir, '.guidectl', 'production.db'))).toBe(false);
+    const plan = await cli(['plan', '--env', 'staging', '--detailed-exitcode', 'local.yaml'], {});
+    expect(plan.code).toBe(0);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { DeclaredEnvironment } from '../../src/core/environments.js';
+import { describeTarget, resolveEnvironmentTarget } from '../../src/target/index.js';
+
+const source = { file: 'g.yaml', line: 3, column: 3 };
+const staging: DeclaredEnvironment = {
+  name: 'staging',
+  baseUrl: 'https://staging.example.com/',
+  credentialsPrefix: 'STAGING',
+  source,
+};
+
+describe('resolveEnvironmentTarget', () => {
+  it('credentials of the prefix: a token first, else the app credentials; the base URL of the environment', () => {
+    const token = resolveEnvironmentTarget(
+      { STAGING_ACCESS_TOKEN: 't', WECHAT_ACCESS_TOKEN: 'w' },
+      staging,
+      {},
+      '/w',
+    );
+    expect(token).toEqual({
+      kind: 'remote',
+      baseUrl: 'https://staging.example.com',
+      auth: { accessToken: 't' },
+      authSource: 'STAGING_ACCESS_TOKEN',
+    });
+    const app = resolveEnvironmentTarget({ STAGING_APPID: 'a', STAGING_SECRET: 's' }, staging, {}, '/w');
+    expect(describeTarget(app, '/w')).toBe('https://staging.example.com (STAGING_APPID/STAGING_SECRET)');
+  });
+
+  it('credentials and no base_url: the WeChat API', () => {
+    const production = { name: 'production', credentialsPrefix: 'PROD', source };
+    const target = resolveEnvironmentTarget({ PROD_ACCESS_TOKEN: 't' }, production, {}, '/w');
+    expect(target).toMatchObject({ kind: 'remote', baseUrl: 'https://api.weixin.qq.com' });
+  });
+
+  it('neither: the embedded service over .guidectl/<name>.db; WECHAT_* and GUIDECTL_* are not read', () => {
+    const env = { WECHAT_ACCESS_TOKEN: 'w', GUIDECTL_LOCAL_DB: 'x.db' };
+    const target = resolveEnvironmentTarget(env, { name: 'qa', source }, {}, '/w');
+    expect(target).toEqual({ kind: 'embedded', dbFile: '/w/.guidectl/qa.db', defaulted: false });
+    expect(describeTarget(target, '/w')).toBe('local database .guidectl/qa.db');
+  });
+
+  it('refuses half of the app credentials, a base_url without credentials, and target flags', () => {
+    expect(() => resolveEnvironmentTarget({ STAGING_APPID: 'a' }, staging, {}, '/w')).toThrow(
+      'STAGING_APPID is set but STAGING_SECRET is not',
+    );
+    expect(() => resolveEnvironmentTarget({}, staging, {}, '/w')).toThrow(
+      'set STAGING_ACCESS_TOKEN, or STAGING_APPID and STAGING_SECRET, in the environment',
+    );
+    expect(() => resolveEnvironmentTarget({}, staging, { localDb: 'x.db' }, '/w')).toThrow(
+      '--local-db cannot be given with --env',
+    );
+  });
+});
