@@ -7,6 +7,7 @@ import {
   type ApplyRun,
   type ApplySource,
   applyRun,
+  checkSavedTarget,
   type Reviewed,
   savedPlanSource,
   splitSavedPlans,
@@ -67,7 +68,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
             savedPlan,
             paths,
             ctx.io.cwd,
-            (p) => loadFiles(ctx, p, jsonFailure(ctx, options), options.env),
+            (p, made) => loadFiles(ctx, p, jsonFailure(ctx, options), options.env ?? made),
             (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
           );
     if (source === undefined) return;
@@ -84,6 +85,14 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
       async (client, events, target) => {
         const session: Session = { client, events, stopper };
         const out = new ApplyOutput(ctx, options, source.files?.sources ?? new Map());
+        if (source.kind === 'saved') {
+          checkSavedTarget(
+            source.saved,
+            source.file,
+            options.env ?? environment?.name,
+            describeTarget(target, ctx.io.cwd),
+          );
+        }
         if (environment !== undefined && !out.machine) {
           ctx.io.stdout.write(`Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`);
         }

@@ -2,7 +2,7 @@ import * as nodePath from 'node:path';
 import { type Command, Option } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
-import { liveFingerprints } from '../plan/index.js';
+import { liveFingerprints, type SavedEnvironment } from '../plan/index.js';
 import { type PlanRun, planRun, recordedPath, refuseSavedPlans, writeSavedPlan } from '../reconcile/index.js';
 import {
   formatPlan,
@@ -110,7 +110,11 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
               formatPlan(format, plan, { planId, guards, drift: options.expectNoChanges, color }),
             );
             printed = true;
-            if (out !== undefined) await savePlan(ctx, run, paths, out, format);
+            const made = environment && {
+              name: environment.name,
+              target: describeTarget(target, ctx.io.cwd),
+            };
+            if (out !== undefined) await savePlan(ctx, run, paths, out, format, made);
             const verdict = planVerdict(format, plan, guards, options);
             ctx.io.stderr.write(verdict.stderr);
             ctx.setExit(verdict.exit);
@@ -131,10 +135,12 @@ async function savePlan(
   paths: readonly string[],
   out: string,
   format: PlanFormat,
+  environment: SavedEnvironment | undefined,
 ): Promise<void> {
   const { io } = ctx;
   await writeSavedPlan(nodePath.resolve(io.cwd, out), {
     planId: run.planId,
+    ...(environment === undefined ? {} : { environment }),
     paths: paths.map((p) => recordedPath(io.cwd, p)),
     basis: run.basis,
     plan: run.plan,

@@ -35,6 +35,9 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
       );
     }
     const saved = await readSavedPlan(absolute, file);
+    const made = saved.environment;
+    if (format === 'human' && made !== undefined)
+      io.stdout.write(`Environment ${escapeControls(made.name)}: ${escapeControls(made.target)}\n\n`);
     io.stdout.write(formatPlan(format, saved.plan, { planId: saved.planId, color: useColor(ctx, 'stdout') }));
     if (format === 'human')
       io.stdout.write(

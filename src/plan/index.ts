@@ -33,6 +33,7 @@ export {
   encodeSavedPlan,
   SAVED_PLAN_FORMAT_VERSION,
   SAVED_PLAN_KIND,
+  type SavedEnvironment,
   type SavedPlan,
 } from './saved-plan.js';
 export { detectReplacedWords } from './semantics.js';

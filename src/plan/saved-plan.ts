@@ -36,6 +36,8 @@ import {
  * `format_version` 1, `kind` "guidectl-plan", then:
  * - `plan_id`: the id of the calls, the semantics, the digests, the read scope, `safety` and
  *   `protect` (checked on load: a file with any of these edited does not match it);
+ * - `environment`?: `{name, target}`, for a plan of one environment of the files (see
+ *   {@link SavedEnvironment}); not part of the plan id;
  * - `paths`: the files and folders the plan was made from, relative to the working directory;
  * - `desired_digest`, `live_digest`: SHA-256 of the normalised files and of the live state read;
  * - `read_scope`: what was read, so that apply reads exactly that again;
@@ -53,8 +55,20 @@ export const SAVED_PLAN_KIND = 'guidectl-plan';
 /** The saved plan's `format_version`: raised when a field changes meaning or goes away. */
 export const SAVED_PLAN_FORMAT_VERSION = 1;
 
+/**
+ * The environment a saved plan was made for (`plan --env NAME --out FILE`), and its target in
+ * words (`describeTarget`: a base URL and the names of the credentials' variables, or a local
+ * database; never a secret). `apply FILE` refuses when the target resolved then differs.
+ */
+export interface SavedEnvironment {
+  readonly name: string;
+  readonly target: string;
+}
+
 export interface SavedPlan {
   readonly planId: string;
+  /** Absent for a plan of files without environments. */
+  readonly environment?: SavedEnvironment;
   readonly paths: readonly string[];
   readonly basis: PlanBasis;
   readonly plan: Plan;
@@ -67,6 +81,9 @@ export function encodeSavedPlan(saved: SavedPlan): string {
     format_version: SAVED_PLAN_FORMAT_VERSION,
     kind: SAVED_PLAN_KIND,
     plan_id: saved.planId,
+    ...(saved.environment === undefined
+      ? {}
+      : { environment: { name: saved.environment.name, target: saved.environment.target } }),
     paths: saved.paths,
     desired_digest: basis.desiredDigest,
     live_digest: basis.liveDigest,
@@ -132,8 +149,10 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
         `it does not match its plan id: its calls, digests, read scope, safety settings and protections hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
       );
     }
+    const environment = decodeEnvironment(value['environment']);
     return {
       planId: id,
+      ...(environment === undefined ? {} : { environment }),
       paths: array(value['paths'], 'paths').map((p, i) => text(p, `paths[${i}]`)),
       basis,
       plan,
@@ -146,6 +165,15 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
       );
     throw error;
   }
+}
+
+function decodeEnvironment(value: unknown): SavedEnvironment | undefined {
+  if (value === undefined) return undefined;
+  const environment = record(value, 'environment');
+  return {
+    name: text(environment['name'], 'environment.name'),
+    target: text(environment['target'], 'environment.target'),
+  };
 }
 
 function record(value: unknown, where: string): Record<string, unknown> {

@@ -17,6 +17,7 @@ export {
   planRun,
 } from './plan-run.js';
 export {
+  checkSavedTarget,
   isSavedPlanFile,
   readSavedPlan,
   recordedPath,

@@ -125,7 +125,7 @@ export async function savedPlanSource(
   file: string,
   paths: readonly string[],
   cwd: string,
-  load: (paths: readonly string[]) => Promise<LoadedFiles | undefined>,
+  load: (paths: readonly string[], environment: string | undefined) => Promise<LoadedFiles | undefined>,
   notice: (line: string) => void,
 ): Promise<ApplySource | undefined> {
   const saved = await readSavedPlan(nodePath.resolve(cwd, file), file);
@@ -133,11 +133,11 @@ export async function savedPlanSource(
   let checked: readonly string[] = paths;
   const made = saved.paths.join(', ');
   if (paths.length > 0) {
-    files = await load(paths);
+    files = await load(paths, saved.environment?.name);
     if (files === undefined) return undefined;
   } else if (saved.paths.length > 0 && (await allExist(cwd, saved.paths))) {
     checked = saved.paths;
-    files = await load(saved.paths);
+    files = await load(saved.paths, saved.environment?.name);
     if (files === undefined) {
       notice(`the files ${file} was made from (${made}) have errors now`);
       return undefined;
@@ -159,4 +159,36 @@ async function allExist(cwd: string, paths: readonly string[]): Promise<boolean>
     }
   }
   return true;
+}
+
+/**
+ * Refuses a saved plan made for another environment (`--env`, or the files' environment now) or
+ * against another target than the one resolved now: a staging plan is never applied to
+ * production, even when the two accounts look alike.
+ */
+export function checkSavedTarget(
+  saved: SavedPlan,
+  file: string,
+  environment: string | undefined,
+  target: string,
+): void {
+  const made = saved.environment;
+  if (made === undefined) {
+    if (environment !== undefined) {
+      throw new UsageError(
+        `${file} was made from files without environments; it cannot be applied to environment ${environment}`,
+      );
+    }
+    return;
+  }
+  if (environment !== undefined && environment !== made.name) {
+    throw new UsageError(
+      `${file} was made for environment ${made.name}, not ${environment}; nothing was changed`,
+    );
+  }
+  if (target !== made.target) {
+    throw new UsageError(
+      `${file} was made for environment ${made.name} against ${made.target}; the target now is ${target}. Nothing was changed: plan again for this target`,
+    );
+  }
 }

@@ -1,9 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GuideService } from '../../src/service/index.js';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { simCall } from '../helpers/service.js';
 
 // Two guide services over real HTTP, as a staging and a production account, planned and applied
 // from one file by --env NAME: each gets its own values, the only_in guide only its environment.
@@ -50,6 +52,8 @@ afterAll(async () => {
   await production.close();
 });
 beforeEach(async () => {
+  await simCall(staging.url, 'reset');
+  await simCall(production.url, 'reset');
   ws = await workspace();
   await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
 });
@@ -137,5 +141,49 @@ describe('--env NAME on plan and apply', () => {
     expect(existsSync(join(ws.dir, '.guidectl', 'production.db'))).toBe(false);
     const plan = await cli(['plan', '--env', 'staging', '--detailed-exitcode', 'local.yaml'], {});
     expect(plan.code).toBe(0);
+  });
+
+  it('a saved plan records its environment and target; apply refuses it for another environment or target', async () => {
+    const plan = await cli(['plan', '--env', 'staging', '--out', 'staging.json', 'guides.yaml']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const saved = JSON.parse(await readFile(join(ws.dir, 'staging.json'), 'utf8'));
+    expect(saved.environment).toEqual({
+      name: 'staging',
+      target: `${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+    });
+    expect(JSON.stringify(saved)).not.toContain(staging.credentials.secret);
+
+    const show = await cli(['show', 'staging.json']);
+    expect(show.stdout.split('\n')[0]).toBe(
+      `Environment staging: ${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+    );
+
+    // Another environment, named: refused.
+    const other = await cli(['apply', 'staging.json', '--env', 'production']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('staging.json was made for environment staging, not production');
+    // The same environment, now pointing at production's service: refused.
+    await ws.write(
+      'guides.yaml',
+      FILE.replace('STAGING_URL', production.url).replace('PROD_URL', production.url),
+    );
+    const moved = await cli(['apply', 'staging.json'], {
+      ...credentials(),
+      STAGING_APPID: production.credentials.appid,
+      STAGING_SECRET: production.credentials.secret,
+    });
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain(`the target now is ${production.url} (STAGING_APPID/STAGING_SECRET)`);
+    expect(await accountOf(production)).toMatchObject({ guides: [] });
+  });
+
+  it('a saved plan is applied to the environment and target it was made for', async () => {
+    expect((await cli(['plan', '--env', 'production', '--out', 'p.json', 'guides.yaml'])).code).toBe(0);
+    const apply = await cli(['apply', 'p.json']);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout.split('\n')[0]).toBe(
+      `Environment production: ${production.url} (PROD_APPID/PROD_SECRET)`,
+    );
+    expect((await accountOf(production)).guides).toEqual(['alice_wx']);
   });
 });
