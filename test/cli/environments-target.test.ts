@@ -119,7 +119,9 @@ describe('--env NAME on plan and apply', () => {
       STAGING_SECRET: staging.credentials.secret,
     });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('set PROD_ACCESS_TOKEN, or PROD_APPID and PROD_SECRET, in the environment');
+    expect(run.stderr).toContain(
+      'environment production cannot be used from here: it has a base_url but no credentials are set: set PROD_APPID and PROD_SECRET, or PROD_ACCESS_TOKEN',
+    );
     expect(run.stderr).not.toContain(staging.credentials.secret);
   });
 

@@ -43,10 +43,10 @@ describe('resolveEnvironmentTarget', () => {
 
   it('refuses half of the app credentials, a base_url without credentials, and target flags', () => {
     expect(() => resolveEnvironmentTarget({ STAGING_APPID: 'a' }, staging, {}, '/w')).toThrow(
-      'STAGING_APPID is set but STAGING_SECRET is not',
+      'only one of STAGING_APPID and STAGING_SECRET is set',
     );
     expect(() => resolveEnvironmentTarget({}, staging, {}, '/w')).toThrow(
-      'set STAGING_ACCESS_TOKEN, or STAGING_APPID and STAGING_SECRET, in the environment',
+      'no credentials are set: set STAGING_APPID and STAGING_SECRET, or STAGING_ACCESS_TOKEN',
     );
     expect(() => resolveEnvironmentTarget({}, staging, { localDb: 'x.db' }, '/w')).toThrow(
       '--local-db cannot be given with --env',
