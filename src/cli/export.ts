@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { errorCode, UsageError } from '../core/errors.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
+import { declaredEnvironment } from '../reconcile/index.js';
 import { countOf } from '../report/count.js';
 import { renderExport } from '../report/export.js';
 import type { CommandContext } from './io.js';
@@ -12,6 +13,7 @@ import { targetOptions } from './target-flags.js';
 
 interface ExportOptions extends TargetOptions {
   output?: string;
+  files?: string[];
 }
 
 /** `guidectl export [-o FILE]`: the live state as a desired-state file that plans to no changes. */
@@ -22,29 +24,46 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
       .description('print the live state as a desired-state YAML file that plans to no changes'),
   )
     .option('-o, --output <file>', 'write the file here instead of printing it')
+    .option('--env <name>', 'export the account of this environment of the files given with --files')
+    .option(
+      '--files <paths...>',
+      'with --env: the desired-state files or folders that declare the environment',
+    )
     .action(async (options: ExportOptions) => {
-      await withClient(ctx, options, async (client) => {
-        const live = await readLive(ctx, readOnlyClient(client), { ...READ_EVERYTHING, tasks: 'all' });
-        const out = options.output === undefined ? undefined : resolve(ctx.io.cwd, options.output);
-        const schema = fileURLToPath(new URL('../../schema/guidectl.schema.json', import.meta.url));
-        const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);
-        const { text, warnings } = renderExport(live, { schemaPath });
-        for (const warning of warnings) ctx.io.stderr.write(`guidectl: warning: ${warning}\n`);
-        if (out === undefined) {
-          ctx.io.stdout.write(text);
-        } else {
-          try {
-            await writeFile(out, text);
-          } catch (error) {
-            throw new UsageError(
-              `cannot write ${options.output}: ${errorCode(error) ?? String(error)} (does its folder exist, and may it be written?)`,
+      if ((options.env === undefined) !== (options.files === undefined)) {
+        throw new UsageError('--env and --files go together: the files say where the environment is');
+      }
+      const environment =
+        options.env === undefined || options.files === undefined
+          ? undefined
+          : await declaredEnvironment(options.files, ctx.io.cwd, options.env);
+      await withClient(
+        ctx,
+        options,
+        async (client) => {
+          const live = await readLive(ctx, readOnlyClient(client), { ...READ_EVERYTHING, tasks: 'all' });
+          const out = options.output === undefined ? undefined : resolve(ctx.io.cwd, options.output);
+          const schema = fileURLToPath(new URL('../../schema/guidectl.schema.json', import.meta.url));
+          const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);
+          const { text, warnings } = renderExport(live, { schemaPath });
+          for (const warning of warnings) ctx.io.stderr.write(`guidectl: warning: ${warning}\n`);
+          if (out === undefined) {
+            ctx.io.stdout.write(text);
+          } else {
+            try {
+              await writeFile(out, text);
+            } catch (error) {
+              throw new UsageError(
+                `cannot write ${options.output}: ${errorCode(error) ?? String(error)} (does its folder exist, and may it be written?)`,
+              );
+            }
+            ctx.io.stderr.write(
+              `guidectl: wrote ${options.output}: ${countOf(live.guides.length, 'guide')}, ${countOf(live.groups.length, 'group')}\n`,
             );
           }
-          ctx.io.stderr.write(
-            `guidectl: wrote ${options.output}: ${countOf(live.guides.length, 'guide')}, ${countOf(live.groups.length, 'group')}\n`,
-          );
-        }
-        ctx.setExit(0);
-      });
+          ctx.setExit(0);
+        },
+        environment === undefined ? {} : { environment },
+      );
     });
 }

@@ -1,4 +1,4 @@
-import { loadDesiredState } from '../config/index.js';
+import { loadConfig, loadDesiredState } from '../config/index.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
@@ -49,4 +49,25 @@ export async function loadFiles(
         diagnostics,
         sources,
       };
+}
+
+/**
+ * The environment `name` as the files at `paths` declare it (for a command that reads the files
+ * only for that, such as `export --env`): a UsageError when they do not declare it. The files'
+ * other problems do not matter here, as long as the environment can be read.
+ */
+export async function declaredEnvironment(
+  paths: readonly string[],
+  cwd: string,
+  name: string,
+): Promise<DeclaredEnvironment> {
+  const config = await loadConfig(paths, { cwd });
+  const environments = config.environments ?? [];
+  const found = environments.find((e) => e.name === name);
+  if (found !== undefined) return found;
+  throw new UsageError(
+    environments.length === 0
+      ? `no environment "${name}": the files ${paths.join(', ')} declare no environments`
+      : `no environment "${name}" in the files; the environments are: ${environments.map((e) => e.name).join(', ')}`,
+  );
 }

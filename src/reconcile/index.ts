@@ -5,7 +5,7 @@
  */
 export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
-export { type LoadedFiles, type LoadResult, loadFiles } from './files.js';
+export { declaredEnvironment, type LoadedFiles, type LoadResult, loadFiles } from './files.js';
 export {
   type CheckedPlan,
   evaluateGuards,

@@ -188,4 +188,17 @@ describe('--env NAME on plan and apply', () => {
     );
     expect((await accountOf(production)).guides).toEqual(['alice_wx']);
   });
+
+  it('export --env NAME --files PATH reads the account of that environment', async () => {
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve', 'guides.yaml'])).code).toBe(0);
+    const run = await cli(['export', '--env', 'staging', '--files', 'guides.yaml']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('qa_bot_wx');
+    expect(run.stdout).toContain('wx1111111111111111');
+    const production = await cli(['export', '--env', 'production', '--files', 'guides.yaml']);
+    expect(production.stdout).not.toContain('alice_wx');
+    const alone = await cli(['export', '--env', 'staging']);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain('--env and --files go together');
+  });
 });
