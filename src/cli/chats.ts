@@ -4,6 +4,7 @@ import {
   type ChatSink,
   exportChats,
   openOutputFile,
+  parseCustomer,
   parseGuideName,
   resolveChatWindow,
   streamOutput,
@@ -48,7 +49,8 @@ export function registerChatsCommand(program: Command, ctx: CommandContext): voi
       const now = Math.floor((io.now ?? Date.now)() / 1000);
       const window = resolveChatWindow(options, zone, now, (unix) => shortLocalTime(unix, zone));
       for (const note of window.notes) io.stderr.write(`guidectl: note: ${note}\n`);
-      const customer = options.customer === undefined ? {} : { customer: options.customer };
+      const customer =
+        options.customer === undefined ? {} : { customer: parseCustomer(options.customer, '--customer') };
       const out =
         options.output === undefined
           ? streamOutput(io.stdout)

@@ -21,3 +21,10 @@ export function parseGuideName(text: string, what: string): GuideId {
   }
   return { kind: 'account', account: text };
 }
+
+/** A customer's openid given on the command line (`--customer`), or a usage error naming the flag. */
+export function parseCustomer(text: string, what: string): string {
+  if (!OPENID.test(text))
+    throw new UsageError(`${what} ${JSON.stringify(text)} is not an openid: ${OPENID_RULE}`);
+  return text;
+}

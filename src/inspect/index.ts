@@ -7,6 +7,6 @@ export {
   exportChats,
 } from './export-chats.js';
 export { createGuideQrcode, pathMenuRequest } from './guide-actions.js';
-export { parseGuideName } from './guide-name.js';
+export { parseCustomer, parseGuideName } from './guide-name.js';
 export { listTasks, type TaskQuery } from './list-tasks.js';
 export { type OutputFile, openOutputFile, streamOutput, type TextStream } from './output-file.js';

@@ -283,8 +283,11 @@ describe('guidectl chats', () => {
     expect(reversed.stderr).toContain(
       '--since 2027-01-09 00:00 +08:00 is after --until 2027-01-08 23:59:59 +08:00',
     );
+    const customer = await cli(['chats', 'alice_wx', '--customer', 'o Ann']);
+    expect(customer.code).toBe(1);
+    expect(customer.stderr).toContain('--customer "o Ann" is not an openid: an openid has 1 to 64 letters');
     expect(target.service.calls()).toHaveLength(0);
-    noStack(bad.stderr + reversed.stderr);
+    noStack(bad.stderr + reversed.stderr + customer.stderr);
   });
 
   it('says when --since reaches past the 30 days the API keeps', async () => {
