@@ -4,16 +4,41 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { errorCode, UsageError } from '../core/errors.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
-import { declaredEnvironment } from '../reconcile/index.js';
+import { declaredEnvironment, type LoadedFiles } from '../reconcile/index.js';
 import { countOf } from '../report/count.js';
 import { renderExport } from '../report/export.js';
+import { cardMediaIdsOf, type ExportEnvironment } from '../report/export-references.js';
 import type { CommandContext } from './io.js';
-import { readLive, type TargetOptions, withClient } from './session.js';
+import { loadFiles, readLive, type TargetOptions, withClient } from './session.js';
 import { targetOptions } from './target-flags.js';
 
 interface ExportOptions extends TargetOptions {
   output?: string;
   files?: string[];
+  asEnvironmentFile?: boolean;
+}
+
+/**
+ * `--as-environment-file`: the environment's values and the media ids of its cards, from its
+ * files checked as it sees them; undefined (exit 1 set, diagnostics printed) when they have errors.
+ */
+async function environmentFile(
+  ctx: CommandContext,
+  paths: readonly string[],
+  name: string,
+): Promise<ExportEnvironment | undefined> {
+  const files: LoadedFiles | undefined = await loadFiles(ctx, paths, undefined, name);
+  if (files?.environment === undefined) return undefined;
+  const { environment, values, state } = files;
+  return {
+    name: environment.name,
+    ...(environment.baseUrl === undefined ? {} : { baseUrl: environment.baseUrl }),
+    ...(environment.credentialsPrefix === undefined
+      ? {}
+      : { credentialsPrefix: environment.credentialsPrefix }),
+    values: values ?? new Map(),
+    cardMediaIds: cardMediaIdsOf(state),
+  };
 }
 
 /** `guidectl export [-o FILE]`: the live state as a desired-state file that plans to no changes. */
@@ -29,10 +54,18 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
       '--files <paths...>',
       'with --env: the desired-state files or folders that declare the environment',
     )
+    .option('--as-environment-file', "with --env: write the environment's values as references to them")
     .action(async (options: ExportOptions) => {
       if ((options.env === undefined) !== (options.files === undefined)) {
         throw new UsageError('--env and --files go together: the files say where the environment is');
       }
+      if (options.asEnvironmentFile === true && (options.env === undefined || options.files === undefined))
+        throw new UsageError('--as-environment-file needs --env NAME and --files PATH…');
+      const asFile =
+        options.asEnvironmentFile === true && options.env !== undefined && options.files !== undefined
+          ? await environmentFile(ctx, options.files, options.env)
+          : undefined;
+      if (options.asEnvironmentFile === true && asFile === undefined) return;
       const environment =
         options.env === undefined || options.files === undefined
           ? undefined
@@ -45,7 +78,10 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
           const out = options.output === undefined ? undefined : resolve(ctx.io.cwd, options.output);
           const schema = fileURLToPath(new URL('../../schema/guidectl.schema.json', import.meta.url));
           const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);
-          const { text, warnings } = renderExport(live, { schemaPath });
+          const { text, warnings } = renderExport(live, {
+            schemaPath,
+            ...(asFile === undefined ? {} : { environment: asFile }),
+          });
           for (const warning of warnings) ctx.io.stderr.write(`guidectl: warning: ${warning}\n`);
           if (out === undefined) {
             ctx.io.stdout.write(text);

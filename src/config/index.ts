@@ -58,6 +58,11 @@ export interface LoadDesiredStateResult {
   readonly environments?: readonly DeclaredEnvironment[];
   /** The desired state of each environment checked, by name, when no diagnostic is an error. */
   readonly states?: ReadonlyMap<string, DesiredState>;
+  /**
+   * The values of the one environment chosen (`environment`), as written, by name: what
+   * `export --as-environment-file` writes back as references. Absent when none was chosen.
+   */
+  readonly values?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -212,7 +217,12 @@ function configOf(
     desiredState: (name) => {
       const result = check([name]);
       const state = result.states?.get(name);
-      return state === undefined ? result : { ...result, state };
+      const values = environments?.find((e) => e.name === name)?.values;
+      return {
+        ...result,
+        ...(state === undefined ? {} : { state }),
+        ...(values === undefined ? {} : { values }),
+      };
     },
   };
 }

@@ -11,6 +11,8 @@ export interface LoadedFiles {
   readonly sources: ReadonlyMap<string, string>;
   /** The environment of the files that `state` is (`--env NAME`); absent for files without environments. */
   readonly environment?: DeclaredEnvironment;
+  /** The values of `environment` as written, by name (for `export --as-environment-file`). */
+  readonly values?: ReadonlyMap<string, string>;
 }
 
 /** The files, when they have no error; every diagnostic (warnings too); the texts either way. */
@@ -45,7 +47,12 @@ export async function loadFiles(
   return state === undefined || hasErrors(diagnostics)
     ? { diagnostics, sources }
     : {
-        files: { state, sources, ...(chosen === undefined ? {} : { environment: chosen }) },
+        files: {
+          state,
+          sources,
+          ...(chosen === undefined ? {} : { environment: chosen }),
+          ...(result.values === undefined ? {} : { values: result.values }),
+        },
         diagnostics,
         sources,
       };

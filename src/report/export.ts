@@ -4,6 +4,7 @@ import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
 import type { LiveMaterial, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
+import { cardKey, type ExportEnvironment, referenceAll } from './export-references.js';
 
 export interface ExportResult {
   /** The desired-state YAML. */
@@ -18,8 +19,12 @@ export interface ExportResult {
  * settings, and the pending tasks when tasks were read (executed ones are history: left out).
  * `prune` is left off, so applying the file elsewhere deletes nothing.
  */
-export function renderExport(live: LiveState, options: { readonly schemaPath?: string } = {}): ExportResult {
+export function renderExport(
+  live: LiveState,
+  options: { readonly schemaPath?: string; readonly environment?: ExportEnvironment } = {},
+): ExportResult {
   const warnings: string[] = [];
+  const { environment } = options;
   const welcome = (messages: readonly LiveWelcome[], where: string): object[] =>
     messages.flatMap((m): object[] => {
       switch (m.type) {
@@ -27,13 +32,16 @@ export function renderExport(live: LiveState, options: { readonly schemaPath?: s
           return [{ text: m.text }];
         case 'image':
           return [{ image: m.mediaId }];
-        case 'miniprogram':
-          warnings.push(
-            `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
-          );
-          return [
-            { miniprogram: { appid: m.appid, title: m.title, path: m.path, media_id: UNKNOWN_MEDIA_ID } },
-          ];
+        case 'miniprogram': {
+          const known = environment?.cardMediaIds.get(cardKey(m));
+          if (known === undefined) {
+            warnings.push(
+              `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
+            );
+          }
+          const mediaId = known ?? UNKNOWN_MEDIA_ID;
+          return [{ miniprogram: { appid: m.appid, title: m.title, path: m.path, media_id: mediaId } }];
+        }
         case 'unknown':
           warnings.push(
             `${where}: a welcome message of msgtype ${m.msgtype} is not understood and was left out`,
@@ -85,22 +93,58 @@ export function renderExport(live: LiveState, options: { readonly schemaPath?: s
     };
   });
 
-  const body = safeYaml({
-    version: 1,
+  const managed: Record<string, unknown> = {
     ...(Object.keys(account).length === 0 ? {} : { account }),
     groups,
     guides,
+  };
+  const body = safeYaml({
+    version: 1,
+    ...(environment === undefined
+      ? managed
+      : // Tasks take no ${…}: only account, groups and guides are written with references.
+        { environments: environmentSection(environment), ...referenceEach(managed, environment.values) }),
     ...(live.tasks === undefined ? {} : { tasks: exportTasks(live.tasks, warnings) }),
   });
-  const header = [
-    `# yaml-language-server: $schema=${options.schemaPath ?? 'https://guidectl.invalid/schema/guidectl.schema.json'}`,
-    '# Exported by guidectl export: the live state of the account. `guidectl plan` on this file shows no changes.',
-    '# The sensitive words semantics is assumed to be append (the service default); change it if your target replaces.',
-    ...(live.tasks === undefined
-      ? []
-      : ['# Tasks: the pending ones, push times in UTC. Executed tasks are history and are left out.']),
-  ];
+  const header = exportHeader(options.schemaPath, live.tasks !== undefined, environment);
   return { text: `${header.join('\n')}\n${body}`, warnings };
+}
+
+function exportHeader(
+  schemaPath: string | undefined,
+  tasks: boolean,
+  environment: ExportEnvironment | undefined,
+): string[] {
+  return [
+    `# yaml-language-server: $schema=${schemaPath ?? 'https://guidectl.invalid/schema/guidectl.schema.json'}`,
+    environment === undefined
+      ? '# Exported by guidectl export: the live state of the account. `guidectl plan` on this file shows no changes.'
+      : `# Exported by guidectl export --env ${environment.name} --as-environment-file: the live state of the account, its values written as \${…}.\n` +
+        `# \`guidectl plan --env ${environment.name}\` on this file shows no changes. To copy the account, add an environment under\n` +
+        '# "environments:" with the same value names and its own values, then run `guidectl apply --env NEW` on this file.',
+    '# The sensitive words semantics is assumed to be append (the service default); change it if your target replaces.',
+    ...(tasks
+      ? ['# Tasks: the pending ones, push times in UTC. Executed tasks are history and are left out.']
+      : []),
+  ];
+}
+
+/** The `environments:` section of an environment file: the one environment exported, no secret. */
+function environmentSection(environment: ExportEnvironment): object {
+  return {
+    [environment.name]: {
+      ...(environment.baseUrl === undefined ? {} : { base_url: environment.baseUrl }),
+      ...(environment.credentialsPrefix === undefined ? {} : { credentials: environment.credentialsPrefix }),
+      values: Object.fromEntries(environment.values),
+    },
+  };
+}
+
+function referenceEach(
+  sections: Record<string, unknown>,
+  values: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(sections).map(([key, v]) => [key, referenceAll(v, values)]));
 }
 
 /**
