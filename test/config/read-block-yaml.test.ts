@@ -100,6 +100,7 @@ describe('the fast block-YAML reader', () => {
   /** Files outside the subset, each for a reason; everything else must take the fast path. */
   const DECLINED: Readonly<Record<string, string>> = {
     'examples/ci/github-actions.yml': 'a CI workflow, not a desired-state file: block scalars',
+    'examples/ci/gitlab-ci.yml': 'a CI pipeline, not a desired-state file: a block scalar',
     'test/config/fixtures/file-empty.yaml': 'empty',
     'test/config/fixtures/top-level-not-mapping.yaml': 'not a mapping',
     'test/config/fixtures/unknown-key.merged.yaml': 'anchors and merge keys',
