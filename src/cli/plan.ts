@@ -14,6 +14,7 @@ import {
 import { describeTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
+import { envParallelism, planAllEnvs } from './plan-all-envs.js';
 import {
   type FailureSink,
   loadFiles,
@@ -35,6 +36,8 @@ interface PlanOptions extends TargetOptions, GuardOptions {
   detailedExitcode: boolean;
   expectNoChanges: boolean;
   out?: string;
+  allEnvs?: boolean;
+  envParallelism?: number;
 }
 
 /** `guidectl plan PATH…`: reads the live state, prints the plan; never writes to the account. */
@@ -56,6 +59,8 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
     .option('--out <file.json>', 'also save the plan, for "guidectl apply FILE" to make exactly these calls')
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none', false)
     .option('--expect-no-changes', 'exit 1 when there are changes (drift), 0 when there are none', false)
+    .option('--all-envs', 'plan every environment of the files, each against its target; one report')
+    .option('--env-parallelism <n>', 'with --all-envs: environments read at once (default 4)', envParallelism)
     .addHelpText(
       'after',
       '\nExit status: 0 success; 1 error, refused plan (deletion guard), or drift with --expect-no-changes;\n' +
@@ -68,6 +73,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           '--detailed-exitcode and --expect-no-changes ask for different exit codes; give one',
         );
       }
+      if (options.allEnvs === true) return planAllEnvs(ctx, paths, options, format);
       const out = options.out === undefined ? undefined : checkOutPath(options.out);
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
       // to stderr only, as every failure of human text does.

@@ -4,6 +4,13 @@
  * progress lines, a prompt) and renders what they return; a library user can run them the same way.
  */
 export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
+export {
+  type AllEnvsPlan,
+  DEFAULT_ENV_PARALLELISM,
+  mapLimited,
+  type PlanEnvironment,
+  planAllEnvironments,
+} from './all-envs.js';
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
 export { declaredEnvironment, type LoadedFiles, type LoadResult, loadFiles } from './files.js';
 export {

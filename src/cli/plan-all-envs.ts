@@ -1,0 +1,73 @@
+import { InvalidArgumentError } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { readOnlyClient } from '../live/index.js';
+import { liveSourceOf, planAllEnvironments, planRun } from '../reconcile/index.js';
+import { renderAllEnvs } from '../report/all-envs.js';
+import type { PlanFormat } from '../report/plan-output.js';
+import { describeTarget } from '../target/index.js';
+import { type GuardOptions, guardFlags } from './guard-flags.js';
+import type { CommandContext } from './io.js';
+import { printDiagnostics, reportInvalidPlan, type TargetOptions, useColor, withClient } from './session.js';
+
+export interface AllEnvsOptions extends TargetOptions, GuardOptions {
+  allEnvs?: boolean;
+  envParallelism?: number;
+  detailedExitcode: boolean;
+  expectNoChanges: boolean;
+  out?: string;
+}
+
+/** `--env-parallelism N`: a whole number from 1 to 64. */
+export function envParallelism(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value.trim()) || n < 1 || n > 64) {
+    throw new InvalidArgumentError(
+      '--env-parallelism takes a whole number from 1 to 64, e.g. --env-parallelism 4.',
+    );
+  }
+  return n;
+}
+
+/** `plan --all-envs`: every environment planned against its own target, then one report. */
+export async function planAllEnvs(
+  ctx: CommandContext,
+  paths: readonly string[],
+  options: AllEnvsOptions,
+  format: PlanFormat,
+): Promise<void> {
+  if (options.env !== undefined) throw new UsageError('--all-envs and --env choose differently; give one');
+  if (options.out !== undefined)
+    throw new UsageError('--out saves one plan; it is not taken with --all-envs');
+  const { io } = ctx;
+  const result = await planAllEnvironments(
+    paths,
+    io.cwd,
+    async (files) =>
+      withClient(
+        ctx,
+        { ...options, verbose: false },
+        async (client, _events, target) => ({
+          target: describeTarget(target, io.cwd),
+          // Plan mode is handed only the read calls: it has no way to write.
+          run: await planRun(files, liveSourceOf(readOnlyClient(client)), guardFlags(options)),
+        }),
+        files.environment === undefined ? {} : { environment: files.environment },
+      ),
+    options.envParallelism,
+  );
+  if (result.status === 'invalid') {
+    reportInvalidPlan(ctx, result.diagnostics, result.sources);
+    return;
+  }
+  printDiagnostics(ctx, result.diagnostics, result.sources);
+  const out = renderAllEnvs(result.environments, format, {
+    color: useColor(ctx, 'stdout'),
+    cwd: io.cwd,
+    sources: result.sources,
+    expectNoChanges: options.expectNoChanges,
+    detailedExitcode: options.detailedExitcode,
+  });
+  io.stdout.write(out.stdout);
+  io.stderr.write(out.stderr);
+  ctx.setExit(out.exit);
+}

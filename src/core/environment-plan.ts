@@ -1,0 +1,26 @@
+import type { Diagnostic } from './diagnostics.js';
+import type { Plan } from './plan.js';
+import type { GuardResult } from './safety.js';
+
+/**
+ * One environment's part of `plan --all-envs`: its plan (with id and deletion guards), the
+ * diagnostics that kept the plan from being made (`invalid`), or the failure that kept it from
+ * being read (`failed`: the target could not be resolved, opened or read). `target` says where
+ * the calls went, never a secret, once it is known.
+ *
+ * Invariants: `name` is a declared environment's; a `planned` outcome's `diagnostics` are warnings.
+ */
+export interface EnvironmentPlan {
+  readonly name: string;
+  readonly target?: string;
+  readonly outcome:
+    | {
+        readonly kind: 'planned';
+        readonly plan: Plan;
+        readonly planId: string;
+        readonly guards: readonly GuardResult[];
+        readonly diagnostics: readonly Diagnostic[];
+      }
+    | { readonly kind: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
+    | { readonly kind: 'failed'; readonly message: string };
+}

@@ -1,0 +1,94 @@
+import { loadConfig } from '../config/index.js';
+import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
+import type { EnvironmentPlan } from '../core/environment-plan.js';
+import { errorMessage, UsageError } from '../core/errors.js';
+import type { LoadedFiles } from './files.js';
+import type { PlanRun } from './plan-run.js';
+
+/** How many environments `plan --all-envs` reads at once unless told (`--env-parallelism`). */
+export const DEFAULT_ENV_PARALLELISM = 4;
+
+/** What `plan --all-envs` found: the files invalid (nothing read), or each environment's part. */
+export type AllEnvsPlan =
+  | {
+      readonly status: 'invalid';
+      readonly diagnostics: readonly Diagnostic[];
+      readonly sources: ReadonlyMap<string, string>;
+    }
+  | {
+      readonly status: 'planned';
+      readonly environments: readonly EnvironmentPlan[];
+      /** Warnings of the files (errors make the whole run `invalid`). */
+      readonly diagnostics: readonly Diagnostic[];
+      readonly sources: ReadonlyMap<string, string>;
+    };
+
+/**
+ * Plans one environment against its target (opened and closed by the caller, who may add
+ * progress): where the calls went, and the plan run. A throw is that environment's failure.
+ */
+export type PlanEnvironment = (
+  files: LoadedFiles,
+) => Promise<{ readonly target: string; readonly run: PlanRun }>;
+
+/**
+ * `plan --all-envs` as a use case: the files are read and checked once, in every environment;
+ * then each environment is planned by `planEnvironment`, at most `parallelism` at once, and one
+ * that fails does not stop or hide the others. Files without environments are a UsageError.
+ */
+export async function planAllEnvironments(
+  paths: readonly string[],
+  cwd: string,
+  planEnvironment: PlanEnvironment,
+  parallelism: number = DEFAULT_ENV_PARALLELISM,
+): Promise<AllEnvsPlan> {
+  const config = await loadConfig(paths, { cwd });
+  const checked = config.check();
+  const sources = new Map(checked.files.map((f) => [f.file, f.text]));
+  const { diagnostics } = checked;
+  if (hasErrors(diagnostics)) return { status: 'invalid', diagnostics, sources };
+  const declared = checked.environments;
+  if (declared === undefined || declared.length === 0) {
+    throw new UsageError(
+      'the files declare no environments: --all-envs plans each environment of "environments:"',
+    );
+  }
+  const environments = await mapLimited(declared, parallelism, async (environment) => {
+    const { name } = environment;
+    const state = checked.states?.get(name);
+    if (state === undefined)
+      return { name, outcome: { kind: 'failed', message: 'no desired state' } } as const;
+    try {
+      const { target, run } = await planEnvironment({ state, sources, environment });
+      return { name, target, outcome: outcomeOf(run) };
+    } catch (error) {
+      return { name, outcome: { kind: 'failed', message: errorMessage(error) } } as const;
+    }
+  });
+  return { status: 'planned', environments, diagnostics, sources };
+}
+
+/** `fn` of each item, at most `limit` at a time, the results in the items' order. */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      const item = items[i];
+      if (item !== undefined) results[i] = await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {
+  if (run.status === 'invalid') return { kind: 'invalid', diagnostics: run.diagnostics };
+  const { plan, planId, guards, diagnostics } = run;
+  return { kind: 'planned', plan, planId, guards, diagnostics };
+}

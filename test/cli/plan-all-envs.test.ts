@@ -1,0 +1,142 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GuideService } from '../../src/service/index.js';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { simCall } from '../helpers/service.js';
+
+// plan --all-envs over real HTTP against two guide services, staging and production, planned
+// side by side from one file: sections, summary table, markdown, JSON and exit codes, and one
+// environment unreachable without hiding the other's plan.
+
+const FILE = `version: 1
+environments:
+  staging:
+    base_url: STAGING_URL
+    credentials: STAGING
+    values: {greeting: Hello from staging}
+  production:
+    base_url: PROD_URL
+    credentials: PROD
+    values: {greeting: Hello}
+guides:
+  - account: alice_wx
+    nickname: Alice
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/alice/0
+    quick_replies: ["\${greeting}, I am Alice."]
+  - account: qa_bot_wx
+    only_in: [staging]
+    nickname: QA
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
+`;
+
+let staging: GuideService;
+let production: GuideService;
+let ws: Workspace;
+beforeAll(async () => {
+  staging = await GuideService.start({ db: ':memory:', simulation: true });
+  production = await GuideService.start({ db: ':memory:', simulation: true });
+  ws = await workspace();
+});
+afterAll(async () => {
+  await staging.close();
+  await production.close();
+  await ws.remove();
+});
+beforeEach(async () => {
+  await simCall(staging.url, 'reset');
+  await simCall(production.url, 'reset');
+  await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
+});
+
+const env = (): Record<string, string> => ({
+  STAGING_APPID: staging.credentials.appid,
+  STAGING_SECRET: staging.credentials.secret,
+  PROD_APPID: production.credentials.appid,
+  PROD_SECRET: production.credentials.secret,
+});
+const cli = (args: readonly string[]): Promise<CliRun> => runCli(args, { cwd: ws.dir, env: env() });
+
+describe('plan --all-envs', () => {
+  it('one section per environment in the order declared, then the summary table', async () => {
+    const run = await cli(['plan', '--all-envs', 'guides.yaml']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const stagingAt = run.stdout.indexOf(
+      `Environment staging: ${staging.url} (STAGING_APPID/STAGING_SECRET)\n`,
+    );
+    const productionAt = run.stdout.indexOf(
+      `Environment production: ${production.url} (PROD_APPID/PROD_SECRET)\n`,
+    );
+    expect(stagingAt).toBe(0);
+    expect(productionAt).toBeGreaterThan(stagingAt);
+    expect(run.stdout.slice(stagingAt, productionAt)).toContain('Hello from staging, I am Alice.');
+    expect(run.stdout.slice(stagingAt, productionAt)).toContain('+ guide qa_bot_wx');
+    expect(run.stdout.slice(productionAt)).not.toContain('qa_bot_wx');
+    expect(run.stdout).toMatch(
+      /\nENVIRONMENT {2}ADD {2}CHANGE {2}DELETE {2}PLAN ID\nstaging {8}2 {7}0 {7}0 {2}[0-9a-f]{12}\nproduction {5}1 {7}0 {7}0 {2}[0-9a-f]{12}\n$/,
+    );
+  });
+
+  it('--detailed-exitcode: 2 while any environment has changes, 0 once every one is applied', async () => {
+    expect((await cli(['plan', '--all-envs', '--detailed-exitcode', 'guides.yaml'])).code).toBe(2);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve', 'guides.yaml'])).code).toBe(0);
+    expect((await cli(['plan', '--all-envs', '--detailed-exitcode', 'guides.yaml'])).code).toBe(2);
+    expect((await cli(['apply', '--env', 'production', '--auto-approve', 'guides.yaml'])).code).toBe(0);
+    const done = await cli(['plan', '--all-envs', '--detailed-exitcode', 'guides.yaml']);
+    expect(done.code).toBe(0);
+    expect(done.stdout.match(/No changes\./g)).toHaveLength(2);
+  });
+
+  it('--json: {format_version, environments: {name: plan}}, each as plan --json with its target', async () => {
+    const run = await cli(['plan', '--all-envs', '--json', 'guides.yaml']);
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(json.format_version).toBe(1);
+    expect(Object.keys(json.environments)).toEqual(['staging', 'production']);
+    expect(json.environments.staging).toMatchObject({
+      format_version: 1,
+      summary: { add: 2, change: 0, delete: 0 },
+      target: `${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+    });
+    expect(json.environments.production.summary).toMatchObject({ add: 1 });
+    expect(json.environments.production.plan_id).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it('--markdown: one comment, a summary table, a section per environment', async () => {
+    const run = await cli(['plan', '--all-envs', '--markdown', 'guides.yaml']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.startsWith('<!-- guidectl-plan -->\n**guidectl plan: 2 environments**\n')).toBe(true);
+    expect(run.stdout.match(/<!-- guidectl-plan -->/g)).toHaveLength(1);
+    expect(run.stdout).toMatch(/\| staging \| `2` \| `0` \| `0` \| `[0-9a-f]{12}` \|/);
+    expect(run.stdout).toContain('### staging');
+    expect(run.stdout).toContain('### production');
+  });
+
+  it('one environment unreachable: exit 1, its failure in its section, the other planned', async () => {
+    await ws.write(
+      'guides.yaml',
+      FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', 'http://127.0.0.1:9'),
+    );
+    const run = await cli(['plan', '--all-envs', '--json', '--read-retry', '0.2', 'guides.yaml']);
+    expect(run.code).toBe(1);
+    const json = JSON.parse(run.stdout);
+    expect(json.environments.staging.summary).toMatchObject({ add: 2 });
+    expect(json.environments.production.error).toContain('cannot connect to http://127.0.0.1:9');
+    expect(run.stderr).toContain('guidectl: environment production: ');
+    const human = await cli(['plan', '--all-envs', '--read-retry', '0.2', 'guides.yaml']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('Plan: 2 to add');
+    expect(human.stdout).toContain('Environment production\n\nFailed: ');
+    expect(human.stdout).toMatch(/\nproduction {5}- {7}- {7}- {2}failed\n$/);
+  });
+
+  it('usage: files without environments, and --env with --all-envs, are refused', async () => {
+    const plain = await ws.write('plain.yaml', 'version: 1\nguides: []\n');
+    const a = await cli(['plan', '--all-envs', plain]);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain('the files declare no environments');
+    const b = await cli(['plan', '--all-envs', '--env', 'staging', 'guides.yaml']);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toBe('guidectl: --all-envs and --env choose differently; give one\n');
+  });
+});
