@@ -13,8 +13,9 @@ const sections: Record<string, () => Promise<void>> = {
   'start-up': async () => (await import('./start-up.js')).benchStartUp(),
   scale: async () => (await import('./scale.js')).benchScale(),
   tasks: async () => (await import('./tasks.js')).benchTasks(),
+  envs: async () => (await import('./envs.js')).benchEnvs(),
 };
-const OPT_IN = new Set(['scale', 'tasks']);
+const OPT_IN = new Set(['scale', 'tasks', 'envs']);
 
 const wanted = process.argv.slice(2);
 console.log(
