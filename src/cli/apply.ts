@@ -23,6 +23,7 @@ import {
 import { renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
 import { describeTarget } from '../target/index.js';
+import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
@@ -45,6 +46,7 @@ interface ApplyOptions extends TargetOptions, GuardOptions {
   continueOnError: boolean;
   planId?: string;
   verify: 'targeted' | 'full';
+  allEnvs?: boolean;
 }
 
 /**
@@ -56,56 +58,62 @@ interface ApplyOptions extends TargetOptions, GuardOptions {
 export function registerApplyCommand(program: Command, ctx: CommandContext): void {
   applyOptions(program).action(async (args: string[], options: ApplyOptions) => {
     checkFlags(options);
-    const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
-    if (savedPlans.length > 1) {
-      throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
-    }
-    const [savedPlan] = savedPlans;
-    const source =
-      savedPlan === undefined
-        ? await filesSource(ctx, paths, options)
-        : await savedPlanSource(
-            savedPlan,
-            paths,
-            ctx.io.cwd,
-            (p, made) => loadFiles(ctx, p, jsonFailure(ctx, options), options.env ?? made),
-            (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
-          );
-    if (source === undefined) return;
-    const environment = source.files?.environment;
-    const stopper = writeAwareStopper(ctx.io.stopSignal, ctx.io.abandonSignal);
-    const lock: LockRequest = {
-      command: ['guidectl', 'apply', ...args].join(' '),
-      timeoutSeconds: options.lockTimeout,
-    };
-    // The local database's lock is held from the read of the live state to the convergence check.
-    await withClient(
-      ctx,
-      options,
-      async (client, events, target) => {
-        const session: Session = { client, events, stopper };
-        const out = new ApplyOutput(ctx, options, source.files?.sources ?? new Map());
-        if (source.kind === 'saved') {
-          checkSavedTarget(
-            source.saved,
-            source.file,
-            options.env ?? environment?.name,
-            describeTarget(target, ctx.io.cwd),
-          );
-        }
-        if (environment !== undefined && !out.machine) {
-          ctx.io.stdout.write(`Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`);
-        }
-        const run = await applyRun(source, applyDeps(ctx, session, out, options), {
-          ...guardFlags(options),
-          ...(options.planId === undefined ? {} : { planId: options.planId }),
-          verify: options.verify,
-        });
-        out.render(run, source);
-      },
-      { signal: stopper.signal, lock, ...(environment === undefined ? {} : { environment }) },
-    );
+    if (options.allEnvs === true) await applyAllEnvs(ctx, args, options, applyOnce);
+    else await applyOnce(ctx, args, options);
   });
+}
+
+/** One apply: of the files (in one environment, or without any), or of a saved plan. */
+async function applyOnce(ctx: CommandContext, args: readonly string[], options: ApplyOptions): Promise<void> {
+  const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
+  if (savedPlans.length > 1) {
+    throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
+  }
+  const [savedPlan] = savedPlans;
+  const source =
+    savedPlan === undefined
+      ? await filesSource(ctx, paths, options)
+      : await savedPlanSource(
+          savedPlan,
+          paths,
+          ctx.io.cwd,
+          (p, made) => loadFiles(ctx, p, jsonFailure(ctx, options), options.env ?? made),
+          (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
+        );
+  if (source === undefined) return;
+  const environment = source.files?.environment;
+  const stopper = writeAwareStopper(ctx.io.stopSignal, ctx.io.abandonSignal);
+  const lock: LockRequest = {
+    command: ['guidectl', 'apply', ...args].join(' '),
+    timeoutSeconds: options.lockTimeout,
+  };
+  // The local database's lock is held from the read of the live state to the convergence check.
+  await withClient(
+    ctx,
+    options,
+    async (client, events, target) => {
+      const session: Session = { client, events, stopper };
+      const out = new ApplyOutput(ctx, options, source.files?.sources ?? new Map());
+      if (source.kind === 'saved') {
+        checkSavedTarget(
+          source.saved,
+          source.file,
+          options.env ?? environment?.name,
+          describeTarget(target, ctx.io.cwd),
+        );
+      }
+      if (environment !== undefined && !out.machine) {
+        ctx.io.stdout.write(`Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`);
+      }
+      const run = await applyRun(source, applyDeps(ctx, session, out, options), {
+        ...guardFlags(options),
+        ...(options.planId === undefined ? {} : { planId: options.planId }),
+        verify: options.verify,
+      });
+      out.render(run, source);
+    },
+    { signal: stopper.signal, lock, ...(environment === undefined ? {} : { environment }) },
+  );
 }
 
 function applyOptions(program: Command): Command {
@@ -127,7 +135,7 @@ function applyOptions(program: Command): Command {
     .option('--auto-approve', 'make the calls without asking (needed when there is no terminal)', false)
     .option(
       '--continue-on-error',
-      'after a failed call, go on with the calls that do not depend on it',
+      'after a failed call, go on with the calls that do not depend on it (--all-envs: and with the next environment)',
       false,
     )
     .option(
@@ -147,6 +155,10 @@ function applyOptions(program: Command): Command {
       )
         .choices(['targeted', 'full'])
         .default('targeted'),
+    )
+    .option(
+      '--all-envs',
+      'apply every environment of the files in the order declared; stop at the first that fails',
     )
     .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
     .option(

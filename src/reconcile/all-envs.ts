@@ -92,3 +92,52 @@ function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {
   const { plan, planId, guards, diagnostics } = run;
   return { kind: 'planned', plan, planId, guards, diagnostics };
 }
+
+/** The environments the files at `paths` declare, in the order written; a UsageError when none. */
+export async function declaredEnvironmentNames(paths: readonly string[], cwd: string): Promise<string[]> {
+  const config = await loadConfig(paths, { cwd });
+  const names = (config.environments ?? []).map((e) => e.name);
+  if (names.length === 0) {
+    throw new UsageError(
+      'the files declare no environments: --all-envs applies each environment of "environments:"',
+    );
+  }
+  return names;
+}
+
+/** How one environment of `apply --all-envs` ended: `skipped` after an earlier failure. */
+export interface EnvironmentApply {
+  readonly name: string;
+  readonly status: 'applied' | 'failed' | 'skipped';
+  /** Why it failed, when it threw (a failure reported by `applyOne` itself has none). */
+  readonly message?: string;
+}
+
+/**
+ * `apply --all-envs` as a use case: each environment in the order declared, one after another
+ * (`applyOne` tells whether it succeeded; a throw is a failure), stopping at the first failure
+ * unless `continueOnError`: the rest are `skipped`.
+ */
+export async function applyEnvironmentsInOrder(
+  names: readonly string[],
+  applyOne: (name: string) => Promise<boolean>,
+  continueOnError: boolean,
+): Promise<EnvironmentApply[]> {
+  const out: EnvironmentApply[] = [];
+  let stopped = false;
+  for (const name of names) {
+    if (stopped) {
+      out.push({ name, status: 'skipped' });
+      continue;
+    }
+    try {
+      const ok = await applyOne(name);
+      out.push({ name, status: ok ? 'applied' : 'failed' });
+      if (!ok && !continueOnError) stopped = true;
+    } catch (error) {
+      out.push({ name, status: 'failed', message: errorMessage(error) });
+      if (!continueOnError) stopped = true;
+    }
+  }
+  return out;
+}

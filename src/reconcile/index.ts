@@ -6,7 +6,10 @@
 export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
 export {
   type AllEnvsPlan,
+  applyEnvironmentsInOrder,
   DEFAULT_ENV_PARALLELISM,
+  declaredEnvironmentNames,
+  type EnvironmentApply,
   mapLimited,
   type PlanEnvironment,
   planAllEnvironments,

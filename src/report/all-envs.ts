@@ -197,3 +197,15 @@ export function allEnvsToJson(environments: readonly EnvironmentPlan[], options:
   });
   return { format_version: ALL_ENVS_FORMAT_VERSION, environments: Object.fromEntries(entries) };
 }
+
+/** `apply --all-envs`'s last lines: each environment and how it ended, in the order applied. */
+export function renderEnvironmentApplies(
+  results: readonly { readonly name: string; readonly status: string; readonly message?: string }[],
+): string {
+  const rows = results.map((r) => [
+    r.name,
+    r.status,
+    r.message === undefined ? '' : escapeControls(r.message),
+  ]);
+  return alignColumns(['ENVIRONMENT', 'APPLY', ''], rows);
+}

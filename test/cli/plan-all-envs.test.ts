@@ -140,3 +140,45 @@ describe('plan --all-envs', () => {
     expect(b.stderr).toBe('guidectl: --all-envs and --env choose differently; give one\n');
   });
 });
+
+describe('apply --all-envs', () => {
+  it('applies each environment in the order declared; then plan --all-envs shows no changes', async () => {
+    const run = await cli(['apply', '--all-envs', '--auto-approve', 'guides.yaml']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.indexOf('Environment staging:')).toBeLessThan(
+      run.stdout.indexOf('Environment production:'),
+    );
+    expect(run.stdout).toMatch(/\nENVIRONMENT {2}APPLY\nstaging {6}applied\nproduction {3}applied\n$/);
+    const plan = await cli(['plan', '--all-envs', '--detailed-exitcode', 'guides.yaml']);
+    expect(plan.code).toBe(0);
+  });
+
+  it('stops at the first environment that fails; --continue-on-error goes on with the next', async () => {
+    const file = FILE.replace('STAGING_URL', 'http://127.0.0.1:9').replace('PROD_URL', production.url);
+    await ws.write('guides.yaml', file);
+    const stopped = await cli([
+      'apply',
+      '--all-envs',
+      '--auto-approve',
+      '--read-retry',
+      '0.2',
+      'guides.yaml',
+    ]);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stdout).toMatch(/\nENVIRONMENT {2}APPLY\nstaging {6}failed\nproduction {3}skipped\n$/);
+    expect(stopped.stderr).toContain('guidectl: environment staging: ');
+    const plan = await cli(['plan', '--env', 'production', '--detailed-exitcode', 'guides.yaml']);
+    expect(plan.code).toBe(2);
+    const on = await cli([
+      'apply',
+      '--all-envs',
+      '--auto-approve',
+      '--continue-on-error',
+      '--read-retry',
+      '0.2',
+      'guides.yaml',
+    ]);
+    expect(on.code).toBe(1);
+    expect(on.stdout).toMatch(/\nstaging {6}failed\nproduction {3}applied\n$/);
+  });
+});
