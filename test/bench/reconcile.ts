@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { DesiredGuide, DesiredState, WelcomeMessage } from '../../src/core/desired.js';
 import { chaosYaml } from '../helpers/chaos.js';
 import { CLI, callCounts, LATENCY_MS, targetEnv, timed } from './apply.js';
-import { measureFloor } from './floor.js';
+import { measureFloor, measureServiceFloor } from './floor.js';
 import { startServeProcess } from './serve-process.js';
 
 const PLAN_PARALLELISM = 8;
@@ -80,6 +80,10 @@ async function benchNoChangePlan(dir: string): Promise<void> {
       `  no-change plan, ${guides.toLocaleString('en')} guides, latency ${LATENCY_MS} ms, parallelism ${PLAN_PARALLELISM}: ${seconds.toFixed(2)} s, ` +
         `${reads.toLocaleString('en')} reads (minimum ${minimum.toLocaleString('en')}), ${writes} writes; limit ${limit.toFixed(2)} s; ratio ${ratio.toFixed(2)} (aim <= 1.10)` +
         (ratio <= 1.1 ? '' : ` — ABOVE AIM by ${((ratio / 1.1 - 1) * 100).toFixed(0)}%`),
+    );
+    const floor = await measureServiceFloor(serve, minimum, guides);
+    console.log(
+      `  floor: ${minimum.toLocaleString('en')} reads from a trivial undici client (8 workers, no start-up, no files) against the same service: ${floor.toFixed(2)} s, ratio ${(floor / limit).toFixed(2)} to the limit; plan − floor ${(seconds - floor).toFixed(2)} s (start-up, loading the files, planning)`,
     );
   } finally {
     await serve.stop();
