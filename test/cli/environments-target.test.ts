@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { simCall } from '../helpers/service.js';
+import { startAccounts, type TestService } from '../helpers/service.js';
 
 // Two guide services over real HTTP, as a staging and a production account, planned and applied
 // from one file by --env NAME: each gets its own values, the only_in guide only its environment.
@@ -40,36 +39,34 @@ guides:
     head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
 `;
 
-let staging: GuideService;
-let production: GuideService;
+let staging: TestService;
+let production: TestService;
+/** The accounts' variables and their closing. */
+let two: { env(): Record<string, string>; close(): Promise<void> };
 let ws: Workspace;
 beforeAll(async () => {
-  staging = await GuideService.start({ db: ':memory:', simulation: true });
-  production = await GuideService.start({ db: ':memory:', simulation: true });
+  const started = await startAccounts('STAGING', 'PROD');
+  two = started;
+  staging = started.accounts.STAGING;
+  production = started.accounts.PROD;
 });
 afterAll(async () => {
-  await staging.close();
-  await production.close();
+  await two.close();
 });
 beforeEach(async () => {
-  await simCall(staging.url, 'reset');
-  await simCall(production.url, 'reset');
+  await staging.sim('reset');
+  await production.sim('reset');
   ws = await workspace();
   await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
 });
 afterEach(() => ws.remove());
 
-const credentials = (): Record<string, string> => ({
-  STAGING_APPID: staging.credentials.appid,
-  STAGING_SECRET: staging.credentials.secret,
-  PROD_APPID: production.credentials.appid,
-  PROD_SECRET: production.credentials.secret,
-});
+const credentials = (): Record<string, string> => two.env();
 const cli = (args: readonly string[], env = credentials()): Promise<CliRun> =>
   runCli(args, { cwd: ws.dir, env });
 
 /** The guides of one service and alice_wx's configuration there (as JSON text), read through `guidectl api`. */
-async function accountOf(service: GuideService): Promise<{ guides: string[]; config: string }> {
+async function accountOf({ service }: TestService): Promise<{ guides: string[]; config: string }> {
   const env = { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret };
   const api = (args: string[]) => runCli(['api', ...args, '--base-url', service.url], { cwd: ws.dir, env });
   const list = JSON.parse((await api(['getguideacctlist', '{"page": 0, "num": 10}'])).stdout);
@@ -115,14 +112,14 @@ describe('--env NAME on plan and apply', () => {
 
   it('an environment without its credentials set is refused, naming the variables; none is printed', async () => {
     const run = await cli(['plan', '--env', 'production', 'guides.yaml'], {
-      STAGING_APPID: staging.credentials.appid,
-      STAGING_SECRET: staging.credentials.secret,
+      STAGING_APPID: staging.service.credentials.appid,
+      STAGING_SECRET: staging.service.credentials.secret,
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
       'environment production cannot be used from here: it has a base_url but no credentials are set: set PROD_APPID and PROD_SECRET, or PROD_ACCESS_TOKEN',
     );
-    expect(run.stderr).not.toContain(staging.credentials.secret);
+    expect(run.stderr).not.toContain(staging.service.credentials.secret);
   });
 
   it('--base-url with --env is refused: the files name the target', async () => {
@@ -153,7 +150,7 @@ describe('--env NAME on plan and apply', () => {
       name: 'staging',
       target: `${staging.url} (STAGING_APPID/STAGING_SECRET)`,
     });
-    expect(JSON.stringify(saved)).not.toContain(staging.credentials.secret);
+    expect(JSON.stringify(saved)).not.toContain(staging.service.credentials.secret);
 
     const show = await cli(['show', 'staging.json']);
     expect(show.stdout.split('\n')[0]).toBe(
@@ -171,8 +168,8 @@ describe('--env NAME on plan and apply', () => {
     );
     const moved = await cli(['apply', 'staging.json'], {
       ...credentials(),
-      STAGING_APPID: production.credentials.appid,
-      STAGING_SECRET: production.credentials.secret,
+      STAGING_APPID: production.service.credentials.appid,
+      STAGING_SECRET: production.service.credentials.secret,
     });
     expect(moved.code).toBe(1);
     expect(moved.stderr).toContain(`the target now is ${production.url} (STAGING_APPID/STAGING_SECRET)`);

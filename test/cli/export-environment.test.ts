@@ -2,8 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { startAccounts, type TestService } from '../helpers/service.js';
 
 // export --env NAME --as-environment-file against a real service over HTTP: the file writes the
 // environment's values back as ${…}, validates, plans to no changes on the same account, and
@@ -35,16 +35,19 @@ groups:
     members: [alice_wx]
 `;
 
-let production: GuideService;
-let copy: GuideService;
+let production: TestService;
+let copy: TestService;
+/** The accounts' variables and their closing. */
+let two: { env(): Record<string, string>; close(): Promise<void> };
 let ws: Workspace;
 beforeAll(async () => {
-  production = await GuideService.start({ db: ':memory:', simulation: true });
-  copy = await GuideService.start({ db: ':memory:', simulation: true });
+  const started = await startAccounts('PROD', 'COPY');
+  two = started;
+  production = started.accounts.PROD;
+  copy = started.accounts.COPY;
 });
 afterAll(async () => {
-  await production.close();
-  await copy.close();
+  await two.close();
 });
 beforeEach(async () => {
   ws = await workspace();
@@ -52,12 +55,7 @@ beforeEach(async () => {
 });
 afterEach(() => ws.remove());
 
-const env = (): Record<string, string> => ({
-  PROD_APPID: production.credentials.appid,
-  PROD_SECRET: production.credentials.secret,
-  COPY_APPID: copy.credentials.appid,
-  COPY_SECRET: copy.credentials.secret,
-});
+const env = (): Record<string, string> => two.env();
 const cli = (args: readonly string[]): Promise<CliRun> => runCli(args, { cwd: ws.dir, env: env() });
 
 describe('export --env NAME --as-environment-file', () => {
@@ -125,7 +123,7 @@ describe('export --env NAME --as-environment-file', () => {
       ['api', 'getguideconfig', '{"guide_account": "alice_wx"}', '--base-url', copy.url],
       {
         cwd: ws.dir,
-        env: { WECHAT_APPID: copy.credentials.appid, WECHAT_SECRET: copy.credentials.secret },
+        env: { WECHAT_APPID: copy.service.credentials.appid, WECHAT_SECRET: copy.service.credentials.secret },
       },
     );
     expect(api.stdout).toContain('Hi from the copy, I am Alice.');

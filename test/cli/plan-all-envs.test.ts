@@ -1,8 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { simCall } from '../helpers/service.js';
+import { startAccounts, type TestService } from '../helpers/service.js';
 
 // plan --all-envs over real HTTP against two guide services, staging and production, planned
 // side by side from one file: sections, summary table, markdown, JSON and exit codes, and one
@@ -29,31 +28,29 @@ guides:
     head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
 `;
 
-let staging: GuideService;
-let production: GuideService;
+let staging: TestService;
+let production: TestService;
+/** The accounts' variables and their closing. */
+let two: { env(): Record<string, string>; close(): Promise<void> };
 let ws: Workspace;
 beforeAll(async () => {
-  staging = await GuideService.start({ db: ':memory:', simulation: true });
-  production = await GuideService.start({ db: ':memory:', simulation: true });
+  const started = await startAccounts('STAGING', 'PROD');
+  two = started;
+  staging = started.accounts.STAGING;
+  production = started.accounts.PROD;
   ws = await workspace();
 });
 afterAll(async () => {
-  await staging.close();
-  await production.close();
+  await two.close();
   await ws.remove();
 });
 beforeEach(async () => {
-  await simCall(staging.url, 'reset');
-  await simCall(production.url, 'reset');
+  await staging.sim('reset');
+  await production.sim('reset');
   await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
 });
 
-const env = (): Record<string, string> => ({
-  STAGING_APPID: staging.credentials.appid,
-  STAGING_SECRET: staging.credentials.secret,
-  PROD_APPID: production.credentials.appid,
-  PROD_SECRET: production.credentials.secret,
-});
+const env = (): Record<string, string> => two.env();
 const cli = (args: readonly string[]): Promise<CliRun> => runCli(args, { cwd: ws.dir, env: env() });
 
 describe('plan --all-envs', () => {

@@ -117,3 +117,32 @@ export function guideBody(account: string, nickname = account.slice(0, 16)): Rec
     guide_headimgurl: `https://mmbiz.qpic.cn/mmbiz_jpg/${account}/0`,
   };
 }
+
+/**
+ * Guide services as the accounts of environments, one per credentials prefix: `env()` gives the
+ * `PREFIX_APPID` and `PREFIX_SECRET` variables that reach each, as a file's `credentials: PREFIX`
+ * names them.
+ */
+export async function startAccounts<P extends string>(
+  ...prefixes: P[]
+): Promise<{
+  readonly accounts: Readonly<Record<P, TestService>>;
+  env(): Record<string, string>;
+  close(): Promise<void>;
+}> {
+  const started = await Promise.all(prefixes.map(() => startTestService()));
+  const accounts = Object.fromEntries(prefixes.map((p, i) => [p, started[i]])) as Record<P, TestService>;
+  return {
+    accounts,
+    env: () =>
+      Object.fromEntries(
+        prefixes.flatMap((p) => [
+          [`${p}_APPID`, accounts[p].service.credentials.appid],
+          [`${p}_SECRET`, accounts[p].service.credentials.secret],
+        ]),
+      ),
+    close: async () => {
+      for (const s of started) await s.close();
+    },
+  };
+}
