@@ -193,6 +193,8 @@ describe('--env NAME on plan and apply', () => {
     expect(run.stdout).toContain('qa_bot_wx');
     expect(run.stdout).toContain('wx1111111111111111');
     const production = await cli(['export', '--env', 'production', '--files', 'guides.yaml']);
+    expect(production.code, production.stderr).toBe(0);
+    expect(production.stdout).toContain('version: 1');
     expect(production.stdout).not.toContain('alice_wx');
     const alone = await cli(['export', '--env', 'staging']);
     expect(alone.code).toBe(1);

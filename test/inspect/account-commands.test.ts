@@ -26,10 +26,12 @@ async function call(op: string, body: Record<string, unknown>): Promise<Record<s
 }
 const sim = (verb: string, body: unknown = {}) => simCall(target.service.url, verb, body);
 /** guidectl ARGS against the service, in Shanghai time unless `env` says otherwise. */
+/** Runs guidectl against the service, by the service's clock (NOW) unless `options` says otherwise. */
 function cli(args: readonly string[], env: Record<string, string> = SHANGHAI, options: CaptureOptions = {}) {
   return runCli([...args, '--base-url', target.service.url], {
     env: { ...target.env(), ...env },
     cwd: target.ws.dir,
+    now: () => NOW * 1000,
     ...options,
   });
 }

@@ -56,10 +56,13 @@ describe('applyRunOutput', () => {
   });
 
   it('leaves the line of a check that failed by a bug to the caller, which throws it', () => {
-    const { chunks } = applyRunOutput(
+    const { chunks, exit } = applyRunOutput(
       applied({ converged: false, checkError: new TypeError('x is undefined') }),
       options('human'),
     );
+    expect(exit).toBe(1);
+    expect(chunks.map((c) => c.to)).toEqual(['stdout']);
+    expect(chunks[0]?.text).toContain('Apply: 2 calls done');
     expect(chunks.map((c) => c.text).join('')).not.toContain('x is undefined');
   });
 

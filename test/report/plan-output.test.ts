@@ -54,7 +54,10 @@ describe('planFailureOutput and planErrorOutput', () => {
       diagnostics: [],
     });
     expect(planErrorOutput('human', 'no answer')).toBe('');
-    expect(planErrorOutput('markdown', 'line\u001b[31m')).not.toContain('\u001b');
+    const markdown = planErrorOutput('markdown', 'line\u001b[31m');
+    expect(markdown).toContain('guidectl plan failed');
+    expect(markdown).toContain('guidectl: line');
+    expect(markdown).not.toContain('\u001b');
     expect(JSON.parse(planErrorOutput('json', 'no answer'))).toMatchObject({ error: 'no answer' });
   });
 });
