@@ -102,7 +102,7 @@ describe('the task rules of the planner', () => {
   it('compares recipients as a set, and images by being images (their media id is not read back)', () => {
     const d = desired([task({ recipients: ['oC1', 'oC2'], materials: [{ type: 'image', mediaId: 'NEW' }] })]);
     const l = live([
-      liveTask({ recipients: ['oC1', 'oC2'], materials: [{ type: 'image', picUrl: 'https://x/OLD/0' }] }),
+      liveTask({ recipients: ['oC2', 'oC1'], materials: [{ type: 'image', picUrl: 'https://x/OLD/0' }] }),
     ]);
     expect(ops(d, l)).toEqual([]);
   });
@@ -178,6 +178,12 @@ describe('the task rules of the planner', () => {
   it('matches a new pending task before an executed one of the same name', () => {
     const l = live([liveTask({ id: '30', status: 'executed', pushAt: NOW - DAY }), liveTask({ id: '31' })]);
     expect(ops(desired([task()]), l)).toEqual([]);
+    // A change goes to the pending one, by its id, with no word of history.
+    const changed = planChanges(desired([task({ remark: 'changed' })]), l);
+    expect(changed.plan?.calls.map((c) => [c.operation, c.body['task_id']])).toEqual([
+      ['updateguidemassendjob', '31'],
+    ]);
+    expect(changed.diagnostics).toEqual([]);
     // Only the executed one: the files' task is that one (history), not a new task.
     const history = live([liveTask({ id: '30', status: 'executed', pushAt: NOW - DAY })]);
     expect(ops(desired([task()]), history)).toEqual([]);

@@ -139,6 +139,9 @@ describe('mass-send tasks', () => {
     expect(cancelled['total_count']).toBe(1);
     const page = await t.ok('getguidemassendjoblist', { ...alice, task_status: [], offset: 1, limit: 1 });
     expect((page['list'] as unknown[]).length).toBe(1);
+    // The page at offset 1 is the second task of the whole list, not the first again.
+    expect((page['list'] as unknown[])[0]).toEqual((all['list'] as unknown[])[1]);
+    expect((page['list'] as unknown[])[0]).not.toEqual((all['list'] as unknown[])[0]);
     expect((await t.ok('getguidemassendjoblist', { guide_account: 'bob_wx' }))['total_count']).toBe(0);
   });
 
