@@ -5,6 +5,7 @@ import type {
 } from '../core/environment-target.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
+import { given as givenValue } from './resolve.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -13,9 +14,9 @@ export function environmentDbFile(name: string): string {
   return `.guidectl/${name}.db`;
 }
 
+/** Whether a variable is set to something (unset and empty alike are not). */
 function given(env: Env, name: string): boolean {
-  const value = env[name];
-  return value !== undefined && value !== '';
+  return givenValue(env, name) !== undefined;
 }
 
 function credentialsState(env: Env, prefix: string): CredentialsState {

@@ -4,7 +4,7 @@ import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
 import { describeEnvironmentTargets } from './environment-target.js';
-import type { Target, TargetFlags } from './resolve.js';
+import { checkBaseUrl, type Target, type TargetFlags } from './resolve.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -46,7 +46,8 @@ export function resolveEnvironmentTarget(
     : { appid: env[`${prefix}_APPID`] ?? '', secret: env[`${prefix}_SECRET`] ?? '' };
   return {
     kind: 'remote',
-    baseUrl: target.baseUrl.replace(/\/+$/, ''),
+    // The --base-url rules (no query or fragment: guidectl adds the access token there).
+    baseUrl: checkBaseUrl(target.baseUrl, `environment ${environment.name}'s base_url`),
     auth,
     authSource: byToken ? `${prefix}_ACCESS_TOKEN` : `${prefix}_APPID/${prefix}_SECRET`,
   };

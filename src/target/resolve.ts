@@ -45,12 +45,13 @@ export type Target =
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** A variable's value, with unset and empty alike treated as not given. */
-function given(env: Env, name: string): string | undefined {
+export function given(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
 }
 
-function checkBaseUrl(value: string, source: string): string {
+/** A base URL as the client takes it (no trailing `/`); a UsageError naming `source` when it is not one. */
+export function checkBaseUrl(value: string, source: string): string {
   const parsed = parseBaseUrl(value);
   if ('url' in parsed) return value.replace(/\/+$/, '');
   switch (parsed.problem.kind) {

@@ -28,6 +28,13 @@ describe('resolveEnvironmentTarget', () => {
     expect(describeTarget(app, '/w')).toBe('https://staging.example.com (STAGING_APPID/STAGING_SECRET)');
   });
 
+  it('refuses a base_url with a query or a fragment, as --base-url does (guidectl adds the access token there)', () => {
+    const queried = { ...staging, baseUrl: 'https://staging.example.com/cgi?x=1' };
+    expect(() => resolveEnvironmentTarget({ STAGING_ACCESS_TOKEN: 't' }, queried, {}, '/w')).toThrow(
+      "environment staging's base_url must not hold a query or fragment (the access token is added by guidectl)",
+    );
+  });
+
   it('credentials and no base_url: the WeChat API', () => {
     const production = { name: 'production', credentialsPrefix: 'PROD', source };
     const target = resolveEnvironmentTarget({ PROD_ACCESS_TOKEN: 't' }, production, {}, '/w');
