@@ -27,15 +27,8 @@ import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
-import {
-  type FailureSink,
-  type LockRequest,
-  loadFiles,
-  readLive,
-  type TargetOptions,
-  useColor,
-  withClient,
-} from './session.js';
+import { type FailureSink, useColor } from './output.js';
+import { type LockRequest, loadFiles, readLive, type TargetOptions, withClient } from './session.js';
 import { envOption, targetOptions } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {

@@ -5,7 +5,7 @@ import { environmentsToJson, renderEnvironments } from '../report/envs.js';
 import { describeEnvironmentTargets } from '../target/environment-target.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
-import { printDiagnostics } from './session.js';
+import { printDiagnostics } from './output.js';
 
 /** `guidectl envs PATH…`: the environments the files declare and their targets; no network, no secret. */
 export function registerEnvsCommand(program: Command, ctx: CommandContext): void {

@@ -7,7 +7,8 @@ import type { PlanFormat } from '../report/plan-output.js';
 import { describeTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags } from './guard-flags.js';
 import type { CommandContext } from './io.js';
-import { printDiagnostics, reportInvalidPlan, type TargetOptions, useColor, withClient } from './session.js';
+import { printDiagnostics, useColor } from './output.js';
+import { reportInvalidPlan, type TargetOptions, withClient } from './session.js';
 
 export interface AllEnvsOptions extends TargetOptions, GuardOptions {
   allEnvs?: boolean;

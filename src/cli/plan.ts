@@ -14,17 +14,9 @@ import {
 import { describeTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
+import { type FailureSink, printDiagnostics, useColor } from './output.js';
 import { envParallelism, planAllEnvs } from './plan-all-envs.js';
-import {
-  type FailureSink,
-  loadFiles,
-  printDiagnostics,
-  readLive,
-  reportInvalidPlan,
-  type TargetOptions,
-  useColor,
-  withClient,
-} from './session.js';
+import { loadFiles, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
 import { envOption, targetOptions } from './target-flags.js';
 
 export type Format = PlanFormat;

@@ -10,7 +10,6 @@ import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
 import { type LoadedFiles, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
-import { renderDiagnostics } from '../report/diagnostics.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import {
   openTarget,
@@ -21,6 +20,7 @@ import {
 } from '../target/index.js';
 import { type CommandContext, InterruptedError } from './io.js';
 import { thisProcess } from './lock-process.js';
+import { type FailureSink, printDiagnostics } from './output.js';
 import { createProgress } from './progress.js';
 import { type TimingFlags, timingOptions } from './target-flags.js';
 
@@ -35,31 +35,6 @@ export interface TargetOptions extends TimingFlags {
   localDb?: string;
   parallelism: number;
   verbose: boolean;
-}
-
-/** Colour on a stream: only on a terminal, without `--no-color`, and with NO_COLOR unset or empty. */
-export function useColor(ctx: CommandContext, stream: 'stdout' | 'stderr'): boolean {
-  const value = ctx.io.env['NO_COLOR'];
-  return ctx.io[stream].isTTY && ctx.colorFlag() && (value === undefined || value === '');
-}
-
-/**
- * Told why a command failed before it had a plan to show: a headline, the messages as plain text
- * (for `plan --markdown`, whose comment must say why there is no plan), and the diagnostics
- * themselves (for `--json`, which prints them as `validate --json` does).
- */
-export type FailureSink = (headline: string, details: string, diagnostics: readonly Diagnostic[]) => void;
-
-export function printDiagnostics(
-  ctx: CommandContext,
-  diagnostics: readonly Diagnostic[],
-  sources: ReadonlyMap<string, string>,
-): string {
-  if (diagnostics.length === 0) return '';
-  ctx.io.stderr.write(
-    renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, color: useColor(ctx, 'stderr'), sources }),
-  );
-  return renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, sources });
 }
 
 /** From this much desired-state YAML on (about 50,000 guides), a run keeps its heap closer to what it uses. */

@@ -5,8 +5,8 @@ import { isSavedPlanFile, readSavedPlan } from '../reconcile/saved-plan-file.js'
 import { escapeControls } from '../report/escape.js';
 import { formatPlan } from '../report/plan-output.js';
 import type { CommandContext } from './io.js';
+import { useColor } from './output.js';
 import { chooseFormat, type Format, formatOptions } from './plan.js';
-import { useColor } from './session.js';
 
 interface ShowOptions {
   json: boolean;

@@ -4,7 +4,7 @@ import { hasErrors } from '../core/diagnostics.js';
 import { refuseSavedPlans } from '../reconcile/saved-plan-file.js';
 import { renderDiagnostics, renderDiagnosticsJson, renderSummary } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
-import { useColor } from './session.js';
+import { useColor } from './output.js';
 
 /** `guidectl validate PATH…`: schema and semantic checks of desired-state files; no network. */
 export function registerValidateCommand(program: Command, ctx: CommandContext): void {

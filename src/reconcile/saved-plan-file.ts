@@ -3,7 +3,7 @@ import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
-import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/index.js';
+import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
 import { parseJson } from '../wire/json.js';
 import type { ApplySource } from './apply-run.js';
 import type { LoadedFiles } from './files.js';
