@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/index.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
-import { errorMessage, UsageError } from '../core/errors.js';
+import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
 import type { LoadedFiles } from './files.js';
 import type { PlanRun } from './plan-run.js';
 
@@ -62,6 +62,8 @@ export async function planAllEnvironments(
       const { target, run } = await planEnvironment({ state, sources, environment });
       return { name, target, outcome: outcomeOf(run) };
     } catch (error) {
+      // A known failure is the environment's; a bug is everyone's, with its stack trace.
+      if (!(error instanceof GuidectlError)) throw error;
       return { name, outcome: { kind: 'failed', message: errorMessage(error) } } as const;
     }
   });
@@ -115,7 +117,8 @@ export interface EnvironmentApply {
 
 /**
  * `apply --all-envs` as a use case: each environment in the order declared, one after another
- * (`applyOne` tells whether it succeeded; a throw is a failure), stopping at the first failure
+ * (`applyOne` tells whether it succeeded; a `GuidectlError` thrown is a failure, any other throw a
+ * bug that ends the run), stopping at the first failure
  * unless `continueOnError`: the rest are `skipped`.
  */
 export async function applyEnvironmentsInOrder(
@@ -135,6 +138,7 @@ export async function applyEnvironmentsInOrder(
       out.push({ name, status: ok ? 'applied' : 'failed' });
       if (!ok && !continueOnError) stopped = true;
     } catch (error) {
+      if (!(error instanceof GuidectlError)) throw error;
       out.push({ name, status: 'failed', message: errorMessage(error) });
       if (!continueOnError) stopped = true;
     }
