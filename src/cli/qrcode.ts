@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createGuideQrcode, parseGuideName } from '../inspect/index.js';
 import { qrcodeToJson } from '../report/qrcode.js';
+import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import { type TargetOptions, withClient } from './session.js';
 import { targetOptions } from './target-flags.js';
@@ -28,7 +29,7 @@ export function registerQrcodeCommand(program: Command, ctx: CommandContext): vo
         async (client) => {
           const url = await createGuideQrcode(client, guide, options.info);
           ctx.io.stdout.write(
-            options.json ? `${JSON.stringify(qrcodeToJson(guide, url), null, 2)}\n` : `${url}\n`,
+            options.json ? `${stringifyJsonPretty(qrcodeToJson(guide, url))}\n` : `${url}\n`,
           );
           ctx.setExit(0);
         },

@@ -2,9 +2,9 @@ import type { TaskSummary } from '../core/account-records.js';
 import { compareText } from '../core/compare-text.js';
 import { describeGuideId } from '../core/desired.js';
 import { countOf, formatCount } from './count.js';
-import { displayWidth } from './diagnostics.js';
 import { escapeControls } from './escape.js';
 import { isoLocalTime, shortLocalTime } from './local-time.js';
+import { alignColumns } from './table.js';
 
 /** The version of `guidectl tasks --json`; raised only when a key is renamed or removed. */
 export const TASKS_FORMAT_VERSION = 1;
@@ -37,19 +37,8 @@ export function renderTaskTable(tasks: readonly TaskSummary[], timeZone: string 
     t.id,
   ]);
   const header = ['NAME', 'GUIDE', 'PUSH TIME', 'RECIPIENTS', 'STATUS', 'TASK ID'];
-  const widths = header.map((h, i) =>
-    Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))),
-  );
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((cell, i) => {
-        const pad = ' '.repeat((widths[i] ?? 0) - displayWidth(cell));
-        // Counts line up on the right, as numbers do.
-        return i === 3 ? pad + cell : cell + pad;
-      })
-      .join('  ')
-      .trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n${countOf(tasks.length, 'task')}\n`;
+  // Counts line up on the right, as numbers do.
+  return `${alignColumns(header, rows, new Set([3]))}${countOf(tasks.length, 'task')}\n`;
 }
 
 /**

@@ -3,7 +3,6 @@
  * client connected to it (`openTarget`): the API at a base URL with credentials from the
  * environment, or the guide service started in-process over a local database, locked for writers.
  */
-export { ensureDir, prepareDbFolder } from '../service/db-folder.js';
 export { describeTarget, resolveEnvironmentTarget } from './environment.js';
 export {
   type OpenTarget,
