@@ -1,6 +1,7 @@
 import type { GuideClient } from '../client/index.js';
 import type { TaskState, TaskStatusFilter, TaskSummary } from '../core/account-records.js';
 import type { GuideId } from '../core/desired.js';
+import { mapLimited } from '../core/map-limited.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import type { MassendTask, TaskStatus } from '../wire/messages.js';
 
@@ -49,25 +50,18 @@ export async function listTasks(
       if (id !== undefined) guides.push(id);
     }
   }
-  const perGuide: TaskSummary[][] = guides.map(() => []);
-  let next = 0;
   let done = 0;
-  // A fixed number of workers, each taking the next guide: however many guides the account has,
-  // only `window` lists are read at once, not one pending read per guide held in memory.
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < guides.length; i = next++) {
-      const guide = guides[i];
-      if (guide === undefined) continue;
-      const request = {
-        ...wireGuideIdentity(guide),
-        ...(query.status === undefined ? {} : { task_status: FILTERS[query.status] }),
-      };
-      for await (const task of reader.iterateGuideMassendJobList(request))
-        perGuide[i]?.push(summarise(task, guide));
-      onGuideDone?.(++done, guides.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(window, guides.length) }, worker));
+  // Only `window` lists are read at once, not one pending read per guide held in memory.
+  const perGuide = await mapLimited(guides, window, async (guide) => {
+    const request = {
+      ...wireGuideIdentity(guide),
+      ...(query.status === undefined ? {} : { task_status: FILTERS[query.status] }),
+    };
+    const tasks: TaskSummary[] = [];
+    for await (const task of reader.iterateGuideMassendJobList(request)) tasks.push(summarise(task, guide));
+    onGuideDone?.(++done, guides.length);
+    return tasks;
+  });
   return perGuide.flat();
 }
 

@@ -2,6 +2,7 @@ import { loadConfig } from '../config/index.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
 import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
+import { mapLimited } from '../core/map-limited.js';
 import type { LoadedFiles } from './files.js';
 import type { PlanRun } from './plan-run.js';
 
@@ -68,25 +69,6 @@ export async function planAllEnvironments(
     }
   });
   return { status: 'planned', environments, diagnostics, sources };
-}
-
-/** `fn` of each item, at most `limit` at a time, the results in the items' order. */
-export async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      const item = items[i];
-      if (item !== undefined) results[i] = await fn(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }
 
 function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {

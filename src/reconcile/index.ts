@@ -10,7 +10,6 @@ export {
   DEFAULT_ENV_PARALLELISM,
   declaredEnvironmentNames,
   type EnvironmentApply,
-  mapLimited,
   type PlanEnvironment,
   planAllEnvironments,
 } from './all-envs.js';
