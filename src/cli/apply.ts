@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { writeAwareStopper } from '../apply/index.js';
 import { GuidectlError, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
@@ -29,7 +29,7 @@ import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, useColor } from './output.js';
 import { type LockRequest, loadFiles, readLive, type TargetOptions, withClient } from './session.js';
-import { envOption, targetOptions } from './target-flags.js';
+import { envOption, targetOptions, wholeNumber } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
   lockTimeout: number;
@@ -138,7 +138,7 @@ function applyOptions(program: Command): Command {
     .option(
       '--lock-timeout <seconds>',
       'with the embedded local database: wait this long for another guidectl using it; 0 refuses at once',
-      parseSeconds,
+      wholeNumber('--lock-timeout', 0),
       0,
     )
     .addOption(
@@ -177,14 +177,6 @@ function checkFlags(options: ApplyOptions): void {
       `--plan-id takes the ${PLAN_ID_LENGTH} hex digits that plan prints as "Plan id:", not ${JSON.stringify(expected)}`,
     );
   }
-}
-
-function parseSeconds(value: string): number {
-  const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n)) {
-    throw new InvalidArgumentError('--lock-timeout takes a whole number of seconds, e.g. 60.');
-  }
-  return n;
 }
 
 async function filesSource(

@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { liveSourceOf, planAllEnvironments, planRun } from '../reconcile/index.js';
@@ -16,17 +15,6 @@ export interface AllEnvsOptions extends TargetOptions, GuardOptions {
   detailedExitcode: boolean;
   expectNoChanges: boolean;
   out?: string;
-}
-
-/** `--env-parallelism N`: a whole number from 1 to 64. */
-export function envParallelism(value: string): number {
-  const n = Number(value);
-  if (!/^[0-9]+$/.test(value.trim()) || n < 1 || n > 64) {
-    throw new InvalidArgumentError(
-      '--env-parallelism takes a whole number from 1 to 64, e.g. --env-parallelism 4.',
-    );
-  }
-  return n;
 }
 
 /** `plan --all-envs`: every environment planned against its own target, then one report. */

@@ -3,7 +3,14 @@ import { type Command, Option } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { liveFingerprints, type SavedEnvironment } from '../plan/index.js';
-import { type PlanRun, planRun, recordedPath, refuseSavedPlans, writeSavedPlan } from '../reconcile/index.js';
+import {
+  DEFAULT_ENV_PARALLELISM,
+  type PlanRun,
+  planRun,
+  recordedPath,
+  refuseSavedPlans,
+  writeSavedPlan,
+} from '../reconcile/index.js';
 import {
   formatPlan,
   type PlanFormat,
@@ -15,9 +22,9 @@ import { describeTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor } from './output.js';
-import { envParallelism, planAllEnvs } from './plan-all-envs.js';
+import { planAllEnvs } from './plan-all-envs.js';
 import { loadFiles, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
-import { envOption, targetOptions } from './target-flags.js';
+import { envOption, targetOptions, wholeNumber } from './target-flags.js';
 
 export type Format = PlanFormat;
 
@@ -52,7 +59,11 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none', false)
     .option('--expect-no-changes', 'exit 1 when there are changes (drift), 0 when there are none', false)
     .option('--all-envs', 'plan every environment of the files, each against its target; one report')
-    .option('--env-parallelism <n>', 'with --all-envs: environments read at once (default 4)', envParallelism)
+    .option(
+      '--env-parallelism <n>',
+      `with --all-envs: environments read at once (default ${DEFAULT_ENV_PARALLELISM})`,
+      wholeNumber('--env-parallelism', 1, 64),
+    )
     .addHelpText(
       'after',
       '\nExit status: 0 success; 1 error, refused plan (deletion guard), or drift with --expect-no-changes;\n' +

@@ -1,55 +1,25 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { renderServeBanner, simulationExposedWarning } from '../report/serve.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
-import { parseFaults } from '../service/faults.js';
+import { type FaultSpec, parseFaults } from '../service/faults.js';
 import type { CommandContext } from './io.js';
 import { thisProcess } from './lock-process.js';
+import { wholeNumber } from './target-flags.js';
 
-function integer(name: string, min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^[0-9]+$/.test(value) || n < min || n > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
-    }
-    return n;
-  };
+/** `--faults SPEC`, parsed once: the spec for the service, the text for the banner. */
+interface FaultsFlag {
+  readonly text: string;
+  readonly spec: FaultSpec;
 }
 
-function faults(value: string): string {
+function faults(text: string): FaultsFlag {
   try {
-    parseFaults(value);
+    return { text, spec: parseFaults(text) };
   } catch (error) {
     if (error instanceof UsageError) throw new InvalidArgumentError(error.message);
     throw error;
   }
-  return value;
-}
-
-/**
- * The soft limit on open files of this process (RLIMIT_NOFILE), which node does not expose: read
- * from /proc/self/limits on Linux, else from `ulimit -n` in a shell (which inherits it); 1,024
- * when neither says.
- */
-function openFileLimit(): number {
-  try {
-    const limits = readFileSync('/proc/self/limits', 'utf8');
-    const soft = /^Max open files\s+(\S+)/m.exec(limits)?.[1];
-    if (soft === 'unlimited') return 1_000_000;
-    if (soft !== undefined && /^[0-9]+$/.test(soft)) return Number(soft);
-  } catch {
-    // Not Linux: ask a shell.
-  }
-  try {
-    const soft = execFileSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8', timeout: 2_000 }).trim();
-    if (soft === 'unlimited') return 1_000_000;
-    if (/^[0-9]+$/.test(soft)) return Number(soft);
-  } catch {
-    // No shell: the usual default.
-  }
-  return 1_024;
 }
 
 interface ServeFlags {
@@ -63,7 +33,7 @@ interface ServeFlags {
   sensitiveWords: 'append' | 'replace';
   invites: 'auto' | 'manual';
   maxGuides: number;
-  faults: string;
+  faults: FaultsFlag;
   simulation: boolean;
   maxConnections?: number;
   maxConnectionsPerAddress?: number;
@@ -74,7 +44,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .command('serve')
     .description('run the guide service: the whole guide API over HTTP, stored in SQLite')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0, 65535), 8080)
+    .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port', 0, 65535), 8080)
     .option('--db <file>', 'SQLite database file, or :memory:', DEFAULT_LOCAL_DB_PATH)
     .addOption(
       new Option('--durability <level>', 'normal: survives a crash of the process; full: also a power cut')
@@ -83,7 +53,12 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     )
     .option('--appid <appid>', 'app id that token requests must present (generated when not given)')
     .option('--secret <secret>', 'app secret (generated when not given; or set GUIDECTL_SERVICE_SECRET)')
-    .option('--token-ttl <seconds>', 'lifetime of access tokens', integer('--token-ttl', 1, 31_536_000), 7200)
+    .option(
+      '--token-ttl <seconds>',
+      'lifetime of access tokens',
+      wholeNumber('--token-ttl', 1, 31_536_000),
+      7200,
+    )
     .addOption(
       new Option('--sensitive-words <semantics>', 'what black_keyword with is_delete:false does')
         .choices(['append', 'replace'])
@@ -97,25 +72,27 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .option(
       '--max-guides <n>',
       'guide count limit of the account',
-      integer('--max-guides', 1, 10_000_000),
+      wholeNumber('--max-guides', 1, 10_000_000),
       100_000,
     )
-    .option(
-      '--faults <spec>',
-      'inject faults, e.g. latency=20ms,system_error=0.05,minute_quota=0.02,lost_answer=0.01,seed=7',
-      faults,
-      '',
+    .addOption(
+      new Option(
+        '--faults <spec>',
+        'inject faults, e.g. latency=20ms,system_error=0.05,minute_quota=0.02,lost_answer=0.01,seed=7',
+      )
+        .argParser(faults)
+        .default(faults(''), '""'),
     )
     .option('--simulation', 'enable the /__sim/ interface (users, customers, time)', false)
     .option(
       '--max-connections <n>',
       'connections open at once (default: from the open-file limit)',
-      integer('--max-connections', 1, 1_000_000),
+      wholeNumber('--max-connections', 1, 1_000_000),
     )
     .option(
       '--max-connections-per-address <n>',
       'connections open at once from one client address (default: half of --max-connections)',
-      integer('--max-connections-per-address', 1, 1_000_000),
+      wholeNumber('--max-connections-per-address', 1, 1_000_000),
     )
     .action((options: ServeFlags) => runServe(options, ctx));
 }
@@ -127,7 +104,6 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   io.catchSignals?.();
   const { startServe } = await import('../service/index.js');
   const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
-  const openFiles = openFileLimit();
   const serve = await startServe({
     db: options.db,
     durability: options.durability,
@@ -135,7 +111,7 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
     port: options.port,
     ...(options.appid === undefined ? {} : { appid: options.appid }),
     ...(secret === undefined ? {} : { secret }),
-    faults: options.faults,
+    faults: options.faults.spec,
     simulation: options.simulation,
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     ...(options.maxConnectionsPerAddress === undefined
@@ -148,7 +124,6 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
       maxGuides: options.maxGuides,
     },
     cwd: io.cwd,
-    openFileLimit: openFiles,
     self: thisProcess(),
     log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
   });
@@ -156,12 +131,13 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   io.stdout.write(
     renderServeBanner({
       ...options,
+      faults: options.faults.text,
       url: service.url,
       db: serve.db,
       appid: service.appid,
       ...(service.credentialsGenerated ? { generatedSecret: service.credentials.secret } : {}),
       connections: serve.connections,
-      openFileLimit: openFiles,
+      openFileLimit: serve.openFileLimit,
     }),
   );
   if (service.simNeedsToken) io.stderr.write(simulationExposedWarning(options.host));

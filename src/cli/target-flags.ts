@@ -1,12 +1,26 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { TargetClientOptions } from '../target/index.js';
 
-function parseParallelism(value: string): number {
-  const n = Number(value);
-  if (!/^[0-9]+$/.test(value) || n < 1 || n > 256) {
-    throw new InvalidArgumentError('--parallelism must be a whole number from 1 to 256.');
-  }
-  return n;
+/**
+ * The parser of every whole-number flag: `flag` takes a whole number from `min` to `max` (no
+ * bound above when `max` is not given), with spaces around it allowed.
+ */
+export function wholeNumber(flag: string, min: number, max?: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (
+      !/^[0-9]+$/.test(value.trim()) ||
+      !Number.isSafeInteger(n) ||
+      n < min ||
+      (max !== undefined && n > max)
+    ) {
+      const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+      throw new InvalidArgumentError(
+        `${flag} takes a whole number ${range}, e.g. ${flag} ${Math.max(min, 1)}.`,
+      );
+    }
+    return n;
+  };
 }
 
 /** Adds the target options every command that talks to a target takes (plan, apply, export, api). */
@@ -14,7 +28,7 @@ export function targetOptions(command: Command): Command {
   return command
     .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')
     .option('--local-db <file>', 'database of the embedded local service (or GUIDECTL_LOCAL_DB)')
-    .option('--parallelism <n>', 'most calls in flight at once', parseParallelism, 8)
+    .option('--parallelism <n>', 'most calls in flight at once', wholeNumber('--parallelism', 1, 256), 8)
     .option('--timeout <seconds>', 'time one attempt of a call may take (default: 15)', seconds('--timeout'))
     .option(
       '--settle-timeout <seconds>',

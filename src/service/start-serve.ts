@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type ConnectionLimits, connectionLimitsFor } from './connections.js';
 import { DEFAULT_LOCAL_DB_PATH, prepareDbFolder } from './db-folder.js';
 import { acquireDbLock, type HeldLock, isServeHolder, type LockProcess } from './db-lock.js';
+import { openFileLimit as processOpenFileLimit } from './open-file-limit.js';
 import { GuideService, type GuideServiceOptions } from './server.js';
 
 /** `guidectl serve`'s settings, as its flags give them. */
@@ -9,8 +10,11 @@ export interface ServeOptions extends Omit<GuideServiceOptions, 'db' | 'connecti
   /** The database as the user named it (`:memory:`, or a path relative to `cwd`). */
   readonly db: string;
   readonly cwd: string;
-  /** This process's soft limit on open files, from which the connection caps are derived. */
-  readonly openFileLimit: number;
+  /**
+   * This process's soft limit on open files, from which the connection caps are derived; read
+   * from the system (`openFileLimit`) when not given.
+   */
+  readonly openFileLimit?: number;
   readonly maxConnections?: number;
   readonly maxConnectionsPerAddress?: number;
   /** This process, as the database's lock records it. */
@@ -25,6 +29,8 @@ export interface RunningServe {
   /** The database's absolute path, or `:memory:`. */
   readonly db: string;
   readonly connections: ConnectionLimits;
+  /** The open-file limit the connection caps were derived from. */
+  readonly openFileLimit: number;
   /** Finishes the calls in flight, closes the database, then releases its lock. */
   close(): Promise<void>;
 }
@@ -36,12 +42,13 @@ export interface RunningServe {
  * refused instead of racing it), and connection caps below the open-file limit.
  */
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
-  const { cwd, openFileLimit, maxConnections, maxConnectionsPerAddress, self, ...rest } = options;
+  const { cwd, openFileLimit: givenLimit, maxConnections, maxConnectionsPerAddress, self, ...rest } = options;
   const db = options.db === ':memory:' ? options.db : resolve(cwd, options.db);
   if (db !== ':memory:')
     await prepareDbFolder(db, { isDefault: db === resolve(cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });
   const held = db === ':memory:' ? undefined : await lockForServe(db, options.db, self);
   try {
+    const openFileLimit = givenLimit ?? processOpenFileLimit();
     const total = maxConnections ?? connectionLimitsFor(openFileLimit).total;
     const connections = { total, perAddress: maxConnectionsPerAddress ?? Math.max(1, Math.floor(total / 2)) };
     const service = await GuideService.start({ ...rest, db, connections });
@@ -51,6 +58,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
       service,
       db,
       connections,
+      openFileLimit,
       close: () => service.close().finally(() => held?.release()),
     };
   } catch (error) {
