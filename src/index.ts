@@ -80,6 +80,8 @@ export {
   type TargetFlags,
   type TargetHost,
   type TargetLock,
+  type TargetRequest,
+  withTarget,
 } from './target/index.js';
 export { ERRCODE, ERRCODE_MEANING } from './wire/errcodes.js';
 export { type Id64, id64ToJson, MAX_ID64, toId64 } from './wire/ids.js';

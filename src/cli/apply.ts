@@ -245,7 +245,7 @@ async function confirm(ctx: CommandContext, reviewed: Reviewed): Promise<boolean
 function jsonFailure(ctx: CommandContext, options: ApplyOptions): FailureSink | undefined {
   const format = formatOf(options);
   if (format === 'human') return undefined;
-  return (headline, _details, diagnostics) =>
+  return (headline, diagnostics) =>
     write(ctx, noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
 }
 

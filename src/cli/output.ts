@@ -12,20 +12,45 @@ export function useColor(ctx: CommandContext, stream: 'stdout' | 'stderr'): bool
 }
 
 /**
- * Told why a command failed before it had a plan to show: a headline, the messages as plain text
- * (for `plan --markdown`, whose comment must say why there is no plan), and the diagnostics
- * themselves (for `--json`, which prints them as `validate --json` does).
+ * Told why a command failed before it had a plan to show: a headline and the diagnostics (for
+ * `--json`, which prints them as `validate --json` does, and `plan --markdown`, whose comment must
+ * say why there is no plan).
  */
-export type FailureSink = (headline: string, details: string, diagnostics: readonly Diagnostic[]) => void;
+export type FailureSink = (
+  headline: string,
+  diagnostics: readonly Diagnostic[],
+  sources: ReadonlyMap<string, string>,
+) => void;
 
+/** The diagnostics on stderr (in colour on a terminal), each with the line of its file it is about. */
 export function printDiagnostics(
   ctx: CommandContext,
   diagnostics: readonly Diagnostic[],
   sources: ReadonlyMap<string, string>,
-): string {
-  if (diagnostics.length === 0) return '';
+): void {
+  if (diagnostics.length === 0) return;
   ctx.io.stderr.write(
     renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, color: useColor(ctx, 'stderr'), sources }),
   );
-  return renderDiagnostics(diagnostics, { cwd: ctx.io.cwd, sources });
+}
+
+/**
+ * No plan can be shown (`headline`: the files have errors, the plan cannot be made): the
+ * diagnostics and a line saying so on stderr, the failure told to `onFailure`, exit 1.
+ */
+export function reportNoPlan(
+  ctx: CommandContext,
+  headline: string,
+  failure: {
+    readonly diagnostics: readonly Diagnostic[];
+    readonly sources: ReadonlyMap<string, string>;
+    /** What was not done, after the headline: `nothing was changed`. */
+    readonly outcome: string;
+  },
+  onFailure?: FailureSink,
+): void {
+  printDiagnostics(ctx, failure.diagnostics, failure.sources);
+  ctx.io.stderr.write(`guidectl: ${headline}; ${failure.outcome}\n`);
+  onFailure?.(headline, failure.diagnostics, failure.sources);
+  ctx.setExit(1);
 }

@@ -81,9 +81,9 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
       // to stderr only, as every failure of human text does.
       let printed = format === 'human';
-      const onFailure: FailureSink = (headline, details, diagnostics) => {
+      const onFailure: FailureSink = (headline, diagnostics, sources) => {
         printed = true;
-        const text = planFailureOutput(format, headline, { details, diagnostics, cwd: ctx.io.cwd });
+        const text = planFailureOutput(format, headline, { diagnostics, sources, cwd: ctx.io.cwd });
         if (text !== '') ctx.io.stdout.write(text);
       };
       try {

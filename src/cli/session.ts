@@ -1,26 +1,17 @@
 // The file, not the client's index: commands without a target (validate) must not load undici.
-import { readdir, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { eventLine } from '../client/event-line.js';
 import type { ClientEvent, GuideClient } from '../client/index.js';
-import { isConfigFileName } from '../config/load-files.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
 import { type LoadedFiles, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
-import {
-  openTarget,
-  resolveEnvironmentTarget,
-  resolveTarget,
-  type Target,
-  type TargetLock,
-} from '../target/index.js';
+import { type Target, type TargetLock, type TargetRequest, withTarget } from '../target/index.js';
 import { type CommandContext, InterruptedError } from './io.js';
 import { thisProcess } from './lock-process.js';
-import { type FailureSink, printDiagnostics } from './output.js';
+import { type FailureSink, printDiagnostics, reportNoPlan } from './output.js';
 import { createProgress } from './progress.js';
 import { type TimingFlags, timingOptions } from './target-flags.js';
 
@@ -40,25 +31,14 @@ export interface TargetOptions extends TimingFlags {
 /** From this much desired-state YAML on (about 50,000 guides), a run keeps its heap closer to what it uses. */
 const LARGE_FILES_BYTES = 8 * 1024 * 1024;
 
-/** The bytes of the YAML files `paths` name (a folder: its `*.yaml`/`*.yml`); what cannot be read counts 0. */
-async function yamlBytes(paths: readonly string[], cwd: string): Promise<number> {
-  const sizeOf = (file: string): Promise<number> =>
-    stat(file).then(
-      (s) => (s.isFile() ? s.size : 0),
-      () => 0,
-    );
-  let total = 0;
-  for (const path of paths) {
-    const full = resolve(cwd, path);
-    const info = await stat(full).catch(() => undefined);
-    if (info?.isDirectory() === true) {
-      const names = await readdir(full).catch(() => []);
-      for (const name of names.filter(isConfigFileName)) total += await sizeOf(resolve(full, name));
-    } else if (info?.isFile() === true) {
-      total += info.size;
-    }
-  }
-  return total;
+/**
+ * V8 lets the heap grow up to 4× between full collections; for 100,000 guides that made the peak
+ * of a plan 680 MB with 210 MB in use. Growing by half keeps it near 460 MB, for 10% more CPU (too
+ * much to pay on smaller runs). Set once the files are read, before they are parsed: the first
+ * full collection is during the parse, and it sets the heap's next limit.
+ */
+function sizeHeapFor(bytes: number): void {
+  if (bytes >= LARGE_FILES_BYTES) setFlagsFromString('--heap-growing-percent=50');
 }
 
 /** Loads and validates the files; prints every diagnostic; undefined (exit 1 set) on an error. */
@@ -68,19 +48,12 @@ export async function loadFiles(
   onFailure?: FailureSink,
   environment?: string,
 ): Promise<LoadedFiles | undefined> {
-  if ((await yamlBytes(paths, ctx.io.cwd)) >= LARGE_FILES_BYTES) {
-    // V8 lets the heap grow up to 4× between full collections; for 100,000 guides that made the
-    // peak of a plan 680 MB with 210 MB in use. Growing by half keeps it near 460 MB, for 10%
-    // more CPU (too much to pay on smaller runs). Set before loading: the first full collection
-    // is during it, and it sets the heap's next limit.
-    setFlagsFromString('--heap-growing-percent=50');
-  }
-  const { files, diagnostics, sources } = await loadDesiredFiles(paths, ctx.io.cwd, environment);
-  const text = printDiagnostics(ctx, diagnostics, sources);
+  const { files, diagnostics, sources } = await loadDesiredFiles(paths, ctx.io.cwd, environment, sizeHeapFor);
   if (files === undefined) {
-    ctx.io.stderr.write('guidectl: the files have errors; nothing was read or changed\n');
-    onFailure?.('the files have errors', text, diagnostics);
-    ctx.setExit(1);
+    const outcome = 'nothing was read or changed';
+    reportNoPlan(ctx, 'the files have errors', { diagnostics, sources, outcome }, onFailure);
+  } else {
+    printDiagnostics(ctx, diagnostics, sources);
   }
   return files;
 }
@@ -111,30 +84,32 @@ export async function withClient<T>(
     readonly environment?: DeclaredEnvironment;
   } = {},
 ): Promise<T> {
-  ctx.io.catchSignals?.();
-  const flags = {
-    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-    ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
-  };
-  const target =
-    settings.environment === undefined
-      ? resolveTarget(ctx.io.env, flags, ctx.io.cwd)
-      : resolveEnvironmentTarget(ctx.io.env, settings.environment, flags, ctx.io.cwd);
-  const listeners = new Set<(event: ClientEvent) => void>();
   const { io } = ctx;
+  io.catchSignals?.();
+  const listeners = new Set<(event: ClientEvent) => void>();
+  const events: ClientEvents = {
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
   const host = {
     env: io.env,
     cwd: io.cwd,
     stopSignal: io.stopSignal,
     notice: (line: string) => io.stderr.write(`guidectl: ${line}\n`),
   };
-  const open = await openTarget(
-    target,
-    host,
-    {
+  const { environment, lock } = settings;
+  const request: TargetRequest = {
+    flags: {
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
+    },
+    ...(environment === undefined ? {} : { environment }),
+    client: {
       parallelism: options.parallelism,
       ...timingOptions(options),
-      signal: settings.signal ?? ctx.io.stopSignal,
+      signal: settings.signal ?? io.stopSignal,
       readBeforeAppends: settings.readBeforeAppends ?? false,
       // Only --verbose prints the exchanges; without it, building them is waste.
       httpEvents: options.verbose,
@@ -146,19 +121,9 @@ export async function withClient<T>(
         for (const listener of listeners) listener(event);
       },
     },
-    settings.lock === undefined ? undefined : { ...settings.lock, self: thisProcess() },
-  );
-  const events: ClientEvents = {
-    listen(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    ...(lock === undefined ? {} : { lock: { ...lock, self: thisProcess() } }),
   };
-  try {
-    return await fn(open.client, events, target);
-  } finally {
-    await open.close();
-  }
+  return withTarget(host, request, (client, target) => fn(client, events, target));
 }
 
 /**
@@ -189,17 +154,13 @@ export async function readLive(
   }
 }
 
-/**
- * A plan that cannot be made: its diagnostics printed, the failure told to `onFailure`, exit 1.
- */
+/** A plan that cannot be made: its diagnostics printed, the failure told to `onFailure`, exit 1. */
 export function reportInvalidPlan(
   ctx: CommandContext,
   diagnostics: readonly Diagnostic[],
   sources: ReadonlyMap<string, string>,
   onFailure?: FailureSink,
 ): void {
-  const text = printDiagnostics(ctx, diagnostics, sources);
-  ctx.io.stderr.write('guidectl: the plan cannot be made; nothing was changed\n');
-  onFailure?.('the plan cannot be made', text, diagnostics);
-  ctx.setExit(1);
+  const outcome = 'nothing was changed';
+  reportNoPlan(ctx, 'the plan cannot be made', { diagnostics, sources, outcome }, onFailure);
 }

@@ -37,6 +37,11 @@ export interface LoadDesiredStateOptions {
    * checked. Absent: every environment is checked and `states` holds each one's state.
    */
   readonly environment?: string;
+  /**
+   * Told the size in bytes of the files once they are read, before they are parsed (a caller
+   * may size its heap by it: parsing is where the memory goes).
+   */
+  readonly beforeParse?: (bytes: number) => void;
 }
 
 export interface LoadDesiredStateResult {
@@ -115,6 +120,7 @@ export async function loadConfig(
     ...(cwd === undefined ? {} : { cwd }),
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
   });
+  options.beforeParse?.(loaded.bytes);
   const common: Diagnostic[] = [...loaded.diagnostics];
   const { files, shown } = parseFiles(loaded.files, schema, common);
   const show = (file: string): string => displayPath(file, cwd);

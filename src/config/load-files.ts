@@ -50,6 +50,8 @@ export interface LoadFilesResult {
   /** In the order of the paths given; a folder's files sorted by name; each file once. */
   readonly files: SourceFile[];
   readonly diagnostics: Diagnostic[];
+  /** The size in bytes of the files read. */
+  readonly bytes: number;
 }
 
 /** Whether a folder entry is a desired-state file: `*.yaml` or `*.yml`, not hidden (editor backups). */
@@ -135,12 +137,17 @@ export async function loadFiles(
   }
 
   const files: SourceFile[] = [];
+  let bytes = 0;
   for (const file of toRead) {
     const result = await readSourceFile(file, options);
-    if ('text' in result) files.push(result);
-    else diagnostics.push(result);
+    if ('diagnostic' in result) {
+      diagnostics.push(result.diagnostic);
+    } else {
+      files.push(result.source);
+      bytes += result.bytes;
+    }
   }
-  return { files, diagnostics };
+  return { files, diagnostics, bytes };
 }
 
 /**
@@ -163,17 +170,21 @@ function outsideDiagnostic(file: string, target: string): Diagnostic {
   );
 }
 
-async function readSourceFile(file: string, options: LoadFilesOptions): Promise<SourceFile | Diagnostic> {
+async function readSourceFile(
+  file: string,
+  options: LoadFilesOptions,
+): Promise<{ source: SourceFile; bytes: number } | { diagnostic: Diagnostic }> {
   const { fs, maxFileBytes } = options;
   try {
     const { size } = await fs.stat(file);
-    if (size > maxFileBytes) return tooLarge(file, size, maxFileBytes);
+    if (size > maxFileBytes) return { diagnostic: tooLarge(file, size, maxFileBytes) };
     const bytes = await fs.readFile(file);
     // The file may have grown between stat and read.
-    if (bytes.length > maxFileBytes) return tooLarge(file, bytes.length, maxFileBytes);
-    return decodeText(file, bytes);
+    if (bytes.length > maxFileBytes) return { diagnostic: tooLarge(file, bytes.length, maxFileBytes) };
+    const decoded = decodeText(file, bytes);
+    return 'text' in decoded ? { source: decoded, bytes: bytes.length } : { diagnostic: decoded };
   } catch (error) {
-    return pathDiagnostic(file, error);
+    return { diagnostic: pathDiagnostic(file, error) };
   }
 }
 

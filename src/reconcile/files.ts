@@ -26,15 +26,18 @@ export interface LoadResult {
  * Loads, checks and merges the files and folders at `paths` (relative to `cwd`), as `environment`
  * sees them when it is given. Files that declare environments need one (a UsageError naming them
  * otherwise): a plan of one account's values is never made against another's target.
+ * `beforeParse` is told how many bytes were read, before they are parsed (see `loadDesiredState`).
  */
 export async function loadFiles(
   paths: readonly string[],
   cwd: string,
   environment?: string,
+  beforeParse?: (bytes: number) => void,
 ): Promise<LoadResult> {
   const result = await loadDesiredState(paths, {
     cwd,
     ...(environment === undefined ? {} : { environment }),
+    ...(beforeParse === undefined ? {} : { beforeParse }),
   });
   const sources = new Map(result.files.map((f) => [f.file, f.text]));
   const { state, diagnostics, environments } = result;

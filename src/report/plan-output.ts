@@ -3,7 +3,7 @@ import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { countOf } from './count.js';
-import { failureToJson } from './diagnostics.js';
+import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { escapeControlsKeepingLines } from './escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from './markdown.js';
 import { guardMessage, type PlanExtras, planToJson, renderPlan } from './plan.js';
@@ -36,24 +36,26 @@ export function formatPlan(
 
 /**
  * Why `plan` made no plan, on stdout for the machine formats (a markdown comment must still say
- * why there is no plan; JSON carries the diagnostics as `validate --json` does); '' for human text,
- * which stderr has told. `details` are the diagnostics as plain text.
+ * why there is no plan, quoting the diagnostics as plain text; JSON carries them as `validate
+ * --json` does); '' for human text, which stderr has told.
  */
 export function planFailureOutput(
   format: PlanFormat,
   headline: string,
-  failure: { readonly details: string; readonly diagnostics: readonly Diagnostic[]; readonly cwd?: string },
+  failure: {
+    readonly diagnostics: readonly Diagnostic[];
+    /** The files' texts, to quote the lines of the diagnostics. */
+    readonly sources?: ReadonlyMap<string, string>;
+    readonly cwd?: string;
+  },
 ): string {
-  if (format === 'markdown')
-    return renderFailureMarkdown(`guidectl plan failed: ${headline}`, failure.details);
-  if (format === 'json') {
-    const value = failureToJson(
-      headline,
-      failure.diagnostics,
-      failure.cwd === undefined ? {} : { cwd: failure.cwd },
-    );
-    return `${stringifyJsonPretty(value)}\n`;
+  const cwd = failure.cwd === undefined ? {} : { cwd: failure.cwd };
+  if (format === 'markdown') {
+    const sources = failure.sources === undefined ? {} : { sources: failure.sources };
+    const details = renderDiagnostics(failure.diagnostics, { ...cwd, ...sources });
+    return renderFailureMarkdown(`guidectl plan failed: ${headline}`, details);
   }
+  if (format === 'json') return `${stringifyJsonPretty(failureToJson(headline, failure.diagnostics, cwd))}\n`;
   return '';
 }
 

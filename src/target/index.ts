@@ -1,8 +1,10 @@
 /**
  * Where the calls go: the target chosen from flags and the environment (`resolveTarget`), and a
- * client connected to it (`openTarget`): the API at a base URL with credentials from the
- * environment, or the guide service started in-process over a local database, locked for writers.
+ * client connected to it (`openTarget`), or both for the length of some work (`withTarget`): the
+ * API at a base URL with credentials from the environment, or the guide service started
+ * in-process over a local database, locked for writers.
  */
+export { type TargetRequest, withTarget } from './connect.js';
 export { describeTarget, resolveEnvironmentTarget } from './environment.js';
 export {
   type OpenTarget,

@@ -538,3 +538,19 @@ describe('bad input that costs too much', () => {
     );
   });
 });
+
+describe('beforeParse', () => {
+  it('is told once the bytes of the files read, before they are parsed', async () => {
+    const folder = nodePath.join(tmp, 'sized');
+    mkdirSync(folder);
+    writeFileSync(nodePath.join(folder, 'a.yaml'), GUIDE);
+    writeFileSync(nodePath.join(folder, 'b.yaml'), 'version: 1\n# café\n');
+    writeFileSync(nodePath.join(folder, 'notes.txt'), 'not read');
+    const told: number[] = [];
+    const result = await loadDesiredState([folder, nodePath.join(tmp, 'missing.yaml')], {
+      beforeParse: (bytes) => told.push(bytes),
+    });
+    expect(told).toEqual([Buffer.byteLength(GUIDE) + Buffer.byteLength('version: 1\n# café\n')]);
+    expect(result.files.map((f) => nodePath.basename(f.file))).toEqual(['a.yaml', 'b.yaml']);
+  });
+});

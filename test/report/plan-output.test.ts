@@ -43,7 +43,7 @@ describe('planVerdict', () => {
 
 describe('planFailureOutput and planErrorOutput', () => {
   it('give the machine formats a body that says why there is no plan, and human text nothing', () => {
-    const failure = { details: 'a.yaml:1:1: error: bad', diagnostics: [] };
+    const failure = { diagnostics: [] };
     expect(planFailureOutput('human', 'the files have errors', failure)).toBe('');
     expect(planFailureOutput('markdown', 'the files have errors', failure)).toContain(
       'guidectl plan failed: the files have errors',

@@ -1,0 +1,38 @@
+import type { GuideClient } from '../client/index.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
+import { resolveEnvironmentTarget } from './environment.js';
+import { openTarget, type TargetClientOptions, type TargetHost, type TargetLock } from './open.js';
+import { resolveTarget, type Target, type TargetFlags } from './resolve.js';
+
+/** What a command asks of its target: how it was chosen, how its client behaves, its lock. */
+export interface TargetRequest {
+  /** `--base-url`, `--local-db`: refused with `environment`, whose target the files name. */
+  readonly flags: TargetFlags;
+  /** The environment of the files (`--env NAME`); absent: the flags and the process environment choose. */
+  readonly environment?: DeclaredEnvironment;
+  readonly client: TargetClientOptions;
+  /** For commands that write: the embedded local database's lock (see `TargetLock`). */
+  readonly lock?: TargetLock;
+}
+
+/**
+ * Chooses the target (`resolveTarget`, or `resolveEnvironmentTarget` for an environment of the
+ * files), opens it with `host` (`openTarget`), runs `fn` with its client, and always closes it.
+ */
+export async function withTarget<T>(
+  host: TargetHost,
+  request: TargetRequest,
+  fn: (client: GuideClient, target: Target) => Promise<T>,
+): Promise<T> {
+  const { flags, environment } = request;
+  const target =
+    environment === undefined
+      ? resolveTarget(host.env, flags, host.cwd)
+      : resolveEnvironmentTarget(host.env, environment, flags, host.cwd);
+  const open = await openTarget(target, host, request.client, request.lock);
+  try {
+    return await fn(open.client, target);
+  } finally {
+    await open.close();
+  }
+}
