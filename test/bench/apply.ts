@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { loadDesiredState } from '../../src/config/index.js';
 import { planChanges } from '../../src/plan/index.js';
 import { chaosYaml } from '../helpers/chaos.js';
-import { startServeProcess } from './serve-process.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 /**
  * Issue 10, goal 1: `guidectl apply` of a file to an empty account against `guidectl serve

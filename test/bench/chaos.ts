@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { createGuideClient } from '../../src/client/index.js';
 import { captureIo } from '../helpers/capture-io.js';
 import { chaosYaml, findDuplicates } from '../helpers/chaos.js';
-import { startServeProcess } from './serve-process.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 /**
  * The fault goal of issue 14: 500 guides in 10 groups, applied by `guidectl apply` against

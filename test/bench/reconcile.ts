@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DesiredGuide, DesiredState, WelcomeMessage } from '../../src/core/desired.js';
 import { chaosYaml } from '../helpers/chaos.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { CLI, callCounts, LATENCY_MS, targetEnv, timed } from './apply.js';
 import { measureFloor, measureServiceFloor } from './floor.js';
-import { startServeProcess } from './serve-process.js';
 
 const PLAN_PARALLELISM = 8;
 
@@ -41,9 +41,13 @@ export function desiredState(guides: number, groups: number): DesiredState {
   };
 }
 
+// Given, since each database is served twice: seeded, then measured (the banner shows a secret
+// only when the serve generated it).
+const CREDENTIALS = ['--appid', 'wx00000000000bench', '--secret', 'bench-secret'];
+
 /** Applies `file` to the (empty) account of a serve at 0 ms latency over `db`: the set-up. */
 async function seed(db: string, file: string): Promise<void> {
-  const serve = await startServeProcess(['--db', db]);
+  const serve = await startServeProcess([...CREDENTIALS, '--db', db]);
   try {
     await timed([CLI, 'apply', file, '--auto-approve', '--parallelism', '32'], targetEnv(serve));
   } finally {
@@ -67,7 +71,14 @@ async function benchNoChangePlan(dir: string): Promise<void> {
   await writeFile(file, chaosYaml(guides, guides / 100));
   const db = join(dir, 'plan-5000.db');
   await seed(db, file);
-  const serve = await startServeProcess(['--db', db, '--simulation', '--faults', `latency=${LATENCY_MS}ms`]);
+  const serve = await startServeProcess([
+    ...CREDENTIALS,
+    '--db',
+    db,
+    '--simulation',
+    '--faults',
+    `latency=${LATENCY_MS}ms`,
+  ]);
   try {
     await callCounts(serve.url);
     const args = [CLI, 'plan', file, '--parallelism', String(PLAN_PARALLELISM), '--detailed-exitcode'];
@@ -100,7 +111,7 @@ async function benchPlanVsValidate(dir: string): Promise<void> {
   await writeFile(file, chaosYaml(guides, guides / 100));
   const db = join(dir, 'plan-20000.db');
   await seed(db, file);
-  const serve = await startServeProcess(['--db', db]);
+  const serve = await startServeProcess([...CREDENTIALS, '--db', db]);
   const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
   try {
     const env = targetEnv(serve);

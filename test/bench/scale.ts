@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startServeProcess } from './serve-process.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 /**
  * Scale (issue 10, goal 3), `npm run bench -- scale` only (the 100,000-guide apply alone takes

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { startServeProcess } from './serve-process.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 
 /**
  * The service's own speed: calls per second over loopback from a separate process, with 10,000

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGuideClient } from '../../src/client/index.js';
 import { formatWrittenTime } from '../../src/core/task-time.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { callCounts } from './apply.js';
-import { startServeProcess } from './serve-process.js';
 
 // Issue 13: a no-change plan of 1,000 mass-send tasks of 1,000 recipients each over 100 guides
 // reads with the minimum calls, compares in < 1 s, and stays under 400 MB.

@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 
-/** The built CLI (tests that spawn it need `npx tsc -p tsconfig.json` first; `npm test` builds). */
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/**
+ * The built CLI (tests that spawn it need `npx tsc -p tsconfig.json` first; `npm test` builds),
+ * from the package root, where vitest and `npm run bench` run: the bench runs compiled, from
+ * node_modules/.cache, where a path relative to this file would miss dist/.
+ */
+export const CLI = resolve(process.cwd(), 'dist/cli/main.js');
 
 export interface Spawned {
   readonly child: ChildProcess;

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Plan } from '../../src/core/plan.js';
 import { detectReplacedWords } from '../../src/plan/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type ServeProcess, startServeProcess } from '../bench/serve-process.js';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 
 /**
  * `semantics: append` against a target that replaces: each apply appended the missing words,

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Workspace, workspace } from '../helpers/cli.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { type Spawned, spawnCli, untilOutput } from '../helpers/spawn.js';
 
 /**
@@ -34,17 +35,16 @@ const exists = (path: string): Promise<boolean> =>
     () => false,
   );
 
-/** A serve over `db` in the workspace, once it listens. */
-async function serve(db: string): Promise<{ spawned: Spawned; url: string; pid: number }> {
-  const spawned = spawnCli(['serve', '--port', '0', '--db', db], { cwd: ws.dir });
+/** A serve over `db` in the workspace, once it listens (killed after the test if still running). */
+async function serve(
+  db: string,
+  args: string[] = [],
+): Promise<{ spawned: Spawned; url: string; pid: number; secret: string }> {
+  const started = await startServeProcess(['--db', db, ...args], { cwd: ws.dir });
+  const { spawned, url } = started;
   running.push(spawned);
-  const listening = untilOutput(spawned.child.stdout, /listening on (http:\/\/\S+)/);
-  const [, url] = await Promise.race([
-    listening,
-    spawned.ended.then((r) => Promise.reject(new Error(`serve ended: ${r.stderr}`))),
-  ]);
-  if (url === undefined || spawned.child.pid === undefined) throw new Error('no url or pid');
-  return { spawned, url, pid: spawned.child.pid };
+  if (spawned.child.pid === undefined) throw new Error('no pid');
+  return { spawned, url, pid: spawned.child.pid, secret: started.secret };
 }
 
 /** Runs guidectl to its end (killed after the test if it does not end, like a serve that starts). */
@@ -123,7 +123,8 @@ describe('guidectl serve --db holds the lock of its database', () => {
     first.spawned.child.kill('SIGKILL');
     await first.spawned.ended;
     expect(await exists(join(ws.dir, 'd.db.lock'))).toBe(true);
-    const second = await serve('d.db');
+    // The database keeps only the hash of the secret the first serve generated.
+    const second = await serve('d.db', ['--secret', first.secret]);
     const lock = JSON.parse(await readFile(join(ws.dir, 'd.db.lock'), 'utf8'));
     expect(lock).toMatchObject({ pid: second.pid, url: second.url });
   }, 30_000);

@@ -1,16 +1,15 @@
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuideService } from '../../src/service/index.js';
+import { startServeProcess } from '../helpers/serve-process.js';
 import { fetchToken, guideBody, rawRequest } from '../helpers/service.js';
+import { untilOutput } from '../helpers/spawn.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'guidectl-store-'));
@@ -27,43 +26,18 @@ async function add(url: string, token: string, account: string): Promise<number>
   return Number(answer.json['errcode']);
 }
 
-/** `guidectl serve` as a child process (the built CLI), on a free port. */
-async function serve(
-  db: string,
-  extra: string[] = [],
-): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'serve', '--db', db, '--port', '0', '--appid', creds.appid, '--secret', creds.secret, ...extra],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1] !== undefined) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited early (${code})`)));
-  });
-  return { child, url };
-}
-
-/** Resolves with the first line of `stream` that matches `pattern`. */
-function lineOf(stream: Readable, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (chunk: Buffer): void => {
-      text += chunk.toString();
-      const line = text.split('\n').find((l) => pattern.test(l));
-      if (line === undefined) return;
-      stream.off('data', onData);
-      resolve(line);
-    };
-    stream.on('data', onData);
-    stream.once('end', () => reject(new Error(`no line matching ${pattern} in: ${text}`)));
-  });
-}
+/** `guidectl serve` over `db` (the built CLI) with the test's credentials, once it listens. */
+const serve = async (db: string): Promise<{ child: ChildProcess; url: string }> => {
+  const { spawned, url } = await startServeProcess([
+    '--db',
+    db,
+    '--appid',
+    creds.appid,
+    '--secret',
+    creds.secret,
+  ]);
+  return { child: spawned.child, url };
+};
 
 /**
  * An add sent in two steps: `arrived` resolves when the service has read the headers and asked
@@ -150,7 +124,7 @@ describe('durability', { timeout: 20_000 }, () => {
     // its body is sent only once the service is stopping, so SIGTERM certainly lands mid-call.
     const inFlight = addInTwoSteps(url, token, 'in_flight_wx');
     await inFlight.arrived;
-    const stopping = lineOf(child.stderr, /stopping/);
+    const stopping = untilOutput(child.stderr, /stopping/);
     child.kill('SIGTERM');
     await stopping;
     inFlight.sendBody();
