@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { runCli, workspace } from '../helpers/cli.js';
 
 /**
  * The CI examples run one job at a time against the account (the guide API has no lock): every
@@ -13,7 +15,12 @@ import { parse } from 'yaml';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CI = join(ROOT, 'examples', 'ci');
 
-type Job = { script?: string[]; steps?: Array<{ run?: string }>; resource_group?: string; rules?: unknown };
+type Job = {
+  script?: string[];
+  steps?: Array<{ run?: string; env?: Record<string, string> }>;
+  resource_group?: string;
+  rules?: unknown;
+};
 
 const commands = (job: Job): string =>
   [...(job.script ?? []), ...(job.steps ?? []).map((s) => s.run ?? '')].join('\n');
@@ -61,5 +68,96 @@ describe('the CI examples', () => {
     expect(readme).toContain('**One run at a time.** The guide API has no lock');
     expect(readme).toContain('`resource_group: wechat-account`');
     expect(readme).toContain('`concurrency: guides-account`');
+  });
+});
+
+/** `guidectl envs --json` of two environments with credentials and one without, as CI runs it (no secrets set). */
+async function envsJson(): Promise<string> {
+  const ws = await workspace();
+  try {
+    await ws.write(
+      'envs.yaml',
+      'version: 1\nenvironments:\n  staging:\n    base_url: https://staging.example.com\n    credentials: STAGING\n  production:\n    credentials: PROD\n  dev: {}\nguides: []\n',
+    );
+    const run = await runCli(['envs', '--json', 'envs.yaml'], { cwd: ws.dir });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout;
+  } finally {
+    await ws.remove();
+  }
+}
+
+const hasJq = ((): boolean => {
+  try {
+    execFileSync('jq', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('the CI examples plan every environment, one job each, from `guidectl envs --json`', () => {
+  type Workflow = { jobs: Record<string, Job & { needs?: string; strategy?: Record<string, unknown> }> };
+  const workflow = (): Workflow => parse(readFileSync(join(CI, 'github-actions.yml'), 'utf8')) as Workflow;
+
+  it('GitHub Actions: list-environments builds the matrix, plan-environment plans each with --env', () => {
+    const { jobs } = workflow();
+    expect(commands(jobs['list-environments'] ?? {})).toContain('guidectl envs --json envs/');
+    const plan = jobs['plan-environment'];
+    expect(plan?.needs).toBe('list-environments');
+    expect(plan?.strategy).toMatchObject({
+      'fail-fast': false,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
+      matrix: { include: '${{ fromJSON(needs.list-environments.outputs.matrix) }}' },
+    });
+    const step = plan?.steps?.find((s) => /guidectl plan/.test(s.run ?? ''));
+    expect(step?.run).toContain('guidectl plan envs/ --env "$NAME"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
+    expect(step?.env).toMatchObject({ NAME: '${{ matrix.name }}', PREFIX: '${{ matrix.prefix }}' });
+  });
+
+  it.skipIf(!hasJq)(
+    "GitHub Actions: the matrix job's jq filter gives each environment with credentials",
+    async () => {
+      const run = commands(workflow().jobs['list-environments'] ?? {});
+      const filter = /jq -c '([^']+)'/.exec(run)?.[1];
+      expect(filter).toBeDefined();
+      const matrix = execFileSync('jq', ['-c', filter ?? ''], { input: await envsJson(), encoding: 'utf8' });
+      expect(JSON.parse(matrix)).toEqual([
+        { name: 'staging', prefix: 'STAGING' },
+        { name: 'production', prefix: 'PROD' },
+      ]);
+    },
+  );
+
+  it('GitLab CI: environments-pipeline writes one plan job per environment with --env; environments-plan runs it', async () => {
+    const pipeline = parse(readFileSync(join(CI, 'gitlab-ci.yml'), 'utf8')) as Record<
+      string,
+      Job & { trigger?: unknown }
+    >;
+    const writer = pipeline['environments-pipeline'];
+    expect(writer?.script?.[0]).toBe('npx guidectl envs --json envs/ > environments.json');
+    expect(pipeline['environments-plan']?.trigger).toMatchObject({
+      include: [{ artifact: 'environments-pipeline.yml', job: 'environments-pipeline' }],
+    });
+    // Its script, run on what `guidectl envs --json` prints, writes the child pipeline.
+    const script = /node -e '([^']+)'/.exec(writer?.script?.[1] ?? '')?.[1];
+    expect(script).toBeDefined();
+    const ws = await workspace();
+    try {
+      await ws.write('environments.json', await envsJson());
+      execFileSync(process.execPath, ['-e', script ?? ''], { cwd: ws.dir });
+      const child = parse(readFileSync(join(ws.dir, 'environments-pipeline.yml'), 'utf8')) as Record<
+        string,
+        Job & { variables?: Record<string, string> }
+      >;
+      expect(Object.keys(child)).toEqual(['default', 'plan staging', 'plan production']);
+      expect(child['plan production']?.variables).toEqual({ GUIDECTL_ENV: 'production' });
+      expect(child['plan production']?.script?.[0]).toContain(
+        'npx guidectl plan envs/ --env "$GUIDECTL_ENV"',
+      );
+    } finally {
+      await ws.remove();
+    }
   });
 });
