@@ -22,7 +22,7 @@ import {
 } from '../report/apply-output.js';
 import { renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
-import { describeTarget } from '../target/index.js';
+import { describeTarget, identifyTarget } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
@@ -88,17 +88,16 @@ async function applyOnce(ctx: CommandContext, args: readonly string[], options: 
       const session: Session = { client, events, stopper };
       const out = new ApplyOutput(ctx, options, source.files?.sources ?? new Map());
       if (source.kind === 'saved') {
-        checkSavedTarget(
-          source.saved,
-          source.file,
-          options.env ?? environment?.name,
-          describeTarget(target, ctx.io.cwd),
-        );
+        checkSavedTarget(source.saved, source.file, options.env ?? environment?.name, {
+          description: describeTarget(target, ctx.io.cwd),
+          identity: identifyTarget(target),
+        });
       }
       if (environment !== undefined && !out.machine) {
         ctx.io.stdout.write(`Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`);
       }
-      const run = await applyRun(source, applyDeps(ctx, session, out, options), {
+      const deps = { ...applyDeps(ctx, session, out, options), target: identifyTarget(target) };
+      const run = await applyRun(source, deps, {
         ...guardFlags(options),
         ...(options.planId === undefined ? {} : { planId: options.planId }),
         verify: options.verify,

@@ -3,7 +3,7 @@ import { readOnlyClient } from '../live/index.js';
 import { liveSourceOf, planAllEnvironments, planRun } from '../reconcile/index.js';
 import { renderAllEnvs } from '../report/all-envs.js';
 import type { PlanFormat } from '../report/plan-output.js';
-import { describeTarget } from '../target/index.js';
+import { describeTarget, identifyTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { printDiagnostics, useColor } from './output.js';
@@ -38,7 +38,11 @@ export async function planAllEnvs(
         async (client, _events, target) => ({
           target: describeTarget(target, io.cwd),
           // Plan mode is handed only the read calls: it has no way to write.
-          run: await planRun(files, liveSourceOf(readOnlyClient(client)), guardFlags(options)),
+          run: await planRun(
+            files,
+            liveSourceOf(readOnlyClient(client), identifyTarget(target)),
+            guardFlags(options),
+          ),
         }),
         files.environment === undefined ? {} : { environment: files.environment },
       ),

@@ -18,7 +18,7 @@ import {
   planFailureOutput,
   planVerdict,
 } from '../report/plan-output.js';
-import { describeTarget } from '../target/index.js';
+import { describeTarget, identifyTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor } from './output.js';
@@ -105,7 +105,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             const reader = readOnlyClient(client);
             const run = await planRun(
               files,
-              { read: (scope) => readLive(ctx, reader, scope) },
+              { read: (scope) => readLive(ctx, reader, scope), target: identifyTarget(target) },
               guardFlags(options),
             );
             if (run.status === 'invalid') {
@@ -119,9 +119,11 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
               formatPlan(format, plan, { planId, guards, drift: options.expectNoChanges, color }),
             );
             printed = true;
-            const made = environment && {
-              name: environment.name,
+            const planned = run.basis.environment;
+            const made = planned && {
+              name: planned.name,
               target: describeTarget(target, ctx.io.cwd),
+              targetId: planned.target,
             };
             if (out !== undefined) await savePlan(ctx, run, paths, out, format, made);
             const verdict = planVerdict(format, plan, guards, options);

@@ -11,6 +11,7 @@ import {
 import type { LiveReadScope, LiveState, LiveTask } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
+import type { PlannedEnvironment, TargetIdentity } from '../core/target-identity.js';
 
 /**
  * Digests that tie a saved plan to what it was computed from, and the plan id. Pure: the same
@@ -154,6 +155,11 @@ export interface PlanBasis {
   readonly readScope: LiveReadScope;
   readonly safety: GuardSettings;
   readonly protect: ProtectedNames;
+  /**
+   * The environment the plan was made for and the identity of its target; absent for files
+   * without environments (whose plan ids stay as they were).
+   */
+  readonly environment?: PlannedEnvironment;
 }
 
 /** The limits the files' `safety` section sets; absent ones are the defaults. */
@@ -172,10 +178,16 @@ export interface ProtectedNames {
 }
 
 /** The basis of a plan made from `desired` against `live`, read with `readScope`. */
-export function planBasis(desired: DesiredState, live: LiveState, readScope: LiveReadScope): PlanBasis {
+export function planBasis(
+  desired: DesiredState,
+  live: LiveState,
+  readScope: LiveReadScope,
+  environment?: PlannedEnvironment,
+): PlanBasis {
   const safety = desired.safety;
   const protect = desired.protect;
   return {
+    ...(environment === undefined ? {} : { environment }),
     desiredDigest: desiredDigest(desired),
     liveDigest: liveDigest(live),
     readScope,
@@ -224,6 +236,17 @@ export function guardSettingsToJson(settings: GuardSettings): Record<string, unk
     max_deletes: max,
     ...(settings.maxDeleteShare === undefined ? {} : { max_delete_share: settings.maxDeleteShare }),
   };
+}
+
+/** A target's identity as JSON, as saved plans hold it (`target_id`). */
+export function targetIdentityToJson(identity: TargetIdentity): Record<string, unknown> {
+  return identity.kind === 'embedded'
+    ? { kind: 'embedded', database: identity.database }
+    : {
+        kind: 'remote',
+        base_url: identity.baseUrl,
+        ...(identity.appidDigest === undefined ? {} : { appid_digest: identity.appidDigest }),
+      };
 }
 
 /** The protections as JSON, as the files' `protect` list writes them. */

@@ -14,6 +14,7 @@ import {
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { isRecord } from '../core/records.js';
+import type { TargetIdentity } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { callTarget } from './call-target.js';
 import {
@@ -26,6 +27,7 @@ import {
   planId,
   protectedNamesToJson,
   readScopeToJson,
+  targetIdentityToJson,
 } from './digest.js';
 
 /**
@@ -33,11 +35,12 @@ import {
  * were reviewed, and to refuse when they are no longer right. It holds no token, secret or
  * credential — only the plan, digests, and where the files were.
  *
- * `format_version` 1, `kind` "guidectl-plan", then:
- * - `plan_id`: the id of the calls, the semantics, the digests, the read scope, `safety` and
- *   `protect` (checked on load: a file with any of these edited does not match it);
- * - `environment`?: `{name, target}`, for a plan of one environment of the files (see
- *   {@link SavedEnvironment}); not part of the plan id;
+ * `format_version` 2, `kind` "guidectl-plan", then:
+ * - `plan_id`: the id of the calls, the semantics, the digests, the read scope, `safety`,
+ *   `protect`, and the environment's name and `target_id` (checked on load: a file with any of
+ *   these edited does not match it);
+ * - `environment`?: `{name, target, target_id}`, for a plan of one environment of the files (see
+ *   {@link SavedEnvironment}); `target`, the words, is shown and never acted on;
  * - `paths`: the files and folders the plan was made from, relative to the working directory;
  * - `desired_digest`, `live_digest`: SHA-256 of the normalised files and of the live state read;
  * - `read_scope`: what was read, so that apply reads exactly that again;
@@ -52,17 +55,23 @@ import {
  */
 export const SAVED_PLAN_KIND = 'guidectl-plan';
 
-/** The saved plan's `format_version`: raised when a field changes meaning or goes away. */
-export const SAVED_PLAN_FORMAT_VERSION = 1;
+/**
+ * The saved plan's `format_version`: raised when a field changes meaning or goes away. 2: the plan
+ * id covers the environment, which records its target's identity (`target_id`). Files of version
+ * 1 without an environment mean the same in 2 and are still read.
+ */
+export const SAVED_PLAN_FORMAT_VERSION = 2;
 
 /**
- * The environment a saved plan was made for (`plan --env NAME --out FILE`), and its target in
- * words (`describeTarget`: a base URL and the names of the credentials' variables, or a local
- * database; never a secret). `apply FILE` refuses when the target resolved then differs.
+ * The environment a saved plan was made for (`plan --env NAME --out FILE`): its target in words
+ * (`describeTarget`: a base URL and the names of the credentials' variables, or a local database;
+ * never a secret), for messages, and the target's identity, which `apply FILE` compares with the
+ * target resolved then (and refuses when they differ). The plan id covers `name` and `targetId`.
  */
 export interface SavedEnvironment {
   readonly name: string;
   readonly target: string;
+  readonly targetId: TargetIdentity;
 }
 
 export interface SavedPlan {
@@ -83,7 +92,13 @@ export function encodeSavedPlan(saved: SavedPlan): string {
     plan_id: saved.planId,
     ...(saved.environment === undefined
       ? {}
-      : { environment: { name: saved.environment.name, target: saved.environment.target } }),
+      : {
+          environment: {
+            name: saved.environment.name,
+            target: saved.environment.target,
+            target_id: targetIdentityToJson(saved.environment.targetId),
+          },
+        }),
     paths: saved.paths,
     desired_digest: basis.desiredDigest,
     live_digest: basis.liveDigest,
@@ -114,7 +129,12 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     );
   }
   const version = value['format_version'];
-  if (version !== SAVED_PLAN_FORMAT_VERSION) {
+  if (version === 1 && value['environment'] !== undefined) {
+    return fail(
+      "it was made by an earlier guidectl, which did not record which account the environment's target is; make the plan again with guidectl plan --env NAME --out FILE",
+    );
+  }
+  if (version !== SAVED_PLAN_FORMAT_VERSION && version !== 1) {
     return fail(
       typeof version === 'number' && version > SAVED_PLAN_FORMAT_VERSION
         ? `format_version ${version} is newer than this guidectl reads (${SAVED_PLAN_FORMAT_VERSION}); upgrade guidectl`
@@ -136,20 +156,24 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
       ...decodeSemantics(value['sensitive_word_semantics']),
     };
     checkConsistent(plan);
+    const environment = decodeEnvironment(value['environment']);
     const basis: PlanBasis = {
       desiredDigest: hex(value['desired_digest'], 64, 'desired_digest'),
       liveDigest: hex(value['live_digest'], 64, 'live_digest'),
       readScope: decodeScope(value['read_scope']),
       safety: decodeSafety(value['safety']),
       protect: decodeProtect(value['protect']),
+      ...(environment === undefined
+        ? {}
+        : { environment: { name: environment.name, target: environment.targetId } }),
     };
     const actual = planId(plan, basis);
     if (actual !== id) {
+      const covered = 'its calls, digests, read scope, safety settings and protections';
       return fail(
-        `it does not match its plan id: its calls, digests, read scope, safety settings and protections hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
+        `it does not match its plan id: ${covered} hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
       );
     }
-    const environment = decodeEnvironment(value['environment']);
     return {
       planId: id,
       ...(environment === undefined ? {} : { environment }),
@@ -173,6 +197,20 @@ function decodeEnvironment(value: unknown): SavedEnvironment | undefined {
   return {
     name: text(environment['name'], 'environment.name'),
     target: text(environment['target'], 'environment.target'),
+    targetId: decodeIdentity(environment['target_id']),
+  };
+}
+
+function decodeIdentity(value: unknown): TargetIdentity {
+  const where = 'environment.target_id';
+  const identity = record(value, where);
+  const kind = oneOf(identity['kind'], ['remote', 'embedded'], `${where}.kind`);
+  if (kind === 'embedded') return { kind, database: text(identity['database'], `${where}.database`) };
+  const digest = identity['appid_digest'];
+  return {
+    kind,
+    baseUrl: text(identity['base_url'], `${where}.base_url`),
+    ...(digest === undefined ? {} : { appidDigest: hex(digest, 16, `${where}.appid_digest`) }),
   };
 }
 

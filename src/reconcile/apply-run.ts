@@ -124,7 +124,7 @@ async function applySaved(
           planAgain(
             deps,
             files,
-            planBasis(files.state, live, scope),
+            planBasis(files.state, live, scope, saved.basis.environment),
             verifyRead(verify, scope, saved.plan, result, live),
             saved.plan,
             live,
@@ -153,7 +153,11 @@ function checkSaved(
   if (files !== undefined) {
     const now = makePlan(files.state, live);
     if (now.plan === undefined) return { status: 'invalid', diagnostics: now.diagnostics };
-    const id = planId(now.plan, planBasis(files.state, live, planReadScope(files.state)));
+    // The environment and target as the plan recorded them: apply compared them with the target
+    // resolved now before reading (checkSavedTarget), with the rule that an access token does not
+    // tell the account; the id then checks the calls, guards and protections the files make now.
+    const basis = planBasis(files.state, live, planReadScope(files.state), saved.basis.environment);
+    const id = planId(now.plan, basis);
     const refusals: Refusal[] =
       id === saved.planId ? [] : [{ kind: 'saved-plan-edited', file, saved: saved.planId, now: id }];
     return { status: 'checked', refusals, diagnostics: now.diagnostics };

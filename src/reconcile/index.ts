@@ -22,10 +22,12 @@ export {
   liveSourceOf,
   makePlan,
   type PlanRun,
+  plannedEnvironment,
   planReadScope,
   planRun,
 } from './plan-run.js';
 export {
+  checkSavedEnvironment,
   checkSavedTarget,
   isSavedPlanFile,
   readSavedPlan,
@@ -33,6 +35,7 @@ export {
   refuseSavedPlans,
   savedPlanSource,
   splitSavedPlans,
+  type TargetNow,
   writeSavedPlan,
 } from './saved-plan-file.js';
 export { type StaleFacts, staleReport } from './stale.js';

@@ -3,6 +3,7 @@ import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
+import type { PlannedEnvironment, TargetIdentity } from '../core/target-identity.js';
 import { type LiveReader, readLiveState, readScopeFor } from '../live/index.js';
 import {
   checkDeleteGuards,
@@ -21,11 +22,24 @@ import type { LoadedFiles } from './files.js';
 /** Where the live state comes from: a read of what a scope names (the CLI adds progress lines). */
 export interface LiveSource {
   read(scope: LiveReadScope): Promise<LiveState>;
+  /**
+   * Which account the reads go to. Needed to plan files of an environment: the plan id covers
+   * the environment and its target.
+   */
+  readonly target?: TargetIdentity;
 }
 
 /** A live source that reads through `reader` (a client's read calls), with no progress. */
-export function liveSourceOf(reader: LiveReader): LiveSource {
-  return { read: (scope) => readLiveState(reader, scope) };
+export function liveSourceOf(reader: LiveReader, target?: TargetIdentity): LiveSource {
+  return { read: (scope) => readLiveState(reader, scope), ...(target === undefined ? {} : { target }) };
+}
+
+/** What the plan id of `files` read from `source` covers of the environment: its name and target. */
+export function plannedEnvironment(files: LoadedFiles, source: LiveSource): PlannedEnvironment | undefined {
+  if (files.environment === undefined) return undefined;
+  if (source.target === undefined)
+    throw new Error(`planning environment ${files.environment.name} needs the identity of its target`);
+  return { name: files.environment.name, target: source.target };
 }
 
 /**
@@ -94,7 +108,7 @@ export async function planRun(files: LoadedFiles, source: LiveSource, flags: Gua
   const live = await source.read(scope);
   const { plan, diagnostics } = makePlan(files.state, live);
   if (plan === undefined) return { status: 'invalid', diagnostics };
-  const basis = planBasis(files.state, live, scope);
+  const basis = planBasis(files.state, live, scope, plannedEnvironment(files, source));
   return {
     status: 'planned',
     files,

@@ -3,6 +3,7 @@ import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
+import { compareTargets, type TargetIdentity } from '../core/target-identity.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
 import { parseJson } from '../wire/json.js';
 import type { ApplySource } from './apply-run.js';
@@ -162,21 +163,15 @@ async function allExist(cwd: string, paths: readonly string[]): Promise<boolean>
 }
 
 /**
- * Refuses a saved plan made for another environment (`--env`, or the files' environment now) or
- * against another target than the one resolved now: a staging plan is never applied to
- * production, even when the two accounts look alike.
+ * Refuses a saved plan made for another environment than `environment` (`--env`, or the files'
+ * environment now): a staging plan is never applied to production. Also `show --env NAME`'s check.
  */
-export function checkSavedTarget(
-  saved: SavedPlan,
-  file: string,
-  environment: string | undefined,
-  target: string,
-): void {
+export function checkSavedEnvironment(saved: SavedPlan, file: string, environment: string | undefined): void {
   const made = saved.environment;
   if (made === undefined) {
     if (environment !== undefined) {
       throw new UsageError(
-        `${file} was made from files without environments; it cannot be applied to environment ${environment}`,
+        `${file} was made from files without environments; it was not made for environment ${environment}`,
       );
     }
     return;
@@ -186,9 +181,33 @@ export function checkSavedTarget(
       `${file} was made for environment ${made.name}, not ${environment}; nothing was changed`,
     );
   }
-  if (target !== made.target) {
-    throw new UsageError(
-      `${file} was made for environment ${made.name} against ${made.target}; the target now is ${target}. Nothing was changed: plan again for this target`,
-    );
-  }
+}
+
+/** The target resolved now: in words for messages, and which account it is. */
+export interface TargetNow {
+  readonly description: string;
+  readonly identity: TargetIdentity;
+}
+
+/**
+ * Refuses a saved plan made for another environment (see {@link checkSavedEnvironment}) or
+ * against another account than the target resolved now (see `compareTargets`: the account, not
+ * the words that describe it — the same account reached with an access token instead of its appid
+ * and secret is the same target), even when the two accounts look alike.
+ */
+export function checkSavedTarget(
+  saved: SavedPlan,
+  file: string,
+  environment: string | undefined,
+  target: TargetNow,
+): void {
+  checkSavedEnvironment(saved, file, environment);
+  const made = saved.environment;
+  if (made === undefined) return;
+  const difference = compareTargets(made.targetId, target.identity);
+  if (difference === undefined) return;
+  const why = difference === 'account' ? ', with the credentials of another account (another appid). ' : '. ';
+  throw new UsageError(
+    `${file} was made for environment ${made.name} against ${made.target}; the target now is ${target.description}${why}Nothing was changed: plan again for this target`,
+  );
 }

@@ -146,7 +146,7 @@ describe('--env NAME on plan and apply', () => {
     const plan = await cli(['plan', '--env', 'staging', '--out', 'staging.json', 'guides.yaml']);
     expect(plan.code, plan.stderr).toBe(0);
     const saved = JSON.parse(await readFile(join(ws.dir, 'staging.json'), 'utf8'));
-    expect(saved.environment).toEqual({
+    expect(saved.environment).toMatchObject({
       name: 'staging',
       target: `${staging.url} (STAGING_APPID/STAGING_SECRET)`,
     });
@@ -173,6 +173,54 @@ describe('--env NAME on plan and apply', () => {
     });
     expect(moved.code).toBe(1);
     expect(moved.stderr).toContain(`the target now is ${production.url} (STAGING_APPID/STAGING_SECRET)`);
+    expect(await accountOf(production)).toMatchObject({ guides: [] });
+  });
+
+  it('the target is compared by account, not by its words: an access token of the same account is the same target', async () => {
+    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(join(ws.dir, 's.json'), 'utf8'));
+    expect(saved.format_version).toBe(2);
+    expect(saved.environment.target_id).toEqual({
+      kind: 'remote',
+      base_url: staging.url,
+      appid_digest: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
+    expect(JSON.stringify(saved)).not.toContain(staging.service.credentials.appid);
+    const apply = await cli(['apply', 's.json'], { STAGING_ACCESS_TOKEN: staging.token });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout.split('\n')[0]).toBe(`Environment staging: ${staging.url} (STAGING_ACCESS_TOKEN)`);
+    expect((await accountOf(staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
+  });
+
+  it('the same API with the credentials of another account is another target', async () => {
+    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+    const other = await cli(['apply', 's.json'], {
+      STAGING_APPID: production.service.credentials.appid,
+      STAGING_SECRET: production.service.credentials.secret,
+    });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(
+      `s.json was made for environment staging against ${staging.url} (STAGING_APPID/STAGING_SECRET); the target now is ${staging.url} (STAGING_APPID/STAGING_SECRET), with the credentials of another account (another appid). Nothing was changed`,
+    );
+    expect(other.stderr).not.toContain(production.service.credentials.appid);
+  });
+
+  it("a saved plan's target in words is shown, never compared: editing it to match another target does not help", async () => {
+    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+    await ws.write(
+      'guides.yaml',
+      FILE.replace('STAGING_URL', production.url).replace('PROD_URL', production.url),
+    );
+    const env = {
+      STAGING_APPID: production.service.credentials.appid,
+      STAGING_SECRET: production.service.credentials.secret,
+    };
+    const saved = JSON.parse(await readFile(join(ws.dir, 's.json'), 'utf8'));
+    saved.environment.target = `${production.url} (STAGING_APPID/STAGING_SECRET)`;
+    await ws.write('s.json', JSON.stringify(saved));
+    const apply = await cli(['apply', 's.json'], env);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(`the target now is ${production.url} (STAGING_APPID/STAGING_SECRET)`);
     expect(await accountOf(production)).toMatchObject({ guides: [] });
   });
 

@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
-import { type CliRun, useServiceTarget } from '../helpers/cli.js';
+import { type CliRun, runCli, useServiceTarget } from '../helpers/cli.js';
 
 /**
  * Safe in CI, end to end: the CLI in-process against the real service over HTTP. Saved plans
@@ -61,7 +61,7 @@ describe('saved plans: apply exactly what was reviewed', () => {
 
     const text = await readFile(join(ws().dir, 'plan.json'), 'utf8');
     const saved = parseJson(text) as Record<string, unknown>;
-    expect(saved).toMatchObject({ format_version: 1, kind: 'guidectl-plan', plan_id: id, paths: ['g.yaml'] });
+    expect(saved).toMatchObject({ format_version: 2, kind: 'guidectl-plan', plan_id: id, paths: ['g.yaml'] });
     expect(saved['desired_digest']).toMatch(/^[0-9a-f]{64}$/);
     expect(saved['live_digest']).toMatch(/^[0-9a-f]{64}$/);
     expect(text).not.toContain(service().credentials.secret);
@@ -171,10 +171,15 @@ describe('saved plans: apply exactly what was reviewed', () => {
     await writeFile(join(ws().dir, 'cut.json'), text.slice(0, 200));
     expect((await cli(['apply', 'cut.json'])).stderr).toContain('cut.json is not valid JSON');
 
-    await writeFile(join(ws().dir, 'newer.json'), text.replace('"format_version": 1', '"format_version": 2'));
+    await writeFile(join(ws().dir, 'newer.json'), text.replace('"format_version": 2', '"format_version": 3'));
     expect((await cli(['apply', 'newer.json'])).stderr).toContain(
-      'format_version 2 is newer than this guidectl reads',
+      'format_version 3 is newer than this guidectl reads',
     );
+    // A plan of files without environments means the same in format 1: still read.
+    await writeFile(join(ws().dir, 'older.json'), text.replace('"format_version": 2', '"format_version": 1'));
+    const older = await runCli(['show', 'older.json'], { cwd: ws().dir });
+    expect(older.code, older.stderr).toBe(0);
+    expect(older.stdout).toContain(`Saved plan ${(parseJson(text) as { plan_id: string }).plan_id}`);
 
     const json = await cli(['plan', 'g.yaml', '--json']);
     await writeFile(join(ws().dir, 'p.json'), json.stdout);
