@@ -263,7 +263,8 @@ export function protectedNamesToJson(names: ProtectedNames): Record<string, unkn
  * The plan id: the SHA-256 of the canonical JSON of the calls, the sensitive-word semantics and
  * the {@link PlanBasis}, cut to 12 hex digits. Two plans with the same id make the same calls in
  * the same order with the same dependencies, were made from the same meaning of the files against
- * the same account as read, and are checked by apply with the same guard settings and protections.
+ * the same account as read, and are checked by apply with the same guard settings and protections
+ * — and, for a plan of an environment, were made for the same environment and target.
  */
 export function planId(plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>, basis: PlanBasis): string {
   const value = {
@@ -274,6 +275,14 @@ export function planId(plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>, bas
     read_scope: readScopeToJson(basis.readScope),
     safety: guardSettingsToJson(basis.safety),
     protect: protectedNamesToJson(basis.protect),
+    ...(basis.environment === undefined
+      ? {}
+      : {
+          environment: {
+            name: basis.environment.name,
+            target_id: targetIdentityToJson(basis.environment.target),
+          },
+        }),
   };
   return sha256OfCanonical('guidectl-plan-2\n', value).slice(0, PLAN_ID_LENGTH);
 }

@@ -169,7 +169,10 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     };
     const actual = planId(plan, basis);
     if (actual !== id) {
-      const covered = 'its calls, digests, read scope, safety settings and protections';
+      const covered =
+        environment === undefined
+          ? 'its calls, digests, read scope, safety settings and protections'
+          : 'its calls, digests, read scope, safety settings, protections, environment and target';
       return fail(
         `it does not match its plan id: ${covered} hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
       );

@@ -224,6 +224,55 @@ describe('--env NAME on plan and apply', () => {
     expect(await accountOf(production)).toMatchObject({ guides: [] });
   });
 
+  it("the plan id covers a saved plan's environment and target: editing them by hand is refused", async () => {
+    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(join(ws.dir, 's.json'), 'utf8'));
+    // Staging's plan made to look like production's (production lacks qa_bot_wx: its files differ,
+    // so the files are left out, as when a plan is applied where they are not).
+    saved.environment = {
+      name: 'production',
+      target: `${production.url} (PROD_APPID/PROD_SECRET)`,
+      target_id: { kind: 'remote', base_url: production.url },
+    };
+    saved.paths = [];
+    await ws.write('edited.json', JSON.stringify(saved));
+    for (const args of [
+      ['apply', 'edited.json'],
+      ['apply', 'edited.json', '--env', 'production'],
+    ]) {
+      const run = await cli(args);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /edited\.json: it does not match its plan id: its calls, digests, read scope, safety settings, protections, environment and target hash to [0-9a-f]{12}, the file says [0-9a-f]{12}\. The file was edited/,
+      );
+    }
+    expect(await accountOf(production)).toMatchObject({ guides: [] });
+    // A plan of an environment from the format before (no target_id, an id without it): refused.
+    const { target_id: _, ...older } = { ...saved.environment, name: 'staging' };
+    await ws.write('older.json', JSON.stringify({ ...saved, format_version: 1, environment: older }));
+    const old = await cli(['apply', 'older.json']);
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain(
+      "older.json: it was made by an earlier guidectl, which did not record which account the environment's target is; make the plan again with guidectl plan --env NAME --out FILE",
+    );
+    // The same plans for two environments have two ids, though their calls are alike.
+    await ws.write(
+      'same.yaml',
+      FILE.replace(/ {4}only_in: .*\n/, '')
+        .replace(/shop_app: wx2+/, 'shop_app: wx1111111111111111')
+        .replace('PROD_COVER', 'STAGING_COVER')
+        .replace('STAGING_URL', staging.url)
+        .replace('PROD_URL', production.url),
+    );
+    const ids = [];
+    for (const env of ['staging', 'production']) {
+      const run = await cli(['plan', '--env', env, 'same.yaml']);
+      ids.push(/^Plan id: ([0-9a-f]{12})$/m.exec(run.stdout)?.[1]);
+    }
+    expect(ids[0]).toMatch(/^[0-9a-f]{12}$/);
+    expect(ids[1]).not.toBe(ids[0]);
+  });
+
   it('a saved plan is applied to the environment and target it was made for', async () => {
     expect((await cli(['plan', '--env', 'production', '--out', 'p.json', 'guides.yaml'])).code).toBe(0);
     const apply = await cli(['apply', 'p.json']);
