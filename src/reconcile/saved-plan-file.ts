@@ -143,12 +143,42 @@ export async function savedPlanSource(
       notice(`the files ${file} was made from (${made}) have errors now`);
       return undefined;
     }
+  } else if (saved.environment !== undefined) {
+    throw new UsageError(await missingEnvironmentFiles(saved, file, cwd));
   } else {
     notice(
       `note: the files ${file} was made from (${made}) are not here; only the account is checked against the plan`,
     );
   }
   return { kind: 'saved', saved, file, files, paths: checked };
+}
+
+/** A word as a shell reads it: as is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Why a saved plan of an environment cannot be applied without its files, and the command that
+ * can: the files name the environment's target (its base URL and credentials' variables). The
+ * paths it recorded are relative to the folder `plan` ran in; when they lie next to the plan
+ * file (as when it was saved there), the command names them from here.
+ */
+async function missingEnvironmentFiles(saved: SavedPlan, file: string, cwd: string): Promise<string> {
+  const name = saved.environment?.name ?? '';
+  const made = saved.paths.join(', ');
+  const folder = nodePath.dirname(nodePath.resolve(cwd, file));
+  const beside = saved.paths.map((p) => nodePath.resolve(folder, p));
+  const found = saved.paths.length > 0 && (await allExist(cwd, beside));
+  const paths = found
+    ? beside.map((p) => shellWord(nodePath.relative(cwd, p) || '.')).join(' ')
+    : 'PATH…';
+  const command = `guidectl apply ${shellWord(file)} ${paths}`;
+  const where = found
+    ? ''
+    : ` (the paths the plan recorded are relative to the folder plan ran in: run apply there, or give them from here)`;
+  const are = saved.paths.length === 1 ? 'is' : 'are';
+  return `${file} was made for environment ${name} from ${made}, which ${are} not here: the files name the environment's target (its base_url and credentials), so nothing was read or changed. Give them after the plan: ${command}${where}`;
 }
 
 async function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
@@ -271,6 +271,31 @@ describe('--env NAME on plan and apply', () => {
     }
     expect(ids[0]).toMatch(/^[0-9a-f]{12}$/);
     expect(ids[1]).not.toBe(ids[0]);
+  });
+
+  it('a saved plan of an environment without its files: refused before any target is opened, with the command that applies it', async () => {
+    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+    await mkdir(join(ws.dir, 'sub'));
+    const inSub = (args: readonly string[]) => runCli(args, { cwd: join(ws.dir, 'sub'), env: credentials() });
+    const run = await inSub(['apply', '../s.json']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      "guidectl: ../s.json was made for environment staging from guides.yaml, which is not here: the files name the environment's target (its base_url and credentials), so nothing was read or changed. Give them after the plan: guidectl apply ../s.json ../guides.yaml\n",
+    );
+    expect(existsSync(join(ws.dir, 'sub', '.guidectl'))).toBe(false);
+    expect((await accountOf(staging)).guides).toEqual([]);
+    // The command it names applies the plan.
+    const fixed = await inSub(['apply', '../s.json', '../guides.yaml']);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((await accountOf(staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
+
+    // Nowhere near its files: the paths are to be given.
+    await ws.write('sub/elsewhere.json', await readFile(join(ws.dir, 's.json'), 'utf8'));
+    const alone = await inSub(['apply', 'elsewhere.json']);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain(
+      'Give them after the plan: guidectl apply elsewhere.json PATH… (the paths the plan recorded are relative to the folder plan ran in: run apply there, or give them from here)',
+    );
   });
 
   it('a saved plan is applied to the environment and target it was made for', async () => {
