@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { isSavedPlanFile, readSavedPlan } from '../reconcile/saved-plan-file.js';
+import { checkSavedEnvironment, isSavedPlanFile, readSavedPlan } from '../reconcile/saved-plan-file.js';
 import { escapeControls } from '../report/escape.js';
 import { formatPlan } from '../report/plan-output.js';
 import type { CommandContext } from './io.js';
@@ -12,6 +12,7 @@ interface ShowOptions {
   json: boolean;
   markdown: boolean;
   format?: Format;
+  env?: string;
 }
 
 /**
@@ -24,7 +25,8 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
     program
       .command('show')
       .description('print a saved plan (from plan --out) as plan printed it; reads no account and no files')
-      .argument('<plan>', 'a saved plan, FILE.json'),
+      .argument('<plan>', 'a saved plan, FILE.json')
+      .option('--env <name>', 'refuse unless the plan was made for this environment of the files'),
   ).action(async (file: string, options: ShowOptions) => {
     const { io } = ctx;
     const format = chooseFormat(options);
@@ -35,6 +37,7 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
       );
     }
     const saved = await readSavedPlan(absolute, file);
+    checkSavedEnvironment(saved, file, options.env);
     const made = saved.environment;
     if (format === 'human' && made !== undefined)
       io.stdout.write(`Environment ${escapeControls(made.name)}: ${escapeControls(made.target)}\n\n`);

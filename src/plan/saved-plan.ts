@@ -197,8 +197,12 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
 function decodeEnvironment(value: unknown): SavedEnvironment | undefined {
   if (value === undefined) return undefined;
   const environment = record(value, 'environment');
+  const name = text(environment['name'], 'environment.name');
+  // The rule of the files' environment names (see DeclaredEnvironment).
+  if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(name))
+    throw new Invalid('environment.name is not the name of an environment');
   return {
-    name: text(environment['name'], 'environment.name'),
+    name,
     target: text(environment['target'], 'environment.target'),
     targetId: decodeIdentity(environment['target_id']),
   };

@@ -170,9 +170,7 @@ async function missingEnvironmentFiles(saved: SavedPlan, file: string, cwd: stri
   const folder = nodePath.dirname(nodePath.resolve(cwd, file));
   const beside = saved.paths.map((p) => nodePath.resolve(folder, p));
   const found = saved.paths.length > 0 && (await allExist(cwd, beside));
-  const paths = found
-    ? beside.map((p) => shellWord(nodePath.relative(cwd, p) || '.')).join(' ')
-    : 'PATH…';
+  const paths = found ? beside.map((p) => shellWord(nodePath.relative(cwd, p) || '.')).join(' ') : 'PATH…';
   const command = `guidectl apply ${shellWord(file)} ${paths}`;
   const where = found
     ? ''
@@ -194,22 +192,24 @@ async function allExist(cwd: string, paths: readonly string[]): Promise<boolean>
 
 /**
  * Refuses a saved plan made for another environment than `environment` (`--env`, or the files'
- * environment now): a staging plan is never applied to production. Also `show --env NAME`'s check.
+ * environment now), naming both; `then` ends the message (what was not done). Apply's check (a
+ * staging plan is never applied to production) and `show --env NAME`'s.
  */
-export function checkSavedEnvironment(saved: SavedPlan, file: string, environment: string | undefined): void {
+export function checkSavedEnvironment(
+  saved: SavedPlan,
+  file: string,
+  environment: string | undefined,
+  then = '',
+): void {
   const made = saved.environment;
+  if (environment === undefined) return;
   if (made === undefined) {
-    if (environment !== undefined) {
-      throw new UsageError(
-        `${file} was made from files without environments; it was not made for environment ${environment}`,
-      );
-    }
-    return;
-  }
-  if (environment !== undefined && environment !== made.name) {
     throw new UsageError(
-      `${file} was made for environment ${made.name}, not ${environment}; nothing was changed`,
+      `${file} was made from files without environments, not for environment ${environment}${then}`,
     );
+  }
+  if (environment !== made.name) {
+    throw new UsageError(`${file} was made for environment ${made.name}, not ${environment}${then}`);
   }
 }
 
@@ -231,7 +231,7 @@ export function checkSavedTarget(
   environment: string | undefined,
   target: TargetNow,
 ): void {
-  checkSavedEnvironment(saved, file, environment);
+  checkSavedEnvironment(saved, file, environment, '; nothing was changed');
   const made = saved.environment;
   if (made === undefined) return;
   const difference = compareTargets(made.targetId, target.identity);

@@ -298,6 +298,27 @@ describe('--env NAME on plan and apply', () => {
     );
   });
 
+  it('show --env NAME prints a saved plan made for NAME, and refuses one made for another environment', async () => {
+    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+    const plain = await cli(['show', 's.json']);
+    const same = await cli(['show', 's.json', '--env', 'staging']);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe(plain.stdout);
+    const other = await cli(['show', 's.json', '--env', 'production', '--json']);
+    expect(other.code).toBe(1);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toBe('guidectl: s.json was made for environment staging, not production\n');
+
+    await ws.write('plain.yaml', 'version: 1\nguides: []\n');
+    const env = { GUIDECTL_LOCAL_DB: ':memory:' };
+    expect((await cli(['plan', '--out', 'plain.json', 'plain.yaml'], env)).code).toBe(0);
+    const none = await cli(['show', 'plain.json', '--env', 'staging']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      'guidectl: plain.json was made from files without environments, not for environment staging\n',
+    );
+  });
+
   it('a saved plan is applied to the environment and target it was made for', async () => {
     expect((await cli(['plan', '--env', 'production', '--out', 'p.json', 'guides.yaml'])).code).toBe(0);
     const apply = await cli(['apply', 'p.json']);
