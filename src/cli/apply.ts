@@ -22,6 +22,7 @@ import {
 } from '../report/apply-output.js';
 import { renderStreamEvent } from '../report/apply-stream.js';
 import { countOf } from '../report/count.js';
+import { environmentHeading } from '../report/envs.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
@@ -94,7 +95,7 @@ async function applyOnce(ctx: CommandContext, args: readonly string[], options: 
         });
       }
       if (environment !== undefined && !out.machine) {
-        ctx.io.stdout.write(`Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`);
+        ctx.io.stdout.write(environmentHeading(environment.name, describeTarget(target, ctx.io.cwd)));
       }
       const deps = { ...applyDeps(ctx, session, out, options), target: identifyTarget(target) };
       const run = await applyRun(source, deps, {

@@ -11,6 +11,7 @@ import {
   refuseSavedPlans,
   writeSavedPlan,
 } from '../reconcile/index.js';
+import { environmentHeading } from '../report/envs.js';
 import {
   formatPlan,
   type PlanFormat,
@@ -97,9 +98,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           options,
           async (client, _events, target) => {
             if (environment !== undefined && format === 'human') {
-              ctx.io.stdout.write(
-                `Environment ${environment.name}: ${describeTarget(target, ctx.io.cwd)}\n\n`,
-              );
+              ctx.io.stdout.write(environmentHeading(environment.name, describeTarget(target, ctx.io.cwd)));
             }
             // Plan mode is handed only the read calls: it has no way to write.
             const reader = readOnlyClient(client);

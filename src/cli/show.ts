@@ -2,6 +2,7 @@ import * as nodePath from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { checkSavedEnvironment, isSavedPlanFile, readSavedPlan } from '../reconcile/saved-plan-file.js';
+import { environmentHeading } from '../report/envs.js';
 import { escapeControls } from '../report/escape.js';
 import { formatPlan } from '../report/plan-output.js';
 import type { CommandContext } from './io.js';
@@ -39,8 +40,7 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
     const saved = await readSavedPlan(absolute, file);
     checkSavedEnvironment(saved, file, options.env);
     const made = saved.environment;
-    if (format === 'human' && made !== undefined)
-      io.stdout.write(`Environment ${escapeControls(made.name)}: ${escapeControls(made.target)}\n\n`);
+    if (format === 'human' && made !== undefined) io.stdout.write(environmentHeading(made.name, made.target));
     io.stdout.write(formatPlan(format, saved.plan, { planId: saved.planId, color: useColor(ctx, 'stdout') }));
     if (format === 'human')
       io.stdout.write(

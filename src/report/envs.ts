@@ -7,6 +7,14 @@ import { alignColumns } from './table.js';
 /** The version of `guidectl envs --json`; raised only when a key is renamed or removed. */
 export const ENVS_FORMAT_VERSION = 1;
 
+/**
+ * The heading of one environment's output (plan, apply, show, plan --all-envs): its name and,
+ * when known, where its calls go; both escaped, as they come from files and the environment.
+ */
+export function environmentHeading(name: string, target?: string): string {
+  return `Environment ${escapeControls(name)}${target === undefined ? '' : `: ${escapeControls(target)}`}\n\n`;
+}
+
 function targetCell({ target }: EnvironmentTarget): string {
   if (target.kind === 'embedded') return `embedded ${target.dbFile}`;
   return target.wechat ? `WeChat API (${target.baseUrl})` : escapeControls(target.baseUrl);
