@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../core/diagnostics.js';
+import type { OutputChunk } from '../report/apply-output.js';
 import { renderDiagnostics } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
 
@@ -53,4 +54,9 @@ export function reportNoPlan(
   ctx.io.stderr.write(`guidectl: ${headline}; ${failure.outcome}\n`);
   onFailure?.(headline, failure.diagnostics, failure.sources);
   ctx.setExit(1);
+}
+
+/** Writes each chunk of a report to its stream, in order. */
+export function writeChunks(ctx: CommandContext, chunks: readonly OutputChunk[]): void {
+  for (const chunk of chunks) ctx.io[chunk.to].write(chunk.text);
 }

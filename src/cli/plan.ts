@@ -1,16 +1,8 @@
-import * as nodePath from 'node:path';
 import { type Command, Option } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
+import type { LiveReadScope } from '../core/live.js';
 import { readOnlyClient } from '../live/index.js';
-import { liveFingerprints, type SavedEnvironment } from '../plan/index.js';
-import {
-  DEFAULT_ENV_PARALLELISM,
-  type PlanRun,
-  planRun,
-  recordedPath,
-  refuseSavedPlans,
-  writeSavedPlan,
-} from '../reconcile/index.js';
+import { DEFAULT_ENV_PARALLELISM, planRun, refuseSavedPlans, savePlanRun } from '../reconcile/index.js';
 import { environmentHeading } from '../report/envs.js';
 import {
   formatPlan,
@@ -18,11 +10,12 @@ import {
   planErrorOutput,
   planFailureOutput,
   planVerdict,
+  savedPlanNotice,
 } from '../report/plan-output.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
-import { type FailureSink, printDiagnostics, useColor } from './output.js';
+import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
 import { planAllEnvs } from './plan-all-envs.js';
 import { loadFiles, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
 import { envOption, targetOptions, wholeNumber } from './target-flags.js';
@@ -92,25 +85,19 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         const files = await loadFiles(ctx, paths, onFailure, options.env);
         if (files === undefined) return;
         const { environment } = files;
-        const settings = environment === undefined ? {} : { environment };
         await withClient(
           ctx,
           options,
           async (client, _events, target) => {
-            if (environment !== undefined && format === 'human') {
-              ctx.io.stdout.write(environmentHeading(environment.name, describeTarget(target, ctx.io.cwd)));
-            }
+            const where = describeTarget(target, ctx.io.cwd);
+            if (environment !== undefined && format === 'human')
+              ctx.io.stdout.write(environmentHeading(environment.name, where));
             // Plan mode is handed only the read calls: it has no way to write.
             const reader = readOnlyClient(client);
-            const run = await planRun(
-              files,
-              { read: (scope) => readLive(ctx, reader, scope), target: identifyTarget(target) },
-              guardFlags(options),
-            );
-            if (run.status === 'invalid') {
-              reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
-              return;
-            }
+            const read = (scope: LiveReadScope) => readLive(ctx, reader, scope);
+            const run = await planRun(files, { read, target: identifyTarget(target) }, guardFlags(options));
+            if (run.status === 'invalid')
+              return reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
             printDiagnostics(ctx, run.diagnostics, files.sources);
             const { plan, planId, guards } = run;
             const color = useColor(ctx, 'stdout');
@@ -118,47 +105,21 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
               formatPlan(format, plan, { planId, guards, drift: options.expectNoChanges, color }),
             );
             printed = true;
-            const planned = run.basis.environment;
-            const made = planned && {
-              name: planned.name,
-              target: describeTarget(target, ctx.io.cwd),
-              targetId: planned.target,
-            };
-            if (out !== undefined) await savePlan(ctx, run, paths, out, format, made);
+            if (out !== undefined) {
+              await savePlanRun(ctx.io.cwd, out, run, paths, where);
+              writeChunks(ctx, [savedPlanNotice(format, out)]);
+            }
             const verdict = planVerdict(format, plan, guards, options);
             ctx.io.stderr.write(verdict.stderr);
             ctx.setExit(verdict.exit);
           },
-          settings,
+          environment === undefined ? {} : { environment },
         );
       } catch (error) {
         if (!printed) ctx.io.stdout.write(planErrorOutput(format, errorMessage(error)));
         throw error;
       }
     });
-}
-
-/** `--out`: the plan saved for `apply FILE`, and where it went (stdout for people, else stderr). */
-async function savePlan(
-  ctx: CommandContext,
-  run: Extract<PlanRun, { status: 'planned' }>,
-  paths: readonly string[],
-  out: string,
-  format: PlanFormat,
-  environment: SavedEnvironment | undefined,
-): Promise<void> {
-  const { io } = ctx;
-  await writeSavedPlan(nodePath.resolve(io.cwd, out), {
-    planId: run.planId,
-    ...(environment === undefined ? {} : { environment }),
-    paths: paths.map((p) => recordedPath(io.cwd, p)),
-    basis: run.basis,
-    plan: run.plan,
-    liveFingerprints: liveFingerprints(run.live),
-  });
-  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}\n`;
-  if (format === 'human') io.stdout.write(`\n${saved}`);
-  else io.stderr.write(`guidectl: ${saved}`);
 }
 
 /** Adds `--format` and its `--json`/`--markdown` shorthands (read by {@link chooseFormat}). */

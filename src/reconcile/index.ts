@@ -34,6 +34,7 @@ export {
   recordedPath,
   refuseSavedPlans,
   savedPlanSource,
+  savePlanRun,
   splitSavedPlans,
   type TargetNow,
   writeSavedPlan,

@@ -4,10 +4,12 @@ import * as nodePath from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
 import { compareTargets, type TargetIdentity } from '../core/target-identity.js';
+import { liveFingerprints } from '../plan/digest.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
 import { parseJson } from '../wire/json.js';
 import type { ApplySource } from './apply-run.js';
 import type { LoadedFiles } from './files.js';
+import type { PlanRun } from './plan-run.js';
 
 /** Writes the file whole or not at all (a temporary file renamed into place). */
 export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<void> {
@@ -23,6 +25,30 @@ export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<vo
     const why = errorMessage(error);
     throw new UsageError(`cannot write the plan to ${file}: ${why}`);
   }
+}
+
+/**
+ * `plan --out`: the plan of `run` saved at `out` (relative to `cwd`), with the paths it was made
+ * from as a saved plan records them, its live fingerprints, and (for a plan of an environment)
+ * the environment and its target, as identified and as `target` describes it.
+ */
+export async function savePlanRun(
+  cwd: string,
+  out: string,
+  run: Extract<PlanRun, { status: 'planned' }>,
+  paths: readonly string[],
+  target: string,
+): Promise<void> {
+  const planned = run.basis.environment;
+  const environment = planned && { name: planned.name, target, targetId: planned.target };
+  await writeSavedPlan(nodePath.resolve(cwd, out), {
+    planId: run.planId,
+    ...(environment === undefined ? {} : { environment }),
+    paths: paths.map((p) => recordedPath(cwd, p)),
+    basis: run.basis,
+    plan: run.plan,
+    liveFingerprints: liveFingerprints(run.live),
+  });
 }
 
 /** How much of a file is read to tell a saved plan from a desired-state file. */

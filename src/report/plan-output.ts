@@ -2,6 +2,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
+import type { OutputChunk } from './apply-output.js';
 import { countOf } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { escapeControlsKeepingLines } from './escape.js';
@@ -65,6 +66,14 @@ export function planErrorOutput(format: PlanFormat, message: string): string {
     return renderFailureMarkdown('guidectl plan failed', `guidectl: ${escapeControlsKeepingLines(message)}`);
   if (format === 'json') return `${stringifyJsonPretty(failureToJson(message, []))}\n`;
   return '';
+}
+
+/** Where `plan --out` saved the plan and how to apply it: on stdout after human text, else on stderr. */
+export function savedPlanNotice(format: PlanFormat, out: string): OutputChunk {
+  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}\n`;
+  return format === 'human'
+    ? { to: 'stdout', text: `\n${saved}` }
+    : { to: 'stderr', text: `guidectl: ${saved}` };
 }
 
 /** What `plan`'s exit status answers: refused by a guard, drift, or changes pending. */
