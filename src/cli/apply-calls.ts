@@ -1,9 +1,9 @@
 import type { ApplyResult } from '../apply/index.js';
 import { runCalls, type Stopper } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
+import type { CallsEvent } from '../core/apply-run.js';
 import type { Plan } from '../core/plan.js';
 import { callNote } from '../report/apply.js';
-import { type ApplyStreamEvent, streamEventOf } from '../report/apply-stream.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
 import type { ClientEvents } from './session.js';
@@ -21,9 +21,6 @@ export interface CallSettings {
   readonly continueOnError: boolean;
 }
 
-/** Writes one `--json-stream` event (or nothing, when the stream was not asked for). */
-export type StreamSink = (event: ApplyStreamEvent) => void;
-
 /**
  * Runs the plan's calls (`runCalls`) with a progress line, the `--json-stream` events, and Ctrl-C
  * handled: the first starts nothing new and waits for the calls in flight; the second abandons them.
@@ -33,7 +30,8 @@ export async function makeCalls(
   session: Session,
   plan: Plan,
   settings: CallSettings,
-  stream: StreamSink,
+  /** Told what happens to each call (the `--json-stream` events). */
+  onCall: (event: CallsEvent) => void,
 ): Promise<ApplyResult> {
   const { io } = ctx;
   session.stopper.writing(true);
@@ -56,7 +54,7 @@ export async function makeCalls(
         }
         const note = callNote(event);
         if (note !== undefined) progress.note(note);
-        stream(streamEventOf(event));
+        onCall(event);
       },
     });
   } finally {

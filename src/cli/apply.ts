@@ -4,7 +4,6 @@ import { GuidectlError, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
-  type ApplyRun,
   type ApplySource,
   applyRun,
   checkSavedTarget,
@@ -13,22 +12,22 @@ import {
   splitSavedPlans,
 } from '../reconcile/index.js';
 import {
-  type ApplyFormat,
   type ApplyOutputOptions,
+  applyFormatOf,
   applyRunOutput,
+  callEventOutput,
+  confirmQuestion,
   noPlanOutput,
-  type OutputChunk,
   reviewOutput,
+  savedPlanApproval,
 } from '../report/apply-output.js';
-import { renderStreamEvent } from '../report/apply-stream.js';
-import { countOf } from '../report/count.js';
 import { environmentHeading } from '../report/envs.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
-import { makeCalls, type Session, type StreamSink } from './apply-calls.js';
+import { makeCalls, type Session } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
-import { type FailureSink, useColor } from './output.js';
+import { type FailureSink, useColor, writeChunks } from './output.js';
 import { type LockRequest, loadFiles, readLive, type TargetOptions, withClient } from './session.js';
 import { envOption, targetOptions, wholeNumber } from './target-flags.js';
 
@@ -64,15 +63,17 @@ async function applyOnce(ctx: CommandContext, args: readonly string[], options: 
     throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
   }
   const [savedPlan] = savedPlans;
-  const source =
+  const format = applyFormatOf(options);
+  // With --json, a plan that cannot be made is one JSON object with the diagnostics on stdout;
+  // with --json-stream, a `diagnostics` event and the summary.
+  const onFailure: FailureSink = (headline, diagnostics) =>
+    writeChunks(ctx, noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
+  const load = (p: readonly string[], env?: string) => loadFiles(ctx, p, onFailure, options.env ?? env);
+  const source: ApplySource | undefined =
     savedPlan === undefined
-      ? await filesSource(ctx, paths, options)
-      : await savedPlanSource(
-          savedPlan,
-          paths,
-          ctx.io.cwd,
-          (p, made) => loadFiles(ctx, p, jsonFailure(ctx, options), options.env ?? made),
-          (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
+      ? await load(paths).then((files) => files && { kind: 'files', files })
+      : await savedPlanSource(savedPlan, paths, ctx.io.cwd, load, (line) =>
+          ctx.io.stderr.write(`guidectl: ${line}\n`),
         );
   if (source === undefined) return;
   const environment = source.files?.environment;
@@ -81,29 +82,48 @@ async function applyOnce(ctx: CommandContext, args: readonly string[], options: 
     command: ['guidectl', 'apply', ...args].join(' '),
     timeoutSeconds: options.lockTimeout,
   };
+  const color = { stdout: useColor(ctx, 'stdout'), stderr: useColor(ctx, 'stderr') };
+  const output: ApplyOutputOptions = {
+    format,
+    color,
+    cwd: ctx.io.cwd,
+    sources: source.files?.sources ?? new Map(),
+  };
   // The local database's lock is held from the read of the live state to the convergence check.
   await withClient(
     ctx,
     options,
     async (client, events, target) => {
-      const session: Session = { client, events, stopper };
-      const out = new ApplyOutput(ctx, options, source.files?.sources ?? new Map());
-      if (source.kind === 'saved') {
+      const where = describeTarget(target, ctx.io.cwd);
+      const identity = identifyTarget(target);
+      if (source.kind === 'saved')
         checkSavedTarget(source.saved, source.file, options.env ?? environment?.name, {
-          description: describeTarget(target, ctx.io.cwd),
-          identity: identifyTarget(target),
+          description: where,
+          identity,
         });
-      }
-      if (environment !== undefined && !out.machine) {
-        ctx.io.stdout.write(environmentHeading(environment.name, describeTarget(target, ctx.io.cwd)));
-      }
-      const deps = { ...applyDeps(ctx, session, out, options), target: identifyTarget(target) };
+      if (environment !== undefined && format === 'human')
+        ctx.io.stdout.write(environmentHeading(environment.name, where));
+      const session: Session = { client, events, stopper };
+      const deps = { ...applyDeps(ctx, session, output, options), target: identity };
       const run = await applyRun(source, deps, {
         ...guardFlags(options),
         ...(options.planId === undefined ? {} : { planId: options.planId }),
         verify: options.verify,
       });
-      out.render(run, source);
+      const { chunks, exit } = applyRunOutput(
+        run,
+        output,
+        source.kind === 'saved' ? source.saved.planId : '',
+      );
+      writeChunks(ctx, chunks);
+      if (exit !== undefined) ctx.setExit(exit);
+      // A bug keeps its stack trace (runProgram prints it); a known failure was one line above.
+      if (
+        run.status === 'applied' &&
+        run.checkError !== undefined &&
+        !(run.checkError instanceof GuidectlError)
+      )
+        throw run.checkError;
     },
     { signal: stopper.signal, lock, ...(environment === undefined ? {} : { environment }) },
   );
@@ -179,37 +199,27 @@ function checkFlags(options: ApplyOptions): void {
   }
 }
 
-async function filesSource(
-  ctx: CommandContext,
-  paths: readonly string[],
-  options: ApplyOptions,
-): Promise<ApplySource | undefined> {
-  const files = await loadFiles(ctx, paths, jsonFailure(ctx, options), options.env);
-  return files === undefined ? undefined : { kind: 'files', files };
-}
-
 /** What `applyRun` is given: reads with progress, the prompt, the calls with Ctrl-C handled. */
 function applyDeps(
   ctx: CommandContext,
   session: Session,
-  out: ApplyOutput,
+  output: ApplyOutputOptions,
   options: ApplyOptions,
 ): Parameters<typeof applyRun>[1] {
   const reader = readOnlyClient(session.client);
   return {
     read: (scope) => readLive(ctx, reader, scope, session.events),
-    review: (reviewed) => out.review(reviewed),
+    // The plan about to be applied (human text, or the stream's `plan` event), warnings first.
+    review: (reviewed) => writeChunks(ctx, reviewOutput(reviewed, output)),
     approve: async (reviewed, source) => {
       if (source.kind === 'saved') {
-        if (!out.machine)
-          ctx.io.stdout.write(
-            `\nApplying saved plan ${source.saved.planId} (${source.file}): the account is as it was when it was made.\n`,
-          );
+        writeChunks(ctx, savedPlanApproval(source.saved.planId, source.file, output));
         return true;
       }
       return options.autoApprove || (await confirm(ctx, reviewed));
     },
-    execute: (plan) => makeCalls(ctx, session, plan, options, out.stream),
+    execute: (plan) =>
+      makeCalls(ctx, session, plan, options, (event) => writeChunks(ctx, callEventOutput(event, output))),
     abandonedWrites: () => session.client.abandonedWrites,
     signal: ctx.io.stopSignal,
   };
@@ -225,10 +235,7 @@ async function confirm(ctx: CommandContext, reviewed: Reviewed): Promise<boolean
     ctx.setExit(1);
     return false;
   }
-  const n = reviewed.plan.calls.length;
-  const answer = await io.ask(
-    `\nMake ${n === 1 ? 'this call' : `these ${countOf(n, 'call')}`}? Only 'yes' is accepted: `,
-  );
+  const answer = await io.ask(confirmQuestion(reviewed.plan.calls.length));
   // Ctrl-C or Ctrl-D at the question (undefined) cancels, as any answer but "yes" does.
   if (answer?.trim() !== 'yes') {
     io.stderr.write('guidectl: apply cancelled; nothing was changed\n');
@@ -236,65 +243,4 @@ async function confirm(ctx: CommandContext, reviewed: Reviewed): Promise<boolean
     return false;
   }
   return true;
-}
-
-/**
- * With `--json`, a plan that cannot be made is one JSON object with the diagnostics on stdout;
- * with `--json-stream`, a `diagnostics` event and the summary.
- */
-function jsonFailure(ctx: CommandContext, options: ApplyOptions): FailureSink | undefined {
-  const format = formatOf(options);
-  if (format === 'human') return undefined;
-  return (headline, diagnostics) =>
-    write(ctx, noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
-}
-
-function formatOf(options: ApplyOptions): ApplyFormat {
-  return options.jsonStream ? 'json-stream' : options.json ? 'json' : 'human';
-}
-
-function write(ctx: CommandContext, chunks: readonly OutputChunk[]): void {
-  for (const chunk of chunks) ctx.io[chunk.to].write(chunk.text);
-}
-
-/** Everything apply prints, in the format asked for: human text, `--json` or `--json-stream`. */
-class ApplyOutput {
-  /** True when stdout carries JSON (`--json` or `--json-stream`): then no human text goes there. */
-  readonly machine: boolean;
-  readonly stream: StreamSink;
-  private readonly options: ApplyOutputOptions;
-
-  constructor(
-    private readonly ctx: CommandContext,
-    flags: ApplyOptions,
-    /** The files' texts, to quote the lines of plan diagnostics. */
-    sources: ReadonlyMap<string, string>,
-  ) {
-    const format = formatOf(flags);
-    this.machine = format !== 'human';
-    this.stream = (event) => {
-      if (format === 'json-stream') ctx.io.stdout.write(renderStreamEvent(event));
-    };
-    const color = { stdout: useColor(ctx, 'stdout'), stderr: useColor(ctx, 'stderr') };
-    this.options = { format, color, cwd: ctx.io.cwd, sources };
-  }
-
-  /** Shows the plan about to be applied (human text, or the stream's `plan` event), warnings first. */
-  review(r: Reviewed): void {
-    write(this.ctx, reviewOutput(r, this.options));
-  }
-
-  render(run: ApplyRun, source: ApplySource): void {
-    const savedPlanId = source.kind === 'saved' ? source.saved.planId : '';
-    const { chunks, exit } = applyRunOutput(run, this.options, savedPlanId);
-    write(this.ctx, chunks);
-    if (exit !== undefined) this.ctx.setExit(exit);
-    // A bug keeps its stack trace (runProgram prints it); a known failure was one line above.
-    if (
-      run.status === 'applied' &&
-      run.checkError !== undefined &&
-      !(run.checkError instanceof GuidectlError)
-    )
-      throw run.checkError;
-  }
 }

@@ -1,4 +1,4 @@
-import type { Applied, ApplyRun, Reviewed } from '../core/apply-run.js';
+import type { Applied, ApplyRun, CallsEvent, Reviewed } from '../core/apply-run.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -9,7 +9,14 @@ import {
   reviewedToJson,
   wordsReplacedMessage,
 } from './apply.js';
-import { appliedSummary, emptySummary, noPlanEvents, renderStreamEvent } from './apply-stream.js';
+import {
+  appliedSummary,
+  emptySummary,
+  noPlanEvents,
+  renderStreamEvent,
+  streamEventOf,
+} from './apply-stream.js';
+import { countOf } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { escapeControls } from './escape.js';
 import { renderPlan } from './plan.js';
@@ -32,6 +39,32 @@ export interface ApplyOutputOptions {
   readonly cwd: string;
   /** The files' texts, to quote the lines of diagnostics. */
   readonly sources: ReadonlyMap<string, string>;
+}
+
+/** The format asked for by apply's flags: `--json-stream`, `--json`, or human text. */
+export function applyFormatOf(flags: { readonly json: boolean; readonly jsonStream: boolean }): ApplyFormat {
+  return flags.jsonStream ? 'json-stream' : flags.json ? 'json' : 'human';
+}
+
+/** What apply asks before it makes the calls of a plan of files. */
+export function confirmQuestion(calls: number): string {
+  return `\nMake ${calls === 1 ? 'this call' : `these ${countOf(calls, 'call')}`}? Only 'yes' is accepted: `;
+}
+
+/** What apply says instead of asking, for a saved plan (reviewed when it was made); nothing for machines. */
+export function savedPlanApproval(
+  planId: string,
+  file: string,
+  o: Pick<ApplyOutputOptions, 'format'>,
+): OutputChunk[] {
+  if (o.format !== 'human') return [];
+  const text = `\nApplying saved plan ${planId} (${file}): the account is as it was when it was made.\n`;
+  return [{ to: 'stdout', text }];
+}
+
+/** A call's `--json-stream` event as it happens; nothing in the other formats (built only for the stream). */
+export function callEventOutput(event: CallsEvent, o: Pick<ApplyOutputOptions, 'format'>): OutputChunk[] {
+  return o.format === 'json-stream' ? [{ to: 'stdout', text: renderStreamEvent(streamEventOf(event)) }] : [];
 }
 
 /** The plan about to be applied: its warnings, then the plan (human) or the stream's `plan` event. */
@@ -107,7 +140,14 @@ export function applyRunOutput(
     case 'unchanged': {
       const summary = { ...emptySummary(run.reviewed.id), converged: true, exit_code: 0 } as const;
       const json = { plan: reviewedToJson(run.reviewed), outcomes: [], converged: true };
-      return { chunks: machineOutput(o, json, summary), exit: 0 };
+      return {
+        chunks: machineOutput(
+          o,
+          () => json,
+          () => summary,
+        ),
+        exit: 0,
+      };
     }
     case 'cancelled':
       return { chunks: [], exit: undefined };
@@ -126,15 +166,15 @@ function diagnosticChunks(diagnostics: readonly Diagnostic[], o: ApplyOutputOpti
   return [{ to: 'stderr', text }];
 }
 
-/** `--json`'s object or `--json-stream`'s summary, whichever was asked for. */
+/** `--json`'s object or `--json-stream`'s summary, whichever was asked for (and only that one built). */
 function machineOutput(
   o: ApplyOutputOptions,
-  json: Record<string, unknown>,
-  summary: Parameters<typeof renderStreamEvent>[0],
+  json: () => Record<string, unknown>,
+  summary: () => Parameters<typeof renderStreamEvent>[0],
 ): OutputChunk[] {
   if (o.format === 'json')
-    return [{ to: 'stdout', text: `${stringifyJsonPretty({ format_version: 1, ...json })}\n` }];
-  if (o.format === 'json-stream') return [{ to: 'stdout', text: renderStreamEvent(summary) }];
+    return [{ to: 'stdout', text: `${stringifyJsonPretty({ format_version: 1, ...json() })}\n` }];
+  if (o.format === 'json-stream') return [{ to: 'stdout', text: renderStreamEvent(summary()) }];
   return [];
 }
 
@@ -158,7 +198,11 @@ function staleOutput(run: Extract<ApplyRun, { status: 'stale' }>, o: ApplyOutput
   } as const;
   return [
     { to: 'stderr', text: `guidectl: ${renderStale(report, { color: o.color.stderr })}` },
-    ...machineOutput(o, json, summary),
+    ...machineOutput(
+      o,
+      () => json,
+      () => summary,
+    ),
   ];
 }
 
@@ -180,7 +224,11 @@ function refusedOutput(
   return [
     ...refusals.map((r): OutputChunk => ({ to: 'stderr', text: `guidectl: ${r}\n` })),
     { to: 'stderr', text: 'guidectl: apply refused; nothing was changed\n' },
-    ...machineOutput(o, json, summary),
+    ...machineOutput(
+      o,
+      () => json,
+      () => summary,
+    ),
   ];
 }
 
@@ -196,7 +244,13 @@ function appliedOutput(run: Applied, o: ApplyOutputOptions): { chunks: OutputChu
   chunks.push(...diagnosticChunks(run.checkDiagnostics, o));
   const exit = run.allDone && run.converged ? 0 : 1;
   const checkMessage = run.checkError === undefined ? undefined : errorMessage(run.checkError);
-  chunks.push(...machineOutput(o, appliedToJson(run, checkMessage), appliedSummary(run, checkMessage, exit)));
+  chunks.push(
+    ...machineOutput(
+      o,
+      () => appliedToJson(run, checkMessage),
+      () => appliedSummary(run, checkMessage, exit),
+    ),
+  );
   if (o.format === 'human')
     chunks.push({ to: 'stdout', text: renderApplyReport(run, { color: o.color.stdout }) });
   if (run.checkError instanceof GuidectlError)

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Applied, Reviewed } from '../../src/core/apply-run.js';
 import { UsageError } from '../../src/core/errors.js';
-import { type ApplyOutputOptions, applyRunOutput, reviewOutput } from '../../src/report/apply-output.js';
+import {
+  type ApplyOutputOptions,
+  applyFormatOf,
+  applyRunOutput,
+  callEventOutput,
+  confirmQuestion,
+  reviewOutput,
+  savedPlanApproval,
+} from '../../src/report/apply-output.js';
 import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 
 // What apply prints at the end of a run, as data: which stream, in what order, and the exit status.
@@ -118,5 +126,41 @@ describe('reviewOutput', () => {
       calls: 2,
     });
     expect(reviewOutput(reviewed, options('json'))).toEqual([]);
+  });
+});
+
+describe('what apply says around the calls', () => {
+  it('takes its format from the flags, --json-stream first', () => {
+    expect(applyFormatOf({ json: false, jsonStream: false })).toBe('human');
+    expect(applyFormatOf({ json: true, jsonStream: false })).toBe('json');
+    expect(applyFormatOf({ json: false, jsonStream: true })).toBe('json-stream');
+  });
+
+  it('asks for one call or many, accepting only yes', () => {
+    expect(confirmQuestion(1)).toBe("\nMake this call? Only 'yes' is accepted: ");
+    expect(confirmQuestion(1200)).toBe("\nMake these 1,200 calls? Only 'yes' is accepted: ");
+  });
+
+  it('says a saved plan is applied without asking, to people only', () => {
+    expect(savedPlanApproval('abcdef012345', 'p.json', options('human'))).toEqual([
+      {
+        to: 'stdout',
+        text: '\nApplying saved plan abcdef012345 (p.json): the account is as it was when it was made.\n',
+      },
+    ]);
+    expect(savedPlanApproval('abcdef012345', 'p.json', options('json'))).toEqual([]);
+  });
+
+  it("streams each call's event with --json-stream only", () => {
+    const event = { type: 'start', index: 0, operation: 'addguideacct' } as const;
+    expect(callEventOutput(event, options('human'))).toEqual([]);
+    expect(callEventOutput(event, options('json'))).toEqual([]);
+    const [chunk] = callEventOutput(event, options('json-stream'));
+    expect(chunk?.to).toBe('stdout');
+    expect(JSON.parse(chunk?.text ?? '')).toMatchObject({
+      type: 'call_start',
+      index: 0,
+      operation: 'addguideacct',
+    });
   });
 });
