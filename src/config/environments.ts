@@ -153,11 +153,61 @@ export function declaredEnvironments(
   return environments === undefined ? { diagnostics } : { environments, diagnostics };
 }
 
+/**
+ * The name of the embedded service's database without `--env` (`.guidectl/local.db`): an
+ * environment of this name would share it, since an environment's is `.guidectl/<name>.db`.
+ */
+const RESERVED_NAME = 'local';
+
+/**
+ * An environment's name that would share a database file with another: `local` (the default
+ * database's), or a name that differs from an earlier one only in case (one file on the file
+ * systems of macOS and Windows). Such an environment is kept, so that its uses are checked too.
+ */
+function checkNameClash(
+  parsed: ParsedYaml,
+  name: string,
+  earlier: readonly Environment[],
+  diagnostics: Diagnostic[],
+): void {
+  const lower = name.toLowerCase();
+  if (lower === RESERVED_NAME) {
+    diagnostics.push(
+      at(
+        parsed,
+        ['environments', name],
+        'key',
+        'environment-name-reserved',
+        `an environment cannot be named ${quote(name)}: its database would be .guidectl/${RESERVED_NAME}.db, the one guidectl uses without --env`,
+        { hint: 'rename it, e.g. "dev" or "sandbox" (and in only_in)' },
+      ),
+    );
+    return;
+  }
+  const same = earlier.find((e) => e.name.toLowerCase() === lower);
+  if (same === undefined) return;
+  const { line, column } = same.source;
+  diagnostics.push(
+    at(
+      parsed,
+      ['environments', name],
+      'key',
+      'environment-name-conflict',
+      `environment ${quote(name)} differs from ${quote(same.name)} only in case: the two would share the database .guidectl/${lower}.db where file names ignore case`,
+      {
+        hint: 'give the environments names that differ in more than case',
+        related: [{ file: same.source.file, line, column, message: 'declared here' }],
+      },
+    ),
+  );
+}
+
 function readEnvironments(parsed: ParsedYaml, written: unknown, diagnostics: Diagnostic[]): Environment[] {
   if (!isRecord(written)) return [];
   const out: Environment[] = [];
   for (const [name, entry] of Object.entries(written)) {
     if (!ENVIRONMENT_NAME.test(name) || !isRecord(entry)) continue;
+    checkNameClash(parsed, name, out, diagnostics);
     const values = new Map<string, string>();
     const writtenValues = entry['values'];
     if (isRecord(writtenValues)) {

@@ -111,6 +111,8 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'environments-empty',
   'environments-undeclared',
   'environment-name-invalid',
+  'environment-name-reserved',
+  'environment-name-conflict',
   'environment-credentials-invalid',
   'environment-base-url-invalid',
   'env-value-name-invalid',
