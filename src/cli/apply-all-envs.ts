@@ -1,7 +1,7 @@
 import { GuidectlError, UsageError } from '../core/errors.js';
 import { applyEnvironmentsInOrder, declaredEnvironmentNames, splitSavedPlans } from '../reconcile/index.js';
-import { renderEnvironmentApplies } from '../report/all-envs.js';
-import type { CommandContext, ExitStatus } from './io.js';
+import { allEnvsApplyOutput } from '../report/all-envs-apply.js';
+import type { CommandContext, ExitStatus, Output } from './io.js';
 
 interface AllEnvsApplyOptions {
   env?: string;
@@ -13,7 +13,8 @@ interface AllEnvsApplyOptions {
 /**
  * `apply --all-envs`: `applyOne` (one `apply --env NAME`, with its guards, prompt and output) for
  * each environment in the order declared, stopping at the first that fails unless
- * `--continue-on-error`; then a line per environment. Human output only: one JSON object per run.
+ * `--continue-on-error`; then a line per environment (`--json`: one object of them all;
+ * `--json-stream`: their events, each naming its environment, then a summary event).
  */
 export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
   ctx: CommandContext,
@@ -22,34 +23,31 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
   applyOne: (ctx: CommandContext, args: readonly string[], options: O) => Promise<void>,
 ): Promise<void> {
   if (options.env !== undefined) throw new UsageError('--all-envs and --env choose differently; give one');
-  if (options.json || options.jsonStream) {
-    throw new UsageError('--all-envs prints text: apply each environment with --env NAME for JSON');
-  }
   const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
   if (savedPlans.length > 0)
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
   const names = await declaredEnvironmentNames(paths, ctx.io.cwd);
+  const format = options.jsonStream ? 'json-stream' : options.json ? 'json' : 'human';
+  const out = allEnvsApplyOutput(format, ctx.io.cwd, (text) => ctx.io.stdout.write(text));
   const results = await applyEnvironmentsInOrder(
     names,
     async (name) => {
       let status: ExitStatus = 0;
-      const one: CommandContext = {
-        ...ctx,
-        setExit: (s) => {
-          status = s;
-        },
-      };
+      const sink = out.environment(name);
+      const stdout: Output = sink === undefined ? ctx.io.stdout : { isTTY: false, write: sink.write };
+      const one: CommandContext = { ...ctx, io: { ...ctx.io, stdout }, setExit: (s) => (status = s) };
       try {
         await applyOne(one, args, { ...options, env: name });
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
         ctx.io.stderr.write(`guidectl: environment ${name}: ${error.message}\n`);
+        sink?.failed(error.message);
         return false;
       }
       return status === 0;
     },
     options.continueOnError,
   );
-  ctx.io.stdout.write(`\n${renderEnvironmentApplies(results)}`);
+  ctx.io.stdout.write(out.finish(results));
   ctx.setExit(results.every((r) => r.status === 'applied') ? 0 : 1);
 }

@@ -178,4 +178,88 @@ describe('apply --all-envs', () => {
     expect(on.code).toBe(1);
     expect(on.stdout).toMatch(/\nstaging {6}failed\nproduction {3}applied\n$/);
   });
+
+  it('--json: one object, each environment as apply --json prints it, and a summary', async () => {
+    const run = await cli(['apply', '--all-envs', '--auto-approve', '--json', 'guides.yaml']);
+    expect(run.code, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(Object.keys(json)).toEqual(['format_version', 'environments', 'summary']);
+    expect(json.format_version).toBe(1);
+    expect(Object.keys(json.environments)).toEqual(['staging', 'production']);
+    expect(json.environments.staging).toMatchObject({ format_version: 1, converged: true });
+    expect(json.environments.staging.plan.summary).toMatchObject({ add: 2 });
+    expect(json.environments.production.plan.summary).toMatchObject({ add: 1 });
+    expect(json.environments.production.outcomes).toEqual([
+      { index: 0, operation: 'addguideacct', status: 'done' },
+      { index: 1, operation: 'setguideconfig', status: 'done' },
+    ]);
+    expect(json.summary).toEqual({
+      environments: [
+        { name: 'staging', status: 'applied' },
+        { name: 'production', status: 'applied' },
+      ],
+      applied: 2,
+      failed: 0,
+      skipped: 0,
+      exit_code: 0,
+    });
+  });
+
+  it('--json with a failing environment: its failure as apply --json prints one, the rest skipped', async () => {
+    await ws.write(
+      'guides.yaml',
+      FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url),
+    );
+    const run = await runCli(['apply', '--all-envs', '--auto-approve', '--json', 'guides.yaml'], {
+      cwd: ws.dir,
+      env: { PROD_APPID: 'x' },
+    });
+    expect(run.code).toBe(1);
+    const json = JSON.parse(run.stdout);
+    expect(json.environments).toEqual({
+      staging: {
+        format_version: 1,
+        error: expect.stringContaining('environment staging cannot be used from here'),
+        diagnostics: [],
+        outcomes: [],
+        converged: false,
+      },
+    });
+    expect(json.summary).toMatchObject({ applied: 0, failed: 1, skipped: 1, exit_code: 1 });
+  });
+
+  it('--json-stream: the events of each environment, each naming it, then environments_summary', async () => {
+    const run = await cli(['apply', '--all-envs', '--auto-approve', '--json-stream', 'guides.yaml']);
+    expect(run.code, run.stderr).toBe(0);
+    const events = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const last = events.pop();
+    expect(last).toEqual({
+      format_version: 1,
+      type: 'environments_summary',
+      environments: [
+        { name: 'staging', status: 'applied' },
+        { name: 'production', status: 'applied' },
+      ],
+      applied: 2,
+      failed: 0,
+      skipped: 0,
+      exit_code: 0,
+    });
+    const of = (name: string) => events.filter((e) => e.environment === name).map((e) => e.type);
+    expect(events.every((e) => Object.keys(e).slice(0, 3).join() === 'format_version,type,environment')).toBe(
+      true,
+    );
+    for (const name of ['staging', 'production']) {
+      const types = of(name);
+      const calls = events.find((e) => e.environment === name && e.type === 'plan').calls;
+      expect(types[0]).toBe('plan');
+      expect(types.at(-1)).toBe('summary');
+      expect(types.filter((t) => t === 'call_done')).toHaveLength(calls);
+    }
+    expect(events.findIndex((e) => e.environment === 'production')).toBe(of('staging').length);
+    expect(of('production').at(-1)).toBe('summary');
+  });
 });
