@@ -5,6 +5,7 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
+import type { ServiceHandler } from '../wire/exchange.js';
 import { toId64 } from '../wire/ids.js';
 import { stringifyJson } from '../wire/json.js';
 import {
@@ -65,6 +66,8 @@ import {
   TransportError,
 } from './errors.js';
 import type { ClientEvent, RetryEvent } from './events.js';
+import type { ProxySettings } from './http-transport.js';
+import { InProcessTransport } from './in-process-transport.js';
 import { RateLimiter, Semaphore, type Sleep } from './limiter.js';
 import {
   type Claims,
@@ -83,8 +86,9 @@ import {
   type RetryPolicy,
   retryCauseOf,
 } from './retry.js';
+import { Sender } from './sender.js';
 import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
-import { createDispatcher, type ProxySettings, Transport } from './transport.js';
+import type { Transport } from './transport.js';
 
 export { DEFAULT_BASE_URL };
 export const DEFAULT_PARALLELISM = 8;
@@ -119,6 +123,13 @@ export interface GuideClientOptions {
   readonly proxy?: ProxySettings;
   /** The undici dispatcher to send through (tests, custom pools); the client then does not close it. */
   readonly dispatcher?: Dispatcher;
+  /**
+   * A guide service in this process to hand the calls to instead of sending them over HTTP (the
+   * embedded local service): its handler, and the name that stands for the base URL in messages
+   * and `http` events (e.g. `embedded(.guidectl/local.db)`). The calls are the same bytes, with
+   * the same tokens, retries and limits; `baseUrl`, `proxy` and `dispatcher` do not apply.
+   */
+  readonly inProcess?: InProcessService;
   /** Time for token expiry, retry budgets and rate limits (the system clock). */
   readonly clock?: Clock;
   /** Waits between retries and for the rate limit (real timers). */
@@ -146,6 +157,12 @@ export interface GuideClientOptions {
    * as apply's convergence check.
    */
   readonly readBeforeAppends?: boolean;
+}
+
+/** A guide service in this process, as a client reaches it (see `GuideClientOptions.inProcess`). */
+export interface InProcessService {
+  readonly handle: ServiceHandler;
+  readonly name: string;
 }
 
 /** Options of one raw call. */
@@ -329,10 +346,10 @@ interface AttemptContext {
 
 class Client implements GuideClient {
   readonly baseUrl: string;
-  private readonly transport: Transport;
+  private readonly sender: Sender;
+  /** What carries the calls; a promise while undici loads (HTTP), see `openTransport`. */
+  private readonly transport: Transport | Promise<Transport>;
   private readonly tokens: TokenSource;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
   private readonly semaphore: Semaphore;
   private readonly rate: RateLimiter | undefined;
   private readonly policy: RetryPolicy;
@@ -353,8 +370,11 @@ class Client implements GuideClient {
   private readonly confirmRead: ConfirmRead = (operation, body, accept) => this.run(operation, body, accept);
 
   constructor(options: GuideClientOptions) {
-    const base = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
-    this.baseUrl = base.toString().replace(/\/$/, '');
+    const target: { readonly url: URL } | { readonly service: InProcessService } =
+      options.inProcess === undefined
+        ? { url: checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL) }
+        : { service: options.inProcess };
+    this.baseUrl = 'url' in target ? target.url.toString().replace(/\/$/, '') : target.service.name;
     const parallelism = checkPositiveInt('parallelism', options.parallelism ?? DEFAULT_PARALLELISM);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be a number > 0');
@@ -370,7 +390,7 @@ class Client implements GuideClient {
     this.random = options.random ?? Math.random;
     this.signal = options.signal;
     // The calls waiting for a place share one listener (see `Semaphore`), and so do the calls in
-    // flight (see `Transport`), but retry waits and the token exchange each listen while they
+    // flight (see `Sender`), but retry waits and the token exchange each listen while they
     // last: possibly more than Node's leak warning (at 10) expects, removed as they go: noise.
     if (this.signal !== undefined) setMaxListeners(0, this.signal);
     this.listener = options.onEvent;
@@ -379,24 +399,19 @@ class Client implements GuideClient {
       options.rateLimit === undefined
         ? undefined
         : new RateLimiter(options.rateLimit, this.clock, this.sleep);
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ??
-      createDispatcher({
-        // One more than the calls in flight, for the token exchange.
-        connections: parallelism + 1,
-        connectTimeoutMs: Math.min(timeoutMs, 10_000),
-        protocol: base.protocol,
-        ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
-      });
     // A proxy's password must not reach a message either.
     for (const proxy of [options.proxy?.httpProxy, options.proxy?.httpsProxy]) {
       const password = proxy === undefined ? undefined : safeUrl(proxy)?.password;
       if (password !== undefined && password !== '') this.secrets.add(decodeURIComponent(password));
     }
-    this.transport = new Transport({
-      baseUrl: base,
-      dispatcher: this.dispatcher,
+    this.transport =
+      'url' in target
+        ? openHttpTransport(options, target.url, parallelism, timeoutMs)
+        : new InProcessTransport(target.service.handle, 'in-process');
+    this.sender = new Sender({
+      origin: 'url' in target ? target.url.origin : target.service.name,
+      prefix: 'url' in target ? target.url.pathname.replace(/\/+$/, '') : '',
+      transport: this.transport,
       timeoutMs,
       settleMs,
       userAgent: options.userAgent ?? 'guidectl',
@@ -416,7 +431,7 @@ class Client implements GuideClient {
       this.tokens = new StableTokenSource({
         appid: auth.appid,
         secret: auth.secret,
-        transport: this.transport,
+        sender: this.sender,
         clock: this.clock,
         policy: this.policy,
         random: this.random,
@@ -570,14 +585,20 @@ class Client implements GuideClient {
   }
 
   get abandonedWrites(): number {
-    return this.transport.abandonedWrites;
+    return this.sender.abandonedWrites;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.transport.dispose();
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    this.sender.dispose();
+    let transport: Transport;
+    try {
+      transport = await this.transport;
+    } catch {
+      return; // it never loaded: nothing to close (the calls were told why)
+    }
+    await transport.close();
   }
 
   private async typed<Op extends OperationName>(
@@ -832,7 +853,7 @@ class Client implements GuideClient {
 
   /**
    * One attempt: waits for a place and the rate limit, sends, reads the errcode. A write that
-   * times out keeps its place and is waited for (see `Transport.postWrite`): the call learns what
+   * times out keeps its place and is waited for (see `Sender.postWrite`): the call learns what
    * the attempt did before it resends anything or lets a call that depends on it start.
    */
   private async exchange(
@@ -856,7 +877,7 @@ class Client implements GuideClient {
       const query = { access_token: token };
       const answer =
         call.policy !== undefined
-          ? await this.transport.postWrite(operation, path, query, text, () => {
+          ? await this.sender.postWrite(operation, path, query, text, () => {
               call.state.held = true;
               this.emit({
                 type: 'held',
@@ -866,7 +887,7 @@ class Client implements GuideClient {
                 settleMs: this.settleMs,
               });
             })
-          : await this.transport.post(operation, path, query, text);
+          : await this.sender.post(operation, path, query, text);
       const body = answer.body;
       if (!isRecord(body)) throw new MalformedAnswerError(operation, '', 'is not a JSON object');
       const errcode = body['errcode'] ?? 0;
@@ -957,6 +978,41 @@ class Client implements GuideClient {
     }
     return 'a freshly fetched access token was refused too; check that no other program keeps resetting the tokens of this app';
   }
+}
+
+/**
+ * HTTP through undici, for a client not given a service in this process: undici is imported
+ * here, on the client's creation, so that a program that never talks HTTP never loads it. The
+ * proxy that applies is checked now (an unparseable proxy URL fails the creation, as undici's own
+ * check did).
+ */
+function openHttpTransport(
+  options: GuideClientOptions,
+  base: URL,
+  parallelism: number,
+  timeoutMs: number,
+): Promise<Transport> {
+  const proxy = base.protocol === 'https:' ? options.proxy?.httpsProxy : options.proxy?.httpProxy;
+  if (proxy !== undefined && proxy !== '') new URL(proxy);
+  const given = options.dispatcher;
+  const loading = import('./http-transport.js').then(
+    ({ createDispatcher, HttpTransport }) =>
+      new HttpTransport(
+        base.origin,
+        given ??
+          createDispatcher({
+            // One more than the calls in flight, for the token exchange.
+            connections: parallelism + 1,
+            connectTimeoutMs: Math.min(timeoutMs, 10_000),
+            protocol: base.protocol,
+            ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
+          }),
+        given === undefined,
+      ),
+  );
+  // Told by the first call (or ignored by close) if it fails; never an unhandled rejection.
+  loading.catch(() => {});
+  return loading;
 }
 
 function safeUrl(text: string): URL | undefined {

@@ -36,12 +36,13 @@ export {
   DEFAULT_TIMEOUT_MS,
   type GuideClient,
   type GuideClientOptions,
+  type InProcessService,
   type RawAnswer,
 } from './guide-client.js';
+export type { ProxySettings } from './http-transport.js';
 export type { Sleep } from './limiter.js';
 export { type LostAnswerPolicy, lostAnswerPolicy, type WriteOperation } from './outcomes.js';
 export { REDACTED, redactUrl } from './redact.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { ClientAuth } from './tokens.js';
-export type { ProxySettings } from './transport.js';
 export { type Id64, isOperationName, OPERATION_NAMES, type OperationName, toId64 } from './wire-names.js';

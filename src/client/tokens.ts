@@ -15,7 +15,7 @@ import type { ClientEvent } from './events.js';
 import type { Sleep } from './limiter.js';
 import type { SecretSet } from './redact.js';
 import { RetryBudget, type RetryPolicy, retryCauseOf } from './retry.js';
-import type { Transport } from './transport.js';
+import type { Sender } from './sender.js';
 
 /**
  * How the client authenticates: a fixed access token (`WECHAT_ACCESS_TOKEN`), or app credentials
@@ -56,7 +56,7 @@ export class FixedTokenSource implements TokenSource {
 export interface StableTokenOptions {
   readonly appid: string;
   readonly secret: string;
-  readonly transport: Transport;
+  readonly sender: Sender;
   readonly clock: Clock;
   readonly policy: RetryPolicy;
   readonly random: () => number;
@@ -129,7 +129,7 @@ export class StableTokenSource implements TokenSource {
     force: boolean,
     errcode: number | undefined,
   ): Promise<string> {
-    const { transport, clock, policy, random, sleep, secrets, signal, emit } = this.options;
+    const { sender, clock, policy, random, sleep, secrets, signal, emit } = this.options;
     const started = performance.now();
     const report = (ok: boolean): void =>
       emit({
@@ -152,7 +152,7 @@ export class StableTokenSource implements TokenSource {
       const attempt = budget.countAttempt();
       let failure: GuideApiError | TransportError;
       try {
-        const answer = await transport.post('stable_token', '/cgi-bin/stable_token', {}, body, true);
+        const answer = await sender.post('stable_token', '/cgi-bin/stable_token', {}, body, true);
         const parsed = this.read(answer.body);
         if ('token' in parsed) {
           const now = clock.now();

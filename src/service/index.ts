@@ -6,6 +6,6 @@ export { DEFAULT_LOCAL_DB_PATH, ensureDir, prepareDbFolder } from './db-folder.j
 export type { FaultSpec } from './faults.js';
 export { parseFaults } from './faults.js';
 export type { CallRecord, GuideServiceOptions } from './server.js';
-export { GuideService, ListenError, UnknownSecretError } from './server.js';
+export { GuideService, ListenError, ServiceClosedError, UnknownSecretError } from './server.js';
 export { type RunningServe, type ServeOptions, startServe } from './start-serve.js';
 export { StoreError } from './store.js';

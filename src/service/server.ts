@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
 import { errorCode, errorStack, GuidectlError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
+import type { ServiceAnswer, ServiceHandler, ServiceRequest } from '../wire/exchange.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { ApiError } from './api-error.js';
@@ -15,6 +15,7 @@ import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './contex
 import { type AppCredentials, sameSecret, settleCredentials, verifySecret } from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
 import type { Body } from './fields.js';
+import type { HttpHost } from './http-server.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store } from './store.js';
@@ -69,9 +70,7 @@ export interface CallRecord {
 }
 
 const MAX_CALL_RECORDS = 1_000_000;
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
-
-class BodyTooLarge extends Error {}
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Whether a bound address is this machine only (127.0.0.0/8, ::1, or IPv4-mapped 127.x). */
 function isLoopback(address: string): boolean {
@@ -87,6 +86,14 @@ export class UnknownSecretError extends GuidectlError {
 /** The service could not listen where it was asked to (address in use, not allowed, unknown). */
 export class ListenError extends GuidectlError {
   override readonly code = 'SERVICE_LISTEN';
+}
+
+/**
+ * A request handed to a service already closed. Its code is the one a client over HTTP gets from
+ * a closed server (connection refused), so that an in-process client tells it the same way.
+ */
+export class ServiceClosedError extends GuidectlError {
+  override readonly code = 'ECONNREFUSED';
 }
 
 function listenError(error: unknown, host: string, port: number): unknown {
@@ -110,9 +117,10 @@ function listenError(error: unknown, host: string, port: number): unknown {
 }
 
 /**
- * The guide service: the whole guide API over HTTP, backed by a SQLite store. Start it with
- * `GuideService.start`; stop it with `close()`, which finishes the calls in flight, then closes
- * the store.
+ * The guide service: the whole guide API, backed by a SQLite store. Every request goes through
+ * `handle` (bytes in, bytes out): `GuideService.start` puts an HTTP server in front of it;
+ * `GuideService.open` gives a service without one, for a client in this process. Stop it with
+ * `close()`, which finishes the calls in flight, then closes the store.
  */
 export class GuideService {
   readonly clock: ServiceClock;
@@ -121,14 +129,24 @@ export class GuideService {
   readonly credentialsGenerated: boolean;
   readonly settings: ServiceSettings;
   readonly simulation: boolean;
+  /**
+   * Answers one request given as bytes, by the same rules whatever carried it (the HTTP server
+   * calls it for each request it reads). Rejects only once the service is closed
+   * (`ServiceClosedError`).
+   */
+  readonly handle: ServiceHandler = (request) => this.handleTracked(request);
   private readonly store: Store;
-  private readonly server: Server;
+  private server: Server | undefined;
   private readonly maxBodyBytes: number;
   private readonly log: (line: string) => void;
   private faults: FaultInjector;
   private callRecord: CallRecord[] = [];
   private callSeq = 0;
   private closing: Promise<void> | undefined;
+  private closed = false;
+  /** Requests being handled, and who waits for there to be none (close). */
+  private active = 0;
+  private onIdle: (() => void) | undefined;
   private address = '';
   private loopback = true;
   /** The app secret, once given, generated or verified; else only its hash (in the store) is known. */
@@ -158,33 +176,33 @@ export class GuideService {
     this.tokens = new TokenDesk(settled.appid);
     this.throttle = new FailureThrottle(options.tokenThrottle ?? DEFAULT_THROTTLE, () => this.clock.now());
     this.guard = new ConnectionGuard(options.connections ?? DEFAULT_CONNECTION_LIMITS);
-    this.server = createServer({ keepAlive: true }, (req, res) => {
-      const socket = req.socket;
-      this.guard.requestStarted(socket);
-      res.once('close', () => this.guard.requestEnded(socket));
-      this.handle(req, res).catch((error: unknown) => this.fail(res, error));
-    });
-    this.server.on('connection', (socket: Socket) => this.guard.admit(socket));
-    this.server.keepAliveTimeout = 30_000;
-    this.server.headersTimeout = 20_000;
-    this.server.requestTimeout = 60_000;
   }
 
+  /** A service listening over HTTP on `host:port` (127.0.0.1 and a free port by default). */
   static async start(options: GuideServiceOptions = {}): Promise<GuideService> {
     const service = new GuideService(options);
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? 0;
+    let bound: AddressInfo;
     try {
-      service.server.listen(port, host);
-      await once(service.server, 'listening');
+      const { createHttpServer, listenHttp } = await import('./http-server.js');
+      service.server = createHttpServer(service.httpHost());
+      bound = await listenHttp(service.server, host, port);
     } catch (error) {
       service.store.close();
       throw listenError(error, host, port);
     }
-    const bound = service.server.address() as AddressInfo;
     service.loopback = isLoopback(bound.address);
     service.address = `http://${bound.address.includes(':') ? `[${bound.address}]` : bound.address}:${bound.port}`;
     return service;
+  }
+
+  /**
+   * A service answering only through `handle`, in this process: no HTTP server, no port (the
+   * embedded local service). `host`, `port` and `connections` do not apply; `url` is empty.
+   */
+  static open(options: GuideServiceOptions = {}): GuideService {
+    return new GuideService(options);
   }
 
   /**
@@ -201,7 +219,7 @@ export class GuideService {
     return this.guard.count;
   }
 
-  /** The base URL clients use, e.g. `http://127.0.0.1:8080`. */
+  /** The base URL clients use, e.g. `http://127.0.0.1:8080`; empty for a service not listening. */
   get url(): string {
     return this.address;
   }
@@ -245,14 +263,44 @@ export class GuideService {
   /** Stops accepting calls, finishes those in flight, closes the store. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-      this.server.closeIdleConnections();
-      const force = setTimeout(() => this.server.closeAllConnections(), 10_000);
-      await closed;
-      clearTimeout(force);
+      const server = this.server;
+      if (server !== undefined) {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const force = setTimeout(() => server.closeAllConnections(), 10_000);
+        await closed;
+        clearTimeout(force);
+      }
+      if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
+      this.closed = true;
       this.store.close();
     })();
     return this.closing;
+  }
+
+  private httpHost(): HttpHost {
+    return {
+      handle: this.handle,
+      guard: this.guard,
+      maxBodyBytes: this.maxBodyBytes,
+      tooLarge: () => this.render(this.tooLargeBody()),
+      internalError: (error) => this.render(this.errorAnswer(error)),
+      isClosing: () => this.closing !== undefined,
+    };
+  }
+
+  private async handleTracked(request: ServiceRequest): Promise<ServiceAnswer | undefined> {
+    if (this.closed) throw new ServiceClosedError('the guide service is closed');
+    this.active += 1;
+    try {
+      const body = await this.route(request);
+      return body === undefined ? undefined : this.render(body);
+    } catch (error) {
+      return this.render(this.errorAnswer(error));
+    } finally {
+      this.active -= 1;
+      if (this.active === 0) this.onIdle?.();
+    }
   }
 
   private context(): OpContext {
@@ -264,58 +312,54 @@ export class GuideService {
     return this.store.transaction(() => fn(this.context()), mode);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://service.invalid');
+  /** The answer's body, or undefined to drop the request unanswered (an injected lost answer). */
+  private async route(request: ServiceRequest): Promise<object | undefined> {
+    if (request.body.length > this.maxBodyBytes) return this.tooLargeBody();
+    const url = new URL(request.target, 'http://service.invalid');
     const path = url.pathname;
     if (path.startsWith('/cgi-bin/guide/')) {
-      await this.handleOperation(req, res, path.slice('/cgi-bin/guide/'.length), url.searchParams);
-    } else if (path === '/cgi-bin/token' || path === '/cgi-bin/stable_token') {
-      await this.handleToken(req, res, path === '/cgi-bin/stable_token', url.searchParams);
-    } else if (this.simulation && path.startsWith('/__sim/')) {
-      await this.handleSim(req, res, path.slice('/__sim/'.length), url.searchParams);
-    } else {
-      req.resume();
-      this.answer(res, { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` });
+      return this.answerOperation(request, path.slice('/cgi-bin/guide/'.length), url.searchParams);
     }
+    if (path === '/cgi-bin/token' || path === '/cgi-bin/stable_token') {
+      return this.answerToken(request, path === '/cgi-bin/stable_token', url.searchParams);
+    }
+    if (this.simulation && path.startsWith('/__sim/')) {
+      return this.answerSim(request, path.slice('/__sim/'.length), url.searchParams);
+    }
+    return { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` };
+  }
+
+  private tooLargeBody(): object {
+    return {
+      errcode: ERRCODE.contentTooLarge,
+      errmsg: `content size out of limit: the body is larger than ${this.maxBodyBytes} bytes`,
+    };
   }
 
   /**
-   * `GET /cgi-bin/token` and `POST /cgi-bin/stable_token`. Failed requests are counted per client
-   * address and per appid; past the limit every request on them is 45011 until the window passes.
+   * `GET /cgi-bin/token` and `POST /cgi-bin/stable_token`. Failed requests are counted per caller
+   * (address) and per appid; past the limit every request on them is 45011 until the window passes.
    */
-  private async handleToken(
-    req: IncomingMessage,
-    res: ServerResponse,
+  private async answerToken(
+    request: ServiceRequest,
     stable: boolean,
     query: URLSearchParams,
-  ): Promise<void> {
-    if (stable && req.method !== 'POST')
-      return this.answerError(res, new ApiError(ERRCODE.requirePost, 'require POST method'));
-    if (!stable && req.method !== 'GET')
-      return this.answerError(res, new ApiError(ERRCODE.invalidArgs, 'invalid args: use GET'));
-    let request: TokenRequest;
-    if (stable) {
-      const body = await this.readBody(req, res);
-      if (body === undefined) return;
-      try {
-        request = readStableTokenBody(body);
-      } catch (error) {
-        return this.answerError(res, error);
-      }
-    } else {
-      req.resume();
-      try {
-        request = readTokenQuery(query);
-      } catch (error) {
-        return this.answerError(res, error);
-      }
+  ): Promise<object> {
+    if (stable && request.method !== 'POST')
+      return this.errorAnswer(new ApiError(ERRCODE.requirePost, 'require POST method'));
+    if (!stable && request.method !== 'GET')
+      return this.errorAnswer(new ApiError(ERRCODE.invalidArgs, 'invalid args: use GET'));
+    let asked: TokenRequest;
+    try {
+      asked = stable ? readStableTokenBody(parseBody(request.body)) : readTokenQuery(query);
+    } catch (error) {
+      return this.errorAnswer(error);
     }
-    const keys = [`address ${req.socket.remoteAddress ?? ''}`];
-    if (request.appid === this.appid) keys.push(`appid ${request.appid}`);
+    const keys = [`address ${request.caller}`];
+    if (asked.appid === this.appid) keys.push(`appid ${asked.appid}`);
     const wait = this.throttle.blockedFor(keys);
     if (wait > 0) {
-      return this.answerError(
-        res,
+      return this.errorAnswer(
         new ApiError(
           ERRCODE.minuteQuota,
           `api minute-quota reach limit mustslower retry next minute: too many failed token requests; retry in ${wait} s`,
@@ -323,15 +367,12 @@ export class GuideService {
       );
     }
     const counted = this.throttle.fail(keys);
-    if (request.appid !== this.appid) return this.answerError(res, INVALID_APPID());
-    if (!(await this.checkSecret(request.secret))) return this.answerError(res, INVALID_SECRET());
+    if (asked.appid !== this.appid) return this.errorAnswer(INVALID_APPID());
+    if (!(await this.checkSecret(asked.secret))) return this.errorAnswer(INVALID_SECRET());
     this.throttle.forgive(keys, counted);
-    this.answer(
-      res,
-      this.attemptToken(() =>
-        this.transaction((ctx) =>
-          stable ? this.tokens.issueStable(ctx, request.forceRefresh) : this.tokens.issueToken(ctx),
-        ),
+    return this.attemptToken(() =>
+      this.transaction((ctx) =>
+        stable ? this.tokens.issueStable(ctx, asked.forceRefresh) : this.tokens.issueToken(ctx),
       ),
     );
   }
@@ -346,25 +387,17 @@ export class GuideService {
     return true;
   }
 
-  private async handleOperation(
-    req: IncomingMessage,
-    res: ServerResponse,
+  private async answerOperation(
+    request: ServiceRequest,
     name: string,
     query: URLSearchParams,
-  ): Promise<void> {
+  ): Promise<object | undefined> {
     if (!isOperationName(name)) {
-      req.resume();
-      return this.answer(res, {
-        errcode: ERRCODE.invalidUrl,
-        errmsg: `invalid url: no such operation ${name}`,
-      });
+      return { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such operation ${name}` };
     }
-    if (req.method !== 'POST') {
-      req.resume();
-      return this.answerError(res, new ApiError(ERRCODE.requirePost, 'require POST method'));
-    }
-    const raw = await this.readRaw(req, res);
-    if (raw === undefined) return;
+    if (request.method !== 'POST')
+      return this.errorAnswer(new ApiError(ERRCODE.requirePost, 'require POST method'));
+    const raw = request.body;
     const record = (errcode: number): void => this.record(name, errcode);
     const token = query.get('access_token');
     if (this.faults.inert) {
@@ -377,13 +410,13 @@ export class GuideService {
         }, lockMode(name)),
       );
       record(Number(answer['errcode']));
-      return this.answer(res, answer);
+      return answer;
     }
     try {
       this.tokens.check(this.context(), token);
     } catch (error) {
       record(error instanceof ApiError ? error.errcode : ERRCODE.systemBusy);
-      return this.answerError(res, error);
+      return this.errorAnswer(error);
     }
     const { delayMs, fault } = this.faults.decide();
     if (delayMs > 0) await sleep(delayMs);
@@ -393,7 +426,7 @@ export class GuideService {
           ? new ApiError(ERRCODE.systemBusy, 'system error')
           : new ApiError(ERRCODE.minuteQuota, 'api minute-quota reach limit mustslower retry next minute');
       record(error.errcode);
-      return this.answerError(res, error);
+      return this.errorAnswer(error);
     }
     const answer = this.attempt(() => {
       const body = parseBody(raw);
@@ -401,35 +434,21 @@ export class GuideService {
       return this.transaction((ctx) => handler(ctx, body), lockMode(name));
     });
     record(Number(answer['errcode']));
-    if (fault === 'lost_answer') {
-      // The call took effect; the answer never reaches the caller.
-      res.socket?.destroy();
-      return;
-    }
-    this.answer(res, answer);
+    // A lost answer: the call took effect; the answer never reaches the caller.
+    return fault === 'lost_answer' ? undefined : answer;
   }
 
-  private async handleSim(
-    req: IncomingMessage,
-    res: ServerResponse,
-    verb: string,
-    query: URLSearchParams,
-  ): Promise<void> {
+  private async answerSim(request: ServiceRequest, verb: string, query: URLSearchParams): Promise<object> {
     const handler = Object.hasOwn(SIM_VERBS, verb) ? SIM_VERBS[verb] : undefined;
     if (handler === undefined) {
-      req.resume();
-      return this.answer(res, {
-        errcode: ERRCODE.invalidUrl,
-        errmsg: `invalid url: no simulation verb ${verb}`,
-      });
+      return { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no simulation verb ${verb}` };
     }
-    const raw = await this.readRaw(req, res);
-    if (raw === undefined) return;
+    const raw = request.body;
     if (this.simNeedsToken) {
       try {
         this.tokens.check(this.context(), query.get('access_token'));
       } catch (error) {
-        return this.answerError(res, error);
+        return this.errorAnswer(error);
       }
     }
     const host: SimHost = {
@@ -440,10 +459,7 @@ export class GuideService {
       resetCalls: () => this.resetCalls(),
       resetData: () => this.store.reset(['appid', 'secret_hash', 'last_id64', 'clock_offset_ms']),
     };
-    this.answer(
-      res,
-      this.attempt(() => handler(host, raw.length === 0 ? {} : parseBody(raw), query)),
-    );
+    return this.attempt(() => handler(host, raw.length === 0 ? {} : parseBody(raw), query));
   }
 
   /** Runs one call; an ApiError becomes its answer, anything else a logged -1. */
@@ -486,87 +502,15 @@ export class GuideService {
     });
   }
 
-  private async readBody(req: IncomingMessage, res: ServerResponse): Promise<Body | undefined> {
-    const raw = await this.readRaw(req, res);
-    if (raw === undefined) return undefined;
-    try {
-      return parseBody(raw);
-    } catch (error) {
-      this.answerError(res, error);
-      return undefined;
-    }
-  }
-
-  /** The whole request body, or undefined when it was refused (over the size limit) or cut off. */
-  private async readRaw(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    try {
-      if (declared > this.maxBodyBytes) throw new BodyTooLarge();
-      return await readWhole(req, this.maxBodyBytes);
-    } catch (error) {
-      if (error instanceof BodyTooLarge) {
-        res.setHeader('connection', 'close');
-        this.answer(res, {
-          errcode: ERRCODE.contentTooLarge,
-          errmsg: `content size out of limit: the body is larger than ${this.maxBodyBytes} bytes`,
-        });
-        res.once('finish', () => req.destroy());
-      } else {
-        req.destroy();
-      }
-      return undefined;
-    }
-  }
-
-  private answerError(res: ServerResponse, error: unknown): void {
-    this.answer(res, this.errorAnswer(error));
-  }
-
-  /** Every answer is HTTP 200 with an errcode body, as the real API answers. */
-  private answer(res: ServerResponse, body: object): void {
-    if (res.headersSent || res.destroyed) return;
-    const text = stringifyJson(body);
-    // While closing, every answer ends its connection, so that no keep-alive socket holds us up.
-    if (this.closing !== undefined) res.setHeader('connection', 'close');
-    res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  }
-
-  private fail(res: ServerResponse, error: unknown): void {
-    this.log(`internal error: ${errorStack(error)}`);
-    if (!res.headersSent && !res.destroyed)
-      this.answer(res, { errcode: ERRCODE.systemBusy, errmsg: 'system error' });
-  }
-}
-
-/**
- * The body of `req`, rejecting with `BodyTooLarge` past `max` bytes, or with the stream's error.
- * Listeners, not `for await`: an async iterator per request was 2% of the service's time.
- */
-function readWhole(req: IncomingMessage, max: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer | string): void => {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += buffer.length;
-      if (size > max) {
-        req.off('data', onData);
-        req.pause();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(buffer);
+  /** Every answer is HTTP 200 with a JSON body (an errcode, or a token), as the real API answers. */
+  private render(body: object): ServiceAnswer {
+    const bytes = Buffer.from(stringifyJson(body), 'utf8');
+    return {
+      status: 200,
+      headers: { 'content-type': JSON_TYPE, 'content-length': String(bytes.length) },
+      body: bytes,
     };
-    req.on('data', onData);
-    req.once('end', () =>
-      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks)),
-    );
-    req.once('error', reject);
-    req.once('close', () => {
-      if (!req.complete) reject(new Error('the request was cut off'));
-    });
-  });
+  }
 }
 
 /** Deepest nesting of arrays and objects a request body may have (47001 past it). */

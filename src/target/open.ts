@@ -31,7 +31,7 @@ export interface OpenTarget {
   close(): Promise<void>;
 }
 
-export type TargetClientOptions = Omit<GuideClientOptions, 'auth' | 'baseUrl' | 'proxy'>;
+export type TargetClientOptions = Omit<GuideClientOptions, 'auth' | 'baseUrl' | 'proxy' | 'inProcess'>;
 
 /**
  * Asks for the lock of the embedded local database (see `service/db-lock.ts`), for commands that
@@ -54,9 +54,12 @@ function writerFix(holder: LockHolder): string {
 }
 
 /**
- * Connects a client to the target: for `embedded`, starts the guide service in-process on
- * 127.0.0.1 (creating the database's folder) and gives `host.notice` one line naming the
- * database; the client then fetches tokens from it with the service's own credentials.
+ * Connects a client to the target: for `embedded`, opens the guide service in this process over
+ * its database (creating the database's folder) and gives `host.notice` one line naming the
+ * database. The client hands the service its requests directly — the same bytes as over HTTP,
+ * answered by the same rules, without a port, node:http or undici — and fetches tokens from it
+ * with the service's own credentials; its messages and `--verbose` lines name the service
+ * `embedded(DATABASE)` where a remote target's show its base URL.
  */
 export async function openTarget(
   target: Target,
@@ -115,12 +118,7 @@ export async function openTarget(
   let service: GuideService;
   try {
     const { GuideService } = await import('../service/index.js');
-    service = await GuideService.start({
-      db,
-      host: '127.0.0.1',
-      port: 0,
-      log: (line) => host.notice(`local service: ${line}`),
-    });
+    service = GuideService.open({ db, log: (line) => host.notice(`local service: ${line}`) });
   } catch (error) {
     await held?.release();
     const why = errorMessage(error);
@@ -131,7 +129,7 @@ export async function openTarget(
     client = createGuideClient({
       signal: host.stopSignal,
       ...options,
-      baseUrl: service.url,
+      inProcess: { handle: service.handle, name: `embedded(${shown})` },
       auth: service.clientCredentials(),
     });
   } catch (error) {

@@ -40,7 +40,9 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
  * or bundled into a file of dist/ that it loads (esbuild heads each module it bundles with a
  * `// node_modules/PACKAGE/…` line, the path as esbuild found it).
  */
-function packagesLoaded(args: readonly string[]): Promise<{ code: number | null; packages: string[] }> {
+function packagesLoaded(
+  args: readonly string[],
+): Promise<{ code: number | null; packages: string[]; builtins: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', hookUrl, CLI, ...args], {
       cwd: dir,
@@ -52,7 +54,9 @@ function packagesLoaded(args: readonly string[]): Promise<{ code: number | null;
     child.once('error', reject);
     child.once('close', (code) => {
       const packages = new Set<string>();
+      const builtins = new Set<string>();
       for (const [, url = ''] of stderr.matchAll(/^LOADED (\S+)$/gm)) {
+        if (url.startsWith('node:')) builtins.add(url);
         const direct = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
         if (direct !== undefined) packages.add(direct);
         else if (url.startsWith('file:') && url.includes('/dist/')) {
@@ -61,7 +65,7 @@ function packagesLoaded(args: readonly string[]): Promise<{ code: number | null;
             packages.add(m[1] ?? '');
         }
       }
-      resolve({ code, packages: [...packages].sort() });
+      resolve({ code, packages: [...packages].sort(), builtins: [...builtins].sort() });
     });
   });
 }
@@ -94,6 +98,14 @@ describe('start-up', () => {
     expect(code).toBe(0);
     expect(packages).toContain('yaml');
     for (const heavy of ['undici', 'better-sqlite3', 'diff', 'ajv']) expect(packages).not.toContain(heavy);
+  });
+
+  it('plan against the embedded local service loads neither undici nor node:http: its calls are answered in-process', async () => {
+    const { code, packages, builtins } = await packagesLoaded(['plan', new URL(EXAMPLE).pathname]);
+    expect(code).toBe(0);
+    expect(packages).toContain('better-sqlite3');
+    expect(packages).not.toContain('undici');
+    expect(builtins).not.toContain('node:http');
   });
 
   it('counts are written as toLocaleString writes them, without setting up ICU', () => {
