@@ -3,7 +3,6 @@ import type { EnvironmentPlan } from '../core/environment-plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { formatCount } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
-import { environmentHeading } from './envs.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import {
   DEFAULT_MARKDOWN_BUDGET,
@@ -92,7 +91,7 @@ function diagnosticsText(
 function allEnvsText(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): string {
   const color = options.color === true;
   const sections = environments.map(({ name, target, outcome }) => {
-    const head = environmentHeading(name, target);
+    const head = `Environment ${name}${target === undefined ? '' : `: ${escapeControls(target)}`}\n\n`;
     switch (outcome.kind) {
       case 'planned': {
         const { plan, planId, guards } = outcome;
@@ -148,28 +147,67 @@ function allEnvsMarkdown(environments: readonly EnvironmentPlan[], options: AllE
     ...rows,
     '',
   ].join('\n');
-  // Each section gets an equal share of what is left of the comment's budget.
-  const share = Math.max(
-    2_000,
-    Math.floor((DEFAULT_MARKDOWN_BUDGET - head.length) / Math.max(1, environments.length)),
+  const titles = environments.map(
+    ({ name, target }) =>
+      `### ${escapeMarkdown(name)}${target === undefined ? '' : ` — ${escapeMarkdown(target)}`}\n\n`,
   );
-  const sections = environments.map(({ name, target, outcome }) => {
-    const title = `### ${escapeMarkdown(name)}${target === undefined ? '' : ` — ${escapeMarkdown(target)}`}\n\n`;
-    let body: string;
-    if (outcome.kind === 'planned') {
-      const { plan, planId, guards } = outcome;
-      body = renderPlanMarkdown(plan, { planId, guards, drift: options.expectNoChanges, maxLength: share });
-    } else {
-      const details =
-        outcome.kind === 'failed'
-          ? `guidectl: ${escapeControlsKeepingLines(outcome.message)}`
-          : diagnosticsText(outcome.diagnostics, options, false);
-      const headline = outcome.kind === 'failed' ? 'failed' : 'the plan cannot be made';
-      body = renderFailureMarkdown(headline, details, share);
-    }
-    return title + body.replace(`${MARKDOWN_MARKER}\n`, '');
+  // What the sections' bodies may take: the budget less the head, the titles and the line
+  // breaks between sections (each body's marker line, taken out below, is counted in it).
+  const room = DEFAULT_MARKDOWN_BUDGET - head.length - titles.reduce((n, title) => n + title.length + 1, 0);
+  // Each body as it is with the whole room, and the room it needs to be shown whole (uncut).
+  const whole = environments.map((environment) => sectionBody(environment, options, room));
+  const wants = whole.map((body) => (body.includes(CUT_NOTICE) ? room : body.length + SECTION_SLACK));
+  const limits = shareRoom(wants, room, MIN_SECTION);
+  const sections = environments.map((environment, i) => {
+    const limit = limits[i] ?? MIN_SECTION;
+    const body = (wants[i] ?? room) <= limit ? (whole[i] ?? '') : sectionBody(environment, options, limit);
+    return (titles[i] ?? '') + body.replace(`${MARKDOWN_MARKER}\n`, '');
   });
   return `${head}\n${sections.join('\n')}`;
+}
+
+/** The start of the line that says a section was cut (renderPlanMarkdown, renderFailureMarkdown). */
+const CUT_NOTICE = '\n> … cut: ';
+/**
+ * Room a body needs beyond its length to be rendered whole: the renderers keep this much (600
+ * for a plan, 400 for a failure) for the fences, closing tags and the cut notice.
+ */
+const SECTION_SLACK = 600;
+/** The least room a section gets, however many environments: its summary and first changes. */
+const MIN_SECTION = 2_000;
+
+/** One environment's section body in at most `maxLength` characters (its marker line included). */
+function sectionBody({ outcome }: EnvironmentPlan, options: AllEnvsOptions, maxLength: number): string {
+  if (outcome.kind === 'planned') {
+    const { plan, planId, guards } = outcome;
+    return renderPlanMarkdown(plan, { planId, guards, drift: options.expectNoChanges, maxLength });
+  }
+  const details =
+    outcome.kind === 'failed'
+      ? `guidectl: ${escapeControlsKeepingLines(outcome.message)}`
+      : diagnosticsText(outcome.diagnostics, options, false);
+  const headline = outcome.kind === 'failed' ? 'failed' : 'the plan cannot be made';
+  return renderFailureMarkdown(headline, details, maxLength);
+}
+
+/**
+ * Shares `room` among sections that want `wants` (water-filling): none gets more than it wants,
+ * and what the small ones leave goes to the large ones, in equal shares (at least `floor` each,
+ * even when that passes `room`: with many environments, each still shows its summary).
+ */
+function shareRoom(wants: readonly number[], room: number, floor: number): number[] {
+  const order = wants.map((_, i) => i).sort((a, b) => (wants[a] ?? 0) - (wants[b] ?? 0));
+  const out = wants.map(() => 0);
+  let left = room;
+  let n = wants.length;
+  for (const i of order) {
+    const fair = Math.max(floor, Math.floor(left / n));
+    const given = Math.min(wants[i] ?? 0, fair);
+    out[i] = given;
+    left -= given;
+    n--;
+  }
+  return out;
 }
 
 /**

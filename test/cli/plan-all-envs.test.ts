@@ -109,6 +109,36 @@ describe('plan --all-envs', () => {
     expect(run.stdout).toContain('### production');
   });
 
+  it('--markdown: what a small section does not use goes to the large ones, within the comment budget', async () => {
+    const bulk = (only: string, n: number): string =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `  - account: ${only}_${String(i).padStart(3, '0')}\n    only_in: [${only}]\n    nickname: Bulk ${i}\n    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/${'x'.repeat(80)}/${i}\n`,
+      ).join('');
+    const file = FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url);
+    const section = (markdown: string, name: string): string => {
+      const from = markdown.indexOf(`### ${name}`);
+      const next = markdown.indexOf('\n### ', from + 1);
+      return markdown.slice(from, next < 0 ? undefined : next);
+    };
+    // Staging's plan needs about 50,000 characters, production's a few hundred: staging is
+    // shown whole, though it is far more than half of the comment.
+    await ws.write('guides.yaml', file + bulk('staging', 260));
+    const run = await cli(['plan', '--all-envs', '--markdown', 'guides.yaml']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toContain('… cut:');
+    expect(section(run.stdout, 'staging').length).toBeGreaterThan(40_000);
+    expect(section(run.stdout, 'staging')).toContain('staging_259');
+    expect(run.stdout.length).toBeLessThanOrEqual(60_000);
+    // Both large: each is cut, to an equal share, and the comment stays within the budget.
+    await ws.write('guides.yaml', file + bulk('staging', 260) + bulk('production', 260));
+    const both = await cli(['plan', '--all-envs', '--markdown', 'guides.yaml']);
+    expect(both.stdout.match(/… cut: /g)).toHaveLength(2);
+    expect(both.stdout.length).toBeLessThanOrEqual(60_000);
+    expect(both.stdout.length).toBeGreaterThan(55_000);
+  });
+
   it('one environment unreachable: exit 1, its failure in its section, the other planned', async () => {
     await ws.write(
       'guides.yaml',
