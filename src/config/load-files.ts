@@ -170,9 +170,14 @@ function outsideDiagnostic(file: string, target: string): Diagnostic {
   );
 }
 
-async function readSourceFile(
+/**
+ * Reads one file as text, or says why it cannot be: too large (before the read, and after it if
+ * the file grew in between), not found, not UTF-8 text. Desired-state files and the files they
+ * name (a task's `recipients_file`) are read by this one reader.
+ */
+export async function readSourceFile(
   file: string,
-  options: LoadFilesOptions,
+  options: Pick<LoadFilesOptions, 'fs' | 'maxFileBytes'>,
 ): Promise<{ source: SourceFile; bytes: number } | { diagnostic: Diagnostic }> {
   const { fs, maxFileBytes } = options;
   try {
@@ -214,7 +219,7 @@ function findControlCharacter(text: string): number {
 }
 
 /** Decodes UTF-8 text, refusing binary files, other encodings and control characters, with their position. */
-export function decodeText(file: string, bytes: Uint8Array): SourceFile | Diagnostic {
+function decodeText(file: string, bytes: Uint8Array): SourceFile | Diagnostic {
   const notText = (message: string, hint: string, line = 1, column = 1): Diagnostic => ({
     ...fileDiagnostic(file, 'file-not-text', message, hint),
     line,

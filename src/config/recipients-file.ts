@@ -1,11 +1,10 @@
 import * as nodePath from 'node:path';
 import { compareText } from '../core/compare-text.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { errorCode } from '../core/errors.js';
 import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
 import { isRecord } from '../core/records.js';
 import { quote } from './check-schema.js';
-import { type ConfigFs, decodeText } from './load-files.js';
+import { type ConfigFs, readSourceFile } from './load-files.js';
 import type { ParsedYaml } from './parse-yaml.js';
 import type { Indexed } from './written.js';
 
@@ -167,15 +166,15 @@ export async function readRecipientsFiles(
           ...where,
         });
       };
-      const text = await readText(fs, path, maxFileBytes);
-      if (typeof text !== 'string') {
+      const file = await readSourceFile(path, { fs, maxFileBytes });
+      if ('diagnostic' in file) {
         fail(
-          `recipients_file ${quote(task.recipients_file)} cannot be read: ${text.reason}`,
+          `recipients_file ${quote(task.recipients_file)} cannot be read: ${file.diagnostic.message}`,
           'the path is relative to this YAML file',
         );
         continue;
       }
-      const read = parseRecipients(path, text);
+      const read = parseRecipients(path, file.source.text);
       diagnostics.push(...read.diagnostics);
       recipients.set(recipientsKey(parsed.file, index), read.openids);
     }
@@ -186,23 +185,4 @@ export async function readRecipientsFiles(
 /** The key of a task's recipients: its file and its index in that file's `tasks`. */
 export function recipientsKey(file: string, index: number): string {
   return `${file}\u0000${index}`;
-}
-
-async function readText(
-  fs: ConfigFs,
-  path: string,
-  maxFileBytes: number,
-): Promise<string | { reason: string }> {
-  try {
-    const stats = await fs.stat(path);
-    if (!stats.isFile()) return { reason: 'it is not a file' };
-    if (stats.size > maxFileBytes) return { reason: `it is larger than ${maxFileBytes} bytes` };
-    const decoded = decodeText(path, await fs.readFile(path));
-    return 'text' in decoded ? decoded.text : { reason: decoded.message };
-  } catch (error) {
-    const code = errorCode(error);
-    return {
-      reason: code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `error ${code ?? 'unknown'}`,
-    };
-  }
 }

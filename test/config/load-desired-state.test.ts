@@ -104,6 +104,27 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     expect(state?.guides).toHaveLength(1);
   });
 
+  it('a recipients_file that grew past the limit between stat and read is refused, as a desired-state file is', async () => {
+    const yaml = Buffer.from(
+      'version: 1\ntasks:\n  - name: Sale\n    guide: alice_wx\n    push_at: "2026-12-01T10:00:00+08:00"\n    recipients_file: vip.csv\n    materials: [{text: Hi}]\n',
+    );
+    const csv = Buffer.from(`openid\n${'oC1\n'.repeat(200)}`);
+    // stat says 10 bytes; the read then gives 807: the file grew in between.
+    const fs: ConfigFs = {
+      stat: async () => ({ isFile: () => true, isDirectory: () => false, size: 10 }),
+      readdir: async () => [],
+      readFile: async (path) => (path.endsWith('vip.csv') ? csv : yaml),
+    };
+    const { diagnostics } = await loadDesiredState(['/w/tasks.yaml'], { fs, maxFileBytes: 512 });
+    expect(diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: 'recipients-file-not-found',
+        line: 6,
+        message: 'recipients_file "vip.csv" cannot be read: the file is 807 bytes; the limit is 512 bytes',
+      }),
+    );
+  });
+
   it('the size limit can be set', async () => {
     const { diagnostics } = await loadDesiredState([writeTemp(GUIDE)], { maxFileBytes: 64 });
     expect(diagnostics.map((d) => d.code)).toEqual(['file-too-large']);
