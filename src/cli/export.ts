@@ -1,8 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { errorCode, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
+import { writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { declaredEnvironment, type LoadedFiles } from '../reconcile/index.js';
 import { countOf } from '../report/count.js';
@@ -86,13 +86,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
           if (out === undefined) {
             ctx.io.stdout.write(text);
           } else {
-            try {
-              await writeFile(out, text);
-            } catch (error) {
-              throw new UsageError(
-                `cannot write ${options.output}: ${errorCode(error) ?? String(error)} (does its folder exist, and may it be written?)`,
-              );
-            }
+            await writeWholeFile(out, text, options.output ?? out);
             ctx.io.stderr.write(
               `guidectl: wrote ${options.output}: ${countOf(live.guides.length, 'guide')}, ${countOf(live.groups.length, 'group')}\n`,
             );

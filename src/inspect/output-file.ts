@@ -1,6 +1,4 @@
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { errorCode, UsageError } from '../core/errors.js';
+import { openWholeFile } from '../core/whole-file.js';
 
 /** Where an export's text goes, piece by piece: a file, or the command's stdout. */
 export interface OutputFile {
@@ -31,38 +29,18 @@ export function streamOutput(stream: TextStream): OutputFile {
 }
 
 /**
- * Opens `path` for an export: the text goes to a hidden file beside it, renamed into place by
- * `commit`, so that an export cut short (a failed call, Ctrl-C) never leaves a file that looks
- * whole. `shown` is the path as the user wrote it, for messages.
+ * Opens `path` for an export, written whole or not at all ({@link openWholeFile}): an export cut
+ * short (a failed call, Ctrl-C) never leaves a file that looks whole. `shown` is the path as the
+ * user wrote it, for messages.
  */
 export async function openOutputFile(path: string, shown: string): Promise<OutputFile> {
-  const partial = join(dirname(path), `.${basename(path)}.partial`);
-  let handle: FileHandle;
-  try {
-    handle = await open(partial, 'w');
-  } catch (error) {
-    throw new UsageError(
-      `cannot write ${shown}: ${errorCode(error) ?? String(error)} (does its folder exist, and may it be written?)`,
-    );
-  }
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await handle.close();
-  };
+  const file = await openWholeFile(path, shown);
   return {
     async write(text) {
-      await handle.write(text);
+      await file.write(text);
       return true;
     },
-    async commit() {
-      await close();
-      await rename(partial, path);
-    },
-    async abandon() {
-      await close().catch(() => undefined);
-      await rm(partial, { force: true });
-    },
+    commit: () => file.commit(),
+    abandon: () => file.abandon(),
   };
 }

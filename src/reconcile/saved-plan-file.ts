@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
 import { compareTargets, type TargetIdentity } from '../core/target-identity.js';
+import { writeWholeFile } from '../core/whole-file.js';
 import { liveFingerprints } from '../plan/digest.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
 import { parseJson } from '../wire/json.js';
@@ -13,18 +13,7 @@ import type { PlanRun } from './plan-run.js';
 
 /** Writes the file whole or not at all (a temporary file renamed into place). */
 export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<void> {
-  const temporary = nodePath.join(
-    nodePath.dirname(file),
-    `.${nodePath.basename(file)}.${randomBytes(4).toString('hex')}.tmp`,
-  );
-  try {
-    await writeFile(temporary, encodeSavedPlan(saved), { mode: 0o644 });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    const why = errorMessage(error);
-    throw new UsageError(`cannot write the plan to ${file}: ${why}`);
-  }
+  await writeWholeFile(file, encodeSavedPlan(saved), `the plan to ${file}`);
 }
 
 /**
