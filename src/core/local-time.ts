@@ -71,7 +71,7 @@ export function wallTimeOf(unix: number, timeZone: string | undefined): WallTime
  * back) the earlier one; in a gap (clocks moved forward) the time is read with the offset before
  * the change.
  */
-export function unixOfWallTime(wall: Omit<WallTime, 'offsetSeconds'>, timeZone: string | undefined): number {
+function unixOfWallTime(wall: Omit<WallTime, 'offsetSeconds'>, timeZone: string | undefined): number {
   const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second) / 1000;
   // The offsets in force a day either side: a zone changes its offset at most once in two days.
   const before = wallTimeOf(asUtc - 86_400, timeZone).offsetSeconds;

@@ -23,7 +23,7 @@ const STATES: Readonly<Record<TaskStatus, TaskState>> = {
 };
 
 /** Guides whose task lists are read at once (the client bounds the calls in flight below this). */
-export const TASK_READ_WINDOW = 256;
+const TASK_READ_WINDOW = 256;
 
 export interface TaskQuery {
   /** One guide; every guide of the account when absent. */

@@ -166,7 +166,7 @@ function taskBody(task: DesiredTask): Record<string, JsonValue> {
   };
 }
 
-export function materialToWire(material: TaskMaterial): JsonValue {
+function materialToWire(material: TaskMaterial): JsonValue {
   switch (material.type) {
     case 'text':
       return { type: 1, word: material.text };
@@ -248,7 +248,7 @@ function createdFields(task: DesiredTask): FieldChange[] {
  * The fields of a live task that differ from the desired one. Recipients are a set: their counts,
  * then the openids added and removed (sorted), rather than two lists of a thousand.
  */
-export function taskDifferences(task: DesiredTask, live: LiveTask): FieldChange[] {
+function taskDifferences(task: DesiredTask, live: LiveTask): FieldChange[] {
   const fields: FieldChange[] = [];
   if (live.pushAt !== task.pushAt) {
     fields.push({

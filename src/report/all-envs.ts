@@ -16,7 +16,7 @@ import { formatPlan, type PlanFormat, type PlanVerdictFlags, planVerdict } from 
 import { alignColumns } from './table.js';
 
 /** The version of `plan --all-envs --json`; raised only when a key is renamed or removed. */
-export const ALL_ENVS_FORMAT_VERSION = 1;
+const ALL_ENVS_FORMAT_VERSION = 1;
 
 export interface AllEnvsOptions extends PlanVerdictFlags {
   readonly color?: boolean;
@@ -215,7 +215,7 @@ function shareRoom(wants: readonly number[], room: number, floor: number): numbe
  * declared, each PLAN as `plan --json` prints it (with `target`), or as it prints a failure
  * (`{"format_version": 1, "error", "diagnostics"}`).
  */
-export function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): object {
+function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): object {
   const cwd = options.cwd === undefined ? {} : { cwd: options.cwd };
   const entries = environments.map(({ name, target, outcome }) => {
     const where = target === undefined ? {} : { target };

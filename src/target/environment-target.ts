@@ -10,7 +10,7 @@ import { given as givenValue } from './resolve.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The database file of an environment's embedded service, relative to the working directory. */
-export function environmentDbFile(name: string): string {
+function environmentDbFile(name: string): string {
   return `.guidectl/${name}.db`;
 }
 
@@ -28,7 +28,7 @@ function credentialsState(env: Env, prefix: string): CredentialsState {
 }
 
 /** The variables that hold an environment's credentials, as the README lists them. */
-export function credentialsVariables(prefix: string): readonly string[] {
+function credentialsVariables(prefix: string): readonly string[] {
   return [`${prefix}_APPID`, `${prefix}_SECRET`, `${prefix}_ACCESS_TOKEN`];
 }
 
