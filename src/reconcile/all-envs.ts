@@ -77,18 +77,6 @@ function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {
   return { kind: 'planned', plan, planId, guards, diagnostics };
 }
 
-/** The environments the files at `paths` declare, in the order written; a UsageError when none. */
-export async function declaredEnvironmentNames(paths: readonly string[], cwd: string): Promise<string[]> {
-  const config = await loadConfig(paths, { cwd });
-  const names = (config.environments ?? []).map((e) => e.name);
-  if (names.length === 0) {
-    throw new UsageError(
-      'the files declare no environments: --all-envs applies each environment of "environments:"',
-    );
-  }
-  return names;
-}
-
 /** How one environment of `apply --all-envs` ended: `skipped` after an earlier failure. */
 export interface EnvironmentApply {
   readonly name: string;

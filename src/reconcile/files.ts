@@ -62,22 +62,37 @@ export async function loadFiles(
 }
 
 /**
- * The environment `name` as the files at `paths` declare it (for a command that reads the files
- * only for that, such as `export --env`): a UsageError when they do not declare it. The files'
- * other problems do not matter here, as long as the environment can be read.
+ * The environments the files at `paths` declare, in the order written, for a command that reads
+ * the files only for that (`export --env`, `apply --all-envs`): the files' other problems do not
+ * matter here, as long as the environments can be read. A UsageError saying `none` when there are none.
  */
+async function environmentsOf(
+  paths: readonly string[],
+  cwd: string,
+  none: string,
+): Promise<readonly DeclaredEnvironment[]> {
+  const environments = (await loadConfig(paths, { cwd })).environments ?? [];
+  if (environments.length === 0) throw new UsageError(none);
+  return environments;
+}
+
+/** The environment `name` as the files at `paths` declare it: a UsageError when they do not. */
 export async function declaredEnvironment(
   paths: readonly string[],
   cwd: string,
   name: string,
 ): Promise<DeclaredEnvironment> {
-  const config = await loadConfig(paths, { cwd });
-  const environments = config.environments ?? [];
+  const none = `no environment "${name}": the files ${paths.join(', ')} declare no environments`;
+  const environments = await environmentsOf(paths, cwd, none);
   const found = environments.find((e) => e.name === name);
   if (found !== undefined) return found;
   throw new UsageError(
-    environments.length === 0
-      ? `no environment "${name}": the files ${paths.join(', ')} declare no environments`
-      : `no environment "${name}" in the files; the environments are: ${environments.map((e) => e.name).join(', ')}`,
+    `no environment "${name}" in the files; the environments are: ${environments.map((e) => e.name).join(', ')}`,
   );
+}
+
+/** The names of the environments the files at `paths` declare, in the order written (`--all-envs`). */
+export async function declaredEnvironmentNames(paths: readonly string[], cwd: string): Promise<string[]> {
+  const none = 'the files declare no environments: --all-envs applies each environment of "environments:"';
+  return (await environmentsOf(paths, cwd, none)).map((e) => e.name);
 }

@@ -8,13 +8,18 @@ export {
   type AllEnvsPlan,
   applyEnvironmentsInOrder,
   DEFAULT_ENV_PARALLELISM,
-  declaredEnvironmentNames,
   type EnvironmentApply,
   type PlanEnvironment,
   planAllEnvironments,
 } from './all-envs.js';
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
-export { declaredEnvironment, type LoadedFiles, type LoadResult, loadFiles } from './files.js';
+export {
+  declaredEnvironment,
+  declaredEnvironmentNames,
+  type LoadedFiles,
+  type LoadResult,
+  loadFiles,
+} from './files.js';
 export {
   type CheckedPlan,
   evaluateGuards,
