@@ -37,4 +37,4 @@ export {
   type SavedPlan,
 } from './saved-plan.js';
 export { detectReplacedWords } from './semantics.js';
-export { sameWelcome, sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';
+export { messageToJson, sameWelcome, sameWelcomeList, welcomeToWire } from './welcome.js';

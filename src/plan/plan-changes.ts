@@ -22,7 +22,7 @@ import {
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import { PlanBuilder } from './plan-builder.js';
 import { planTasks } from './tasks.js';
-import { sameWelcomeList, welcomeToJson, welcomeToWire } from './welcome.js';
+import { messageToJson, sameWelcomeList, welcomeToWire } from './welcome.js';
 
 export interface PlanResult {
   /** Present exactly when there is no error. */
@@ -221,8 +221,8 @@ function planGuideConfig(
     setWelcome = guide.welcome.length > 0;
     fields.push({
       field: 'welcome',
-      ...(live === undefined ? {} : { before: liveWelcome.map(welcomeToJson) }),
-      after: guide.welcome.map(welcomeToJson),
+      ...(live === undefined ? {} : { before: liveWelcome.map(messageToJson) }),
+      after: guide.welcome.map(messageToJson),
     });
   }
   const id = wireGuideIdentity(guide.id);
@@ -304,8 +304,8 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
     if (!sameWelcomeList(account.defaultWelcome, before)) {
       fields.push({
         field: 'default_welcome',
-        before: before.map(welcomeToJson),
-        after: account.defaultWelcome.map(welcomeToJson),
+        before: before.map(messageToJson),
+        after: account.defaultWelcome.map(messageToJson),
       });
       b.call(
         'account',

@@ -15,6 +15,7 @@ import type { FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import type { PlanBuilder } from './plan-builder.js';
+import { messageToJson } from './welcome.js';
 
 /**
  * Mass-send tasks, with their lifecycle: a task missing live is added; a pending one that differs
@@ -211,36 +212,13 @@ function sameMaterial(desired: TaskMaterial, live: LiveMaterial): boolean {
   }
 }
 
-/** A material as the file writes it (an image read back shows its picture URL), for changes. */
-export function materialToJson(material: TaskMaterial | LiveMaterial): JsonValue {
-  switch (material.type) {
-    case 'text':
-      return { text: material.text };
-    case 'image':
-      return 'mediaId' in material ? { image: material.mediaId } : { image: { pic_url: material.picUrl } };
-    case 'miniprogram':
-      return {
-        miniprogram: {
-          appid: material.appid,
-          title: material.title,
-          path: material.path,
-          ...('mediaId' in material ? { media_id: material.mediaId } : {}),
-        },
-      };
-    default: {
-      const unreachable: never = material;
-      return unreachable;
-    }
-  }
-}
-
 /** What a new task sets: its push time, remark, recipient count and materials. */
 function createdFields(task: DesiredTask): FieldChange[] {
   return [
     { field: 'push_at', after: formatWrittenTime(task.pushAt, task.offsetMinutes) },
     ...(task.remark === '' ? [] : [{ field: 'remark', after: task.remark }]),
     { field: 'recipients', after: task.recipients.length },
-    { field: 'materials', after: task.materials.map(materialToJson) },
+    { field: 'materials', after: task.materials.map(messageToJson) },
   ];
 }
 
@@ -278,8 +256,8 @@ function taskDifferences(task: DesiredTask, live: LiveTask): FieldChange[] {
   if (!sameMaterials) {
     fields.push({
       field: 'materials',
-      before: live.materials.map(materialToJson),
-      after: task.materials.map(materialToJson),
+      before: live.materials.map(messageToJson),
+      after: task.materials.map(messageToJson),
     });
   }
   return fields;

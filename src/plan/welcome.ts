@@ -1,5 +1,5 @@
 import type { WelcomeMessage } from '../core/desired.js';
-import type { LiveWelcome } from '../core/live.js';
+import type { LiveMaterial, LiveWelcome } from '../core/live.js';
 import type { JsonValue } from '../core/plan.js';
 
 /**
@@ -58,13 +58,16 @@ export function welcomeToWire(message: WelcomeMessage): { msgtype: number; conte
   }
 }
 
-/** A welcome message as the file writes it, for showing changes. */
-export function welcomeToJson(message: WelcomeMessage | LiveWelcome): JsonValue {
+/**
+ * A welcome message or a task's material (the same kinds, `TaskMaterial` is `WelcomeMessage`) as
+ * the file writes it, for showing changes; an image of a task read back shows its picture URL.
+ */
+export function messageToJson(message: WelcomeMessage | LiveWelcome | LiveMaterial): JsonValue {
   switch (message.type) {
     case 'text':
       return { text: message.text };
     case 'image':
-      return { image: message.mediaId };
+      return 'mediaId' in message ? { image: message.mediaId } : { image: { pic_url: message.picUrl } };
     case 'miniprogram':
       return {
         miniprogram: {
