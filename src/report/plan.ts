@@ -103,7 +103,15 @@ function fieldLines(field: FieldChange, action: ChangeAction): PlanLine[] {
     const b = asLines(before);
     const a = asLines(after);
     const lines: PlanLine[] = [{ indent, mark: SIGN[action], text: `${field.field}:` }];
-    for (const part of diffArrays(b, a)) {
+    // A list made from nothing (or to nothing) is all additions (removals): what the diff would
+    // say, without its cost for every new guide of a large first apply.
+    const parts =
+      b.length === 0
+        ? [{ added: true, removed: false, value: a }]
+        : a.length === 0
+          ? [{ added: false, removed: true, value: b }]
+          : diffArrays(b, a);
+    for (const part of parts) {
       for (const value of part.value) {
         if (part.added) lines.push({ indent: indent + 4, mark: '+', text: value });
         else if (part.removed) lines.push({ indent: indent + 4, mark: '-', text: value });
