@@ -72,8 +72,13 @@ async function applyOnce(ctx: CommandContext, args: readonly string[], options: 
   const source: ApplySource | undefined =
     savedPlan === undefined
       ? await load(paths).then((files) => files && { kind: 'files', files })
-      : await savedPlanSource(savedPlan, paths, ctx.io.cwd, load, (line) =>
-          ctx.io.stderr.write(`guidectl: ${line}\n`),
+      : await savedPlanSource(
+          savedPlan,
+          paths,
+          ctx.io.cwd,
+          load,
+          (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
+          options.env,
         );
   if (source === undefined) return;
   const environment = source.files?.environment;

@@ -134,7 +134,9 @@ export function recordedPath(cwd: string, path: string): string {
 /**
  * A saved plan to apply, and the files to check it against: those given after the plan, else
  * those the plan was made from (recorded relative to `cwd`) when they are all there; when they are
- * not, only the account is checked, and `notice` says so. Undefined when the files have errors
+ * not, only the account is checked, and `notice` says so — but a plan of an environment needs
+ * them (they name its target): a UsageError with the command to run. A plan made for another
+ * environment than `environment` (`--env`) is refused first. Undefined when the files have errors
  * (`load` has reported them).
  */
 export async function savedPlanSource(
@@ -143,8 +145,10 @@ export async function savedPlanSource(
   cwd: string,
   load: (paths: readonly string[], environment: string | undefined) => Promise<LoadedFiles | undefined>,
   notice: (line: string) => void,
+  environment?: string,
 ): Promise<ApplySource | undefined> {
   const saved = await readSavedPlan(nodePath.resolve(cwd, file), file);
+  checkSavedEnvironment(saved, file, environment, '; nothing was changed');
   let files: LoadedFiles | undefined;
   let checked: readonly string[] = paths;
   const made = saved.paths.join(', ');

@@ -289,6 +289,11 @@ describe('--env NAME on plan and apply', () => {
     expect(fixed.code, fixed.stderr).toBe(0);
     expect((await accountOf(staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
 
+    // --env naming another environment: that is said first.
+    const other = await inSub(['apply', '../s.json', '--env', 'production']);
+    expect(other.stderr).toBe(
+      'guidectl: ../s.json was made for environment staging, not production; nothing was changed\n',
+    );
     // Nowhere near its files: the paths are to be given.
     await ws.write('sub/elsewhere.json', await readFile(join(ws.dir, 's.json'), 'utf8'));
     const alone = await inSub(['apply', 'elsewhere.json']);
