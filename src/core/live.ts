@@ -108,4 +108,11 @@ export interface LiveReadScope {
   readonly defaultWelcome: boolean;
   /** Keys (`guideKey`) of the guides whose tasks are read, or `'all'` (export); absent: none. */
   readonly tasks?: ReadonlySet<string> | 'all';
+  /**
+   * How many guides the list is expected to hold, when the reader knows (the check after an
+   * apply: those read before, plus those created, less those deleted): the pages they fill are
+   * asked for with the first page instead of after it, saving a round trip. Only how the list is
+   * read depends on it, not what is read; a wrong guess costs an empty page or a round trip.
+   */
+  readonly expectedGuides?: number;
 }

@@ -12,7 +12,7 @@ import type {
   LiveWelcome,
 } from '../core/live.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
-import type { AutoReplyRead, GetGuideConfigAnswer } from '../wire/messages.js';
+import type { AutoReplyRead, GetGuideAcctListAnswer, GetGuideConfigAnswer } from '../wire/messages.js';
 import { readGuideTasks } from './read-tasks.js';
 
 export type { LiveReadScope } from '../core/live.js';
@@ -154,7 +154,7 @@ export async function readLiveState(
 
   // All three at once; Promise.all also observes the failure of each, so none goes unhandled.
   const [guides, groups, account] = await Promise.all([
-    readAllGuides(reader, pageSize, track, onGuides),
+    readAllGuides(reader, pageSize, scope.expectedGuides ?? 0, track, onGuides),
     readGroups(reader, scope, pageSize, track),
     readAccount(reader, scope, track),
   ]);
@@ -203,11 +203,13 @@ function noop(): void {}
 /**
  * All guides. Page 0 tells the total and the page size the server really uses; the remaining
  * pages are then fetched at once. If they do not add up to the total (a server paging otherwise),
- * paging goes on one page at a time until the total is reached or a page comes back empty.
+ * paging goes on one page at a time until the total is reached or a page comes back empty. With
+ * `expected` guides, the pages they fill are asked for with page 0, not after it.
  */
 async function readAllGuides(
   reader: LiveReader,
   pageSize: number,
+  expected: number,
   track: Track,
   onGuides: (items: readonly LiveGuide[]) => void,
 ): Promise<LiveGuide[]> {
@@ -233,17 +235,18 @@ async function readAllGuides(
     onGuides(fresh);
     return list.length;
   };
-  const first = await track(reader.getguideacctlist({ page: 0, num: pageSize }));
+  const askPage = (page: number): Promise<GetGuideAcctListAnswer> =>
+    track(reader.getguideacctlist({ page, num: pageSize }));
+  const ahead = Math.max(1, Math.ceil(expected / pageSize));
+  const [first, ...early] = await Promise.all(Array.from({ length: ahead }, (_, page) => askPage(page)));
+  if (first === undefined) return [];
   const served = take(first.list);
   const total = first.total_num;
-  if (served === 0 || seen.size >= total) return [...seen.values()];
-  const pages = Math.ceil(total / served);
-  const rest = await Promise.all(
-    Array.from({ length: pages - 1 }, (_, i) =>
-      track(reader.getguideacctlist({ page: i + 1, num: pageSize })),
-    ),
-  );
-  let emptyPage = false;
+  let emptyPage = served === 0;
+  for (const answer of early) if (take(answer.list) === 0) emptyPage = true;
+  if (emptyPage || seen.size >= total) return [...seen.values()];
+  const pages = Math.max(ahead, Math.ceil(total / served));
+  const rest = await Promise.all(Array.from({ length: pages - ahead }, (_, i) => askPage(ahead + i)));
   for (const answer of rest) if (take(answer.list) === 0) emptyPage = true;
   for (let page = pages; !emptyPage && seen.size < total; page++) {
     const answer = await track(reader.getguideacctlist({ page, num: pageSize }));

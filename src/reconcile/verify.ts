@@ -40,7 +40,9 @@ export function verifyRead(
   result: ApplyResult,
   before: LiveState,
 ): VerifyRead {
-  if (mode === 'full' || scope.guideConfigs === 'all') return { scope, vouched: new Map() };
+  const expectedGuides = guidesAfter(plan, result, before);
+  if (mode === 'full' || scope.guideConfigs === 'all')
+    return { scope: { ...scope, expectedGuides }, vouched: new Map() };
   const known = knownConfigs(plan, result, before);
   const reread = new Set<string>();
   const vouched = new Map<string, LiveGuideConfig>();
@@ -49,7 +51,23 @@ export function verifyRead(
     if (config === undefined || config === UNKNOWN) reread.add(key);
     else vouched.set(key, { quickReplies: config.quickReplies, welcome: config.welcome });
   }
-  return { scope: { ...scope, guideConfigs: reread }, vouched };
+  return { scope: { ...scope, guideConfigs: reread, expectedGuides }, vouched };
+}
+
+/**
+ * How many guides the account should list after the calls: those read before, plus the guides
+ * this apply added, less those it deleted (the calls done). The read after the calls then asks
+ * for every page of the guide list at once (see `LiveReadScope.expectedGuides`).
+ */
+function guidesAfter(plan: Plan, result: ApplyResult, before: LiveState): number {
+  let count = before.guides.length;
+  for (const outcome of result.outcomes) {
+    if (outcome.status !== 'done') continue;
+    const operation = plan.calls[outcome.index]?.operation;
+    if (operation === 'addguideacct') count += 1;
+    else if (operation === 'delguideacct') count -= 1;
+  }
+  return Math.max(0, count);
 }
 
 /** The account as read after the calls, with the configurations the answers vouch for filled in. */

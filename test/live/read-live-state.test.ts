@@ -143,6 +143,44 @@ describe('readLiveState', () => {
     expect(live.guides.filter((g) => g.config !== undefined)).toHaveLength(7);
   });
 
+  it('asks for the pages the expected guides fill with the first page, not after it; a wrong guess still reads every guide', async () => {
+    /** The order in which pages of the guide list were asked for and answered. */
+    const listPages = async (expectedGuides?: number): Promise<{ events: string[]; accounts: string[] }> => {
+      const events: string[] = [];
+      const real = readOnlyClient(client);
+      const reader: LiveReader = {
+        ...real,
+        getguideacctlist: async (request) => {
+          events.push(`ask ${request.page}`);
+          const answer = await real.getguideacctlist(request);
+          events.push(`answer ${request.page}`);
+          return answer;
+        },
+      };
+      const scope = { ...READ_EVERYTHING, ...(expectedGuides === undefined ? {} : { expectedGuides }) };
+      const live = await readLiveState(reader, scope, { pageSize: 2 });
+      return { events, accounts: live.guides.map((g) => (g.id.kind === 'account' ? g.id.account : '')) };
+    };
+    const asked = (events: readonly string[]): string[] => events.filter((e) => e.startsWith('ask')).sort();
+    // Without a guess: page 0, then the other three at once.
+    const plain = await listPages();
+    expect(plain.events.indexOf('answer 0')).toBeLessThan(plain.events.indexOf('ask 1'));
+    expect(asked(plain.events)).toEqual(['ask 0', 'ask 1', 'ask 2', 'ask 3']);
+    // Seven expected: all four pages asked before any is answered, and no more.
+    const exact = await listPages(7);
+    expect(exact.events.slice(0, 4)).toEqual(['ask 0', 'ask 1', 'ask 2', 'ask 3']);
+    expect(asked(exact.events)).toEqual(asked(plain.events));
+    expect(exact.accounts).toEqual(ACCOUNTS);
+    // Too many expected: two empty pages more; too few: the rest after the first answers.
+    const over = await listPages(12);
+    expect(asked(over.events)).toHaveLength(6);
+    expect(over.accounts).toEqual(ACCOUNTS);
+    const under = await listPages(4);
+    expect(under.events.slice(0, 2)).toEqual(['ask 0', 'ask 1']);
+    expect(asked(under.events)).toEqual(asked(plain.events));
+    expect(under.accounts).toEqual(ACCOUNTS);
+  });
+
   it('reports progress: known grows as lists come in, done reaches it once every call is answered', async () => {
     const seen: ReadProgress[] = [];
     const { calls } = await readCalls(() =>
