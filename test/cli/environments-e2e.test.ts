@@ -174,7 +174,7 @@ describe('two guidectl serve processes as staging and production', () => {
   // Last: it stops production's serve.
   it("production's serve stopped: plan --all-envs prints staging's plan, production's failure in its section, exit 1", async () => {
     await production.stop('SIGKILL');
-    // --read-retry 0.001: the failed connections are not retried for long (the test waits for none).
+    // --read-retry 0.001: a millisecond of retries for the refused connections, no backoff waited out.
     const human = await planAll('--read-retry', '0.001');
     expect(human.code).toBe(1);
     expect(human.stdout).toContain(`Environment staging: ${staging.url} (STAGING_APPID/STAGING_SECRET)\n`);

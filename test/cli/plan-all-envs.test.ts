@@ -51,6 +51,9 @@ beforeEach(async () => {
 });
 
 const env = (): Record<string, string> => two.env();
+// An environment at http://127.0.0.1:9 (nothing listens) fails at once: --read-retry 0.001 gives
+// its refused connections a millisecond of retries, so no test waits for a backoff to run out.
+const NO_RETRY = ['--read-retry', '0.001'];
 const cli = (args: readonly string[]): Promise<CliRun> => runCli(args, { cwd: ws.dir, env: env() });
 
 describe('plan --all-envs', () => {
@@ -144,13 +147,13 @@ describe('plan --all-envs', () => {
       'guides.yaml',
       FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', 'http://127.0.0.1:9'),
     );
-    const run = await cli(['plan', '--all-envs', '--json', '--read-retry', '0.2', 'guides.yaml']);
+    const run = await cli(['plan', '--all-envs', '--json', ...NO_RETRY, 'guides.yaml']);
     expect(run.code).toBe(1);
     const json = JSON.parse(run.stdout);
     expect(json.environments.staging.summary).toMatchObject({ add: 2 });
     expect(json.environments.production.error).toContain('cannot connect to http://127.0.0.1:9');
     expect(run.stderr).toContain('guidectl: environment production: ');
-    const human = await cli(['plan', '--all-envs', '--read-retry', '0.2', 'guides.yaml']);
+    const human = await cli(['plan', '--all-envs', ...NO_RETRY, 'guides.yaml']);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('Plan: 2 to add');
     expect(human.stdout).toContain('Environment production\n\nFailed: ');
@@ -183,14 +186,7 @@ describe('apply --all-envs', () => {
   it('stops at the first environment that fails; --continue-on-error goes on with the next', async () => {
     const file = FILE.replace('STAGING_URL', 'http://127.0.0.1:9').replace('PROD_URL', production.url);
     await ws.write('guides.yaml', file);
-    const stopped = await cli([
-      'apply',
-      '--all-envs',
-      '--auto-approve',
-      '--read-retry',
-      '0.2',
-      'guides.yaml',
-    ]);
+    const stopped = await cli(['apply', '--all-envs', '--auto-approve', ...NO_RETRY, 'guides.yaml']);
     expect(stopped.code).toBe(1);
     expect(stopped.stdout).toMatch(/\nENVIRONMENT {2}APPLY\nstaging {6}failed\nproduction {3}skipped\n$/);
     expect(stopped.stderr).toContain('guidectl: environment staging: ');
@@ -201,8 +197,7 @@ describe('apply --all-envs', () => {
       '--all-envs',
       '--auto-approve',
       '--continue-on-error',
-      '--read-retry',
-      '0.2',
+      ...NO_RETRY,
       'guides.yaml',
     ]);
     expect(on.code).toBe(1);
