@@ -15,7 +15,9 @@ function account(n: number): TaskReader & { most: number } {
     async *iterateGuideMassendJobList(request: { guide_account?: string }) {
       reading++;
       reader.most = Math.max(reader.most, reading);
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      // Pending until the next microtask: every worker of the window starts its read before any
+      // read ends, so `most` is the window, with no timer and no real wait.
+      await Promise.resolve();
       const task: MassendTask = {
         task_id: String(1_000 + Number(request.guide_account?.slice(1))) as Id64,
         guide_account: request.guide_account ?? '',
