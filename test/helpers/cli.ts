@@ -5,8 +5,9 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import { loadSchema } from '../../src/config/check-schema.js';
 import { GuideService } from '../../src/service/index.js';
+import { stringifyJson } from '../../src/wire/json.js';
 import { type CaptureOptions, captureIo } from './capture-io.js';
-import { simCall } from './service.js';
+import { fetchToken, type RawAnswer, rawRequest, simCall } from './service.js';
 
 export { type CaptureOptions, captureIo };
 
@@ -51,6 +52,22 @@ export async function workspace(): Promise<Workspace> {
   };
 }
 
+/**
+ * A fresh workspace for each test of the file (or of the describe block it is called in),
+ * removed after the test; the function returns the current test's.
+ */
+export function useWorkspace(): () => Workspace {
+  let ws: Workspace | undefined;
+  beforeEach(async () => {
+    ws = await workspace();
+  });
+  afterEach(() => ws?.remove());
+  return () => {
+    if (ws === undefined) throw new Error('the workspace is made in beforeEach');
+    return ws;
+  };
+}
+
 /** A CLI run against a test's service, with the options `runCli` takes. */
 export type TargetCli = (
   args: readonly string[],
@@ -69,37 +86,58 @@ export interface ServiceTarget {
   readonly cli: TargetCli;
   /** WECHAT_APPID and WECHAT_SECRET of the service, as a CLI reads them. */
   env(): Record<string, string>;
+  /**
+   * POST /cgi-bin/guide/<op> with a token of the service (fetched once, again when it expired),
+   * asserting errcode 0 and returning the answer; `body` is serialised losslessly.
+   */
+  ok(op: string, body?: unknown): Promise<Record<string, unknown>>;
 }
 
 export function useServiceTarget(options: { reset?: boolean; faults?: string } = {}): ServiceTarget {
   let service: GuideService | undefined;
-  let ws: Workspace | undefined;
   beforeAll(async () => {
     const faults = options.faults === undefined ? {} : { faults: options.faults };
     service = await GuideService.start({ db: ':memory:', simulation: true, ...faults });
   });
   afterAll(() => service?.close());
+  const ws = useWorkspace();
+  let token: string | undefined;
   beforeEach(async () => {
-    ws = await workspace();
     if (options.reset) {
       await simCall(target.service.url, 'reset');
       target.service.resetCalls();
     }
   });
-  afterEach(() => ws?.remove());
   const target: ServiceTarget = {
     get service(): GuideService {
       if (service === undefined) throw new Error('the service starts in beforeAll');
       return service;
     },
     get ws(): Workspace {
-      if (ws === undefined) throw new Error('the workspace is made in beforeEach');
-      return ws;
+      return ws();
     },
     env: () => ({
       WECHAT_APPID: target.service.credentials.appid,
       WECHAT_SECRET: target.service.credentials.secret,
     }),
+    async ok(op, body = {}) {
+      const { url, credentials } = target.service;
+      const send = async (): Promise<RawAnswer> => {
+        token ??= await fetchToken(url, credentials.appid, credentials.secret);
+        return rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${encodeURIComponent(token)}`, {
+          method: 'POST',
+          body: stringifyJson(body),
+        });
+      };
+      let answer = await send();
+      // The token expired (the test moved the service's clock) or was replaced: fetch another.
+      if ([40001, 40014, 42001].includes(Number(answer.json['errcode']))) {
+        token = undefined;
+        answer = await send();
+      }
+      if (answer.json['errcode'] !== 0) throw new Error(`${op} failed: ${answer.text}`);
+      return answer.json;
+    },
     cli: (args, runOptions = {}) =>
       runCli([...args, '--base-url', target.service.url], {
         env: target.env(),

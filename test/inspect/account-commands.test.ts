@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
 import { type CaptureOptions, runCli, useServiceTarget } from '../helpers/cli.js';
-import { fetchToken, guideBody, rawRequest, simCall } from '../helpers/service.js';
+import { guideBody, simCall } from '../helpers/service.js';
 import { spawnCli } from '../helpers/spawn.js';
 
 // guidectl tasks | qrcode | chats | path-menu, end to end: the CLI in-process against the real
@@ -14,16 +14,6 @@ const target = useServiceTarget({ reset: true });
 const NOW = Date.UTC(2027, 0, 10, 2, 0, 0) / 1000;
 const SHANGHAI = { TZ: 'Asia/Shanghai' };
 
-async function call(op: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { url, credentials } = target.service;
-  const token = await fetchToken(url, credentials.appid, credentials.secret);
-  const answer = await rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
-    method: 'POST',
-    body: JSON.stringify(body),
-  });
-  if (answer.json['errcode'] !== 0) throw new Error(`${op}: ${answer.text}`);
-  return answer.json;
-}
 const sim = (verb: string, body: unknown = {}) => simCall(target.service.url, verb, body);
 /** guidectl ARGS against the service, in Shanghai time unless `env` says otherwise. */
 /** Runs guidectl against the service, by the service's clock (NOW) unless `options` says otherwise. */
@@ -37,7 +27,7 @@ function cli(args: readonly string[], env: Record<string, string> = SHANGHAI, op
 }
 
 async function addTask(guide: Record<string, string>, name: string, pushTime: number, openids: string[]) {
-  const answer = await call('addguidemassendjob', {
+  const answer = await target.ok('addguidemassendjob', {
     ...guide,
     task_name: name,
     push_time: pushTime,
@@ -59,9 +49,13 @@ function noStack(stderr: string): void {
 
 beforeEach(async () => {
   await sim('clock', { set: NOW });
-  await call('addguideacct', guideBody('alice_wx'));
-  await call('addguideacct', guideBody('bob_wx'));
-  await call('addguideacct', { ...guideBody('x'), guide_account: undefined, guide_openid: 'oGuideCarol' });
+  await target.ok('addguideacct', guideBody('alice_wx'));
+  await target.ok('addguideacct', guideBody('bob_wx'));
+  await target.ok('addguideacct', {
+    ...guideBody('x'),
+    guide_account: undefined,
+    guide_openid: 'oGuideCarol',
+  });
   await sim('customers', { guide_account: 'alice_wx', openids: ['oAnn', 'oAmy'] });
   await sim('customers', { guide_account: 'bob_wx', openids: ['oBen'] });
   await sim('customers', { guide_openid: 'oGuideCarol', openids: ['oCat'] });
@@ -75,7 +69,7 @@ describe('guidectl tasks', () => {
     ]);
     const soon = await addTask({ guide_account: 'bob_wx' }, '一二三四五六七八', NOW + 60, ['oBen']);
     const gone = await addTask({ guide_openid: 'oGuideCarol' }, 'Gone', NOW + 7200, ['oCat']);
-    await call('cancelguidemassendjob', { task_id: gone });
+    await target.ok('cancelguidemassendjob', { task_id: gone });
     await sim('clock', { advance: 61 });
 
     const all = await cli(['tasks']);

@@ -1,25 +1,16 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { thisProcess } from '../../src/cli/lock-process.js';
-import { openTarget, resolveTarget, type TargetHost } from '../../src/index.js';
-
-/** A host that records the notices a CLI would print on stderr. */
-function hostIn(cwd: string, env: Record<string, string> = {}): TargetHost & { lines: string[] } {
-  const lines: string[] = [];
-  return { env, cwd, stopSignal: new AbortController().signal, notice: (line) => lines.push(line), lines };
-}
+import { openTarget, resolveTarget } from '../../src/index.js';
+import { useWorkspace } from '../helpers/cli.js';
+import { hostIn } from '../helpers/target-host.js';
 
 describe('the target room, as a library user reaches it', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-  });
+  const ws = useWorkspace();
 
   it('opens the embedded service over the default database, writes through it, and closes', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'guidectl-target-'));
-    dirs.push(cwd);
+    const cwd = ws().dir;
     const target = resolveTarget({}, {}, cwd);
     expect(target).toMatchObject({
       kind: 'embedded',
@@ -48,8 +39,7 @@ describe('the target room, as a library user reaches it', () => {
   });
 
   it('reads a named database that does not exist as an empty account, creating nothing', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'guidectl-target-'));
-    dirs.push(cwd);
+    const cwd = ws().dir;
     const target = resolveTarget({ GUIDECTL_LOCAL_DB: 'typo.db' }, {}, cwd);
     const host = hostIn(cwd);
     const open = await openTarget(target, host, {});

@@ -1,33 +1,20 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { thisProcess } from '../../src/cli/lock-process.js';
 import type { DeclaredEnvironment } from '../../src/core/environments.js';
-import { type TargetHost, withTarget } from '../../src/index.js';
-
-/** A host that records the notices a CLI would print on stderr. */
-function hostIn(cwd: string, env: Record<string, string> = {}): TargetHost & { lines: string[] } {
-  const lines: string[] = [];
-  return { env, cwd, stopSignal: new AbortController().signal, notice: (line) => lines.push(line), lines };
-}
+import { withTarget } from '../../src/index.js';
+import { useWorkspace } from '../helpers/cli.js';
+import { hostIn } from '../helpers/target-host.js';
 
 const lock = { command: 'test', timeoutSeconds: 0, self: thisProcess() };
 const STAGING: DeclaredEnvironment = { name: 'staging', source: { file: 'guides.yaml', line: 2, column: 3 } };
 
 describe('withTarget', () => {
-  const dirs: string[] = [];
-  afterEach(async () => {
-    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-  });
-  const tempDir = async (): Promise<string> => {
-    const dir = await mkdtemp(join(tmpdir(), 'guidectl-target-'));
-    dirs.push(dir);
-    return dir;
-  };
+  const ws = useWorkspace();
 
   it('chooses the target from the flags, opens it, runs the work and closes it', async () => {
-    const cwd = await tempDir();
+    const cwd = ws().dir;
     const host = hostIn(cwd);
     const groups = await withTarget(
       host,
@@ -43,7 +30,7 @@ describe('withTarget', () => {
   });
 
   it("goes to an environment's own target, whatever the process environment says", async () => {
-    const cwd = await tempDir();
+    const cwd = ws().dir;
     const host = hostIn(cwd, { WECHAT_ACCESS_TOKEN: 'not-for-staging' });
     const kind = await withTarget(
       host,
@@ -56,7 +43,7 @@ describe('withTarget', () => {
   });
 
   it('refuses a target flag with an environment, and closes what it opened when the work throws', async () => {
-    const cwd = await tempDir();
+    const cwd = ws().dir;
     const host = hostIn(cwd);
     await expect(
       withTarget(host, { flags: { localDb: 'x.db' }, environment: STAGING, client: {} }, async () => 0),
