@@ -48,7 +48,7 @@ function verdictOf(environments: readonly EnvironmentPlan[], format: PlanFormat,
       continue;
     }
     const verdict = planVerdict(format, outcome.plan, outcome.guards, flags);
-    stderr += verdict.stderr.replaceAll('guidectl: ', `guidectl: environment ${name}: `);
+    for (const message of verdict.messages) stderr += `guidectl: environment ${name}: ${message}\n`;
     if (verdict.exit === 1) exit = 1;
     else if (verdict.exit === 2 && exit === 0) exit = 2;
   }

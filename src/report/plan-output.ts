@@ -83,33 +83,32 @@ export interface PlanVerdictFlags {
 }
 
 /**
- * The exit status of a plan, and what stderr says of it: 1 when a guard refuses it (the human plan
- * shows the refusals; other formats say them on stderr too) or, under `--expect-no-changes`, when it
- * has calls (drift); 2 for calls under `--detailed-exitcode`; else 0.
+ * The exit status of a plan, and what stderr says of it (`messages`, each a line without its
+ * `guidectl: ` prefix; `stderr`, those lines as `plan` writes them): 1 when a guard refuses it (the
+ * human plan shows the refusals; other formats say them on stderr too) or, under
+ * `--expect-no-changes`, when it has calls (drift); 2 for calls under `--detailed-exitcode`; else 0.
  */
 export function planVerdict(
   format: PlanFormat,
   plan: Plan,
   guards: readonly GuardResult[],
   flags: PlanVerdictFlags,
-): { readonly exit: 0 | 1 | 2; readonly stderr: string } {
+): { readonly exit: 0 | 1 | 2; readonly messages: readonly string[]; readonly stderr: string } {
+  const verdict = (exit: 0 | 1 | 2, messages: string[]) => ({
+    exit,
+    messages,
+    stderr: messages.map((m) => `guidectl: ${m}\n`).join(''),
+  });
   const calls = plan.calls.length;
   if (guards.some((g) => g.status === 'refused')) {
-    const told =
-      format === 'human'
-        ? []
-        : guards.filter((g) => g.status === 'refused').map((g) => `guidectl: ${guardMessage(g)}\n`);
-    return {
-      exit: 1,
-      stderr: `${told.join('')}guidectl: the plan is refused by a deletion guard; apply would not make it\n`,
-    };
+    const told = format === 'human' ? [] : guards.filter((g) => g.status === 'refused').map(guardMessage);
+    return verdict(1, [...told, 'the plan is refused by a deletion guard; apply would not make it']);
   }
   if (flags.expectNoChanges && calls > 0) {
     const changes = plan.changes.length;
-    return {
-      exit: 1,
-      stderr: `guidectl: drift: the account differs from the files (${countOf(changes, 'change')}, ${countOf(calls, 'API call')} to bring it back); expected no changes\n`,
-    };
+    return verdict(1, [
+      `drift: the account differs from the files (${countOf(changes, 'change')}, ${countOf(calls, 'API call')} to bring it back); expected no changes`,
+    ]);
   }
-  return { exit: flags.detailedExitcode && calls > 0 ? 2 : 0, stderr: '' };
+  return verdict(flags.detailedExitcode && calls > 0 ? 2 : 0, []);
 }

@@ -16,7 +16,7 @@ const flags = { expectNoChanges: false, detailedExitcode: false };
 
 describe('planVerdict', () => {
   it('0 with changes by default, 2 with --detailed-exitcode, 0 without changes either way', () => {
-    expect(planVerdict('human', changes, [], flags)).toEqual({ exit: 0, stderr: '' });
+    expect(planVerdict('human', changes, [], flags)).toEqual({ exit: 0, messages: [], stderr: '' });
     expect(planVerdict('human', changes, [], { ...flags, detailedExitcode: true }).exit).toBe(2);
     expect(planVerdict('human', none, [], { ...flags, detailedExitcode: true }).exit).toBe(0);
   });
@@ -33,11 +33,13 @@ describe('planVerdict', () => {
     const human = planVerdict('human', changes, [refused], { ...flags, detailedExitcode: true });
     expect(human).toEqual({
       exit: 1,
+      messages: ['the plan is refused by a deletion guard; apply would not make it'],
       stderr: 'guidectl: the plan is refused by a deletion guard; apply would not make it\n',
     });
     const json = planVerdict('json', changes, [refused], flags);
     expect(json.stderr.split('\n')).toHaveLength(3);
     expect(json.stderr).toMatch(/^guidectl: .*guides/);
+    expect(json.messages).toHaveLength(2);
   });
 });
 
