@@ -1,7 +1,8 @@
 import { GuidectlError, UsageError } from '../core/errors.js';
-import { applyEnvironmentsInOrder, declaredEnvironmentNames, splitSavedPlans } from '../reconcile/index.js';
+import { applyEnvironmentsInOrder, loadEachEnvironment, splitSavedPlans } from '../reconcile/index.js';
 import { allEnvsApplyOutput } from '../report/all-envs-apply.js';
 import type { CommandContext, ExitStatus, Output } from './io.js';
+import { type LoadFiles, sizeHeapFor } from './session.js';
 
 interface AllEnvsApplyOptions {
   env?: string;
@@ -20,24 +21,25 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
   ctx: CommandContext,
   args: readonly string[],
   options: O,
-  applyOne: (ctx: CommandContext, args: readonly string[], options: O) => Promise<void>,
+  applyOne: (ctx: CommandContext, args: readonly string[], options: O, load: LoadFiles) => Promise<void>,
 ): Promise<void> {
   if (options.env !== undefined) throw new UsageError('--all-envs and --env choose differently; give one');
   const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
   if (savedPlans.length > 0)
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
-  const names = await declaredEnvironmentNames(paths, ctx.io.cwd);
+  // The files are read and parsed once; each environment is checked as it comes.
+  const each = await loadEachEnvironment(paths, ctx.io.cwd, sizeHeapFor);
   const format = options.jsonStream ? 'json-stream' : options.json ? 'json' : 'human';
   const out = allEnvsApplyOutput(format, ctx.io.cwd, (text) => ctx.io.stdout.write(text));
   const results = await applyEnvironmentsInOrder(
-    names,
+    each.names,
     async (name) => {
       let status: ExitStatus = 0;
       const sink = out.environment(name);
       const stdout: Output = sink === undefined ? ctx.io.stdout : { isTTY: false, write: sink.write };
       const one: CommandContext = { ...ctx, io: { ...ctx.io, stdout }, setExit: (s) => (status = s) };
       try {
-        await applyOne(one, args, { ...options, env: name });
+        await applyOne(one, args, { ...options, env: name }, (_paths, env) => each.load(env ?? name));
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
         ctx.io.stderr.write(`guidectl: environment ${name}: ${error.message}\n`);

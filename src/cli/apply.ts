@@ -28,7 +28,14 @@ import { makeCalls, type Session } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, useColor, writeChunks } from './output.js';
-import { type LockRequest, loadFiles, readLive, type TargetOptions, withClient } from './session.js';
+import {
+  type LoadFiles,
+  type LockRequest,
+  loadFiles,
+  readLive,
+  type TargetOptions,
+  withClient,
+} from './session.js';
 import { envOption, targetOptions, wholeNumber } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
@@ -57,7 +64,12 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
 }
 
 /** One apply: of the files (in one environment, or without any), or of a saved plan. */
-async function applyOnce(ctx: CommandContext, args: readonly string[], options: ApplyOptions): Promise<void> {
+async function applyOnce(
+  ctx: CommandContext,
+  args: readonly string[],
+  options: ApplyOptions,
+  loader?: LoadFiles,
+): Promise<void> {
   const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
   if (savedPlans.length > 1) {
     throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
@@ -68,7 +80,8 @@ async function applyOnce(ctx: CommandContext, args: readonly string[], options: 
   // with --json-stream, a `diagnostics` event and the summary.
   const onFailure: FailureSink = (headline, diagnostics) =>
     writeChunks(ctx, noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
-  const load = (p: readonly string[], env?: string) => loadFiles(ctx, p, onFailure, options.env ?? env);
+  const load = (p: readonly string[], env?: string) =>
+    loadFiles(ctx, p, onFailure, options.env ?? env, loader);
   const source: ApplySource | undefined =
     savedPlan === undefined
       ? await load(paths).then((files) => files && { kind: 'files', files })

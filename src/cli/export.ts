@@ -1,13 +1,14 @@
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
-import { declaredEnvironment, type LoadedFiles } from '../reconcile/index.js';
+import { declaredEnvironment } from '../reconcile/index.js';
 import { countOf } from '../report/count.js';
 import { renderExport } from '../report/export.js';
-import { cardMediaIdsOf, type ExportEnvironment } from '../report/export-references.js';
+import { type ExportEnvironment, exportEnvironmentOf } from '../report/export-references.js';
 import type { CommandContext } from './io.js';
 import { loadFiles, readLive, type TargetOptions, withClient } from './session.js';
 import { targetOptions } from './target-flags.js';
@@ -16,29 +17,6 @@ interface ExportOptions extends TargetOptions {
   output?: string;
   files?: string[];
   asEnvironmentFile?: boolean;
-}
-
-/**
- * `--as-environment-file`: the environment's values and the media ids of its cards, from its
- * files checked as it sees them; undefined (exit 1 set, diagnostics printed) when they have errors.
- */
-async function environmentFile(
-  ctx: CommandContext,
-  paths: readonly string[],
-  name: string,
-): Promise<ExportEnvironment | undefined> {
-  const files: LoadedFiles | undefined = await loadFiles(ctx, paths, undefined, name);
-  if (files?.environment === undefined) return undefined;
-  const { environment, values, state } = files;
-  return {
-    name: environment.name,
-    ...(environment.baseUrl === undefined ? {} : { baseUrl: environment.baseUrl }),
-    ...(environment.credentialsPrefix === undefined
-      ? {}
-      : { credentialsPrefix: environment.credentialsPrefix }),
-    values: values ?? new Map(),
-    cardMediaIds: cardMediaIdsOf(state),
-  };
 }
 
 /** `guidectl export [-o FILE]`: the live state as a desired-state file that plans to no changes. */
@@ -61,15 +39,20 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
       }
       if (options.asEnvironmentFile === true && (options.env === undefined || options.files === undefined))
         throw new UsageError('--as-environment-file needs --env NAME and --files PATH…');
-      const asFile =
-        options.asEnvironmentFile === true && options.env !== undefined && options.files !== undefined
-          ? await environmentFile(ctx, options.files, options.env)
-          : undefined;
-      if (options.asEnvironmentFile === true && asFile === undefined) return;
-      const environment =
-        options.env === undefined || options.files === undefined
-          ? undefined
-          : await declaredEnvironment(options.files, ctx.io.cwd, options.env);
+      let asFile: ExportEnvironment | undefined;
+      let environment: DeclaredEnvironment | undefined;
+      if (options.env !== undefined && options.files !== undefined) {
+        // The files are read once: whole (checked as the environment sees them) for its values,
+        // else only for where the environment is.
+        if (options.asEnvironmentFile === true) {
+          const files = await loadFiles(ctx, options.files, undefined, options.env);
+          if (files?.environment === undefined) return;
+          environment = files.environment;
+          asFile = exportEnvironmentOf({ ...files, environment });
+        } else {
+          environment = await declaredEnvironment(options.files, ctx.io.cwd, options.env);
+        }
+      }
       await withClient(
         ctx,
         options,

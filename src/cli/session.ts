@@ -6,7 +6,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
-import { type LoadedFiles, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
+import { type LoadedFiles, type LoadResult, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import { type Target, type TargetLock, type TargetRequest, withTarget } from '../target/index.js';
 import { type CommandContext, InterruptedError } from './io.js';
@@ -37,9 +37,12 @@ const LARGE_FILES_BYTES = 8 * 1024 * 1024;
  * much to pay on smaller runs). Set once the files are read, before they are parsed: the first
  * full collection is during the parse, and it sets the heap's next limit.
  */
-function sizeHeapFor(bytes: number): void {
+export function sizeHeapFor(bytes: number): void {
   if (bytes >= LARGE_FILES_BYTES) setFlagsFromString('--heap-growing-percent=50');
 }
+
+/** How the files of a command are loaded: read now (`loadFiles` of reconcile), or taken from a run that read them once. */
+export type LoadFiles = (paths: readonly string[], environment?: string) => Promise<LoadResult> | LoadResult;
 
 /** Loads and validates the files; prints every diagnostic; undefined (exit 1 set) on an error. */
 export async function loadFiles(
@@ -47,8 +50,9 @@ export async function loadFiles(
   paths: readonly string[],
   onFailure?: FailureSink,
   environment?: string,
+  load: LoadFiles = (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor),
 ): Promise<LoadedFiles | undefined> {
-  const { files, diagnostics, sources } = await loadDesiredFiles(paths, ctx.io.cwd, environment, sizeHeapFor);
+  const { files, diagnostics, sources } = await load(paths, environment);
   if (files === undefined) {
     const outcome = 'nothing was read or changed';
     reportNoPlan(ctx, 'the files have errors', { diagnostics, sources, outcome }, onFailure);

@@ -1,4 +1,4 @@
-import { loadConfig, loadDesiredState } from '../config/index.js';
+import { type LoadDesiredStateResult, loadConfig } from '../config/index.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
@@ -25,8 +25,9 @@ export interface LoadResult {
 /**
  * Loads, checks and merges the files and folders at `paths` (relative to `cwd`), as `environment`
  * sees them when it is given. Files that declare environments need one (a UsageError naming them
- * otherwise): a plan of one account's values is never made against another's target.
- * `beforeParse` is told how many bytes were read, before they are parsed (see `loadDesiredState`).
+ * otherwise, once what does not depend on an environment is found without error): a plan of one
+ * account's values is never made against another's target. `beforeParse` is told how many bytes
+ * were read, before they are parsed (see `loadDesiredState`).
  */
 export async function loadFiles(
   paths: readonly string[],
@@ -34,36 +35,56 @@ export async function loadFiles(
   environment?: string,
   beforeParse?: (bytes: number) => void,
 ): Promise<LoadResult> {
-  const result = await loadDesiredState(paths, {
-    cwd,
-    ...(environment === undefined ? {} : { environment }),
-    ...(beforeParse === undefined ? {} : { beforeParse }),
-  });
-  const sources = new Map(result.files.map((f) => [f.file, f.text]));
-  const { state, diagnostics, environments } = result;
-  if (environments !== undefined && environment === undefined && !hasErrors(diagnostics)) {
+  const config = await loadConfig(paths, { cwd, ...(beforeParse === undefined ? {} : { beforeParse }) });
+  if (environment !== undefined) return loadResultOf(config.desiredState(environment), environment);
+  const declared = config.environments;
+  if (declared === undefined) return loadResultOf(config.check());
+  // No environment is checked (each is a full check) before the one to check is known.
+  const common = config.check([]);
+  if (hasErrors(common.diagnostics)) return loadResultOf(common);
+  throw new UsageError(
+    `the files declare environments (${declared.map((e) => e.name).join(', ')}): choose one with --env NAME`,
+  );
+}
+
+/**
+ * `apply --all-envs`: the files at `paths` read and parsed once, then each environment's files
+ * (as `loadFiles` gives them for `--env NAME`) without reading them again. A UsageError when the
+ * files declare no environments.
+ */
+export async function loadEachEnvironment(
+  paths: readonly string[],
+  cwd: string,
+  beforeParse?: (bytes: number) => void,
+): Promise<{ readonly names: readonly string[]; load(name: string): LoadResult }> {
+  const config = await loadConfig(paths, { cwd, ...(beforeParse === undefined ? {} : { beforeParse }) });
+  const names = (config.environments ?? []).map((e) => e.name);
+  if (names.length === 0) {
     throw new UsageError(
-      `the files declare environments (${environments.map((e) => e.name).join(', ')}): choose one with --env NAME`,
+      'the files declare no environments: --all-envs applies each environment of "environments:"',
     );
   }
+  return { names, load: (name) => loadResultOf(config.desiredState(name), name) };
+}
+
+/** What `loadFiles` gives for a checked result: the files only when they have no error. */
+function loadResultOf(result: LoadDesiredStateResult, environment?: string): LoadResult {
+  const sources = new Map(result.files.map((f) => [f.file, f.text]));
+  const { state, diagnostics, environments } = result;
+  if (state === undefined || hasErrors(diagnostics)) return { diagnostics, sources };
   const chosen = environments?.find((e) => e.name === environment);
-  return state === undefined || hasErrors(diagnostics)
-    ? { diagnostics, sources }
-    : {
-        files: {
-          state,
-          sources,
-          ...(chosen === undefined ? {} : { environment: chosen }),
-          ...(result.values === undefined ? {} : { values: result.values }),
-        },
-        diagnostics,
-        sources,
-      };
+  const files: LoadedFiles = {
+    state,
+    sources,
+    ...(chosen === undefined ? {} : { environment: chosen }),
+    ...(result.values === undefined ? {} : { values: result.values }),
+  };
+  return { files, diagnostics, sources };
 }
 
 /**
  * The environments the files at `paths` declare, in the order written, for a command that reads
- * the files only for that (`export --env`, `apply --all-envs`): the files' other problems do not
+ * the files only for that (`export --env`): the files' other problems do not
  * matter here, as long as the environments can be read. A UsageError saying `none` when there are none.
  */
 async function environmentsOf(
@@ -89,10 +110,4 @@ export async function declaredEnvironment(
   throw new UsageError(
     `no environment "${name}" in the files; the environments are: ${environments.map((e) => e.name).join(', ')}`,
   );
-}
-
-/** The names of the environments the files at `paths` declare, in the order written (`--all-envs`). */
-export async function declaredEnvironmentNames(paths: readonly string[], cwd: string): Promise<string[]> {
-  const none = 'the files declare no environments: --all-envs applies each environment of "environments:"';
-  return (await environmentsOf(paths, cwd, none)).map((e) => e.name);
 }

@@ -15,9 +15,9 @@ export {
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
 export {
   declaredEnvironment,
-  declaredEnvironmentNames,
   type LoadedFiles,
   type LoadResult,
+  loadEachEnvironment,
   loadFiles,
 } from './files.js';
 export {

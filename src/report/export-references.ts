@@ -1,4 +1,5 @@
 import type { DesiredState, WelcomeMessage } from '../core/desired.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
 import { isRecord } from '../core/records.js';
 
 /**
@@ -13,6 +14,27 @@ export interface ExportEnvironment {
   readonly credentialsPrefix?: string;
   readonly values: ReadonlyMap<string, string>;
   readonly cardMediaIds: ReadonlyMap<string, string>;
+}
+
+/**
+ * `export --as-environment-file`: an environment of the files as they were loaded for it (its
+ * desired state, and its values as written), with the media ids of its cards.
+ */
+export function exportEnvironmentOf(files: {
+  readonly environment: DeclaredEnvironment;
+  readonly state: DesiredState;
+  readonly values?: ReadonlyMap<string, string>;
+}): ExportEnvironment {
+  const { environment, values, state } = files;
+  return {
+    name: environment.name,
+    ...(environment.baseUrl === undefined ? {} : { baseUrl: environment.baseUrl }),
+    ...(environment.credentialsPrefix === undefined
+      ? {}
+      : { credentialsPrefix: environment.credentialsPrefix }),
+    values: values ?? new Map(),
+    cardMediaIds: cardMediaIdsOf(state),
+  };
 }
 
 /** A mini-program card by what the API gives back of it: appid, title and path. */

@@ -1,0 +1,57 @@
+import * as nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadEachEnvironment, loadFiles } from '../../src/reconcile/index.js';
+import { exportEnvironmentOf } from '../../src/report/export-references.js';
+
+const FIXTURES = fileURLToPath(new URL('../config/environments/', import.meta.url));
+const TWO = nodePath.join(FIXTURES, 'two-accounts.yaml');
+// production's value makes an invalid appid; staging's is fine.
+const BAD = nodePath.join(FIXTURES, 'bad-production-value.yaml');
+
+describe('loadFiles of files with environments', () => {
+  it('asks for --env before checking any environment (an error of one is not reported)', async () => {
+    await expect(loadFiles([BAD], FIXTURES)).rejects.toThrow(
+      'the files declare environments (staging, production): choose one with --env NAME',
+    );
+    expect((await loadFiles([BAD], FIXTURES, 'staging')).files?.environment?.name).toBe('staging');
+    expect((await loadFiles([BAD], FIXTURES, 'production')).files).toBeUndefined();
+  });
+
+  it("reports the files' own errors rather than asking for an environment", async () => {
+    const broken = nodePath.join(FIXTURES, 'missing.yaml');
+    const result = await loadFiles([TWO, broken], FIXTURES);
+    expect(result.files).toBeUndefined();
+    expect(result.diagnostics.map((d) => d.code)).toContain('path-not-found');
+  });
+});
+
+describe('loadEachEnvironment (apply --all-envs)', () => {
+  it('reads the files once, then gives each environment as loadFiles does', async () => {
+    let reads = 0;
+    const each = await loadEachEnvironment([BAD], FIXTURES, () => reads++);
+    expect(each.names).toEqual(['staging', 'production']);
+    const staging = each.load('staging');
+    expect(staging).toEqual(await loadFiles([BAD], FIXTURES, 'staging'));
+    expect(each.load('production').files).toBeUndefined();
+    expect(reads).toBe(1);
+  });
+
+  it('refuses files without environments', async () => {
+    const plain = fileURLToPath(new URL('../../examples/', import.meta.url));
+    await expect(loadEachEnvironment([nodePath.join(plain, 'small-store.yaml')], plain)).rejects.toThrow(
+      'the files declare no environments',
+    );
+  });
+});
+
+describe('exportEnvironmentOf (export --as-environment-file)', () => {
+  it("gives the environment's target settings, its values as written and its cards' media ids", async () => {
+    const { files } = await loadFiles([BAD], FIXTURES, 'staging');
+    if (files?.environment === undefined) throw new Error('expected the staging files');
+    const exported = exportEnvironmentOf({ ...files, environment: files.environment });
+    expect(exported.name).toBe('staging');
+    expect(exported.values).toEqual(new Map([['shop_app', 'wx1111111111111111']]));
+    expect([...exported.cardMediaIds.values()]).toEqual(['COVER']);
+  });
+});
