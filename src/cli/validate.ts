@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
 import { refuseSavedPlans } from '../reconcile/saved-plan-file.js';
-import { renderDiagnostics, renderDiagnosticsJson, renderSummary } from '../report/diagnostics.js';
+import { renderDiagnosticsJson, renderValidation } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
 import { useColor } from './output.js';
 
@@ -33,30 +33,6 @@ export function registerValidateCommand(program: Command, ctx: CommandContext): 
         io.stdout.write(renderDiagnosticsJson(result.diagnostics, { cwd: io.cwd }));
         return;
       }
-      const color = useColor(ctx, 'stdout');
-      const sources = new Map(result.files.map((f) => [f.file, f.text]));
-      io.stdout.write(renderDiagnostics(result.diagnostics, { cwd: io.cwd, color, sources }));
-      const files = new Set([...result.files.map((f) => f.file), ...result.diagnostics.map((d) => d.file)]);
-      io.stdout.write(
-        renderSummary(
-          result.diagnostics,
-          {
-            files: files.size,
-            ...(result.state === undefined || result.environments !== undefined
-              ? {}
-              : { guides: result.state.guides.length, groups: result.state.groups.length }),
-            ...(result.states === undefined || result.states.size === 0
-              ? {}
-              : {
-                  environments: [...result.states].map(([name, s]) => ({
-                    name,
-                    guides: s.guides.length,
-                    groups: s.groups.length,
-                  })),
-                }),
-          },
-          { color },
-        ),
-      );
+      io.stdout.write(renderValidation(result, { cwd: io.cwd, color: useColor(ctx, 'stdout') }));
     });
 }

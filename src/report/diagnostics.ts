@@ -1,4 +1,5 @@
 import { compareText } from '../core/compare-text.js';
+import type { DesiredState } from '../core/desired.js';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import { countOf } from './count.js';
@@ -87,6 +88,46 @@ export function renderSummary(
   }
   const head = warnings > 0 ? p.yellow(`valid with ${countOf(warnings, 'warning')}`) : p.green('valid');
   return `${head}: ${contents.join(', ')}\n`;
+}
+
+/** What `validate` found, as `loadDesiredState` returns it. */
+export interface Validated {
+  readonly diagnostics: readonly Diagnostic[];
+  readonly files: readonly { readonly file: string; readonly text: string }[];
+  readonly state?: DesiredState;
+  readonly environments?: readonly unknown[];
+  readonly states?: ReadonlyMap<string, DesiredState>;
+}
+
+/**
+ * `guidectl validate`'s human text: every diagnostic with its line, then the summary line, counting
+ * the files read or named by a diagnostic, and the guides and groups of the state (or of each
+ * environment's).
+ */
+export function renderValidation(result: Validated, options: RenderDiagnosticsOptions = {}): string {
+  const sources = new Map(result.files.map((f) => [f.file, f.text]));
+  const files = new Set([...result.files.map((f) => f.file), ...result.diagnostics.map((d) => d.file)]);
+  const { state, states } = result;
+  const facts: SummaryFacts = {
+    files: files.size,
+    ...(state === undefined || result.environments !== undefined
+      ? {}
+      : { guides: state.guides.length, groups: state.groups.length }),
+    ...(states === undefined || states.size === 0
+      ? {}
+      : {
+          environments: [...states].map(([name, s]) => ({
+            name,
+            guides: s.guides.length,
+            groups: s.groups.length,
+          })),
+        }),
+  };
+  const color = options.color === true;
+  return (
+    renderDiagnostics(result.diagnostics, { ...options, sources }) +
+    renderSummary(result.diagnostics, facts, { color })
+  );
 }
 
 /**
