@@ -1,3 +1,4 @@
+export { callByHand, parseRequestBody } from './call-by-hand.js';
 export { type ChatWindow, resolveChatWindow } from './chat-window.js';
 export {
   CHAT_PAGE_SIZE,
