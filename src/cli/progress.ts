@@ -1,4 +1,4 @@
-import { formatCount } from '../report/count.js';
+import { renderProgressLine } from '../report/progress.js';
 import type { CliIo } from './io.js';
 
 /** The state of long work, shown on stderr while it lasts. */
@@ -22,11 +22,6 @@ const TICK_TTY_MS = 1_000;
 /** Without a terminal (CI logs): one plain line this often, so a long apply is never silent. */
 export const PLAIN_EVERY_MS = 10_000;
 
-function elapsed(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-}
-
 function defaultEvery(ms: number, fn: () => void): () => void {
   const timer = setInterval(fn, ms);
   timer.unref();
@@ -34,9 +29,8 @@ function defaultEvery(ms: number, fn: () => void): () => void {
 }
 
 /**
- * Progress of long work on stderr, `Applying: 1,200/6,020 calls, 30s elapsed, 3 retried`. On a
- * terminal, one line redrawn in place once the work has taken a couple of seconds; without one,
- * a plain line every ten seconds (as Terraform's "Still creating… [10s elapsed]"), nothing
+ * Progress of long work on stderr (`renderProgressLine`). On a terminal, one line redrawn in place
+ * once the work has taken a couple of seconds; without one, a plain line every ten seconds (as Terraform's "Still creating… [10s elapsed]"), nothing
  * before: short work prints nothing.
  */
 export function createProgress(io: CliIo, label: string): Progress {
@@ -52,9 +46,13 @@ export function createProgress(io: CliIo, label: string): Progress {
   let lastDraw = Number.NEGATIVE_INFINITY;
 
   const line = (t: number): string =>
-    `${label}: ${formatCount(done)}/${formatCount(total)} calls, ${elapsed(t - started)} elapsed` +
-    (retries.size > 0 ? `, ${formatCount(retries.size)} retried` : '') +
-    (failures > 0 ? `, ${formatCount(failures)} failed` : '');
+    renderProgressLine(label, {
+      done,
+      total,
+      elapsedMs: t - started,
+      retried: retries.size,
+      failed: failures,
+    });
   const draw = (force: boolean): void => {
     const t = now();
     if (finished || t - started < SHOW_AFTER_MS || (!force && t - lastDraw < REDRAW_EVERY_MS)) return;
