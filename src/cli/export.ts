@@ -6,8 +6,7 @@ import { UsageError } from '../core/errors.js';
 import { writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { declaredEnvironment } from '../reconcile/index.js';
-import { countOf } from '../report/count.js';
-import { renderExport } from '../report/export.js';
+import { exportWrittenNotice, renderExport } from '../report/export.js';
 import { type ExportEnvironment, exportEnvironmentOf } from '../report/export-references.js';
 import type { CommandContext } from './io.js';
 import { loadFiles, readLive, type TargetOptions, withClient } from './session.js';
@@ -70,9 +69,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
             ctx.io.stdout.write(text);
           } else {
             await writeWholeFile(out, text, options.output ?? out);
-            ctx.io.stderr.write(
-              `guidectl: wrote ${options.output}: ${countOf(live.guides.length, 'guide')}, ${countOf(live.groups.length, 'group')}\n`,
-            );
+            ctx.io.stderr.write(exportWrittenNotice(options.output ?? out, live));
           }
           ctx.setExit(0);
         },

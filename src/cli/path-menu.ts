@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { describeGuideId } from '../core/desired.js';
 import { parseGuideName, pathMenuRequest } from '../inspect/index.js';
+import { pathMenuSentNotice } from '../report/path-menu.js';
 import type { CommandContext } from './io.js';
 import { type TargetOptions, withClient } from './session.js';
 import { targetOptions } from './target-flags.js';
@@ -26,9 +26,7 @@ export function registerPathMenuCommand(program: Command, ctx: CommandContext): 
         options,
         async (client) => {
           await client.pushshowwxapathmenu(request);
-          ctx.io.stdout.write(
-            `Sent the page-path menu of ${options.appid} to ${describeGuideId(guide)}: they may copy its page paths for 60 days.\n`,
-          );
+          ctx.io.stdout.write(pathMenuSentNotice(options.appid, guide));
           ctx.setExit(0);
         },
         { lock: { command: 'guidectl path-menu', timeoutSeconds: 0 } },

@@ -3,6 +3,7 @@ import { compareText } from '../core/compare-text.js';
 import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
 import type { LiveMaterial, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
 import { formatWrittenTime } from '../core/task-time.js';
+import { countOf } from './count.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 import { cardKey, type ExportEnvironment, referenceAll } from './export-references.js';
 
@@ -11,6 +12,11 @@ export interface ExportResult {
   readonly text: string;
   /** What could not be exported exactly, in plain words. */
   readonly warnings: readonly string[];
+}
+
+/** What `export -o FILE` says once the file is written (`shown`: its path as the user gave it). */
+export function exportWrittenNotice(shown: string, live: Pick<LiveState, 'guides' | 'groups'>): string {
+  return `guidectl: wrote ${shown}: ${countOf(live.guides.length, 'guide')}, ${countOf(live.groups.length, 'group')}\n`;
 }
 
 /**
