@@ -1,6 +1,7 @@
 import { GuidectlError, UsageError } from '../core/errors.js';
 import { applyEnvironmentsInOrder, loadEachEnvironment, splitSavedPlans } from '../reconcile/index.js';
 import { allEnvsApplyOutput } from '../report/all-envs-apply.js';
+import { applyFormatOf } from '../report/apply-output.js';
 import type { CommandContext, ExitStatus, Output } from './io.js';
 import { type LoadFiles, sizeHeapFor } from './session.js';
 
@@ -29,8 +30,7 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
   // The files are read and parsed once; each environment is checked as it comes.
   const each = await loadEachEnvironment(paths, ctx.io.cwd, sizeHeapFor);
-  const format = options.jsonStream ? 'json-stream' : options.json ? 'json' : 'human';
-  const out = allEnvsApplyOutput(format, ctx.io.cwd, (text) => ctx.io.stdout.write(text));
+  const out = allEnvsApplyOutput(applyFormatOf(options), ctx.io.cwd, (text) => ctx.io.stdout.write(text));
   const results = await applyEnvironmentsInOrder(
     each.names,
     async (name) => {
