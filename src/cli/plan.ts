@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
 import { readOnlyClient } from '../live/index.js';
@@ -6,13 +6,13 @@ import { DEFAULT_ENV_PARALLELISM, planRun, refuseSavedPlans, savePlanRun } from 
 import { environmentHeading } from '../report/envs.js';
 import {
   formatPlan,
-  type PlanFormat,
   planErrorOutput,
   planFailureOutput,
   planVerdict,
   savedPlanNotice,
 } from '../report/plan-output.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
+import { chooseFormat, type FormatFlags, formatOptions } from './format-flags.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
@@ -20,12 +20,7 @@ import { planAllEnvs } from './plan-all-envs.js';
 import { loadFiles, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
 import { envOption, targetOptions, wholeNumber } from './target-flags.js';
 
-export type Format = PlanFormat;
-
-interface PlanOptions extends TargetOptions, GuardOptions {
-  json: boolean;
-  markdown: boolean;
-  format?: Format;
+interface PlanOptions extends TargetOptions, GuardOptions, FormatFlags {
   detailedExitcode: boolean;
   expectNoChanges: boolean;
   out?: string;
@@ -120,29 +115,6 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         throw error;
       }
     });
-}
-
-/** Adds `--format` and its `--json`/`--markdown` shorthands (read by {@link chooseFormat}). */
-export function formatOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option(
-        '--format <format>',
-        'output: human text, JSON (format_version 1), or a markdown comment body',
-      ).choices(['human', 'json', 'markdown']),
-    )
-    .option('--json', 'same as --format json', false)
-    .option('--markdown', 'same as --format markdown: a pull-request comment body', false);
-}
-
-/** `--format`, or the `--json`/`--markdown` shorthands; contradictions are usage errors. */
-export function chooseFormat(options: Pick<PlanOptions, 'json' | 'markdown' | 'format'>): Format {
-  const asked = new Set<Format>();
-  if (options.format !== undefined) asked.add(options.format);
-  if (options.json) asked.add('json');
-  if (options.markdown) asked.add('markdown');
-  if (asked.size > 1) throw new UsageError(`choose one output format, not ${[...asked].join(' and ')}`);
-  return [...asked][0] ?? 'human';
 }
 
 /** A saved plan is JSON, and is named so (guidectl itself tells it by its content). */

@@ -5,14 +5,11 @@ import { checkSavedEnvironment, isSavedPlanFile, readSavedPlan } from '../reconc
 import { environmentHeading } from '../report/envs.js';
 import { escapeControls } from '../report/escape.js';
 import { formatPlan } from '../report/plan-output.js';
+import { chooseFormat, type FormatFlags, formatOptions } from './format-flags.js';
 import type { CommandContext } from './io.js';
 import { useColor } from './output.js';
-import { chooseFormat, type Format, formatOptions } from './plan.js';
 
-interface ShowOptions {
-  json: boolean;
-  markdown: boolean;
-  format?: Format;
+interface ShowOptions extends FormatFlags {
   env?: string;
 }
 

@@ -108,6 +108,23 @@ describe('start-up', () => {
     expect(builtins).not.toContain('node:http');
   });
 
+  it('show loads the renderers of a plan, not what plans one: no target, lock or live reader', async () => {
+    const plan = await packagesLoaded([
+      'plan',
+      new URL(EXAMPLE).pathname,
+      '--local-db',
+      ':memory:',
+      '--out',
+      'p.json',
+    ]);
+    expect(plan.code).toBe(0);
+    const { code, packages, builtins } = await packagesLoaded(['show', 'p.json']);
+    expect(code).toBe(0);
+    for (const heavy of ['undici', 'better-sqlite3', 'yaml', 'ajv']) expect(packages).not.toContain(heavy);
+    // node:os: the lock's process (cli/lock-process.ts); node:v8: the heap sizing of loadFiles.
+    for (const builtin of ['node:os', 'node:v8']) expect(builtins).not.toContain(builtin);
+  });
+
   it('counts are written as toLocaleString writes them, without setting up ICU', () => {
     const values = [
       0,
