@@ -40,7 +40,7 @@ export function targetOptions(command: Command): Command {
       'how long a read is retried after -1, 45011 or a network failure (default: 120)',
       seconds('--read-retry'),
     )
-    .option('--verbose', 'log each HTTP exchange on stderr (access tokens redacted)', false);
+    .option('--verbose', 'log each exchange with the API on stderr (access tokens redacted)', false);
 }
 
 /** `--env NAME`: the environment of the files to plan or apply, and so its target (plan, apply). */
