@@ -528,6 +528,21 @@ const shareOutOfRange: Describe = ({ data }) => ({
  * Every constraint of the schema, by `$defs` entry and keyword. A test checks that each
  * constraint keyword in the schema has an entry, so that no user sees ajv's raw text.
  */
+/** A task (or a `protect.tasks` entry) with both guide keys, or neither. */
+const taskGuideOneOf: Describe = ({ data }) =>
+  isRecord(data) && 'guide' in data && 'guide_openid' in data
+    ? {
+        code: 'task-guide-both',
+        message:
+          'this task has both "guide" and "guide_openid"; a task names its guide by exactly one of them',
+        hint: 'keep "guide" (the account) when the guide has one',
+      }
+    : {
+        code: 'task-guide-missing',
+        message: 'this task names no guide; add "guide: <account>" (or "guide_openid: …")',
+        hint: 'the guide is the one who sends the task to its customers',
+      };
+
 export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'nickname/minLength': empty('nickname-empty', 'the nickname', 'write 1 to 16 characters'),
   'nickname/pattern': empty('nickname-empty', 'the nickname', 'write 1 to 16 characters'),
@@ -699,19 +714,9 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     'recipients_file',
     'write the path of the file',
   ),
-  'task/oneOf': ({ data }) =>
-    isRecord(data) && 'guide' in data && 'guide_openid' in data
-      ? {
-          code: 'task-guide-both',
-          message:
-            'this task has both "guide" and "guide_openid"; a task names its guide by exactly one of them',
-          hint: 'keep "guide" (the account) when the guide has one',
-        }
-      : {
-          code: 'task-guide-missing',
-          message: 'this task names no guide; add "guide: <account>" (or "guide_openid: …")',
-          hint: 'the guide is the one who sends the task to its customers',
-        },
+  'task/oneOf': taskGuideOneOf,
+  // A protect.tasks entry names its guide as a task does.
+  'protectedTask/oneOf': taskGuideOneOf,
   'environments/minProperties': () => ({
     code: 'environments-empty',
     message: '"environments" declares no environment',

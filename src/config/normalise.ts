@@ -69,6 +69,10 @@ export function normalise(
   const protectGroup = (name: string, source: SourceRef): void => {
     if (earlier(source, protectedGroups.get(name)?.source)) protectedGroups.set(name, { name, source });
   };
+  const protectTask = (guide: GuideId, name: string, source: SourceRef): void => {
+    const key = taskKey(guide, name);
+    if (earlier(source, protectedTasks.get(key)?.source)) protectedTasks.set(key, { guide, name, source });
+  };
 
   for (const { parsed, written } of files) {
     if (written.account !== undefined) account = normaliseAccount(written.account, parsed);
@@ -95,7 +99,7 @@ export function normalise(
     });
     if (written.tasks !== undefined) {
       tasks ??= [];
-      normaliseTasks(written.tasks, parsed, recipients, tasks, protectedTasks);
+      normaliseTasks(written.tasks, parsed, recipients, tasks, protectTask);
     }
     const protect = written.protect;
     (protect?.guides ?? []).forEach((account, index) => {
@@ -106,6 +110,11 @@ export function normalise(
     });
     (protect?.groups ?? []).forEach((name, index) => {
       protectGroup(name, entrySourceOf(parsed, ['protect', 'groups', index]));
+    });
+    (protect?.tasks ?? []).forEach((entry, index) => {
+      const guide = guideIdFrom(entry.guide, entry.guide_openid);
+      if (guide !== undefined)
+        protectTask(guide, entry.name, entrySourceOf(parsed, ['protect', 'tasks', index]));
     });
   }
 
@@ -198,25 +207,20 @@ function normaliseGuide(written: WrittenGuide, source: SourceRef): DesiredGuide 
   };
 }
 
-/** A file's tasks, onto `tasks`; each `protected: true` onto `protectedTasks` (by task key). */
+/** A file's tasks, onto `tasks`; each `protected: true` given to `protect`. */
 function normaliseTasks(
   written: readonly WrittenTask[],
   parsed: ParsedYaml,
   recipients: ReadonlyMap<string, readonly string[]>,
   tasks: DesiredTask[],
-  protectedTasks: Map<string, ProtectedTask>,
+  protect: (guide: GuideId, name: string, source: SourceRef) => void,
 ): void {
   written.forEach((task, index) => {
     const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
     const desired = normaliseTask(task, listed, sourceOf(parsed, ['tasks', index]));
     tasks.push(desired);
     if (task.protected !== true) return;
-    const source = entrySourceOf(parsed, ['tasks', index, 'protected'], 'key');
-    protectedTasks.set(taskKey(desired.guide, desired.name), {
-      guide: desired.guide,
-      name: desired.name,
-      source,
-    });
+    protect(desired.guide, desired.name, entrySourceOf(parsed, ['tasks', index, 'protected'], 'key'));
   });
 }
 

@@ -87,6 +87,14 @@ export interface WrittenProtect {
   readonly guides?: readonly string[];
   readonly guide_openids?: readonly string[];
   readonly groups?: readonly string[];
+  readonly tasks?: readonly WrittenProtectedTask[];
+}
+
+/** A `protect.tasks` entry: a task by its guide (exactly one of the two keys) and name. */
+export interface WrittenProtectedTask {
+  readonly guide?: string;
+  readonly guide_openid?: string;
+  readonly name: string;
 }
 
 export interface WrittenSafety {

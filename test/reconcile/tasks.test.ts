@@ -222,6 +222,35 @@ describe('tasks as code', () => {
     );
   });
 
+  it('protect.tasks keeps a task from being cancelled once the files no longer list it', async () => {
+    await t.ok('addguidemassendjob', {
+      guide_account: 'alice_wx',
+      task_name: 'Keep',
+      push_time: now + 3600,
+      openid: ['oCustomer1'],
+      material: [{ type: 1, word: 'hi' }],
+    });
+    const protect = 'protect:\n  tasks:\n    - {guide: alice_wx, name: Keep}\n';
+    const path = await ws.write(
+      'tasks.yaml',
+      file(task('Other', now + 3600), `prune:\n  tasks: true\n${protect}`),
+    );
+    const run = await cli(['plan', path]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'tasks.yaml:17:7: error: task "Keep" of alice_wx is protected, but the plan would cancel its live copy',
+    );
+    // Without the protection, the same files cancel it.
+    await ws.write('tasks.yaml', file(task('Other', now + 3600), 'prune:\n  tasks: true\n'));
+    const plan = await cli(['plan', path, '--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(
+      JSON.parse(plan.stdout)
+        .calls.map((c: { operation: string }) => c.operation)
+        .sort(),
+    ).toEqual(['addguidemassendjob', 'cancelguidemassendjob']);
+  });
+
   it('reads recipients from a CSV file next to the YAML file', async () => {
     await ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\n"Bo, Jr.",oCustomer3\n');
     const path = await ws.write('tasks.yaml', file(task('CSV', now + 3600, 'recipients_file: vip.csv\n')));
