@@ -1,25 +1,23 @@
 import type { GuideId } from './desired.js';
+import type { LiveTask, LiveTaskStatus } from './live.js';
 
 /**
  * A mass-send task's state, by name: `pending` not yet executed (wire 1), `executed` (2),
- * `completed` (3, delivered), `cancelled` (4). Only a pending task can change.
+ * `completed` (3, delivered), `cancelled` (4). Only a pending task can change. The planner's
+ * {@link LiveTask} never holds a cancelled task.
  */
-export type TaskState = 'pending' | 'executed' | 'completed' | 'cancelled';
+export type TaskState = LiveTaskStatus | 'cancelled';
 
 /** The states a `--status` filter names: `executed` covers executed and completed tasks. */
 export type TaskStatusFilter = 'pending' | 'executed' | 'cancelled';
 
 /**
- * A live mass-send task as `guidectl tasks` shows it. Invariants: `id` is the task's unsigned
- * 64-bit id as a canonical decimal string (never a double); `pushTime` is Unix seconds;
- * `recipients` counts distinct openids.
+ * A live mass-send task as `guidectl tasks` shows it: the {@link LiveTask} the planner reads, its
+ * own fields the same, with cancelled tasks too and counts in place of the recipients and
+ * materials (an account's every task is listed, so a summary holds no list of openids).
+ * Invariants: `recipients` counts distinct openids.
  */
-export interface TaskSummary {
-  readonly id: string;
-  readonly guide: GuideId;
-  readonly name: string;
-  readonly remark: string;
-  readonly pushTime: number;
+export interface TaskSummary extends Pick<LiveTask, 'id' | 'guide' | 'name' | 'remark' | 'pushAt'> {
   readonly state: TaskState;
   readonly recipients: number;
   readonly materials: number;

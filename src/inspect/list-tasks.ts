@@ -71,7 +71,7 @@ function summarise(task: MassendTask, listedFor: GuideId): TaskSummary {
     guide: guideIdOf(task) ?? listedFor,
     name: task.task_name,
     remark: task.task_remark,
-    pushTime: task.push_time,
+    pushAt: task.push_time,
     state: STATES[task.task_status],
     recipients: new Set(task.buyer_info.map((b) => b.openid)).size,
     materials: task.material.length,

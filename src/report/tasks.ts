@@ -14,7 +14,7 @@ export function sortTasks(tasks: readonly TaskSummary[]): TaskSummary[] {
   const key = (t: TaskSummary): string => describeGuideId(t.guide);
   return [...tasks].sort(
     (a, b) =>
-      a.pushTime - b.pushTime ||
+      a.pushAt - b.pushAt ||
       compareText(key(a), key(b)) ||
       compareText(a.name, b.name) ||
       compareText(a.id.padStart(20, '0'), b.id.padStart(20, '0')),
@@ -31,7 +31,7 @@ export function renderTaskTable(tasks: readonly TaskSummary[], timeZone: string 
   const rows = sortTasks(tasks).map((t) => [
     escapeControls(t.name),
     escapeControls(describeGuideId(t.guide)),
-    shortLocalTime(t.pushTime, timeZone),
+    shortLocalTime(t.pushAt, timeZone),
     formatCount(t.recipients),
     t.state,
     t.id,
@@ -53,8 +53,8 @@ export function tasksToJson(tasks: readonly TaskSummary[], timeZone: string | un
       ...(t.guide.kind === 'account' ? { guide_account: t.guide.account } : { guide_openid: t.guide.openid }),
       name: t.name,
       remark: t.remark,
-      push_time: t.pushTime,
-      push_at: isoLocalTime(t.pushTime, timeZone),
+      push_time: t.pushAt,
+      push_at: isoLocalTime(t.pushAt, timeZone),
       status: t.state,
       recipients: t.recipients,
       materials: t.materials,

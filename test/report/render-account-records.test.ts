@@ -104,7 +104,7 @@ const task = (over: Partial<TaskSummary> = {}): TaskSummary => ({
   guide: { kind: 'account', account: 'alice_wx' },
   name: 'Spring sale',
   remark: '',
-  pushTime: Date.UTC(2026, 11, 1, 2, 0) / 1000,
+  pushAt: Date.UTC(2026, 11, 1, 2, 0) / 1000,
   state: 'pending',
   recipients: 1200,
   materials: 2,
@@ -114,7 +114,7 @@ const task = (over: Partial<TaskSummary> = {}): TaskSummary => ({
 describe('task tables', () => {
   it('shows the push time in the zone given, counts grouped, names escaped, sorted by push time', () => {
     const table = renderTaskTable(
-      [task(), task({ id: '7', name: 'Bad\u001b[31m', pushTime: task().pushTime - 30, state: 'completed' })],
+      [task(), task({ id: '7', name: 'Bad\u001b[31m', pushAt: task().pushAt - 30, state: 'completed' })],
       'Asia/Shanghai',
     );
     expect(table).toBe(
@@ -131,7 +131,7 @@ describe('task tables', () => {
     const json = stringifyJson(tasksToJson([task({ guide: { kind: 'openid', openid: 'oG' } })], 'UTC'));
     expect(json).toBe(
       '{"format_version":1,"tasks":[{"task_id":1860131524965138433,"guide_openid":"oG","name":"Spring sale","remark":"",' +
-        `"push_time":${task().pushTime},"push_at":"2026-12-01T02:00:00+00:00","status":"pending","recipients":1200,"materials":2}]}`,
+        `"push_time":${task().pushAt},"push_at":"2026-12-01T02:00:00+00:00","status":"pending","recipients":1200,"materials":2}]}`,
     );
   });
 });
