@@ -1,41 +1,14 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { TWO_ENVIRONMENTS } from '../helpers/environments.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { simCall } from '../helpers/service.js';
 
 // Issue 12 end to end: two `guidectl serve` processes, as a user runs them, are the staging and
 // production accounts of one repository; every command goes through the CLI over real HTTP.
 
-const FILE = `version: 1
-environments:
-  staging:
-    base_url: STAGING_URL
-    credentials: STAGING
-    values:
-      shop_app: wx1111111111111111
-      cover: STAGING_COVER
-  production:
-    base_url: PROD_URL
-    credentials: PROD
-    values:
-      shop_app: wx2222222222222222
-      cover: PROD_COVER
-guides:
-  - account: alice_wx
-    nickname: Alice
-    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/alice/0
-    welcome:
-      - miniprogram:
-          appid: \${shop_app}
-          title: New arrivals
-          path: pages/new/index
-          media_id: \${cover}
-  - account: qa_bot_wx
-    only_in: [staging]
-    nickname: QA
-    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
-`;
+const FILE = TWO_ENVIRONMENTS;
 
 let staging: ServeProcess;
 let production: ServeProcess;

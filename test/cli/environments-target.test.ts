@@ -4,40 +4,13 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { TWO_ENVIRONMENTS } from '../helpers/environments.js';
 import { startAccounts, type TestService } from '../helpers/service.js';
 
 // Two guide services over real HTTP, as a staging and a production account, planned and applied
 // from one file by --env NAME: each gets its own values, the only_in guide only its environment.
 
-const FILE = `version: 1
-environments:
-  staging:
-    base_url: STAGING_URL
-    credentials: STAGING
-    values:
-      shop_app: wx1111111111111111
-      cover: STAGING_COVER
-  production:
-    base_url: PROD_URL
-    credentials: PROD
-    values:
-      shop_app: wx2222222222222222
-      cover: PROD_COVER
-guides:
-  - account: alice_wx
-    nickname: Alice
-    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/alice/0
-    welcome:
-      - miniprogram:
-          appid: \${shop_app}
-          title: New arrivals
-          path: pages/new/index
-          media_id: \${cover}
-  - account: qa_bot_wx
-    only_in: [staging]
-    nickname: QA
-    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
-`;
+const FILE = TWO_ENVIRONMENTS;
 
 let staging: TestService;
 let production: TestService;
