@@ -194,22 +194,20 @@ describe('tasks as code', () => {
     expect((await plan(path)).plan.calls.map((c) => c.operation)).toEqual(['addguidemassendjob']);
   });
 
+  /** A live pending task "Keep" of alice_wx to oCustomer1, saying "hi", in an hour. */
+  const addKeep = () =>
+    t.ok('addguidemassendjob', {
+      guide_account: 'alice_wx',
+      task_name: 'Keep',
+      push_time: now + 3600,
+      openid: ['oCustomer1'],
+      material: [{ type: 1, word: 'hi' }],
+    });
+
   it('protected: true keeps a task from being cancelled', async () => {
-    await t.ok('addguidemassendjob', {
-      guide_account: 'alice_wx',
-      task_name: 'Keep',
-      push_time: now + 3600,
-      openid: ['oCustomer1'],
-      material: [{ type: 1, word: 'hi' }],
-    });
+    await addKeep();
     // Listed twice: the one copy is matched, the second copy would be cancelled, but it is protected.
-    await t.ok('addguidemassendjob', {
-      guide_account: 'alice_wx',
-      task_name: 'Keep',
-      push_time: now + 3600,
-      openid: ['oCustomer1'],
-      material: [{ type: 1, word: 'hi' }],
-    });
+    await addKeep();
     const keep = task('Keep', now + 3600, 'protected: true\n    recipients: [oCustomer1]\n').replace(
       'Spring sale starts now!',
       'hi',
@@ -223,13 +221,7 @@ describe('tasks as code', () => {
   });
 
   it('protect.tasks keeps a task from being cancelled once the files no longer list it', async () => {
-    await t.ok('addguidemassendjob', {
-      guide_account: 'alice_wx',
-      task_name: 'Keep',
-      push_time: now + 3600,
-      openid: ['oCustomer1'],
-      material: [{ type: 1, word: 'hi' }],
-    });
+    await addKeep();
     const protect = 'protect:\n  tasks:\n    - {guide: alice_wx, name: Keep}\n';
     const path = await ws.write(
       'tasks.yaml',
