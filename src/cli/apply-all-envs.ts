@@ -15,7 +15,7 @@ interface AllEnvsApplyOptions {
 /**
  * `apply --all-envs`: `applyOne` (one `apply --env NAME`, with its guards, prompt and output) for
  * each environment in the order declared, stopping at the first that fails unless
- * `--continue-on-error`; then a line per environment (`--json`: one object of them all;
+ * `--continue-on-error`, and at Ctrl-C whatever it says; then a line per environment (`--json`: one object of them all;
  * `--json-stream`: their events, each naming its environment, then a summary event).
  */
 export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
@@ -48,7 +48,7 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
       }
       return status === 0;
     },
-    options.continueOnError,
+    { continueOnError: options.continueOnError, signal: ctx.io.stopSignal },
   );
   ctx.io.stdout.write(out.finish(results));
   ctx.setExit(results.every((r) => r.status === 'applied') ? 0 : 1);

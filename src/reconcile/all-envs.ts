@@ -77,41 +77,67 @@ function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {
   return { kind: 'planned', plan, planId, guards, diagnostics };
 }
 
-/** How one environment of `apply --all-envs` ended: `skipped` after an earlier failure. */
+/**
+ * How one environment of `apply --all-envs` ended: `interrupted` when the stop signal (Ctrl-C)
+ * came while it ran and it did not finish; `skipped` when it was not started, after an earlier
+ * failure or once the stop signal came.
+ */
 export interface EnvironmentApply {
   readonly name: string;
-  readonly status: 'applied' | 'failed' | 'skipped';
+  readonly status: 'applied' | 'failed' | 'interrupted' | 'skipped';
   /** Why it failed, when it threw (a failure reported by `applyOne` itself has none). */
   readonly message?: string;
+}
+
+export interface ApplyEnvironmentsOptions {
+  /** Go on with the next environment after one failed. */
+  readonly continueOnError: boolean;
+  /** The stop signal (Ctrl-C, SIGTERM): once aborted, no environment starts, whatever `continueOnError` says. */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * `apply --all-envs` as a use case: each environment in the order declared, one after another
  * (`applyOne` tells whether it succeeded; a `GuidectlError` thrown is a failure, any other throw a
- * bug that ends the run), stopping at the first failure
- * unless `continueOnError`: the rest are `skipped`.
+ * bug that ends the run), stopping at the first failure unless `continueOnError`, and always at
+ * the stop signal: the rest are `skipped`.
  */
 export async function applyEnvironmentsInOrder(
   names: readonly string[],
   applyOne: (name: string) => Promise<boolean>,
-  continueOnError: boolean,
+  options: ApplyEnvironmentsOptions,
 ): Promise<EnvironmentApply[]> {
+  const { continueOnError, signal } = options;
+  // A function: the signal changes while an environment runs, and TypeScript would not see it.
+  const stopped = (): boolean => signal?.aborted === true;
   const out: EnvironmentApply[] = [];
-  let stopped = false;
+  let failed = false;
   for (const name of names) {
-    if (stopped) {
+    if (stopped()) {
+      out.push({ name, status: 'skipped', message: 'not started: interrupted' });
+      continue;
+    }
+    if (failed && !continueOnError) {
       out.push({ name, status: 'skipped' });
       continue;
     }
-    try {
-      const ok = await applyOne(name);
-      out.push({ name, status: ok ? 'applied' : 'failed' });
-      if (!ok && !continueOnError) stopped = true;
-    } catch (error) {
-      if (!(error instanceof GuidectlError)) throw error;
-      out.push({ name, status: 'failed', message: errorMessage(error) });
-      if (!continueOnError) stopped = true;
-    }
+    const result = await applyOneEnvironment(name, applyOne);
+    // A failure once the stop signal came is the interruption's doing, not the environment's.
+    const cut = result.status === 'failed' && stopped();
+    out.push(cut ? { ...result, status: 'interrupted' } : result);
+    if (result.status === 'failed') failed = true;
   }
   return out;
+}
+
+async function applyOneEnvironment(
+  name: string,
+  applyOne: (name: string) => Promise<boolean>,
+): Promise<EnvironmentApply> {
+  try {
+    return { name, status: (await applyOne(name)) ? 'applied' : 'failed' };
+  } catch (error) {
+    if (!(error instanceof GuidectlError)) throw error;
+    return { name, status: 'failed', message: errorMessage(error) };
+  }
 }

@@ -6,6 +6,7 @@
 export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
 export {
   type AllEnvsPlan,
+  type ApplyEnvironmentsOptions,
   applyEnvironmentsInOrder,
   DEFAULT_ENV_PARALLELISM,
   type EnvironmentApply,

@@ -9,8 +9,8 @@ export const ALL_ENVS_APPLY_FORMAT_VERSION = 1;
 /** How one environment of `apply --all-envs` ended (as `applyEnvironmentsInOrder` says). */
 export interface EnvironmentApplyResult {
   readonly name: string;
-  readonly status: 'applied' | 'failed' | 'skipped';
-  /** Why it failed, when it threw (human text shows it). */
+  readonly status: 'applied' | 'failed' | 'interrupted' | 'skipped';
+  /** Why it failed or was not started, when known (human text shows it). */
   readonly message?: string;
 }
 
@@ -103,6 +103,7 @@ function summaryOf(results: readonly EnvironmentApplyResult[]) {
     environments: results.map(({ name, status }) => ({ name, status })),
     applied: count('applied'),
     failed: count('failed'),
+    interrupted: count('interrupted'),
     skipped: count('skipped'),
     exit_code: results.every((r) => r.status === 'applied') ? 0 : 1,
   };

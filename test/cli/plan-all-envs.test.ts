@@ -225,6 +225,7 @@ describe('apply --all-envs', () => {
       ],
       applied: 2,
       failed: 0,
+      interrupted: 0,
       skipped: 0,
       exit_code: 0,
     });
@@ -270,6 +271,7 @@ describe('apply --all-envs', () => {
       ],
       applied: 2,
       failed: 0,
+      interrupted: 0,
       skipped: 0,
       exit_code: 0,
     });
