@@ -1,17 +1,19 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
-import { formatCount } from './count.js';
+import { countOf, formatCount } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import {
   DEFAULT_MARKDOWN_BUDGET,
   escapeMarkdown,
+  GITHUB_COMMENT_LIMIT,
   MARKDOWN_MARKER,
+  MARKDOWN_RESERVE,
   renderFailureMarkdown,
   renderPlanMarkdown,
 } from './markdown.js';
-import { planToJson } from './plan.js';
+import { planToJson, summaryLine } from './plan.js';
 import { formatPlan, type PlanFormat, type PlanVerdictFlags, planVerdict } from './plan-output.js';
 import { alignColumns } from './table.js';
 
@@ -134,46 +136,148 @@ function summaryTable(environments: readonly EnvironmentPlan[]): string {
   );
 }
 
+/**
+ * `plan --all-envs --markdown`: one comment of at most {@link DEFAULT_MARKDOWN_BUDGET} characters
+ * however many environments: the marker, a headline and the summary table (a row per environment),
+ * then the first of these that fits:
+ * 1. a section per environment with its plan, the room shared among them ({@link shareRoom});
+ * 2. the same for the environments with changes or failures, one line each for those with none;
+ * 3. one line per environment (its summary), pointing to the job log and `plan --env NAME`;
+ * 4. the table alone, with that pointer;
+ * 5. the table cut between two rows (only when it alone passes the budget: hundreds of long names).
+ */
 function allEnvsMarkdown(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): string {
+  const budget = DEFAULT_MARKDOWN_BUDGET;
   const rows = summaryRows(environments).map(
     ([name, ...cells]) => `| ${escapeMarkdown(name ?? '')} | ${cells.map((c) => `\`${c}\``).join(' | ')} |`,
   );
-  const head = [
+  const head = commentHead(environments.length, rows);
+  const room = budget - head.length;
+  const all = environments.map((_, i) => i);
+  const changed = all.filter((i) => !hasNoChanges(environments[i]));
+  const sections: Sections = {
+    environments,
+    options,
+    room,
+    // Each body as it is with all the room: its length tells the room it needs to be shown whole.
+    whole: environments.map((environment) => sectionBody(environment, options, room)),
+  };
+  const layouts = [
+    () => detailedSections(sections, all),
+    () => (changed.length === all.length ? undefined : detailedSections(sections, changed)),
+    () => environmentLines(environments),
+    () => `\n${POINTER}\n`,
+  ];
+  for (const layout of layouts) {
+    const rest = layout();
+    if (rest !== undefined && rest.length <= room) return head + rest;
+  }
+  return cutTable(environments.length, rows, budget);
+}
+
+/** The marker, the headline and the summary table of `rows`, ending with a blank line. */
+function commentHead(count: number, rows: readonly string[]): string {
+  return [
     MARKDOWN_MARKER,
-    `**guidectl plan: ${environments.length} environment${environments.length === 1 ? '' : 's'}**`,
+    `**guidectl plan: ${count} environment${count === 1 ? '' : 's'}**`,
     '',
     '| environment | add | change | delete | plan id |',
     '|---|---:|---:|---:|---|',
     ...rows,
     '',
   ].join('\n');
-  const titles = environments.map(
-    ({ name, target }) =>
-      `### ${escapeMarkdown(name)}${target === undefined ? '' : ` — ${escapeMarkdown(target)}`}\n\n`,
-  );
-  // What the sections' bodies may take: the budget less the head, the titles and the line
-  // breaks between sections (each body's marker line, taken out below, is counted in it).
-  const room = DEFAULT_MARKDOWN_BUDGET - head.length - titles.reduce((n, title) => n + title.length + 1, 0);
-  // Each body as it is with the whole room, and the room it needs to be shown whole (uncut).
-  const whole = environments.map((environment) => sectionBody(environment, options, room));
-  const wants = whole.map((body) => (body.includes(CUT_NOTICE) ? room : body.length + SECTION_SLACK));
-  const limits = shareRoom(wants, room, MIN_SECTION);
-  const sections = environments.map((environment, i) => {
-    const limit = limits[i] ?? MIN_SECTION;
-    const body = (wants[i] ?? room) <= limit ? (whole[i] ?? '') : sectionBody(environment, options, limit);
-    return (titles[i] ?? '') + body.replace(`${MARKDOWN_MARKER}\n`, '');
+}
+
+/** A planned environment whose plan changes nothing (a failure or an invalid plan is news). */
+function hasNoChanges(environment: EnvironmentPlan | undefined): boolean {
+  return environment?.outcome.kind === 'planned' && environment.outcome.plan.changes.length === 0;
+}
+
+/** What the layouts with sections are made from. */
+interface Sections {
+  readonly environments: readonly EnvironmentPlan[];
+  readonly options: AllEnvsOptions;
+  /** What may follow the summary table. */
+  readonly room: number;
+  /** Each environment's body rendered with all of `room`. */
+  readonly whole: readonly string[];
+}
+
+/**
+ * A `### NAME — TARGET` section with its plan for each environment of `shown` (indexes), the
+ * others one line each under `### No changes`; undefined when the sections cannot each have
+ * their share (at least MIN_SECTION, or what a smaller one needs) within the room.
+ */
+function detailedSections(from: Sections, shown: readonly number[]): string | undefined {
+  const { environments, options, room, whole } = from;
+  const quiet = environments.filter((_, i) => !shown.includes(i));
+  const quietPart =
+    quiet.length === 0 ? '' : `\n### No changes\n\n${quiet.map((e) => environmentLine(e, false)).join('')}`;
+  const titles = shown.map((i) => sectionTitle(environments[i]));
+  // What the bodies may take: the room less the titles, the line breaks before each section
+  // (each body's marker line, taken out below, is counted in it) and the quiet lines.
+  const bodies = room - quietPart.length - titles.reduce((n, title) => n + title.length + 1, 0);
+  const wants = shown.map((i) => {
+    const body = whole[i] ?? '';
+    return body.includes(CUT_NOTICE) ? room : body.length + MARKDOWN_RESERVE;
   });
-  return `${head}\n${sections.join('\n')}`;
+  const limits = shareRoom(wants, bodies, MIN_SECTION);
+  if (limits.reduce((n, limit) => n + limit, 0) > bodies) return undefined;
+  const parts = shown.map((i, k) => {
+    const limit = limits[k] ?? MIN_SECTION;
+    const environment = environments[i];
+    const body =
+      (wants[k] ?? room) <= limit || environment === undefined
+        ? (whole[i] ?? '')
+        : sectionBody(environment, options, limit);
+    return `\n${titles[k] ?? ''}${body.replace(`${MARKDOWN_MARKER}\n`, '')}`;
+  });
+  return parts.join('') + quietPart;
+}
+
+function sectionTitle(environment: EnvironmentPlan | undefined): string {
+  if (environment === undefined) return '';
+  const { name, target } = environment;
+  return `### ${escapeMarkdown(name)}${target === undefined ? '' : ` — ${escapeMarkdown(target)}`}\n\n`;
+}
+
+/** Where a plan not shown in the comment is. */
+const POINTER = `> Plans not shown, to stay under GitHub's ${formatCount(GITHUB_COMMENT_LIMIT)}-character limit: each is in the job log, or run \`guidectl plan --env NAME\`.`;
+
+/** Layout 3: the pointer, then `- **NAME** — TARGET: SUMMARY` per environment. */
+function environmentLines(environments: readonly EnvironmentPlan[]): string {
+  return `\n${POINTER}\n\n${environments.map((e) => environmentLine(e, true)).join('')}`;
+}
+
+/** One environment in one line: its name, its target and (with `summary`) how its plan came out. */
+function environmentLine({ name, target, outcome }: EnvironmentPlan, summary: boolean): string {
+  const where = target === undefined ? '' : ` — ${escapeMarkdown(target)}`;
+  if (!summary) return `- **${escapeMarkdown(name)}**${where}\n`;
+  let what: string;
+  if (outcome.kind === 'planned') {
+    const refused = outcome.guards.some((g) => g.status === 'refused');
+    what = `${summaryLine(outcome.plan)}${refused ? ' Refused by a deletion guard.' : ''}`;
+  } else what = outcome.kind === 'failed' ? 'failed' : 'the plan cannot be made';
+  return `- **${escapeMarkdown(name)}**${where}: ${what}\n`;
+}
+
+/** Layout 5: as many rows of the table as fit, and how many are not shown. */
+function cutTable(count: number, rows: readonly string[], budget: number): string {
+  const notice = (left: number): string =>
+    `\n> … cut: ${countOf(left, 'more environment')} not in the table, to stay under GitHub's ${formatCount(GITHUB_COMMENT_LIMIT)}-character limit; see the job log.\n`;
+  let used = commentHead(count, []).length + notice(count).length;
+  let kept = 0;
+  for (const row of rows) {
+    if (used + row.length + 1 > budget) break;
+    used += row.length + 1;
+    kept++;
+  }
+  return commentHead(count, rows.slice(0, kept)) + notice(count - kept);
 }
 
 /** The start of the line that says a section was cut (renderPlanMarkdown, renderFailureMarkdown). */
 const CUT_NOTICE = '\n> … cut: ';
-/**
- * Room a body needs beyond its length to be rendered whole: the renderers keep this much (600
- * for a plan, 400 for a failure) for the fences, closing tags and the cut notice.
- */
-const SECTION_SLACK = 600;
-/** The least room a section gets, however many environments: its summary and first changes. */
+/** The least room a section with its plan gets (its summary and first changes); else layout 2 or 3. */
 const MIN_SECTION = 2_000;
 
 /** One environment's section body in at most `maxLength` characters (its marker line included). */
@@ -192,8 +296,8 @@ function sectionBody({ outcome }: EnvironmentPlan, options: AllEnvsOptions, maxL
 
 /**
  * Shares `room` among sections that want `wants` (water-filling): none gets more than it wants,
- * and what the small ones leave goes to the large ones, in equal shares (at least `floor` each,
- * even when that passes `room`: with many environments, each still shows its summary).
+ * and what the small ones leave goes to the large ones, in equal shares of at least `floor`
+ * (even when that passes `room`: the caller then lays the comment out another way).
  */
 function shareRoom(wants: readonly number[], room: number, floor: number): number[] {
   const order = wants.map((_, i) => i).sort((a, b) => (wants[a] ?? 0) - (wants[b] ?? 0));

@@ -21,6 +21,11 @@ export const MARKDOWN_MARKER = '<!-- guidectl-plan -->';
 export const GITHUB_COMMENT_LIMIT = 65_536;
 /** What the renderer aims to stay under by default: the limit, with room for a CI step's own words. */
 export const DEFAULT_MARKDOWN_BUDGET = 60_000;
+/**
+ * Room the renderers keep beyond what they have written, for the code fences, the closing tags
+ * and the cut notice: a body of length L given L + this much is shown whole, uncut.
+ */
+export const MARKDOWN_RESERVE = 600;
 
 export interface MarkdownOptions extends PlanExtras {
   /** Most characters (UTF-16 code units) of the body; default {@link DEFAULT_MARKDOWN_BUDGET}. */
@@ -78,9 +83,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   // The details, change by change, until the budget would be passed.
   const summary = `<details><summary>Details: ${countOf(plan.changes.length, 'change')}, ${countOf(plan.summary.calls, 'API call')}</summary>`;
   const lines: string[] = [];
-  // Room kept for the fences, the closing tags and the cut notice.
-  const reserve = 600;
-  let used = top.length + summary.length + reserve;
+  let used = top.length + summary.length + MARKDOWN_RESERVE;
   let shown = 0;
   let partial = false;
   for (const change of plan.changes) {
@@ -133,7 +136,7 @@ export function renderFailureMarkdown(
   const top = `${MARKDOWN_MARKER}\n**${escapeMarkdown(headline)}**\n`;
   const lines = details.replace(/\n$/, '').split('\n');
   const kept: string[] = [];
-  let used = top.length + 400;
+  let used = top.length + MARKDOWN_RESERVE;
   for (const line of lines) {
     if (used + line.length + 1 > maxLength) break;
     kept.push(line);
