@@ -4,7 +4,7 @@ import { renderEnvironmentApplies } from './all-envs.js';
 import { type ApplyFormat, noPlanOutput } from './apply-output.js';
 
 /** The version of `apply --all-envs --json` and of the stream's `environments_summary` event. */
-export const ALL_ENVS_APPLY_FORMAT_VERSION = 1;
+const ALL_ENVS_APPLY_FORMAT_VERSION = 1;
 
 /** How one environment of `apply --all-envs` ended (as `applyEnvironmentsInOrder` says). */
 export interface EnvironmentApplyResult {

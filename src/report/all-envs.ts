@@ -3,6 +3,7 @@ import type { EnvironmentPlan } from '../core/environment-plan.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { countOf, formatCount } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
+import { environmentHeading } from './envs.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import {
   DEFAULT_MARKDOWN_BUDGET,
@@ -93,7 +94,7 @@ function diagnosticsText(
 function allEnvsText(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): string {
   const color = options.color === true;
   const sections = environments.map(({ name, target, outcome }) => {
-    const head = `Environment ${name}${target === undefined ? '' : `: ${escapeControls(target)}`}\n\n`;
+    const head = environmentHeading(name, target);
     switch (outcome.kind) {
       case 'planned': {
         const { plan, planId, guards } = outcome;
