@@ -22,7 +22,7 @@ import {
   savedPlanApproval,
 } from '../report/apply-output.js';
 import { environmentHeading } from '../report/envs.js';
-import { describeTarget, identifyTarget } from '../target/index.js';
+import { describeTarget, identifyTarget, type Target } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
@@ -114,11 +114,6 @@ async function applyOnce(
     async (client, events, target) => {
       const where = describeTarget(target, ctx.io.cwd);
       const identity = identifyTarget(target);
-      if (source.kind === 'saved')
-        checkSavedTarget(source.saved, source.file, options.env ?? environment?.name, {
-          description: where,
-          identity,
-        });
       if (environment !== undefined && format === 'human')
         ctx.io.stdout.write(environmentHeading(environment.name, where));
       const session: Session = { client, events, stopper };
@@ -143,7 +138,21 @@ async function applyOnce(
       )
         throw run.checkError;
     },
-    { signal: stopper.signal, lock, ...(environment === undefined ? {} : { environment }) },
+    {
+      signal: stopper.signal,
+      lock,
+      ...(environment === undefined ? {} : { environment }),
+      // Before the target is opened: a refused plan makes no local database and takes no lock.
+      ...(source.kind === 'saved'
+        ? {
+            beforeOpen: (target: Target) =>
+              checkSavedTarget(source.saved, source.file, options.env ?? environment?.name, {
+                description: describeTarget(target, ctx.io.cwd),
+                identity: identifyTarget(target),
+              }),
+          }
+        : {}),
+    },
   );
 }
 

@@ -86,6 +86,8 @@ export async function withClient<T>(
     readonly readBeforeAppends?: boolean;
     /** The environment of the files (`--env NAME`): its target is the one the files name. */
     readonly environment?: DeclaredEnvironment;
+    /** A check of the target resolved, before it is opened (see `TargetRequest.beforeOpen`). */
+    readonly beforeOpen?: (target: Target) => void;
   } = {},
 ): Promise<T> {
   const { io } = ctx;
@@ -103,7 +105,7 @@ export async function withClient<T>(
     stopSignal: io.stopSignal,
     notice: (line: string) => io.stderr.write(`guidectl: ${line}\n`),
   };
-  const { environment, lock } = settings;
+  const { environment, lock, beforeOpen } = settings;
   const request: TargetRequest = {
     flags: {
       ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
@@ -126,6 +128,7 @@ export async function withClient<T>(
       },
     },
     ...(lock === undefined ? {} : { lock: { ...lock, self: thisProcess() } }),
+    ...(beforeOpen === undefined ? {} : { beforeOpen }),
   };
   return withTarget(host, request, (client, target) => fn(client, events, target));
 }

@@ -255,6 +255,13 @@ export function checkSavedTarget(
   if (made === undefined) return;
   const difference = compareTargets(made.targetId, target.identity);
   if (difference === undefined) return;
+  const [then, now] = [made.targetId, target.identity];
+  if (then.kind === 'embedded' && now.kind === 'embedded') {
+    // Both described relative to the folder each ran in, they can read alike: give both in full.
+    throw new UsageError(
+      `${file} was made for environment ${made.name} against the local database ${then.database}; here the target is the local database ${now.database}. Nothing was changed: run apply in the folder where the plan was made`,
+    );
+  }
   const why = difference === 'account' ? ', with the credentials of another account (another appid). ' : '. ';
   throw new UsageError(
     `${file} was made for environment ${made.name} against ${made.target}; the target now is ${target.description}${why}Nothing was changed: plan again for this target`,

@@ -13,11 +13,17 @@ export interface TargetRequest {
   readonly client: TargetClientOptions;
   /** For commands that write: the embedded local database's lock (see `TargetLock`). */
   readonly lock?: TargetLock;
+  /**
+   * Called with the target once it is resolved and before it is opened (no local database made,
+   * no lock taken, no connection): a check that throws refuses the command with nothing touched.
+   */
+  readonly beforeOpen?: (target: Target) => void;
 }
 
 /**
  * Chooses the target (`resolveTarget`, or `resolveEnvironmentTarget` for an environment of the
- * files), opens it with `host` (`openTarget`), runs `fn` with its client, and always closes it.
+ * files), checks it (`beforeOpen`), opens it with `host` (`openTarget`), runs `fn` with its
+ * client, and always closes it.
  */
 export async function withTarget<T>(
   host: TargetHost,
@@ -29,6 +35,7 @@ export async function withTarget<T>(
     environment === undefined
       ? resolveTarget(host.env, flags, host.cwd)
       : resolveEnvironmentTarget(host.env, environment, flags, host.cwd);
+  request.beforeOpen?.(target);
   const open = await openTarget(target, host, request.client, request.lock);
   try {
     return await fn(open.client, target);

@@ -115,6 +115,27 @@ describe('--env NAME on plan and apply', () => {
     expect(plan.code).toBe(0);
   });
 
+  it('a saved plan of an embedded environment applied from another folder: refused before a database is made, naming both in full', async () => {
+    await ws.write(
+      'local.yaml',
+      FILE.replace(/ {4}base_url: .*\n/g, '').replace(/ {4}credentials: .*\n/g, ''),
+    );
+    expect((await cli(['plan', '--env', 'staging', '--out', 'p.json', 'local.yaml'], {})).code).toBe(0);
+    await mkdir(join(ws.dir, 'sub'));
+    const run = await runCli(['apply', '../p.json', '../local.yaml', '--auto-approve'], {
+      cwd: join(ws.dir, 'sub'),
+      env: {},
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `guidectl: ../p.json was made for environment staging against the local database ${join(ws.dir, '.guidectl', 'staging.db')}; here the target is the local database ${join(ws.dir, 'sub', '.guidectl', 'staging.db')}. Nothing was changed: run apply in the folder where the plan was made\n`,
+    );
+    expect(existsSync(join(ws.dir, 'sub', '.guidectl'))).toBe(false);
+    // Where it was made, it applies.
+    const here = await cli(['apply', 'p.json', 'local.yaml'], {});
+    expect(here.code, here.stderr).toBe(0);
+  });
+
   it('a saved plan records its environment and target; apply refuses it for another environment or target', async () => {
     const plan = await cli(['plan', '--env', 'staging', '--out', 'staging.json', 'guides.yaml']);
     expect(plan.code, plan.stderr).toBe(0);
