@@ -213,9 +213,11 @@ export function apiErrorKind(errcode: number): ApiErrorKind {
  * - `timeout`: no complete answer within the call's timeout;
  * - `connection`: the connection broke (reset, closed) before the answer arrived;
  * - `http`: an HTTP answer that is not a guide API answer (e.g. 502 from a proxy);
- * - `invalid-answer`: the answer is not JSON.
+ * - `invalid-answer`: the answer is not JSON;
+ * - `service`: a service in this process (`inProcess`) failed while answering: its handler threw
+ *   or rejected (other than as a closed service). Not retried; what it threw is the `cause`.
  */
-export type TransportErrorKind = 'refused' | 'timeout' | 'connection' | 'http' | 'invalid-answer';
+export type TransportErrorKind = 'refused' | 'timeout' | 'connection' | 'http' | 'invalid-answer' | 'service';
 
 export interface TransportErrorInit {
   readonly operation: CallName;
@@ -229,11 +231,13 @@ export interface TransportErrorInit {
   readonly status?: number;
   readonly attempts?: number;
   readonly elapsedMs?: number;
+  /** Only for kind `service`: what the handler in this process threw. */
+  readonly cause?: unknown;
 }
 
 /**
- * The network failed the call. Carries no `cause`: low-level errors can hold the request URL,
- * and with it the access token.
+ * The network failed the call. Carries no `cause` (low-level errors can hold the request URL, and
+ * with it the access token), except for kind `service`: the error of the caller's own handler.
  */
 export class TransportError extends GuidectlError {
   override readonly code = 'GUIDE_TRANSPORT';
@@ -248,6 +252,7 @@ export class TransportError extends GuidectlError {
   constructor(init: TransportErrorInit) {
     super(
       `${init.operation} failed: ${init.description} (${init.reason})${attemptsNote(init.attempts ?? 1, init.elapsedMs)}`,
+      init.cause === undefined ? undefined : { cause: init.cause },
     );
     this.operation = init.operation;
     this.kind = init.kind;
@@ -267,6 +272,7 @@ export class TransportError extends GuidectlError {
       reason: this.reason,
       sent: this.sent,
       ...(this.status === undefined ? {} : { status: this.status }),
+      ...(this.cause === undefined ? {} : { cause: this.cause }),
       attempts,
       elapsedMs,
     });

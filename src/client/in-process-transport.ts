@@ -1,7 +1,9 @@
+import { errorCode } from '../core/errors.js';
 import type { ServiceAnswer, ServiceHandler } from '../wire/exchange.js';
 import {
   type AnswerCheck,
   answerText,
+  SERVICE_FAILED,
   TRANSPORT_CLOSED,
   type Transport,
   type TransportExchange,
@@ -13,9 +15,20 @@ class ExchangeFailure extends Error {
   constructor(
     readonly code: string,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
+}
+
+/**
+ * What a handler's rejection (or throw) ends the exchange with. A closed service rejects with the
+ * code of a server that refuses connections (`ECONNREFUSED`, see `ServiceHandler`), and is told
+ * as one; anything else is a failure of the service (`SERVICE_FAILED`), what it threw the cause.
+ */
+function handlerFailure(error: unknown): unknown {
+  if (errorCode(error) === 'ECONNREFUSED') return error;
+  return new ExchangeFailure(SERVICE_FAILED, 'the service failed while answering', { cause: error });
 }
 
 /**
@@ -23,7 +36,8 @@ class ExchangeFailure extends Error {
  * bytes an HTTP request would carry, given to the service's handler, its answer's bytes read as
  * an HTTP answer's would be. No socket, no HTTP parser, no undici. A request the service drops
  * unanswered (an injected lost answer) fails as a reset connection does (`ECONNRESET`); a closed
- * service refuses as a closed server does (`ECONNREFUSED`).
+ * service refuses as a closed server does (`ECONNREFUSED`); a handler that throws or rejects
+ * otherwise fails the exchange with `SERVICE_FAILED` (never retried).
  */
 export class InProcessTransport implements Transport {
   private closed = false;
@@ -52,10 +66,14 @@ export class InProcessTransport implements Transport {
     // a timer or the progress display would wait for the whole run.
     setImmediate(() => {
       if (exchange.ended) return;
-      this.handle({ method: 'POST', target: request.path, caller: this.caller, body }).then(
-        (answer) => exchange.answer(answer),
-        (error: unknown) => exchange.fail(error),
-      );
+      // Called inside a promise: a handler that throws at once fails the exchange as one that
+      // rejects does, instead of throwing out of this callback (which would end the process).
+      Promise.resolve()
+        .then(() => this.handle({ method: 'POST', target: request.path, caller: this.caller, body }))
+        .then(
+          (answer) => exchange.answer(answer),
+          (error: unknown) => exchange.fail(handlerFailure(error)),
+        );
     });
     return exchange;
   }

@@ -73,6 +73,8 @@ export function retryCauseOf(
   failure: TransportError | { readonly kind: ApiErrorKind },
 ): RetryCause | undefined {
   if (failure instanceof TransportError) {
+    // The service itself failed: asking again would fail again.
+    if (failure.kind === 'service') return undefined;
     const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
     if (!retryable) return undefined;
     return failure.sent ? 'lost' : 'unreachable';

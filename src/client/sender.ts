@@ -1,8 +1,15 @@
+import { errorMessage } from '../core/errors.js';
 import { parseJson } from '../wire/json.js';
 import { CallAbortedError, type CallName, TransportError, type TransportErrorKind } from './errors.js';
 import type { HttpEvent } from './events.js';
 import { redactUrl, type SecretSet } from './redact.js';
-import { type AnswerHeaders, TRANSPORT_CLOSED, type Transport, type TransportExchange } from './transport.js';
+import {
+  type AnswerHeaders,
+  SERVICE_FAILED,
+  TRANSPORT_CLOSED,
+  type Transport,
+  type TransportExchange,
+} from './transport.js';
 
 export interface SenderOptions {
   /**
@@ -271,6 +278,7 @@ export class Sender {
       reason: string;
       sent: boolean;
       status?: number;
+      cause?: unknown;
     },
   ): TransportError {
     return new TransportError({
@@ -280,6 +288,7 @@ export class Sender {
       reason: init.reason,
       sent: init.sent,
       ...(init.status === undefined ? {} : { status: init.status }),
+      ...(init.cause === undefined ? {} : { cause: init.cause }),
     });
   }
 
@@ -301,6 +310,16 @@ export class Sender {
     }
     const code = errorCode(error);
     if (CLOSED.has(code)) return new CallAbortedError(call, 'the client was closed');
+    if (code === SERVICE_FAILED) {
+      const cause: unknown = error instanceof Error ? error.cause : undefined;
+      return this.failure(call, {
+        kind: 'service',
+        description: `the service failed while answering: ${errorMessage(cause)}`,
+        reason: SERVICE_FAILED,
+        sent: true,
+        cause,
+      });
+    }
     if (NOT_CONNECTED.has(code)) {
       return this.failure(call, {
         kind: 'refused',

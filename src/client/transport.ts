@@ -44,6 +44,12 @@ export interface TransportExchange {
 /** The `code` of the failure of an exchange sent through a closed transport. */
 export const TRANSPORT_CLOSED = 'TRANSPORT_CLOSED';
 
+/**
+ * The `code` of the failure of an exchange whose service failed while answering (a handler in this
+ * process threw or rejected); its `cause` is what the handler threw.
+ */
+export const SERVICE_FAILED = 'SERVICE_FAILED';
+
 /** An answer's body as text: UTF-8, a leading BOM skipped (as undici's `body.text()` does). */
 export function answerText(bytes: Buffer | undefined): string {
   if (bytes === undefined) return '';

@@ -358,3 +358,59 @@ describe('a client in-process behaves as one over HTTP', () => {
     expect(closed).toBeInstanceOf(CallAbortedError);
   });
 });
+
+describe('a handler in-process that fails', () => {
+  // `inProcess: { handle }` takes any handler: one that throws or rejects is a failure of the
+  // service, told with what it threw, and not retried (a lost answer would be, for minutes).
+  const failing = {
+    throws: (error: Error) => () => {
+      throw error;
+    },
+    rejects: (error: Error) => () => Promise.reject(error),
+  };
+  for (const [how, make] of Object.entries(failing)) {
+    test(`one that ${how}: the call fails once, kind service, the error kept as its cause`, async () => {
+      const thrown = new Error('the store is gone');
+      let calls = 0;
+      const handler = make(thrown);
+      const events: ClientEvent[] = [];
+      const client = tracked(
+        createGuideClient({
+          auth: CREDENTIALS,
+          retry: FAST_RETRY,
+          inProcess: {
+            handle: () => {
+              calls += 1;
+              return handler();
+            },
+            name: 'embedded(broken)',
+          },
+          onEvent: (e) => events.push(e),
+        }),
+      );
+      const error: unknown = await client.getguidegrouplist().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TransportError);
+      if (!(error instanceof TransportError)) return;
+      expect(error.kind).toBe('service');
+      expect(error.cause).toBe(thrown);
+      expect(error.message).toContain('the service failed while answering: the store is gone');
+      expect(calls).toBe(1);
+      expect(events.filter((e) => e.type === 'retry')).toEqual([]);
+    });
+  }
+
+  test('a closed service refuses as a closed server does', async () => {
+    const { local } = await twins();
+    await local.close();
+    const client = tracked(
+      createGuideClient({
+        auth: CREDENTIALS,
+        retry: { ...FAST_RETRY, maxAttempts: 1 },
+        inProcess: { handle: local.handle, name: 'x' },
+      }),
+    );
+    const error: unknown = await client.getguidegrouplist().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    if (error instanceof TransportError) expect(error.kind).toBe('refused');
+  });
+});
