@@ -131,17 +131,20 @@ export class QuotaExhaustedError extends GuideApiError {
 export class CredentialsError extends GuideApiError {
   override readonly code = 'GUIDE_CREDENTIALS';
 
-  constructor(init: Omit<ApiErrorInit, 'hint'>) {
-    super({ ...init, hint: credentialsHint(init.errcode) }, 'credentials');
+  /** `variables`: where the appid and secret were read from, for the hint. */
+  constructor(init: Omit<ApiErrorInit, 'hint'>, variables: { appid: string; secret: string } = WECHAT_NAMES) {
+    super({ ...init, hint: credentialsHint(init.errcode, variables) }, 'credentials');
   }
 }
 
-function credentialsHint(errcode: number): string {
+const WECHAT_NAMES = { appid: 'WECHAT_APPID', secret: 'WECHAT_SECRET' };
+
+function credentialsHint(errcode: number, { appid, secret }: { appid: string; secret: string }): string {
   switch (errcode) {
     case ERRCODE.invalidAppid:
-      return 'check the app id (WECHAT_APPID)';
+      return `check the app id (${appid})`;
     case ERRCODE.invalidSecret:
-      return 'check the app secret (WECHAT_SECRET); it changes whenever it is reset in the Official Account console';
+      return `check the app secret (${secret}); it changes whenever it is reset in the Official Account console`;
     case ERRCODE.ipNotAllowed:
     case ERRCODE.ipNotInWhitelist:
       return (
@@ -149,7 +152,7 @@ function credentialsHint(errcode: number): string {
         'console → Settings and Development → Basic Configuration)'
       );
     default:
-      return 'check the app id and secret (WECHAT_APPID, WECHAT_SECRET)';
+      return `check the app id and secret (${appid}, ${secret})`;
   }
 }
 

@@ -87,7 +87,14 @@ import {
   retryCauseOf,
 } from './retry.js';
 import { Sender } from './sender.js';
-import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
+import {
+  type ClientAuth,
+  type CredentialVariables,
+  FixedTokenSource,
+  StableTokenSource,
+  type TokenSource,
+  WECHAT_VARIABLES,
+} from './tokens.js';
 import type { Transport } from './transport.js';
 
 export { DEFAULT_BASE_URL };
@@ -101,6 +108,8 @@ export const DEFAULT_PAGE_SIZE = 100;
 export interface GuideClientOptions {
   /** A fixed access token, or app credentials exchanged at `/cgi-bin/stable_token`. */
   readonly auth: ClientAuth;
+  /** The variables `auth` was read from, named by the hints of refused credentials (`WECHAT_*`). */
+  readonly credentialVariables?: CredentialVariables;
   /** `https://api.weixin.qq.com` by default; may carry a path prefix (a gateway's `/wechat`). */
   readonly baseUrl?: string;
   /** Most calls in flight at once (8); the connection pool keeps at least as many sockets. */
@@ -365,6 +374,7 @@ class Client implements GuideClient {
   private readonly timeoutMs: number;
   private readonly settleMs: number;
   private readonly fixedToken: boolean;
+  private readonly variables: CredentialVariables;
   private seq = 0;
   private closed = false;
   private readonly confirmRead: ConfirmRead = (operation, body, accept) => this.run(operation, body, accept);
@@ -420,6 +430,7 @@ class Client implements GuideClient {
       ...(this.listener === undefined || options.httpEvents === false ? {} : { onHttp: (e) => this.emit(e) }),
     });
     const auth = options.auth;
+    this.variables = options.credentialVariables ?? WECHAT_VARIABLES;
     if ('accessToken' in auth) {
       if (auth.accessToken === '') throw new RangeError('auth.accessToken must not be empty');
       this.secrets.add(auth.accessToken);
@@ -439,6 +450,7 @@ class Client implements GuideClient {
         secrets: this.secrets,
         emit: (e) => this.emit(e),
         ...(this.signal === undefined ? {} : { signal: this.signal }),
+        variables: this.variables,
       });
       this.fixedToken = false;
     }
@@ -740,7 +752,7 @@ class Client implements GuideClient {
           case 'daily-quota':
             throw new QuotaExhaustedError(init);
           case 'credentials':
-            throw new CredentialsError(init);
+            throw new CredentialsError(init, this.variables);
           case 'unauthorized':
             throw new ApiUnauthorizedError(init);
           case 'call': {
@@ -974,9 +986,10 @@ class Client implements GuideClient {
       return 'no access token reached the server (a proxy may strip the query string)';
     }
     if (this.fixedToken) {
+      const { accessToken, appid, secret } = this.variables;
       return (
-        'the fixed access token (WECHAT_ACCESS_TOKEN) was refused: set a fresh one, or set WECHAT_APPID and ' +
-        'WECHAT_SECRET instead so that tokens are fetched and refreshed as needed'
+        `the fixed access token (${accessToken}) was refused: set a fresh one, or set ${appid} and ` +
+        `${secret} instead so that tokens are fetched and refreshed as needed`
       );
     }
     return 'a freshly fetched access token was refused too; check that no other program keeps resetting the tokens of this app';

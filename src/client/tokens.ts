@@ -25,6 +25,24 @@ export type ClientAuth =
   | { readonly accessToken: string }
   | { readonly appid: string; readonly secret: string };
 
+/**
+ * The names of the variables the credentials were read from, for the hints of errors that ask to
+ * change them (never their values): `WECHAT_*` unless an environment's prefix (`STAGING_*`).
+ */
+export interface CredentialVariables {
+  readonly accessToken: string;
+  readonly appid: string;
+  readonly secret: string;
+}
+
+/** The variables of `PREFIX_ACCESS_TOKEN`, `PREFIX_APPID` and `PREFIX_SECRET`. */
+export function credentialVariables(prefix: string): CredentialVariables {
+  return { accessToken: `${prefix}_ACCESS_TOKEN`, appid: `${prefix}_APPID`, secret: `${prefix}_SECRET` };
+}
+
+/** The variables guidectl reads without an environment. */
+export const WECHAT_VARIABLES: CredentialVariables = credentialVariables('WECHAT');
+
 /** Where the client's access tokens come from. */
 export interface TokenSource {
   /** The token to send now. */
@@ -64,6 +82,8 @@ export interface StableTokenOptions {
   readonly secrets: SecretSet;
   readonly signal?: AbortSignal;
   readonly emit: (event: ClientEvent) => void;
+  /** For the hint of a refused appid or secret. */
+  readonly variables: CredentialVariables;
 }
 
 const CREDENTIAL_ERRCODES: ReadonlySet<number> = new Set([
@@ -209,7 +229,7 @@ export class StableTokenSource implements TokenSource {
       const rawMsg = value['errmsg'];
       const errmsg = this.options.secrets.scrub(typeof rawMsg === 'string' ? rawMsg : '');
       const init = { operation: 'stable_token' as const, errcode: code, errmsg };
-      if (CREDENTIAL_ERRCODES.has(code)) return { error: new CredentialsError(init) };
+      if (CREDENTIAL_ERRCODES.has(code)) return { error: new CredentialsError(init, this.options.variables) };
       if (code === ERRCODE.dailyQuota) return { error: new QuotaExhaustedError(init) };
       if (code === ERRCODE.apiUnauthorized) return { error: new ApiUnauthorizedError(init) };
       return { error: new GuideApiError(init, apiErrorKind(code)) };

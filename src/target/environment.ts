@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { ClientAuth } from '../client/index.js';
+import { credentialVariables } from '../client/tokens.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
@@ -50,6 +51,7 @@ export function resolveEnvironmentTarget(
     baseUrl: checkBaseUrl(target.baseUrl, `environment ${environment.name}'s base_url`),
     auth,
     authSource: byToken ? `${prefix}_ACCESS_TOKEN` : `${prefix}_APPID/${prefix}_SECRET`,
+    variables: credentialVariables(prefix),
   };
 }
 

@@ -75,6 +75,7 @@ export async function openTarget(
       ...options,
       baseUrl: target.baseUrl,
       auth: target.auth,
+      credentialVariables: target.variables,
       ...(proxy === undefined ? {} : { proxy }),
     });
     return { client, close: () => client.close() };

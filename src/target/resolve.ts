@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseBaseUrl } from '../client/base-url.js';
 // Types only: the client (undici) is loaded by `openTarget`, so that resolving a target stays cheap.
 import type { ClientAuth, ProxySettings } from '../client/index.js';
+import { type CredentialVariables, WECHAT_VARIABLES } from '../client/tokens.js';
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
@@ -31,6 +32,8 @@ export type Target =
        * `WECHAT_APPID/WECHAT_SECRET`, or an environment's `PREFIX_…` (never their values).
        */
       readonly authSource: string;
+      /** The variables of the credentials, one by one, for the client's hints. */
+      readonly variables: CredentialVariables;
     }
   | {
       readonly kind: 'embedded';
@@ -109,6 +112,7 @@ export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target
       baseUrl: baseUrl ?? DEFAULT_BASE_URL,
       auth,
       authSource: token !== undefined ? 'WECHAT_ACCESS_TOKEN' : 'WECHAT_APPID/WECHAT_SECRET',
+      variables: WECHAT_VARIABLES,
     };
   }
   if (baseUrl !== undefined) {

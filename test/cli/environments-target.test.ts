@@ -95,6 +95,26 @@ describe('--env NAME on plan and apply', () => {
     expect(run.stderr).not.toContain(staging.service.credentials.secret);
   });
 
+  it("refused credentials: the hint names the environment's variables, not WECHAT_*", async () => {
+    const token = await cli(['plan', '--env', 'staging', 'guides.yaml'], {
+      STAGING_ACCESS_TOKEN: 'not-a-token',
+    });
+    expect(token.code).toBe(1);
+    expect(token.stderr).toContain(
+      'the fixed access token (STAGING_ACCESS_TOKEN) was refused: set a fresh one, or set STAGING_APPID and STAGING_SECRET instead',
+    );
+    expect(token.stderr).not.toContain('WECHAT_');
+    const { appid } = staging.service.credentials;
+    const secret = await cli(['plan', '--env', 'staging', 'guides.yaml'], {
+      STAGING_APPID: appid,
+      STAGING_SECRET: 'not-the-secret',
+    });
+    expect(secret.code).toBe(1);
+    expect(secret.stderr).toContain('check the app secret (STAGING_SECRET)');
+    expect(secret.stderr).not.toContain('WECHAT_');
+    expect(secret.stderr).not.toContain('not-the-secret');
+  });
+
   it('--base-url with --env is refused: the files name the target', async () => {
     const run = await cli(['plan', '--env', 'staging', '--base-url', production.url, 'guides.yaml']);
     expect(run.code).toBe(1);

@@ -288,6 +288,7 @@ describe('target selection', () => {
       baseUrl: 'https://api.weixin.qq.com',
       auth: { accessToken: 't' },
       authSource: 'WECHAT_ACCESS_TOKEN',
+      variables: { accessToken: 'WECHAT_ACCESS_TOKEN', appid: 'WECHAT_APPID', secret: 'WECHAT_SECRET' },
     });
     expect(
       resolveTarget({ WECHAT_APPID: 'wx1', WECHAT_SECRET: 's', GUIDECTL_BASE_URL: 'http://a/' }, {}, cwd),

@@ -23,6 +23,7 @@ describe('resolveEnvironmentTarget', () => {
       baseUrl: 'https://staging.example.com',
       auth: { accessToken: 't' },
       authSource: 'STAGING_ACCESS_TOKEN',
+      variables: { accessToken: 'STAGING_ACCESS_TOKEN', appid: 'STAGING_APPID', secret: 'STAGING_SECRET' },
     });
     const app = resolveEnvironmentTarget({ STAGING_APPID: 'a', STAGING_SECRET: 's' }, staging, {}, '/w');
     expect(describeTarget(app, '/w')).toBe('https://staging.example.com (STAGING_APPID/STAGING_SECRET)');

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { credentialVariables } from '../../src/client/tokens.js';
 import { compareTargets } from '../../src/core/target-identity.js';
 import { identifyTarget } from '../../src/target/index.js';
 
 const remote = (baseUrl: string, auth: { accessToken: string } | { appid: string; secret: string }) =>
-  identifyTarget({ kind: 'remote', baseUrl, auth, authSource: 'STAGING_APPID/STAGING_SECRET' });
+  identifyTarget({
+    kind: 'remote',
+    baseUrl,
+    auth,
+    authSource: 'STAGING_APPID/STAGING_SECRET',
+    variables: credentialVariables('STAGING'),
+  });
 
 describe('which account a target is', () => {
   it('one API however its base URL is written: scheme and host in any case, default port, trailing /', () => {
