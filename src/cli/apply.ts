@@ -252,22 +252,13 @@ function applyDeps(
   };
 }
 
-/** Asks on the terminal; refuses without one; anything but "yes" cancels. */
-async function confirm(ctx: CommandContext, reviewed: Reviewed): Promise<boolean> {
-  const { io } = ctx;
-  if (io.ask === undefined) {
-    io.stderr.write(
-      'guidectl: apply needs a confirmation and there is no terminal to ask on; pass --auto-approve to apply without asking (as in CI)\n',
-    );
-    ctx.setExit(1);
-    return false;
-  }
-  const answer = await io.ask(confirmQuestion(reviewed.plan.calls.length));
+/** Asks on the terminal; refuses without one; anything but "yes" cancels (report says so). */
+async function confirm(
+  ctx: CommandContext,
+  reviewed: Reviewed,
+): Promise<boolean | { cancelled: 'no-terminal' }> {
+  if (ctx.io.ask === undefined) return { cancelled: 'no-terminal' };
+  const answer = await ctx.io.ask(confirmQuestion(reviewed.plan.calls.length));
   // Ctrl-C or Ctrl-D at the question (undefined) cancels, as any answer but "yes" does.
-  if (answer?.trim() !== 'yes') {
-    io.stderr.write('guidectl: apply cancelled; nothing was changed\n');
-    ctx.setExit(1);
-    return false;
-  }
-  return true;
+  return answer?.trim() === 'yes';
 }

@@ -63,15 +63,22 @@ export interface Applied {
 }
 
 /**
+ * Why an apply was not approved (nothing changed): the user said no at the question (`declined`),
+ * or there is no terminal to ask on and the calls were not approved beforehand (`no-terminal`).
+ */
+export type CancelReason = 'declined' | 'no-terminal';
+
+/**
  * The outcome of an apply, as data: the plan could not be made (`invalid`), the saved plan is
- * `stale`, the plan is `refused` (nothing changed), there is nothing to do (`unchanged`), the user
- * said no (`cancelled`), or the calls were made (`applied`).
+ * `stale`, the plan is `refused` (nothing changed), there is nothing to do (`unchanged`), it was
+ * not approved (`cancelled`), or the calls were made (`applied`).
  */
 export type ApplyRun =
   | { readonly status: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
   | { readonly status: 'stale'; readonly report: StaleReport }
   | { readonly status: 'refused'; readonly reviewed?: Reviewed; readonly refusals: readonly Refusal[] }
-  | { readonly status: 'unchanged' | 'cancelled'; readonly reviewed: Reviewed }
+  | { readonly status: 'unchanged'; readonly reviewed: Reviewed }
+  | { readonly status: 'cancelled'; readonly reviewed: Reviewed; readonly reason: CancelReason }
   | Applied;
 
 /**

@@ -1,4 +1,4 @@
-import type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
+import type { Applied, ApplyRun, CancelReason, Drift, Reviewed } from '../core/apply-run.js';
 import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
@@ -40,8 +40,8 @@ export type ApplySource =
 export interface ApplyDeps extends LiveSource {
   /** Told the plan once it is made and checked, before it is refused, found empty or approved. */
   review?(reviewed: Reviewed): void;
-  /** Whether to make the calls (a confirmation); false cancels. */
-  approve(reviewed: Reviewed, source: ApplySource): Promise<boolean>;
+  /** Whether to make the calls (a confirmation): false (the user said no) or `cancelled` cancels. */
+  approve(reviewed: Reviewed, source: ApplySource): Promise<boolean | { readonly cancelled: CancelReason }>;
   /** Makes the plan's calls (e.g. `executePlan` with a client) and says how each went. */
   execute(plan: Plan): Promise<ApplyResult>;
   /** Writes given up without an answer, which may still land (see the client's `abandonedWrites`). */
@@ -199,7 +199,9 @@ async function proceed(
   deps.review?.(reviewed);
   if (refusals.length > 0) return { status: 'refused', reviewed, refusals };
   if (reviewed.plan.calls.length === 0) return { status: 'unchanged', reviewed };
-  if (!(await deps.approve(reviewed, source))) return { status: 'cancelled', reviewed };
+  const approval = await deps.approve(reviewed, source);
+  if (approval !== true)
+    return { status: 'cancelled', reviewed, reason: approval === false ? 'declined' : approval.cancelled };
   return makeCalls(deps, reviewed, verify, check);
 }
 

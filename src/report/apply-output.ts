@@ -1,4 +1,4 @@
-import type { Applied, ApplyRun, CallsEvent, Reviewed } from '../core/apply-run.js';
+import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../core/apply-run.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -115,8 +115,8 @@ export function noPlanOutput(
 }
 
 /**
- * What apply prints at the end of a run, in order, and its exit status (undefined when the run was
- * cancelled: the prompt has set it). `savedPlanId` names a saved plan refused before it was reviewed.
+ * What apply prints at the end of a run, in order, and its exit status. `savedPlanId` names a
+ * saved plan refused before it was reviewed.
  */
 export function applyRunOutput(
   run: ApplyRun,
@@ -150,7 +150,7 @@ export function applyRunOutput(
       };
     }
     case 'cancelled':
-      return { chunks: [], exit: undefined };
+      return { chunks: cancelledOutput(run, o), exit: 1 };
     case 'applied':
       return appliedOutput(run, o);
     default: {
@@ -224,6 +224,35 @@ function refusedOutput(
   return [
     ...refusals.map((r): OutputChunk => ({ to: 'stderr', text: `guidectl: ${r}\n` })),
     { to: 'stderr', text: 'guidectl: apply refused; nothing was changed\n' },
+    ...machineOutput(
+      o,
+      () => json,
+      () => summary,
+    ),
+  ];
+}
+
+const CANCELLED: Readonly<Record<CancelReason, string>> = {
+  declined: 'apply cancelled; nothing was changed',
+  'no-terminal':
+    'apply needs a confirmation and there is no terminal to ask on; pass --auto-approve to apply without asking (as in CI)',
+};
+
+/** Not approved: why on stderr, and (`--json`, `--json-stream`) the result and summary all the same. */
+function cancelledOutput(
+  run: Extract<ApplyRun, { status: 'cancelled' }>,
+  o: ApplyOutputOptions,
+): OutputChunk[] {
+  const message = CANCELLED[run.reason];
+  const json = { plan: reviewedToJson(run.reviewed), refused: [message], outcomes: [], converged: false };
+  const summary = {
+    ...emptySummary(run.reviewed.id),
+    converged: false,
+    refused: [message],
+    exit_code: 1,
+  } as const;
+  return [
+    { to: 'stderr', text: `guidectl: ${message}\n` },
     ...machineOutput(
       o,
       () => json,

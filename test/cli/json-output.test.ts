@@ -108,3 +108,51 @@ describe('--json when the files are invalid', () => {
     expect(run.stdout).not.toContain('wrong-secret');
   });
 });
+
+describe('apply with no terminal and no --auto-approve: refused, and the JSON still ends with the result', () => {
+  const VALID = `version: 1
+guides:
+  - account: alice_wx
+    nickname: Alice
+    head_image_url: https://mmbiz.qpic.cn/alice/0
+`;
+  const NO_TERMINAL =
+    'apply needs a confirmation and there is no terminal to ask on; pass --auto-approve to apply without asking (as in CI)';
+
+  it('--json: one object with the plan and why nothing was changed, exit 1', async () => {
+    await ws().write('guides.yaml', VALID);
+    const guides = async () => (await target.ok('getguideacctlist', { page: 0, num: 100 }))['total_num'];
+    const before = await guides();
+    const run = await cli(['apply', 'guides.yaml', '--json']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`guidectl: ${NO_TERMINAL}\n`);
+    const out = parseJson(run.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({ format_version: 1, refused: [NO_TERMINAL], outcomes: [], converged: false });
+    expect(out['plan']).toMatchObject({ plan_id: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    expect(await guides()).toBe(before);
+  });
+
+  it('--json-stream: the plan event, then the summary, last, with why', async () => {
+    await ws().write('guides.yaml', VALID);
+    const run = await cli(['apply', 'guides.yaml', '--json-stream']);
+    expect(run.code).toBe(1);
+    const events = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => parseJson(line) as Record<string, unknown>);
+    expect(events.map((e) => e['type'])).toEqual(['plan', 'summary']);
+    expect(events[1]).toMatchObject({ refused: [NO_TERMINAL], done: 0, exit_code: 1 });
+  });
+
+  it('--all-envs --json: an entry for each environment', async () => {
+    const local = `version: 1\nenvironments:\n  staging: {}\n  production: {}\n${VALID.replace('version: 1\n', '')}`;
+    await ws().write('envs.yaml', local);
+    const run = await runCli(['apply', '--all-envs', '--json', '--continue-on-error', 'envs.yaml'], {
+      cwd: ws().dir,
+    });
+    expect(run.code).toBe(1);
+    const out = parseJson(run.stdout) as { environments: Record<string, unknown> };
+    expect(Object.keys(out.environments)).toEqual(['staging', 'production']);
+    expect(out.environments['staging']).toMatchObject({ refused: [NO_TERMINAL], converged: false });
+  });
+});

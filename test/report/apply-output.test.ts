@@ -109,10 +109,18 @@ describe('applyRunOutput', () => {
     expect(summary.refused).toHaveLength(1);
   });
 
-  it('cancelled: nothing, and the exit status left as the prompt set it', () => {
-    expect(applyRunOutput({ status: 'cancelled', reviewed }, options('human'))).toEqual({
-      chunks: [],
-      exit: undefined,
+  it('cancelled: why on stderr, exit 1; --json and --json-stream still end with their result', () => {
+    const run = { status: 'cancelled', reviewed, reason: 'declined' } as const;
+    expect(applyRunOutput(run, options('human'))).toEqual({
+      chunks: [{ to: 'stderr', text: 'guidectl: apply cancelled; nothing was changed\n' }],
+      exit: 1,
+    });
+    const json = applyRunOutput(run, options('json')).chunks.find((c) => c.to === 'stdout');
+    expect(JSON.parse(json?.text ?? '')).toMatchObject({
+      format_version: 1,
+      refused: ['apply cancelled; nothing was changed'],
+      outcomes: [],
+      converged: false,
     });
   });
 });
