@@ -88,6 +88,8 @@ export interface CallDifference {
 /** Why a saved plan is stale, and what is known of the difference. */
 export interface StaleReport {
   readonly savedPlanId: string;
+  /** The environment the saved plan was made for (`plan --env NAME`), if any. */
+  readonly environment?: string;
   /** The live resources that differ from the read the plan was made from; absent when none. */
   readonly live?: readonly LiveDifference[];
   /** The files differ from those the plan was made from. */

@@ -40,8 +40,10 @@ export function staleReport(saved: SavedPlan, facts: StaleFacts): StaleReport {
       };
     }
   }
+  const environment = saved.environment?.name;
   return {
     savedPlanId: saved.planId,
+    ...(environment === undefined ? {} : { environment }),
     ...(facts.liveChanged
       ? { live: diffLiveFingerprints(saved.liveFingerprints, liveFingerprints(live)) }
       : {}),

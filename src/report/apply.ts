@@ -83,7 +83,7 @@ export function refusalMessage(refusal: Refusal): string {
       return guardMessage(refusal.guard);
     case 'plan-id':
       return refusal.file === undefined
-        ? `refused: the plan made now has id ${refusal.actual}, not ${refusal.expected} (--plan-id): the files or the account changed since plan ${refusal.expected} was made. Review the plan above; to apply it, pass --plan-id ${refusal.actual}.`
+        ? `refused: the plan made now has id ${refusal.actual}, not ${refusal.expected} (--plan-id): the files, the account or the credentials it is reached with (an environment's access token instead of its appid and secret, or the reverse) changed since plan ${refusal.expected} was made. Review the plan above; to apply it, pass --plan-id ${refusal.actual}.`
         : `refused: ${refusal.file} holds plan ${refusal.actual}, not ${refusal.expected} (--plan-id)`;
     case 'saved-plan-edited':
       return `refused: ${refusal.file} says plan ${refusal.saved}, but its files make plan ${refusal.now} against the same account: the saved plan was edited after it was made; make the plan again with guidectl plan --out`;

@@ -60,7 +60,8 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
       `A plan made now fails: ${countOf(report.nowErrors, 'plan error')}; run guidectl plan to see them`,
     );
   }
-  lines.push('', 'Make the plan again (guidectl plan … --out FILE), review it, and apply that one.');
+  const env = report.environment === undefined ? '' : ` --env ${escapeControls(report.environment)}`;
+  lines.push('', `Make the plan again (guidectl plan${env} … --out FILE), review it, and apply that one.`);
   return `${lines.join('\n')}\n`;
 }
 

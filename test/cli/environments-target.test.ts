@@ -206,6 +206,28 @@ describe('--env NAME on plan and apply', () => {
     expect((await accountOf(staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
   });
 
+  it('a --plan-id made with the app credentials, applied with the access token: the refusal names the credentials', async () => {
+    const plan = await cli(['plan', '--env', 'staging', 'guides.yaml']);
+    const id = /^Plan id: ([0-9a-f]{12})$/m.exec(plan.stdout)?.[1] ?? '';
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    const apply = await cli(['apply', '--env', 'staging', '--plan-id', id, 'guides.yaml'], {
+      STAGING_ACCESS_TOKEN: staging.token,
+    });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(
+      "the files, the account or the credentials it is reached with (an environment's access token instead of its appid and secret, or the reverse) changed",
+    );
+    expect((await accountOf(staging)).guides).toEqual([]);
+  });
+
+  it('a stale saved plan of an environment: the command to make it again has its --env', async () => {
+    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve', 'guides.yaml'])).code).toBe(0);
+    const stale = await cli(['apply', 's.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('Make the plan again (guidectl plan --env staging … --out FILE)');
+  });
+
   it('the same API with the credentials of another account is another target', async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
     const other = await cli(['apply', 's.json'], {
