@@ -54,6 +54,18 @@ const env = (): Record<string, string> => two.env();
 // An environment at http://127.0.0.1:9 (nothing listens) fails at once: --read-retry 0.001 gives
 // its refused connections a millisecond of retries, so no test waits for a backoff to run out.
 const NO_RETRY = ['--read-retry', '0.001'];
+/** The summary of apply --all-envs (--json's `summary`, --json-stream's last event) when both environments applied. */
+const BOTH_APPLIED = {
+  environments: [
+    { name: 'staging', status: 'applied' },
+    { name: 'production', status: 'applied' },
+  ],
+  applied: 2,
+  failed: 0,
+  interrupted: 0,
+  skipped: 0,
+  exit_code: 0,
+};
 const cli = (args: readonly string[]): Promise<CliRun> => runCli(args, { cwd: ws.dir, env: env() });
 
 describe('plan --all-envs', () => {
@@ -218,17 +230,7 @@ describe('apply --all-envs', () => {
       { index: 0, operation: 'addguideacct', status: 'done' },
       { index: 1, operation: 'setguideconfig', status: 'done' },
     ]);
-    expect(json.summary).toEqual({
-      environments: [
-        { name: 'staging', status: 'applied' },
-        { name: 'production', status: 'applied' },
-      ],
-      applied: 2,
-      failed: 0,
-      interrupted: 0,
-      skipped: 0,
-      exit_code: 0,
-    });
+    expect(json.summary).toEqual(BOTH_APPLIED);
   });
 
   it('--json with a failing environment: its failure as apply --json prints one, the rest skipped', async () => {
@@ -262,19 +264,7 @@ describe('apply --all-envs', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     const last = events.pop();
-    expect(last).toEqual({
-      format_version: 1,
-      type: 'environments_summary',
-      environments: [
-        { name: 'staging', status: 'applied' },
-        { name: 'production', status: 'applied' },
-      ],
-      applied: 2,
-      failed: 0,
-      interrupted: 0,
-      skipped: 0,
-      exit_code: 0,
-    });
+    expect(last).toEqual({ format_version: 1, type: 'environments_summary', ...BOTH_APPLIED });
     const of = (name: string) => events.filter((e) => e.environment === name).map((e) => e.type);
     expect(events.every((e) => Object.keys(e).slice(0, 3).join() === 'format_version,type,environment')).toBe(
       true,
