@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredGuide, DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
 import { type Plan, type PlannedCall, TARGET_KINDS } from '../../src/core/plan.js';
+import { READ_EVERYTHING } from '../../src/live/read-live-state.js';
 import {
   decodeSavedPlan,
   encodeSavedPlan,
@@ -90,16 +91,8 @@ function planned(): Plan {
   return plan;
 }
 
-const scope = {
-  guideConfigs: 'all',
-  groupMembers: 'all',
-  offlineAutoReply: true,
-  sensitiveWords: true,
-  defaultWelcome: true,
-} as const;
-
 function saved(plan: Plan): SavedPlan {
-  const basis = planBasis(desired, live, scope);
+  const basis = planBasis(desired, live, READ_EVERYTHING);
   return {
     planId: planId(plan, basis),
     paths: ['f.yaml'],

@@ -1,11 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
 import type { DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
 import type { PlannedCall, PlannedOperation } from '../../src/core/plan.js';
+import { READ_EVERYTHING } from '../../src/live/read-live-state.js';
 import {
   canonicalJson,
   desiredDigest,
@@ -18,6 +16,7 @@ import {
   planId as planIdOf,
 } from '../../src/plan/index.js';
 import { chaosYaml } from '../helpers/chaos.js';
+import { useWorkspace } from '../helpers/cli.js';
 import {
   desiredGroup,
   desiredGuide,
@@ -57,6 +56,7 @@ const call = (
 });
 
 describe('canonical JSON', () => {
+  const ws = useWorkspace();
   it('sorts keys at every depth, keeps list order, writes bigints whole', () => {
     expect(canonicalJson({ b: [3, { z: 1, a: null }], a: 'x', u: undefined, n: 1860131524965138433n })).toBe(
       '{"a":"x","b":[3,{"a":null,"z":1}],"n":1860131524965138433}',
@@ -71,38 +71,25 @@ describe('canonical JSON', () => {
   });
 
   it('keeps the digests of earlier versions, so a plan saved by one still has its id (300 guides: more than one chunk of hashed text)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'guidectl-digest-'));
-    try {
-      const file = join(dir, 'guides.yaml');
-      await writeFile(file, chaosYaml(300, 3));
-      const loaded = await loadDesiredState([file]);
-      if (loaded.state === undefined) throw new Error('the file does not validate');
-      const live = liveState({
-        guides: Array.from({ length: 300 }, (_, i) =>
-          liveGuide(`guide_${String(i).padStart(5, '0')}`, {
-            config: { quickReplies: [`reply ${i}`, 'é 😀'], welcome: [] },
-          }),
-        ),
-        groups: [liveGroup('1860131524965138433', 'Store 0', ['guide_00001', 'guide_00000'])],
-        account: { sensitiveWords: ['b', 'a'] },
-      });
-      const scope = {
-        guideConfigs: 'all',
-        groupMembers: 'all',
-        offlineAutoReply: true,
-        sensitiveWords: true,
-        defaultWelcome: true,
-      } as const;
-      const plan = planOf(loaded.state, live);
-      const basis = planBasis(loaded.state, live, scope);
-      // Computed by the version before the digests' writer was rewritten (main at 08d8d29).
-      expect(plan.calls).toHaveLength(1200);
-      expect(basis.desiredDigest).toBe('cc5ee83297ce81271fcd4e6b54a8df15bb083fefac16ab68e7bf291fdd3b381c');
-      expect(liveDigest(live)).toBe('b69e39530063d3ee819567de43a2c1f5f3f172769878a76b186a1e6a62b73b53');
-      expect(planIdOf(plan, basis)).toBe('17b51ff45e3a');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const file = await ws().write('guides.yaml', chaosYaml(300, 3));
+    const loaded = await loadDesiredState([file]);
+    if (loaded.state === undefined) throw new Error('the file does not validate');
+    const live = liveState({
+      guides: Array.from({ length: 300 }, (_, i) =>
+        liveGuide(`guide_${String(i).padStart(5, '0')}`, {
+          config: { quickReplies: [`reply ${i}`, 'é 😀'], welcome: [] },
+        }),
+      ),
+      groups: [liveGroup('1860131524965138433', 'Store 0', ['guide_00001', 'guide_00000'])],
+      account: { sensitiveWords: ['b', 'a'] },
+    });
+    const plan = planOf(loaded.state, live);
+    const basis = planBasis(loaded.state, live, READ_EVERYTHING);
+    // Computed by the version before the digests' writer was rewritten (main at 08d8d29).
+    expect(plan.calls).toHaveLength(1200);
+    expect(basis.desiredDigest).toBe('cc5ee83297ce81271fcd4e6b54a8df15bb083fefac16ab68e7bf291fdd3b381c');
+    expect(liveDigest(live)).toBe('b69e39530063d3ee819567de43a2c1f5f3f172769878a76b186a1e6a62b73b53');
+    expect(planIdOf(plan, basis)).toBe('17b51ff45e3a');
   });
 });
 
