@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { TWO_ENVIRONMENTS } from '../helpers/environments.js';
+import { atUrls, TWO_ENVIRONMENTS } from '../helpers/environments.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 import { simCall } from '../helpers/service.js';
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
     startServeProcess(['--db', ':memory:', '--simulation']),
   ]);
   ws = await workspace();
-  await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
+  await ws.write('guides.yaml', atUrls(FILE, staging.url, production.url));
 });
 afterAll(async () => {
   await Promise.all([staging?.stop(), production?.stop()]);

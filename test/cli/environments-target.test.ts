@@ -4,7 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { TWO_ENVIRONMENTS } from '../helpers/environments.js';
+import { atUrls, TWO_ENVIRONMENTS } from '../helpers/environments.js';
 import { startAccounts, type TestService } from '../helpers/service.js';
 
 // Two guide services over real HTTP, as a staging and a production account, planned and applied
@@ -30,7 +30,7 @@ beforeEach(async () => {
   await staging.sim('reset');
   await production.sim('reset');
   ws = await workspace();
-  await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
+  await ws.write('guides.yaml', atUrls(FILE, staging.url, production.url));
 });
 afterEach(() => ws.remove());
 
@@ -176,10 +176,7 @@ describe('--env NAME on plan and apply', () => {
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('staging.json was made for environment staging, not production');
     // The same environment, now pointing at production's service: refused.
-    await ws.write(
-      'guides.yaml',
-      FILE.replace('STAGING_URL', production.url).replace('PROD_URL', production.url),
-    );
+    await ws.write('guides.yaml', atUrls(FILE, production.url, production.url));
     const moved = await cli(['apply', 'staging.json'], {
       ...credentials(),
       STAGING_APPID: production.service.credentials.appid,
@@ -243,10 +240,7 @@ describe('--env NAME on plan and apply', () => {
 
   it("a saved plan's target in words is shown, never compared: editing it to match another target does not help", async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
-    await ws.write(
-      'guides.yaml',
-      FILE.replace('STAGING_URL', production.url).replace('PROD_URL', production.url),
-    );
+    await ws.write('guides.yaml', atUrls(FILE, production.url, production.url));
     const env = {
       STAGING_APPID: production.service.credentials.appid,
       STAGING_SECRET: production.service.credentials.secret,

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { atUrls } from '../helpers/environments.js';
 import { startAccounts, type TestService } from '../helpers/service.js';
 
 // plan --all-envs over real HTTP against two guide services, staging and production, planned
@@ -47,7 +48,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await staging.sim('reset');
   await production.sim('reset');
-  await ws.write('guides.yaml', FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url));
+  await ws.write('guides.yaml', atUrls(FILE, staging.url, production.url));
 });
 
 const env = (): Record<string, string> => two.env();
@@ -131,7 +132,7 @@ describe('plan --all-envs', () => {
         (_, i) =>
           `  - account: ${only}_${String(i).padStart(3, '0')}\n    only_in: [${only}]\n    nickname: Bulk ${i}\n    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/${'x'.repeat(80)}/${i}\n`,
       ).join('');
-    const file = FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url);
+    const file = atUrls(FILE, staging.url, production.url);
     const section = (markdown: string, name: string): string => {
       const from = markdown.indexOf(`### ${name}`);
       const next = markdown.indexOf('\n### ', from + 1);
@@ -155,10 +156,7 @@ describe('plan --all-envs', () => {
   });
 
   it('one environment unreachable: exit 1, its failure in its section, the other planned', async () => {
-    await ws.write(
-      'guides.yaml',
-      FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', 'http://127.0.0.1:9'),
-    );
+    await ws.write('guides.yaml', atUrls(FILE, staging.url, 'http://127.0.0.1:9'));
     const run = await cli(['plan', '--all-envs', '--json', ...NO_RETRY, 'guides.yaml']);
     expect(run.code).toBe(1);
     const json = JSON.parse(run.stdout);
@@ -196,7 +194,7 @@ describe('apply --all-envs', () => {
   });
 
   it('stops at the first environment that fails; --continue-on-error goes on with the next', async () => {
-    const file = FILE.replace('STAGING_URL', 'http://127.0.0.1:9').replace('PROD_URL', production.url);
+    const file = atUrls(FILE, 'http://127.0.0.1:9', production.url);
     await ws.write('guides.yaml', file);
     const stopped = await cli(['apply', '--all-envs', '--auto-approve', ...NO_RETRY, 'guides.yaml']);
     expect(stopped.code).toBe(1);
@@ -234,10 +232,7 @@ describe('apply --all-envs', () => {
   });
 
   it('--json with a failing environment: its failure as apply --json prints one, the rest skipped', async () => {
-    await ws.write(
-      'guides.yaml',
-      FILE.replace('STAGING_URL', staging.url).replace('PROD_URL', production.url),
-    );
+    await ws.write('guides.yaml', atUrls(FILE, staging.url, production.url));
     const run = await runCli(['apply', '--all-envs', '--auto-approve', '--json', 'guides.yaml'], {
       cwd: ws.dir,
       env: { PROD_APPID: 'x' },

@@ -34,3 +34,8 @@ guides:
     nickname: QA
     head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
 `;
+
+/** `file` (such as TWO_ENVIRONMENTS) with staging's and production's base URLs put in. */
+export function atUrls(file: string, stagingUrl: string, productionUrl: string): string {
+  return file.replace('STAGING_URL', stagingUrl).replace('PROD_URL', productionUrl);
+}

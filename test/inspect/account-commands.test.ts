@@ -247,7 +247,7 @@ describe('guidectl chats', () => {
       '--since',
       since,
       '--until',
-      '@' + (NOW - 86_400 + 600),
+      `@${NOW - 86_400 + 600}`,
       '--format',
       'csv',
       '-o',
