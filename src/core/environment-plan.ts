@@ -24,3 +24,15 @@ export interface EnvironmentPlan {
     | { readonly kind: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
     | { readonly kind: 'failed'; readonly message: string };
 }
+
+/**
+ * How one environment of `apply --all-envs` ended: `interrupted` when the stop signal (Ctrl-C)
+ * came while it ran and it did not finish; `skipped` when it was not started, after an earlier
+ * failure or once the stop signal came.
+ */
+export interface EnvironmentApply {
+  readonly name: string;
+  readonly status: 'applied' | 'failed' | 'interrupted' | 'skipped';
+  /** Why it failed or was not started, when known (human text shows it). */
+  readonly message?: string;
+}

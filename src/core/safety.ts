@@ -121,3 +121,8 @@ export type Refusal =
       readonly now: string;
     }
   | { readonly kind: 'protection'; readonly message: string };
+
+/** Whether any deletion guard refuses the plan. */
+export function isRefused(results: readonly GuardResult[]): boolean {
+  return results.some((r) => r.status === 'refused');
+}

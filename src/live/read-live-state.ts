@@ -249,7 +249,7 @@ async function readAllGuides(
   const rest = await Promise.all(Array.from({ length: pages - ahead }, (_, i) => askPage(ahead + i)));
   for (const answer of rest) if (take(answer.list) === 0) emptyPage = true;
   for (let page = pages; !emptyPage && seen.size < total; page++) {
-    const answer = await track(reader.getguideacctlist({ page, num: pageSize }));
+    const answer = await askPage(page);
     if (take(answer.list) === 0) emptyPage = true;
   }
   return [...seen.values()];

@@ -158,10 +158,6 @@ export function checkDeleteGuards(
   });
 }
 
-export function isRefused(results: readonly GuardResult[]): boolean {
-  return results.some((r) => r.status === 'refused');
-}
-
 /**
  * Protection, checked on the plan's calls: a protected guide is never deleted
  * (`delguideacct`) nor removed from a group (`delguide2guidegroup`, or `delguidegroup` of a

@@ -1,3 +1,4 @@
+export { isRefused } from '../core/safety.js';
 export {
   canonicalJson,
   desiredDigest,
@@ -23,7 +24,6 @@ export {
   countDeletes,
   countLive,
   type GuardFlags,
-  isRefused,
   protectionFromNames,
   resolveGuardPolicy,
 } from './guards.js';

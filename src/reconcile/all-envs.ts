@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/index.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
-import type { EnvironmentPlan } from '../core/environment-plan.js';
+import type { EnvironmentApply, EnvironmentPlan } from '../core/environment-plan.js';
 import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
 import { mapLimited } from '../core/map-limited.js';
 import type { LoadedFiles } from './files.js';
@@ -75,18 +75,6 @@ function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {
   if (run.status === 'invalid') return { kind: 'invalid', diagnostics: run.diagnostics };
   const { plan, planId, guards, diagnostics } = run;
   return { kind: 'planned', plan, planId, guards, diagnostics };
-}
-
-/**
- * How one environment of `apply --all-envs` ended: `interrupted` when the stop signal (Ctrl-C)
- * came while it ran and it did not finish; `skipped` when it was not started, after an earlier
- * failure or once the stop signal came.
- */
-export interface EnvironmentApply {
-  readonly name: string;
-  readonly status: 'applied' | 'failed' | 'interrupted' | 'skipped';
-  /** Why it failed, when it threw (a failure reported by `applyOne` itself has none). */
-  readonly message?: string;
 }
 
 export interface ApplyEnvironmentsOptions {

@@ -4,12 +4,12 @@
  * progress lines, a prompt) and renders what they return; a library user can run them the same way.
  */
 export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
+export type { EnvironmentApply } from '../core/environment-plan.js';
 export {
   type AllEnvsPlan,
   type ApplyEnvironmentsOptions,
   applyEnvironmentsInOrder,
   DEFAULT_ENV_PARALLELISM,
-  type EnvironmentApply,
   type PlanEnvironment,
   planAllEnvironments,
 } from './all-envs.js';

@@ -1,18 +1,12 @@
+import type { EnvironmentApply } from '../core/environment-plan.js';
 import { isRecord } from '../core/records.js';
 import { parseJson, stringifyJson, stringifyJsonPretty } from '../wire/json.js';
-import { renderEnvironmentApplies } from './all-envs.js';
 import { type ApplyFormat, noPlanOutput } from './apply-output.js';
+import { escapeControls } from './escape.js';
+import { alignColumns } from './table.js';
 
 /** The version of `apply --all-envs --json` and of the stream's `environments_summary` event. */
 const ALL_ENVS_APPLY_FORMAT_VERSION = 1;
-
-/** How one environment of `apply --all-envs` ended (as `applyEnvironmentsInOrder` says). */
-export interface EnvironmentApplyResult {
-  readonly name: string;
-  readonly status: 'applied' | 'failed' | 'interrupted' | 'skipped';
-  /** Why it failed or was not started, when known (human text shows it). */
-  readonly message?: string;
-}
 
 /** Where one environment's apply writes its stdout, and how a failure it threw is written there. */
 export interface EnvironmentSink {
@@ -34,7 +28,7 @@ export interface AllEnvsApplyOutput {
   /** Where environment `name` writes its stdout; undefined for human text (straight to stdout). */
   environment(name: string): EnvironmentSink | undefined;
   /** The last text: the table, the JSON object, or the summary event. */
-  finish(results: readonly EnvironmentApplyResult[]): string;
+  finish(results: readonly EnvironmentApply[]): string;
 }
 
 export function allEnvsApplyOutput(
@@ -96,8 +90,8 @@ function tagEvent(line: string, environment: string): string {
   return stringifyJson({ format_version: version, type, environment, ...rest });
 }
 
-function summaryOf(results: readonly EnvironmentApplyResult[]) {
-  const count = (status: EnvironmentApplyResult['status']): number =>
+function summaryOf(results: readonly EnvironmentApply[]) {
+  const count = (status: EnvironmentApply['status']): number =>
     results.filter((r) => r.status === status).length;
   return {
     environments: results.map(({ name, status }) => ({ name, status })),
@@ -107,4 +101,16 @@ function summaryOf(results: readonly EnvironmentApplyResult[]) {
     skipped: count('skipped'),
     exit_code: results.every((r) => r.status === 'applied') ? 0 : 1,
   };
+}
+
+/** `apply --all-envs`'s last lines: each environment and how it ended, in the order applied. */
+export function renderEnvironmentApplies(
+  results: readonly { readonly name: string; readonly status: string; readonly message?: string }[],
+): string {
+  const rows = results.map((r) => [
+    r.name,
+    r.status,
+    r.message === undefined ? '' : escapeControls(r.message),
+  ]);
+  return alignColumns(['ENVIRONMENT', 'APPLY', ''], rows);
 }

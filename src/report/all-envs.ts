@@ -1,10 +1,11 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
+import { isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { countOf, formatCount } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
-import { escapeControls, escapeControlsKeepingLines } from './escape.js';
+import { escapeControlsKeepingLines } from './escape.js';
 import {
   DEFAULT_MARKDOWN_BUDGET,
   escapeMarkdown,
@@ -118,7 +119,7 @@ function summaryRows(environments: readonly EnvironmentPlan[]): string[][] {
   return environments.map(({ name, outcome }) => {
     if (outcome.kind !== 'planned') return [name, '-', '-', '-', outcome.kind];
     const { add, change, delete: del } = outcome.plan.summary;
-    const refused = outcome.guards.some((g) => g.status === 'refused');
+    const refused = isRefused(outcome.guards);
     return [
       name,
       formatCount(add),
@@ -256,7 +257,7 @@ function environmentLine({ name, target, outcome }: EnvironmentPlan, summary: bo
   if (!summary) return `- **${escapeMarkdown(name)}**${where}\n`;
   let what: string;
   if (outcome.kind === 'planned') {
-    const refused = outcome.guards.some((g) => g.status === 'refused');
+    const refused = isRefused(outcome.guards);
     what = `${summaryLine(outcome.plan)}${refused ? ' Refused by a deletion guard.' : ''}`;
   } else what = outcome.kind === 'failed' ? 'failed' : 'the plan cannot be made';
   return `- **${escapeMarkdown(name)}**${where}: ${what}\n`;
@@ -340,16 +341,4 @@ function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnv
     }
   });
   return { format_version: ALL_ENVS_FORMAT_VERSION, environments: Object.fromEntries(entries) };
-}
-
-/** `apply --all-envs`'s last lines: each environment and how it ended, in the order applied. */
-export function renderEnvironmentApplies(
-  results: readonly { readonly name: string; readonly status: string; readonly message?: string }[],
-): string {
-  const rows = results.map((r) => [
-    r.name,
-    r.status,
-    r.message === undefined ? '' : escapeControls(r.message),
-  ]);
-  return alignColumns(['ENVIRONMENT', 'APPLY', ''], rows);
 }

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Plan } from '../core/plan.js';
-import type { GuardResult } from '../core/safety.js';
+import { type GuardResult, isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
 import { countOf } from './count.js';
@@ -100,7 +100,7 @@ export function planVerdict(
     stderr: messages.map((m) => `guidectl: ${m}\n`).join(''),
   });
   const calls = plan.calls.length;
-  if (guards.some((g) => g.status === 'refused')) {
+  if (isRefused(guards)) {
     const told = format === 'human' ? [] : guards.filter((g) => g.status === 'refused').map(guardMessage);
     return verdict(1, [...told, 'the plan is refused by a deletion guard; apply would not make it']);
   }
