@@ -65,7 +65,10 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           '--detailed-exitcode and --expect-no-changes ask for different exit codes; give one',
         );
       }
-      if (options.allEnvs === true) return planAllEnvs(ctx, paths, options, format);
+      if (options.allEnvs === true) {
+        await refuseSavedPlans(ctx.io.cwd, paths);
+        return planAllEnvs(ctx, paths, options, format);
+      }
       const out = options.out === undefined ? undefined : checkOutPath(options.out);
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
       // to stderr only, as every failure of human text does.

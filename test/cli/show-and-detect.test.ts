@@ -71,6 +71,7 @@ describe('a saved plan or a desired-state file, by content', () => {
     expect((await cli(['plan', 'a.yaml', '--out', 'saved.json'])).code).toBe(0);
     for (const args of [
       ['plan', 'saved.json'],
+      ['plan', '--all-envs', 'saved.json'],
       ['validate', 'saved.json'],
     ]) {
       const run = args[0] === 'plan' ? await cli(args) : await runCli(args, { cwd: ws().dir });
