@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import type { CredentialVariables } from '../core/credential-variables.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { stringifyJson } from '../wire/json.js';
@@ -25,23 +26,11 @@ export type ClientAuth =
   | { readonly accessToken: string }
   | { readonly appid: string; readonly secret: string };
 
-/**
- * The names of the variables the credentials were read from, for the hints of errors that ask to
- * change them (never their values): `WECHAT_*` unless an environment's prefix (`STAGING_*`).
- */
-export interface CredentialVariables {
-  readonly accessToken: string;
-  readonly appid: string;
-  readonly secret: string;
-}
-
-/** The variables of `PREFIX_ACCESS_TOKEN`, `PREFIX_APPID` and `PREFIX_SECRET`. */
-export function credentialVariables(prefix: string): CredentialVariables {
-  return { accessToken: `${prefix}_ACCESS_TOKEN`, appid: `${prefix}_APPID`, secret: `${prefix}_SECRET` };
-}
-
-/** The variables guidectl reads without an environment. */
-export const WECHAT_VARIABLES: CredentialVariables = credentialVariables('WECHAT');
+export {
+  type CredentialVariables,
+  credentialVariables,
+  WECHAT_VARIABLES,
+} from '../core/credential-variables.js';
 
 /** Where the client's access tokens come from. */
 export interface TokenSource {

@@ -1,3 +1,4 @@
+import { credentialVariables } from '../core/credential-variables.js';
 import type {
   CredentialsState,
   EnvironmentTarget,
@@ -20,16 +21,18 @@ function given(env: Env, name: string): boolean {
 }
 
 function credentialsState(env: Env, prefix: string): CredentialsState {
-  if (given(env, `${prefix}_ACCESS_TOKEN`)) return 'token';
-  const appid = given(env, `${prefix}_APPID`);
-  const secret = given(env, `${prefix}_SECRET`);
+  const variables = credentialVariables(prefix);
+  if (given(env, variables.accessToken)) return 'token';
+  const appid = given(env, variables.appid);
+  const secret = given(env, variables.secret);
   if (appid && secret) return 'app';
   return appid || secret ? 'incomplete' : 'none';
 }
 
 /** The variables that hold an environment's credentials, as the README lists them. */
 function credentialsVariables(prefix: string): readonly string[] {
-  return [`${prefix}_APPID`, `${prefix}_SECRET`, `${prefix}_ACCESS_TOKEN`];
+  const { appid, secret, accessToken } = credentialVariables(prefix);
+  return [appid, secret, accessToken];
 }
 
 function problemOf(

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ClientAuth } from '../client/index.js';
-import { credentialVariables } from '../client/tokens.js';
+import { credentialsSource, credentialVariables } from '../core/credential-variables.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
@@ -40,18 +40,18 @@ export function resolveEnvironmentTarget(
     // Not "defaulted": the files chose it (no "no target given" notice), in the default folder.
     return { kind: 'embedded', dbFile: resolve(cwd, target.dbFile), defaulted: false };
   }
-  const prefix = credentials?.prefix ?? '';
+  const variables = credentialVariables(credentials?.prefix ?? '');
   const byToken = credentials?.state === 'token';
   const auth: ClientAuth = byToken
-    ? { accessToken: env[`${prefix}_ACCESS_TOKEN`] ?? '' }
-    : { appid: env[`${prefix}_APPID`] ?? '', secret: env[`${prefix}_SECRET`] ?? '' };
+    ? { accessToken: env[variables.accessToken] ?? '' }
+    : { appid: env[variables.appid] ?? '', secret: env[variables.secret] ?? '' };
   return {
     kind: 'remote',
     // The --base-url rules (no query or fragment: guidectl adds the access token there).
     baseUrl: checkBaseUrl(target.baseUrl, `environment ${environment.name}'s base_url`),
     auth,
-    authSource: byToken ? `${prefix}_ACCESS_TOKEN` : `${prefix}_APPID/${prefix}_SECRET`,
-    variables: credentialVariables(prefix),
+    authSource: credentialsSource(variables, byToken),
+    variables,
   };
 }
 

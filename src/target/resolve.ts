@@ -2,7 +2,11 @@ import { resolve } from 'node:path';
 import { parseBaseUrl } from '../client/base-url.js';
 // Types only: the client (undici) is loaded by `openTarget`, so that resolving a target stays cheap.
 import type { ClientAuth, ProxySettings } from '../client/index.js';
-import { type CredentialVariables, WECHAT_VARIABLES } from '../client/tokens.js';
+import {
+  type CredentialVariables,
+  credentialsSource,
+  WECHAT_VARIABLES,
+} from '../core/credential-variables.js';
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
@@ -111,7 +115,7 @@ export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target
       kind: 'remote',
       baseUrl: baseUrl ?? DEFAULT_BASE_URL,
       auth,
-      authSource: token !== undefined ? 'WECHAT_ACCESS_TOKEN' : 'WECHAT_APPID/WECHAT_SECRET',
+      authSource: credentialsSource(WECHAT_VARIABLES, token !== undefined),
       variables: WECHAT_VARIABLES,
     };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialVariables } from '../../src/client/tokens.js';
+import { credentialVariables } from '../../src/core/credential-variables.js';
 import { compareTargets } from '../../src/core/target-identity.js';
 import { identifyTarget } from '../../src/target/index.js';
 
