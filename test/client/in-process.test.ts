@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, test } from 'vitest';
+import { InProcessTransport } from '../../src/client/in-process-transport.js';
 import {
   CallAbortedError,
   type ClientEvent,
@@ -9,6 +10,7 @@ import {
   type RetryPolicy,
   TransportError,
 } from '../../src/client/index.js';
+import { TRANSPORT_CLOSED } from '../../src/client/transport.js';
 import { GuideService, type GuideServiceOptions } from '../../src/service/index.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { frozenClock } from '../helpers/service.js';
@@ -350,6 +352,24 @@ describe('a client in-process behaves as one over HTTP', () => {
     await after.close();
     const closed: unknown = await after.getguidegrouplist().catch((e: unknown) => e);
     expect(closed).toBeInstanceOf(CallAbortedError);
+  });
+});
+
+describe('the in-process transport itself', () => {
+  test('once closed, it refuses an exchange without handing it to the service', async () => {
+    let handled = 0;
+    const transport = new InProcessTransport(() => {
+      handled += 1;
+      return Promise.resolve({ status: 200, headers: {}, body: Buffer.from('{}') });
+    }, 'test');
+    await transport.close();
+    const exchange = transport.send(
+      { path: '/cgi-bin/x', headers: {}, body: '{}', limitMs: 1_000 },
+      () => undefined,
+    );
+    const failure: unknown = await exchange.done.catch((e: unknown) => e);
+    expect((failure as { code?: string }).code).toBe(TRANSPORT_CLOSED);
+    expect(handled).toBe(0);
   });
 });
 
