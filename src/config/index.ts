@@ -234,7 +234,10 @@ function configOf(
 }
 
 /** The environment of this name; a UsageError naming the environments when there is none. */
-function environmentNamed(environments: readonly Environment[], name: string): Environment {
+export function environmentNamed<E extends { readonly name: string }>(
+  environments: readonly E[],
+  name: string,
+): E {
   const found = environments.find((e) => e.name === name);
   if (found !== undefined) return found;
   const names = environments.map((e) => e.name);

@@ -1,4 +1,4 @@
-import { type LoadDesiredStateResult, loadConfig } from '../config/index.js';
+import { environmentNamed, type LoadDesiredStateResult, loadConfig } from '../config/index.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
@@ -83,31 +83,18 @@ function loadResultOf(result: LoadDesiredStateResult, environment?: string): Loa
 }
 
 /**
- * The environments the files at `paths` declare, in the order written, for a command that reads
- * the files only for that (`export --env`): the files' other problems do not
- * matter here, as long as the environments can be read. A UsageError saying `none` when there are none.
+ * The environment `name` as the files at `paths` declare it, for a command that reads the files
+ * only for that (`export --env`): the files' other problems do not matter here, as long as the
+ * environments can be read. A UsageError when they declare none, or none of that name.
  */
-async function environmentsOf(
-  paths: readonly string[],
-  cwd: string,
-  none: string,
-): Promise<readonly DeclaredEnvironment[]> {
-  const environments = (await loadConfig(paths, { cwd })).environments ?? [];
-  if (environments.length === 0) throw new UsageError(none);
-  return environments;
-}
-
-/** The environment `name` as the files at `paths` declare it: a UsageError when they do not. */
 export async function declaredEnvironment(
   paths: readonly string[],
   cwd: string,
   name: string,
 ): Promise<DeclaredEnvironment> {
-  const none = `no environment "${name}": the files ${paths.join(', ')} declare no environments`;
-  const environments = await environmentsOf(paths, cwd, none);
-  const found = environments.find((e) => e.name === name);
-  if (found !== undefined) return found;
-  throw new UsageError(
-    `no environment "${name}" in the files; the environments are: ${environments.map((e) => e.name).join(', ')}`,
-  );
+  const environments = (await loadConfig(paths, { cwd })).environments ?? [];
+  if (environments.length === 0) {
+    throw new UsageError(`no environment "${name}": the files ${paths.join(', ')} declare no environments`);
+  }
+  return environmentNamed(environments, name);
 }
