@@ -1,5 +1,10 @@
 import { GuidectlError, UsageError } from '../core/errors.js';
-import { applyEnvironmentsInOrder, loadEachEnvironment, splitSavedPlans } from '../reconcile/index.js';
+import {
+  applyEnvironmentsInOrder,
+  loadEachEnvironment,
+  type SplitPaths,
+  splitSavedPlans,
+} from '../reconcile/index.js';
 import { allEnvsApplyOutput } from '../report/all-envs-apply.js';
 import { applyFormatOf } from '../report/apply-output.js';
 import type { CommandContext, ExitStatus, Output } from './io.js';
@@ -22,10 +27,17 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
   ctx: CommandContext,
   args: readonly string[],
   options: O,
-  applyOne: (ctx: CommandContext, args: readonly string[], options: O, load: LoadFiles) => Promise<void>,
+  applyOne: (
+    ctx: CommandContext,
+    args: readonly string[],
+    split: SplitPaths,
+    options: O,
+    load: LoadFiles,
+  ) => Promise<void>,
 ): Promise<void> {
   if (options.env !== undefined) throw new UsageError('--all-envs and --env choose differently; give one');
-  const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
+  const split = await splitSavedPlans(ctx.io.cwd, args);
+  const { savedPlans, paths } = split;
   if (savedPlans.length > 0)
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
   // The files are read and parsed once; each environment is checked as it comes.
@@ -39,7 +51,8 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
       const stdout: Output = sink === undefined ? ctx.io.stdout : { isTTY: false, write: sink.write };
       const one: CommandContext = { ...ctx, io: { ...ctx.io, stdout }, setExit: (s) => (status = s) };
       try {
-        await applyOne(one, args, { ...options, env: name }, (_paths, env) => each.load(env ?? name));
+        // The paths were split once for all: each environment's apply is given them.
+        await applyOne(one, args, split, { ...options, env: name }, (_paths, env) => each.load(env ?? name));
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
         ctx.io.stderr.write(`guidectl: environment ${name}: ${error.message}\n`);

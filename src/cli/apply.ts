@@ -8,6 +8,7 @@ import {
   applyRun,
   checkSavedTarget,
   type Reviewed,
+  type SplitPaths,
   savedPlanSource,
   splitSavedPlans,
 } from '../reconcile/index.js';
@@ -59,7 +60,7 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
   applyOptions(program).action(async (args: string[], options: ApplyOptions) => {
     checkFlags(options);
     if (options.allEnvs === true) await applyAllEnvs(ctx, args, options, applyOnce);
-    else await applyOnce(ctx, args, options);
+    else await applyOnce(ctx, args, await splitSavedPlans(ctx.io.cwd, args), options);
   });
 }
 
@@ -67,10 +68,10 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
 async function applyOnce(
   ctx: CommandContext,
   args: readonly string[],
+  { savedPlans, paths }: SplitPaths,
   options: ApplyOptions,
   loader?: LoadFiles,
 ): Promise<void> {
-  const { savedPlans, paths } = await splitSavedPlans(ctx.io.cwd, args);
   if (savedPlans.length > 1) {
     throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
   }

@@ -39,6 +39,7 @@ export {
   readSavedPlan,
   recordedPath,
   refuseSavedPlans,
+  type SplitPaths,
   savedPlanSource,
   savePlanRun,
   splitSavedPlans,

@@ -74,11 +74,14 @@ export async function isSavedPlanFile(file: string): Promise<boolean> {
   );
 }
 
+/** Command-line paths split by content: saved plans, and desired-state files or folders. */
+export interface SplitPaths {
+  readonly savedPlans: readonly string[];
+  readonly paths: readonly string[];
+}
+
 /** Splits command-line paths into saved plans and desired-state paths, by content. */
-export async function splitSavedPlans(
-  cwd: string,
-  args: readonly string[],
-): Promise<{ savedPlans: string[]; paths: string[] }> {
+export async function splitSavedPlans(cwd: string, args: readonly string[]): Promise<SplitPaths> {
   const savedPlans: string[] = [];
   const paths: string[] = [];
   for (const arg of args)
