@@ -1,4 +1,4 @@
-import { errorMessage } from '../core/errors.js';
+import { errorCode, errorMessage } from '../core/errors.js';
 import { parseJson } from '../wire/json.js';
 import { CallAbortedError, type CallName, TransportError, type TransportErrorKind } from './errors.js';
 import type { HttpEvent } from './events.js';
@@ -58,14 +58,9 @@ const NOT_CONNECTED = new Set([
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 const CLOSED = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED', TRANSPORT_CLOSED]);
 
-function errorCode(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const code: unknown = Reflect.get(error, 'code');
-    if (typeof code === 'string' && code !== '') return code;
-    const name: unknown = Reflect.get(error, 'name');
-    if (typeof name === 'string' && name !== '') return name;
-  }
-  return 'unknown error';
+/** What a failed exchange is told by: its `code` (`ECONNRESET`, `UND_ERR_SOCKET`), else its class (`TypeError`). */
+function failureReason(error: unknown): string {
+  return errorCode(error) || (error instanceof Error && error.name) || 'unknown error';
 }
 
 function clip(text: string): string {
@@ -308,7 +303,7 @@ export class Sender {
         sent: true,
       });
     }
-    const code = errorCode(error);
+    const code = failureReason(error);
     if (CLOSED.has(code)) return new CallAbortedError(call, 'the client was closed');
     if (code === SERVICE_FAILED) {
       const cause: unknown = error instanceof Error ? error.cause : undefined;
