@@ -147,7 +147,7 @@ async function applyOnce(
       ...(source.kind === 'saved'
         ? {
             beforeOpen: (target: Target) =>
-              checkSavedTarget(source.saved, source.file, options.env ?? environment?.name, {
+              checkSavedTarget(source.saved, source.file, {
                 description: describeTarget(target, ctx.io.cwd),
                 identity: identifyTarget(target),
               }),

@@ -242,18 +242,13 @@ export interface TargetNow {
 }
 
 /**
- * Refuses a saved plan made for another environment (see {@link checkSavedEnvironment}) or
- * against another account than the target resolved now (see `compareTargets`: the account, not
- * the words that describe it — the same account reached with an access token instead of its appid
- * and secret is the same target), even when the two accounts look alike.
+ * Refuses a saved plan made against another account than the target resolved now (see
+ * `compareTargets`: the account, not the words that describe it — the same account reached with
+ * an access token instead of its appid and secret is the same target), even when the two accounts
+ * look alike. Its environment is not checked here: `savedPlanSource` refused a plan of another
+ * environment when it read it, and the files it loaded are the plan's environment's.
  */
-export function checkSavedTarget(
-  saved: SavedPlan,
-  file: string,
-  environment: string | undefined,
-  target: TargetNow,
-): void {
-  checkSavedEnvironment(saved, file, environment, '; nothing was changed');
+export function checkSavedTarget(saved: SavedPlan, file: string, target: TargetNow): void {
   const made = saved.environment;
   if (made === undefined) return;
   const difference = compareTargets(made.targetId, target.identity);
