@@ -41,7 +41,7 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
   if (savedPlans.length > 0)
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
   // The files are read and parsed once; each environment is checked as it comes.
-  const each = await loadEachEnvironment(paths, ctx.io.cwd, sizeHeapFor);
+  const each = await loadEachEnvironment(paths, ctx.io.cwd, { beforeParse: sizeHeapFor });
   const out = allEnvsApplyOutput(applyFormatOf(options), ctx.io.cwd, (text) => ctx.io.stdout.write(text));
   const results = await applyEnvironmentsInOrder(
     each.names,

@@ -1,4 +1,9 @@
-import { environmentNamed, type LoadDesiredStateResult, loadConfig } from '../config/index.js';
+import {
+  environmentNamed,
+  type LoadDesiredStateOptions,
+  type LoadDesiredStateResult,
+  loadConfig,
+} from '../config/index.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
@@ -50,14 +55,15 @@ export async function loadFiles(
 /**
  * `apply --all-envs`: the files at `paths` read and parsed once, then each environment's files
  * (as `loadFiles` gives them for `--env NAME`) without reading them again. A UsageError when the
- * files declare no environments.
+ * files declare no environments. `read` may give the file-system reads (node:fs by default) and
+ * be told the bytes read before they are parsed (see `loadDesiredState`).
  */
 export async function loadEachEnvironment(
   paths: readonly string[],
   cwd: string,
-  beforeParse?: (bytes: number) => void,
+  read: Pick<LoadDesiredStateOptions, 'fs' | 'beforeParse'> = {},
 ): Promise<{ readonly names: readonly string[]; load(name: string): LoadResult }> {
-  const config = await loadConfig(paths, { cwd, ...(beforeParse === undefined ? {} : { beforeParse }) });
+  const config = await loadConfig(paths, { ...read, cwd });
   const names = (config.environments ?? []).map((e) => e.name);
   if (names.length === 0) {
     throw new UsageError(

@@ -1,6 +1,7 @@
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { type ConfigFs, nodeConfigFs } from '../../src/config/load-files.js';
 import { loadEachEnvironment, loadFiles } from '../../src/reconcile/index.js';
 import { exportEnvironmentOf } from '../../src/report/export-references.js';
 
@@ -8,6 +9,8 @@ const FIXTURES = fileURLToPath(new URL('../config/environments/', import.meta.ur
 const TWO = nodePath.join(FIXTURES, 'two-accounts.yaml');
 // production's value makes an invalid appid; staging's is fine.
 const BAD = nodePath.join(FIXTURES, 'bad-production-value.yaml');
+// A folder of two files: the environments and their values in one, a guide that uses them in the other.
+const SPLIT = nodePath.join(FIXTURES, 'split');
 
 describe('loadFiles of files with environments', () => {
   it('asks for --env before checking any environment (an error of one is not reported)', async () => {
@@ -27,14 +30,29 @@ describe('loadFiles of files with environments', () => {
 });
 
 describe('loadEachEnvironment (apply --all-envs)', () => {
-  it('reads the files once, then gives each environment as loadFiles does', async () => {
-    let reads = 0;
-    const each = await loadEachEnvironment([BAD], FIXTURES, () => reads++);
+  it('reads each file once, then gives each environment as loadFiles does', async () => {
+    // The reads counted where they happen, in the file system the loader is given.
+    const reads = new Map<string, number>();
+    const fs: ConfigFs = {
+      ...nodeConfigFs,
+      readFile: (path) => {
+        const file = nodePath.relative(FIXTURES, path);
+        reads.set(file, (reads.get(file) ?? 0) + 1);
+        return nodeConfigFs.readFile(path);
+      },
+    };
+    let told = 0;
+    const each = await loadEachEnvironment([SPLIT], FIXTURES, { fs, beforeParse: () => told++ });
     expect(each.names).toEqual(['staging', 'production']);
     const staging = each.load('staging');
-    expect(staging).toEqual(await loadFiles([BAD], FIXTURES, 'staging'));
-    expect(each.load('production').files).toBeUndefined();
-    expect(reads).toBe(1);
+    expect(staging.files?.state.guides[0]?.nickname).toBe('Alice (staging)');
+    expect(staging).toEqual(await loadFiles([SPLIT], FIXTURES, 'staging'));
+    expect(each.load('production').files?.state.guides[0]?.nickname).toBe('Alice');
+    expect(Object.fromEntries(reads)).toEqual({
+      'split/environments.yaml': 1,
+      'split/guides.yaml': 1,
+    });
+    expect(told).toBe(1);
   });
 
   it('refuses files without environments', async () => {
