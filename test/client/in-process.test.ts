@@ -7,6 +7,7 @@ import {
   createGuideClient,
   GuideApiError,
   type GuideClient,
+  type GuideClientOptions,
   type RetryPolicy,
   TransportError,
 } from '../../src/client/index.js';
@@ -228,10 +229,14 @@ describe('the service in-process answers as it does over HTTP', () => {
   });
 });
 
-/** Two clients of twin services, one over HTTP, one in-process, each recording its events. */
+/**
+ * Two clients of twin services, one over HTTP, one in-process, each recording its events; `each`
+ * gives what is each client's own (a clock and its sleep).
+ */
 async function twinClients(
   options: GuideServiceOptions = {},
   retry: Partial<RetryPolicy> = {},
+  each: () => Partial<GuideClientOptions> = () => ({}),
 ): Promise<{
   http: GuideService;
   local: GuideService;
@@ -242,11 +247,12 @@ async function twinClients(
   const events: [ClientEvent[], ClientEvent[]] = [[], []];
   const common = { auth: CREDENTIALS, retry: { ...FAST_RETRY, ...retry } };
   const overHttp = tracked(
-    createGuideClient({ ...common, baseUrl: http.url, onEvent: (e) => events[0].push(e) }),
+    createGuideClient({ ...common, ...each(), baseUrl: http.url, onEvent: (e) => events[0].push(e) }),
   );
   const inProcessClient = tracked(
     createGuideClient({
       ...common,
+      ...each(),
       inProcess: { handle: local.handle, name: 'embedded(test.db)' },
       onEvent: (e) => events[1].push(e),
     }),
@@ -318,19 +324,33 @@ describe('a client in-process behaves as one over HTTP', () => {
     expect(events[1].filter((e) => e.type === 'http')[0]?.url).toBe('embedded(test.db)/cgi-bin/stable_token');
   });
 
-  test('an answer the service drops fails as a broken connection, retried as over HTTP', async () => {
-    // A read is retried until its time budget runs out: a short one here.
-    const { clients, events } = await twinClients({ faults: 'lost_answer=1' }, { readBudgetMs: 200 });
+  test('an answer the service drops fails as a broken connection, retried as over HTTP until the read budget is spent', async () => {
+    // A read is safe to repeat: one whose answer is lost is retried until readBudgetMs is spent,
+    // however many attempts that takes (maxAttempts does not count them). The budget is spent on
+    // each client's own clock, which only its waits move, and the jitter is fixed: waits of 50,
+    // 100, 200, 400, then 500 ms, so that 13 attempts fit in 5 s, however slowly the machine answers.
+    const virtualTime = (): Partial<GuideClientOptions> => {
+      let now = 0;
+      return {
+        clock: { now: () => now },
+        sleep: async (ms) => {
+          now += ms;
+        },
+        random: () => 0.5,
+      };
+    };
+    const retry = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000, readBudgetMs: 5_000 };
+    const { clients, events } = await twinClients({ faults: 'lost_answer=1' }, retry, virtualTime);
     const failures = [];
     for (const client of clients) {
       const error: unknown = await client.getguidegrouplist().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TransportError);
       if (!(error instanceof TransportError)) return;
-      failures.push({ code: error.code, kind: error.kind, sent: error.sent });
+      failures.push({ code: error.code, kind: error.kind, sent: error.sent, attempts: error.attempts });
     }
     expect(failures[1]).toEqual(failures[0]);
-    expect(failures[0]?.kind).toBe('connection');
-    for (const seen of events) expect(seen.filter((e) => e.type === 'retry').length).toBeGreaterThan(0);
+    expect(failures[0]).toMatchObject({ kind: 'connection', attempts: 13 });
+    for (const seen of events) expect(seen.filter((e) => e.type === 'retry')).toHaveLength(12);
   });
 
   test('the caller’s abort stops a call under way; a closed client refuses more', async () => {
