@@ -1,4 +1,5 @@
 import { errorCode } from '../core/errors.js';
+import { InFlight } from '../core/in-flight.js';
 import type { ServiceAnswer, ServiceHandler } from '../wire/exchange.js';
 import {
   type AnswerCheck,
@@ -40,9 +41,8 @@ function handlerFailure(error: unknown): unknown {
  * otherwise fails the exchange with `SERVICE_FAILED` (never retried).
  */
 export class InProcessTransport implements Transport {
-  private closed = false;
-  private active = 0;
-  private onIdle: (() => void) | undefined;
+  /** The exchanges under way: `close` waits for them, and lets no more in. */
+  private readonly exchanges = new InFlight();
 
   /** `caller` is who the service is told calls (what it counts failed token requests by). */
   constructor(
@@ -51,15 +51,12 @@ export class InProcessTransport implements Transport {
   ) {}
 
   send(request: TransportRequest, check: AnswerCheck): TransportExchange {
-    const exchange = new InProcessExchange(check, () => {
-      this.active -= 1;
-      if (this.active === 0) this.onIdle?.();
-    });
-    this.active += 1;
-    if (this.closed) {
-      exchange.fail(new ExchangeFailure(TRANSPORT_CLOSED, 'the transport is closed'));
-      return exchange;
+    if (!this.exchanges.enter()) {
+      const refused = new InProcessExchange(check, () => {});
+      refused.fail(new ExchangeFailure(TRANSPORT_CLOSED, 'the transport is closed'));
+      return refused;
     }
+    const exchange = new InProcessExchange(check, () => this.exchanges.leave());
     const body = Buffer.from(request.body, 'utf8');
     // A turn of the event loop before the service sees the request, as a network hop takes:
     // without it a run of calls answered at once would chain in microtasks, and a signal (Ctrl-C),
@@ -79,9 +76,8 @@ export class InProcessTransport implements Transport {
   }
 
   /** Refuses new requests, then waits for those under way to end. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
+  close(): Promise<void> {
+    return this.exchanges.close();
   }
 }
 

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
 import { errorCode, errorStack, GuidectlError } from '../core/errors.js';
+import { InFlight } from '../core/in-flight.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import type { ServiceAnswer, ServiceHandler, ServiceRequest } from '../wire/exchange.js';
@@ -131,8 +132,8 @@ export class GuideService {
   readonly simulation: boolean;
   /**
    * Answers one request given as bytes, by the same rules whatever carried it (the HTTP server
-   * calls it for each request it reads). Rejects only once the service is closed
-   * (`ServiceClosedError`).
+   * calls it for each request it reads). Rejects only once the service takes no more requests
+   * (`ServiceClosedError`): from when `close` has closed the server, if any.
    */
   readonly handle: ServiceHandler = (request) => this.handleTracked(request);
   private readonly store: Store;
@@ -143,10 +144,8 @@ export class GuideService {
   private callRecord: CallRecord[] = [];
   private callSeq = 0;
   private closing: Promise<void> | undefined;
-  private closed = false;
-  /** Requests being handled, and who waits for there to be none (close). */
-  private active = 0;
-  private onIdle: (() => void) | undefined;
+  /** Requests being handled: `close` waits for them, and lets no more in, before it closes the store. */
+  private readonly requests = new InFlight();
   private address = '';
   private loopback = true;
   /** The app secret, once given, generated or verified; else only its hash (in the store) is known. */
@@ -260,7 +259,11 @@ export class GuideService {
     this.faults = new FaultInjector(spec);
   }
 
-  /** Stops accepting calls, finishes those in flight, closes the store. Safe to call twice. */
+  /**
+   * Stops accepting calls, finishes those in flight, closes the store. Safe to call twice. A
+   * listening service first closes its server (requests on connections still open are answered,
+   * with `connection: close`); from then on `handle` refuses (`ServiceClosedError`).
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       const server = this.server;
@@ -271,8 +274,7 @@ export class GuideService {
         await closed;
         clearTimeout(force);
       }
-      if (this.active > 0) await new Promise<void>((resolve) => (this.onIdle = resolve));
-      this.closed = true;
+      await this.requests.close();
       this.store.close();
     })();
     return this.closing;
@@ -290,16 +292,14 @@ export class GuideService {
   }
 
   private async handleTracked(request: ServiceRequest): Promise<ServiceAnswer | undefined> {
-    if (this.closed) throw new ServiceClosedError('the guide service is closed');
-    this.active += 1;
+    if (!this.requests.enter()) throw new ServiceClosedError('the guide service is closed');
     try {
       const body = await this.route(request);
       return body === undefined ? undefined : this.render(body);
     } catch (error) {
       return this.render(this.errorAnswer(error));
     } finally {
-      this.active -= 1;
-      if (this.active === 0) this.onIdle?.();
+      this.requests.leave();
     }
   }
 

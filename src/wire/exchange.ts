@@ -30,10 +30,10 @@ export interface ServiceAnswer {
 /**
  * Answers one request. Resolves with undefined when the service drops the request unanswered
  * after acting on it (an injected lost answer, which HTTP shows as a reset connection). A failure
- * of a request is a `-1` answer. It rejects only once the service is closed, with an error whose
- * `code` is `ECONNREFUSED`: a client takes it as a server refusing connections (nothing was sent;
- * retried as such). A handler that throws or rejects otherwise has failed: a client in this
- * process fails the call (`TransportError` of kind `service`, what it threw the cause) without
- * retrying it.
+ * of a request is a `-1` answer. It rejects only once the service takes no more requests (it is
+ * closing or closed), with an error whose `code` is `ECONNREFUSED`: a client takes it as a server
+ * refusing connections (nothing was sent; retried as such). A handler that throws or rejects
+ * otherwise has failed: a client in this process fails the call (`TransportError` of kind
+ * `service`, what it threw the cause) without retrying it.
  */
 export type ServiceHandler = (request: ServiceRequest) => Promise<ServiceAnswer | undefined>;

@@ -13,6 +13,7 @@ import {
 } from '../../src/client/index.js';
 import { TRANSPORT_CLOSED } from '../../src/client/transport.js';
 import { GuideService, type GuideServiceOptions } from '../../src/service/index.js';
+import type { ServiceAnswer } from '../../src/wire/exchange.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { frozenClock } from '../helpers/service.js';
 import { closeClients, FAST_RETRY, tracked } from './helpers.js';
@@ -390,6 +391,33 @@ describe('the in-process transport itself', () => {
     const failure: unknown = await exchange.done.catch((e: unknown) => e);
     expect((failure as { code?: string }).code).toBe(TRANSPORT_CLOSED);
     expect(handled).toBe(0);
+  });
+
+  test('closed twice while an exchange is under way: both closings end once it ends', async () => {
+    let answer: (value: ServiceAnswer) => void = () => {};
+    let handed = false;
+    const transport = new InProcessTransport(
+      () =>
+        new Promise<ServiceAnswer>((resolve) => {
+          handed = true;
+          answer = resolve;
+        }),
+      'test',
+    );
+    const exchange = transport.send(
+      { path: '/cgi-bin/x', headers: {}, body: '{}', limitMs: 1_000 },
+      () => undefined,
+    );
+    while (!handed) await new Promise((resolve) => setImmediate(resolve));
+    const closings = [transport.close(), transport.close()];
+    let ended = 0;
+    for (const closing of closings) void closing.then(() => ended++);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).toBe(0);
+    answer({ status: 200, headers: {}, body: Buffer.from('{}') });
+    await exchange.done;
+    await Promise.all(closings);
+    expect(ended).toBe(2);
   });
 });
 

@@ -1,0 +1,139 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { createGuideClient, TransportError } from '../../src/client/index.js';
+import { parseFaults } from '../../src/service/faults.js';
+import { GuideService, ServiceClosedError } from '../../src/service/index.js';
+import type { ServiceAnswer, ServiceRequest } from '../../src/wire/exchange.js';
+import { parseJson } from '../../src/wire/json.js';
+import { frozenClock, startTestService } from '../helpers/service.js';
+
+// Closing the service while a request comes in: the request is answered (it came in before the
+// service closed) or refused with ServiceClosedError (a closed server's ECONNREFUSED) — never let
+// in to find the store closed under it (a -1 answer and an internal error in the log).
+
+const CREDENTIALS = { appid: 'wx0123456789abcdef', secret: 'close-test-secret-0123456789' };
+
+function request(target: string, body: object): ServiceRequest {
+  return { method: 'POST', target, caller: '127.0.0.1', body: Buffer.from(JSON.stringify(body), 'utf8') };
+}
+
+/** A field of an answer's JSON body (undefined for a dropped answer). */
+function fieldOf(answer: ServiceAnswer | undefined, name: string): unknown {
+  const parsed = parseJson(answer?.body.toString('utf8') ?? '{}');
+  return typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, name) : undefined;
+}
+
+/** What a request came to: its errcode, or `refused` (ServiceClosedError). */
+function outcome(answer: Promise<ServiceAnswer | undefined>): Promise<unknown> {
+  return answer.then(
+    (answered) => fieldOf(answered, 'errcode'),
+    (error: unknown) => (error instanceof ServiceClosedError ? 'refused' : `failed: ${String(error)}`),
+  );
+}
+
+describe('a request that arrives while the service closes', () => {
+  it('is answered or refused, whatever turn it arrives in, and never reaches a closed store', async () => {
+    // The first request is answered at once and is all there is in flight when close is called;
+    // the second comes `turns` microtasks later and waits 5 ms (latency) before its transaction:
+    // arriving just as the first ends, it was let in, then the store was closed under it.
+    const seen = new Set<unknown>();
+    for (let turns = 0; turns <= 12; turns++) {
+      const logged: string[] = [];
+      const service = GuideService.open({ ...CREDENTIALS, clock: frozenClock(), log: (l) => logged.push(l) });
+      const tokenAnswer = await service.handle(
+        request('/cgi-bin/stable_token', { grant_type: 'client_credential', ...CREDENTIALS }),
+      );
+      const token = String(fieldOf(tokenAnswer, 'access_token'));
+      const list = (): ServiceRequest =>
+        request(`/cgi-bin/guide/getguidegrouplist?access_token=${token}`, {});
+      const first = outcome(service.handle(list()));
+      const closing = service.close();
+      service.setFaults(parseFaults('latency=5ms'));
+      const second = (async () => {
+        for (let i = 0; i < turns; i++) await null;
+        return outcome(service.handle(list()));
+      })();
+      expect(await first).toBe(0);
+      const late = await second;
+      seen.add(late);
+      expect([0, 'refused'], `${turns} turns after close`).toContain(late);
+      await closing;
+      expect(logged, `${turns} turns after close`).toEqual([]);
+    }
+    expect(seen).toContain('refused');
+  });
+});
+
+/**
+ * A frozen clock that counts how often the service reads it: a guide call reads it when the
+ * service takes it in (its token is checked), before the latency holds it.
+ */
+function countingClock(): { now(): number; readonly reads: number } {
+  const frozen = frozenClock();
+  let reads = 0;
+  return {
+    now: () => {
+      reads += 1;
+      return frozen.now();
+    },
+    get reads() {
+      return reads;
+    },
+  };
+}
+
+/** Resolves once the service has taken in a request since `before` clock reads. */
+async function takenIn(clock: { readonly reads: number }, before: number): Promise<void> {
+  while (clock.reads === before) await nextTurn();
+}
+
+describe('closing against a new request, end to end', () => {
+  it('over HTTP: the call in flight is answered; one sent as the service closes is answered or refused', async () => {
+    for (let turns = 0; turns <= 6; turns++) {
+      const clock = countingClock();
+      const running = await startTestService({ clock, faults: 'latency=20ms' });
+      const before = clock.reads;
+      const first = running.call('getguidegrouplist');
+      await takenIn(clock, before);
+      const closing = running.close();
+      for (let i = 0; i < turns; i++) await nextTurn();
+      const late = await running.call('getguidegrouplist').then(
+        (answer) => answer.json['errcode'],
+        () => 'refused',
+      );
+      expect((await first).json['errcode']).toBe(0);
+      expect([0, 'refused'], `${turns} turns after close`).toContain(late);
+      // close() throws when the service logged an internal error (a closed store reached).
+      await closing;
+    }
+  });
+
+  it('in-process: the call in flight is answered; one made as the service closes is answered or refused', async () => {
+    for (let turns = 0; turns <= 6; turns++) {
+      const clock = countingClock();
+      const logged: string[] = [];
+      const service = GuideService.open({ ...CREDENTIALS, clock, log: (l) => logged.push(l) });
+      const client = createGuideClient({
+        auth: CREDENTIALS,
+        retry: { maxAttempts: 1 },
+        inProcess: { handle: service.handle, name: 'embedded(close)' },
+      });
+      await client.getguidegrouplist();
+      service.setFaults(parseFaults('latency=20ms'));
+      const before = clock.reads;
+      const first = client.getguidegrouplist();
+      await takenIn(clock, before);
+      const closing = service.close();
+      for (let i = 0; i < turns; i++) await nextTurn();
+      const late = await client.getguidegrouplist().then(
+        () => 0,
+        (error: unknown) => (error instanceof TransportError ? error.kind : String(error)),
+      );
+      expect((await first).group_list).toEqual([]);
+      expect([0, 'refused'], `${turns} turns after close`).toContain(late);
+      await closing;
+      await client.close();
+      expect(logged).toEqual([]);
+    }
+  });
+});
