@@ -2,46 +2,25 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { atUrls, TWO_ENVIRONMENTS } from '../helpers/environments.js';
-import { startAccounts, type TestService } from '../helpers/service.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { atUrls, TWO_ENVIRONMENTS, useTwoAccounts } from '../helpers/environments.js';
+import type { TestService } from '../helpers/service.js';
 
 // Two guide services over real HTTP, as a staging and a production account, planned and applied
 // from one file by --env NAME: each gets its own values, the only_in guide only its environment.
 
 const FILE = TWO_ENVIRONMENTS;
 
-let staging: TestService;
-let production: TestService;
-/** The accounts' variables and their closing. */
-let two: { env(): Record<string, string>; close(): Promise<void> };
-let ws: Workspace;
-beforeAll(async () => {
-  const started = await startAccounts('STAGING', 'PROD');
-  two = started;
-  staging = started.accounts.STAGING;
-  production = started.accounts.PROD;
-});
-afterAll(async () => {
-  await two.close();
-});
-beforeEach(async () => {
-  await staging.sim('reset');
-  await production.sim('reset');
-  ws = await workspace();
-  await ws.write('guides.yaml', atUrls(FILE, staging.url, production.url));
-});
-afterEach(() => ws.remove());
-
+const two = useTwoAccounts(FILE);
 const credentials = (): Record<string, string> => two.env();
-const cli = (args: readonly string[], env = credentials()): Promise<CliRun> =>
-  runCli(args, { cwd: ws.dir, env });
+const cli = two.cli;
 
 /** The guides of one service and alice_wx's configuration there (as JSON text), read through `guidectl api`. */
 async function accountOf({ service }: TestService): Promise<{ guides: string[]; config: string }> {
   const env = { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret };
-  const api = (args: string[]) => runCli(['api', ...args, '--base-url', service.url], { cwd: ws.dir, env });
+  const api = (args: string[]) =>
+    runCli(['api', ...args, '--base-url', service.url], { cwd: two.ws.dir, env });
   const list = JSON.parse((await api(['getguideacctlist', '{"page": 0, "num": 10}'])).stdout);
   const config = (await api(['getguideconfig', '{"guide_account": "alice_wx"}'])).stdout;
   return { guides: list.list.map((g: { guide_account: string }) => g.guide_account).sort(), config };
@@ -60,7 +39,7 @@ describe('--env NAME on plan and apply', () => {
     const plan = await cli(['plan', '--env', 'staging', 'guides.yaml']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout.split('\n')[0]).toBe(
-      `Environment staging: ${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+      `Environment staging: ${two.staging.url} (STAGING_APPID/STAGING_SECRET)`,
     );
     expect(plan.stdout).toContain('qa_bot_wx');
 
@@ -68,8 +47,8 @@ describe('--env NAME on plan and apply', () => {
       const apply = await cli(['apply', '--env', env, '--auto-approve', 'guides.yaml']);
       expect(apply.code, apply.stderr).toBe(0);
     }
-    const s = await accountOf(staging);
-    const p = await accountOf(production);
+    const s = await accountOf(two.staging);
+    const p = await accountOf(two.production);
     expect(s.guides).toEqual(['alice_wx', 'qa_bot_wx']);
     expect(p.guides).toEqual(['alice_wx']);
     expect(s.config).toContain('wx1111111111111111');
@@ -79,20 +58,20 @@ describe('--env NAME on plan and apply', () => {
     const again = await cli(['plan', '--env', 'production', '--detailed-exitcode', 'guides.yaml']);
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout.split('\n')[0]).toBe(
-      `Environment production: ${production.url} (PROD_APPID/PROD_SECRET)`,
+      `Environment production: ${two.production.url} (PROD_APPID/PROD_SECRET)`,
     );
   });
 
   it('an environment without its credentials set is refused, naming the variables; none is printed', async () => {
     const run = await cli(['plan', '--env', 'production', 'guides.yaml'], {
-      STAGING_APPID: staging.service.credentials.appid,
-      STAGING_SECRET: staging.service.credentials.secret,
+      STAGING_APPID: two.staging.service.credentials.appid,
+      STAGING_SECRET: two.staging.service.credentials.secret,
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
       'environment production cannot be used from here: it has a base_url but no credentials are set: set PROD_APPID and PROD_SECRET, or PROD_ACCESS_TOKEN',
     );
-    expect(run.stderr).not.toContain(staging.service.credentials.secret);
+    expect(run.stderr).not.toContain(two.staging.service.credentials.secret);
   });
 
   it("refused credentials: the hint names the environment's variables, not WECHAT_*", async () => {
@@ -104,7 +83,7 @@ describe('--env NAME on plan and apply', () => {
       'the fixed access token (STAGING_ACCESS_TOKEN) was refused: set a fresh one, or set STAGING_APPID and STAGING_SECRET instead',
     );
     expect(token.stderr).not.toContain('WECHAT_');
-    const { appid } = staging.service.credentials;
+    const { appid } = two.staging.service.credentials;
     const secret = await cli(['plan', '--env', 'staging', 'guides.yaml'], {
       STAGING_APPID: appid,
       STAGING_SECRET: 'not-the-secret',
@@ -116,41 +95,41 @@ describe('--env NAME on plan and apply', () => {
   });
 
   it('--base-url with --env is refused: the files name the target', async () => {
-    const run = await cli(['plan', '--env', 'staging', '--base-url', production.url, 'guides.yaml']);
+    const run = await cli(['plan', '--env', 'staging', '--base-url', two.production.url, 'guides.yaml']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--base-url cannot be given with --env');
   });
 
   it('no credentials and no base_url: the embedded service over .guidectl/<env>.db', async () => {
-    await ws.write(
+    await two.ws.write(
       'local.yaml',
       FILE.replace(/ {4}base_url: .*\n/g, '').replace(/ {4}credentials: .*\n/g, ''),
     );
     const apply = await cli(['apply', '--env', 'staging', '--auto-approve', 'local.yaml'], {});
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout.split('\n')[0]).toBe('Environment staging: local database .guidectl/staging.db');
-    expect(existsSync(join(ws.dir, '.guidectl', 'staging.db'))).toBe(true);
-    expect(existsSync(join(ws.dir, '.guidectl', 'production.db'))).toBe(false);
+    expect(existsSync(join(two.ws.dir, '.guidectl', 'staging.db'))).toBe(true);
+    expect(existsSync(join(two.ws.dir, '.guidectl', 'production.db'))).toBe(false);
     const plan = await cli(['plan', '--env', 'staging', '--detailed-exitcode', 'local.yaml'], {});
     expect(plan.code).toBe(0);
   });
 
   it('a saved plan of an embedded environment applied from another folder: refused before a database is made, naming both in full', async () => {
-    await ws.write(
+    await two.ws.write(
       'local.yaml',
       FILE.replace(/ {4}base_url: .*\n/g, '').replace(/ {4}credentials: .*\n/g, ''),
     );
     expect((await cli(['plan', '--env', 'staging', '--out', 'p.json', 'local.yaml'], {})).code).toBe(0);
-    await mkdir(join(ws.dir, 'sub'));
+    await mkdir(join(two.ws.dir, 'sub'));
     const run = await runCli(['apply', '../p.json', '../local.yaml', '--auto-approve'], {
-      cwd: join(ws.dir, 'sub'),
+      cwd: join(two.ws.dir, 'sub'),
       env: {},
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      `guidectl: ../p.json was made for environment staging against the local database ${join(ws.dir, '.guidectl', 'staging.db')}; here the target is the local database ${join(ws.dir, 'sub', '.guidectl', 'staging.db')}. Nothing was changed: run apply in the folder where the plan was made\n`,
+      `guidectl: ../p.json was made for environment staging against the local database ${join(two.ws.dir, '.guidectl', 'staging.db')}; here the target is the local database ${join(two.ws.dir, 'sub', '.guidectl', 'staging.db')}. Nothing was changed: run apply in the folder where the plan was made\n`,
     );
-    expect(existsSync(join(ws.dir, 'sub', '.guidectl'))).toBe(false);
+    expect(existsSync(join(two.ws.dir, 'sub', '.guidectl'))).toBe(false);
     // Where it was made, it applies.
     const here = await cli(['apply', 'p.json', 'local.yaml'], {});
     expect(here.code, here.stderr).toBe(0);
@@ -159,16 +138,16 @@ describe('--env NAME on plan and apply', () => {
   it('a saved plan records its environment and target; apply refuses it for another environment or target', async () => {
     const plan = await cli(['plan', '--env', 'staging', '--out', 'staging.json', 'guides.yaml']);
     expect(plan.code, plan.stderr).toBe(0);
-    const saved = JSON.parse(await readFile(join(ws.dir, 'staging.json'), 'utf8'));
+    const saved = JSON.parse(await readFile(join(two.ws.dir, 'staging.json'), 'utf8'));
     expect(saved.environment).toMatchObject({
       name: 'staging',
-      target: `${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+      target: `${two.staging.url} (STAGING_APPID/STAGING_SECRET)`,
     });
-    expect(JSON.stringify(saved)).not.toContain(staging.service.credentials.secret);
+    expect(JSON.stringify(saved)).not.toContain(two.staging.service.credentials.secret);
 
     const show = await cli(['show', 'staging.json']);
     expect(show.stdout.split('\n')[0]).toBe(
-      `Environment staging: ${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+      `Environment staging: ${two.staging.url} (STAGING_APPID/STAGING_SECRET)`,
     );
 
     // Another environment, named: refused.
@@ -176,31 +155,33 @@ describe('--env NAME on plan and apply', () => {
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('staging.json was made for environment staging, not production');
     // The same environment, now pointing at production's service: refused.
-    await ws.write('guides.yaml', atUrls(FILE, production.url, production.url));
+    await two.ws.write('guides.yaml', atUrls(FILE, two.production.url, two.production.url));
     const moved = await cli(['apply', 'staging.json'], {
       ...credentials(),
-      STAGING_APPID: production.service.credentials.appid,
-      STAGING_SECRET: production.service.credentials.secret,
+      STAGING_APPID: two.production.service.credentials.appid,
+      STAGING_SECRET: two.production.service.credentials.secret,
     });
     expect(moved.code).toBe(1);
-    expect(moved.stderr).toContain(`the target now is ${production.url} (STAGING_APPID/STAGING_SECRET)`);
-    expect(await accountOf(production)).toMatchObject({ guides: [] });
+    expect(moved.stderr).toContain(`the target now is ${two.production.url} (STAGING_APPID/STAGING_SECRET)`);
+    expect(await accountOf(two.production)).toMatchObject({ guides: [] });
   });
 
   it('the target is compared by account, not by its words: an access token of the same account is the same target', async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
-    const saved = JSON.parse(await readFile(join(ws.dir, 's.json'), 'utf8'));
+    const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
     expect(saved.format_version).toBe(2);
     expect(saved.environment.target_id).toEqual({
       kind: 'remote',
-      base_url: staging.url,
+      base_url: two.staging.url,
       appid_digest: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
-    expect(JSON.stringify(saved)).not.toContain(staging.service.credentials.appid);
-    const apply = await cli(['apply', 's.json'], { STAGING_ACCESS_TOKEN: staging.token });
+    expect(JSON.stringify(saved)).not.toContain(two.staging.service.credentials.appid);
+    const apply = await cli(['apply', 's.json'], { STAGING_ACCESS_TOKEN: two.staging.token });
     expect(apply.code, apply.stderr).toBe(0);
-    expect(apply.stdout.split('\n')[0]).toBe(`Environment staging: ${staging.url} (STAGING_ACCESS_TOKEN)`);
-    expect((await accountOf(staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
+    expect(apply.stdout.split('\n')[0]).toBe(
+      `Environment staging: ${two.staging.url} (STAGING_ACCESS_TOKEN)`,
+    );
+    expect((await accountOf(two.staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
   });
 
   it('a --plan-id made with the app credentials, applied with the access token: the refusal names the credentials', async () => {
@@ -208,13 +189,13 @@ describe('--env NAME on plan and apply', () => {
     const id = /^Plan id: ([0-9a-f]{12})$/m.exec(plan.stdout)?.[1] ?? '';
     expect(id).toMatch(/^[0-9a-f]{12}$/);
     const apply = await cli(['apply', '--env', 'staging', '--plan-id', id, 'guides.yaml'], {
-      STAGING_ACCESS_TOKEN: staging.token,
+      STAGING_ACCESS_TOKEN: two.staging.token,
     });
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain(
       "the files, the account or the credentials it is reached with (an environment's access token instead of its appid and secret, or the reverse) changed",
     );
-    expect((await accountOf(staging)).guides).toEqual([]);
+    expect((await accountOf(two.staging)).guides).toEqual([]);
   });
 
   it('a stale saved plan of an environment: the command to make it again has its --env', async () => {
@@ -228,44 +209,44 @@ describe('--env NAME on plan and apply', () => {
   it('the same API with the credentials of another account is another target', async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
     const other = await cli(['apply', 's.json'], {
-      STAGING_APPID: production.service.credentials.appid,
-      STAGING_SECRET: production.service.credentials.secret,
+      STAGING_APPID: two.production.service.credentials.appid,
+      STAGING_SECRET: two.production.service.credentials.secret,
     });
     expect(other.code).toBe(1);
     expect(other.stderr).toContain(
-      `s.json was made for environment staging against ${staging.url} (STAGING_APPID/STAGING_SECRET); the target now is ${staging.url} (STAGING_APPID/STAGING_SECRET), with the credentials of another account (another appid). Nothing was changed`,
+      `s.json was made for environment staging against ${two.staging.url} (STAGING_APPID/STAGING_SECRET); the target now is ${two.staging.url} (STAGING_APPID/STAGING_SECRET), with the credentials of another account (another appid). Nothing was changed`,
     );
-    expect(other.stderr).not.toContain(production.service.credentials.appid);
+    expect(other.stderr).not.toContain(two.production.service.credentials.appid);
   });
 
   it("a saved plan's target in words is shown, never compared: editing it to match another target does not help", async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
-    await ws.write('guides.yaml', atUrls(FILE, production.url, production.url));
+    await two.ws.write('guides.yaml', atUrls(FILE, two.production.url, two.production.url));
     const env = {
-      STAGING_APPID: production.service.credentials.appid,
-      STAGING_SECRET: production.service.credentials.secret,
+      STAGING_APPID: two.production.service.credentials.appid,
+      STAGING_SECRET: two.production.service.credentials.secret,
     };
-    const saved = JSON.parse(await readFile(join(ws.dir, 's.json'), 'utf8'));
-    saved.environment.target = `${production.url} (STAGING_APPID/STAGING_SECRET)`;
-    await ws.write('s.json', JSON.stringify(saved));
+    const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
+    saved.environment.target = `${two.production.url} (STAGING_APPID/STAGING_SECRET)`;
+    await two.ws.write('s.json', JSON.stringify(saved));
     const apply = await cli(['apply', 's.json'], env);
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain(`the target now is ${production.url} (STAGING_APPID/STAGING_SECRET)`);
-    expect(await accountOf(production)).toMatchObject({ guides: [] });
+    expect(apply.stderr).toContain(`the target now is ${two.production.url} (STAGING_APPID/STAGING_SECRET)`);
+    expect(await accountOf(two.production)).toMatchObject({ guides: [] });
   });
 
   it("the plan id covers a saved plan's environment and target: editing them by hand is refused", async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
-    const saved = JSON.parse(await readFile(join(ws.dir, 's.json'), 'utf8'));
+    const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
     // Staging's plan made to look like production's (production lacks qa_bot_wx: its files differ,
     // so the files are left out, as when a plan is applied where they are not).
     saved.environment = {
       name: 'production',
-      target: `${production.url} (PROD_APPID/PROD_SECRET)`,
-      target_id: { kind: 'remote', base_url: production.url },
+      target: `${two.production.url} (PROD_APPID/PROD_SECRET)`,
+      target_id: { kind: 'remote', base_url: two.production.url },
     };
     saved.paths = [];
-    await ws.write('edited.json', JSON.stringify(saved));
+    await two.ws.write('edited.json', JSON.stringify(saved));
     for (const args of [
       ['apply', 'edited.json'],
       ['apply', 'edited.json', '--env', 'production'],
@@ -276,23 +257,23 @@ describe('--env NAME on plan and apply', () => {
         /edited\.json: it does not match its plan id: its calls, digests, read scope, safety settings, protections, environment and target hash to [0-9a-f]{12}, the file says [0-9a-f]{12}\. The file was edited/,
       );
     }
-    expect(await accountOf(production)).toMatchObject({ guides: [] });
+    expect(await accountOf(two.production)).toMatchObject({ guides: [] });
     // A plan of an environment from the format before (no target_id, an id without it): refused.
     const { target_id: _, ...older } = { ...saved.environment, name: 'staging' };
-    await ws.write('older.json', JSON.stringify({ ...saved, format_version: 1, environment: older }));
+    await two.ws.write('older.json', JSON.stringify({ ...saved, format_version: 1, environment: older }));
     const old = await cli(['apply', 'older.json']);
     expect(old.code).toBe(1);
     expect(old.stderr).toContain(
       "older.json: it was made by an earlier guidectl, which did not record which account the environment's target is; make the plan again with guidectl plan --env NAME --out FILE",
     );
     // The same plans for two environments have two ids, though their calls are alike.
-    await ws.write(
+    await two.ws.write(
       'same.yaml',
       FILE.replace(/ {4}only_in: .*\n/, '')
         .replace(/shop_app: wx2+/, 'shop_app: wx1111111111111111')
         .replace('PROD_COVER', 'STAGING_COVER')
-        .replace('STAGING_URL', staging.url)
-        .replace('PROD_URL', production.url),
+        .replace('STAGING_URL', two.staging.url)
+        .replace('PROD_URL', two.production.url),
     );
     const ids = [];
     for (const env of ['staging', 'production']) {
@@ -305,19 +286,20 @@ describe('--env NAME on plan and apply', () => {
 
   it('a saved plan of an environment without its files: refused before any target is opened, with the command that applies it', async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
-    await mkdir(join(ws.dir, 'sub'));
-    const inSub = (args: readonly string[]) => runCli(args, { cwd: join(ws.dir, 'sub'), env: credentials() });
+    await mkdir(join(two.ws.dir, 'sub'));
+    const inSub = (args: readonly string[]) =>
+      runCli(args, { cwd: join(two.ws.dir, 'sub'), env: credentials() });
     const run = await inSub(['apply', '../s.json']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       "guidectl: ../s.json was made for environment staging from guides.yaml, which is not here: the files name the environment's target (its base_url and credentials), so nothing was read or changed. Give them after the plan: guidectl apply ../s.json ../guides.yaml\n",
     );
-    expect(existsSync(join(ws.dir, 'sub', '.guidectl'))).toBe(false);
-    expect((await accountOf(staging)).guides).toEqual([]);
+    expect(existsSync(join(two.ws.dir, 'sub', '.guidectl'))).toBe(false);
+    expect((await accountOf(two.staging)).guides).toEqual([]);
     // The command it names applies the plan.
     const fixed = await inSub(['apply', '../s.json', '../guides.yaml']);
     expect(fixed.code, fixed.stderr).toBe(0);
-    expect((await accountOf(staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
+    expect((await accountOf(two.staging)).guides).toEqual(['alice_wx', 'qa_bot_wx']);
 
     // --env naming another environment: that is said first.
     const other = await inSub(['apply', '../s.json', '--env', 'production']);
@@ -325,7 +307,7 @@ describe('--env NAME on plan and apply', () => {
       'guidectl: ../s.json was made for environment staging, not production; nothing was changed\n',
     );
     // Nowhere near its files: the paths are to be given.
-    await ws.write('sub/elsewhere.json', await readFile(join(ws.dir, 's.json'), 'utf8'));
+    await two.ws.write('sub/elsewhere.json', await readFile(join(two.ws.dir, 's.json'), 'utf8'));
     const alone = await inSub(['apply', 'elsewhere.json']);
     expect(alone.code).toBe(1);
     expect(alone.stderr).toContain(
@@ -344,7 +326,7 @@ describe('--env NAME on plan and apply', () => {
     expect(other.stdout).toBe('');
     expect(other.stderr).toBe('guidectl: s.json was made for environment staging, not production\n');
 
-    await ws.write('plain.yaml', 'version: 1\nguides: []\n');
+    await two.ws.write('plain.yaml', 'version: 1\nguides: []\n');
     const env = { GUIDECTL_LOCAL_DB: ':memory:' };
     expect((await cli(['plan', '--out', 'plain.json', 'plain.yaml'], env)).code).toBe(0);
     const none = await cli(['show', 'plain.json', '--env', 'staging']);
@@ -359,9 +341,9 @@ describe('--env NAME on plan and apply', () => {
     const apply = await cli(['apply', 'p.json']);
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout.split('\n')[0]).toBe(
-      `Environment production: ${production.url} (PROD_APPID/PROD_SECRET)`,
+      `Environment production: ${two.production.url} (PROD_APPID/PROD_SECRET)`,
     );
-    expect((await accountOf(production)).guides).toEqual(['alice_wx']);
+    expect((await accountOf(two.production)).guides).toEqual(['alice_wx']);
   });
 
   it('export --env NAME --files PATH reads the account of that environment', async () => {

@@ -1,8 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { atUrls } from '../helpers/environments.js';
-import { startAccounts, type TestService } from '../helpers/service.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { atUrls, useTwoAccounts } from '../helpers/environments.js';
 
 // plan --all-envs over real HTTP against two guide services, staging and production, planned
 // side by side from one file: sections, summary table, markdown, JSON and exit codes, and one
@@ -29,29 +28,7 @@ guides:
     head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
 `;
 
-let staging: TestService;
-let production: TestService;
-/** The accounts' variables and their closing. */
-let two: { env(): Record<string, string>; close(): Promise<void> };
-let ws: Workspace;
-beforeAll(async () => {
-  const started = await startAccounts('STAGING', 'PROD');
-  two = started;
-  staging = started.accounts.STAGING;
-  production = started.accounts.PROD;
-  ws = await workspace();
-});
-afterAll(async () => {
-  await two.close();
-  await ws.remove();
-});
-beforeEach(async () => {
-  await staging.sim('reset');
-  await production.sim('reset');
-  await ws.write('guides.yaml', atUrls(FILE, staging.url, production.url));
-});
-
-const env = (): Record<string, string> => two.env();
+const two = useTwoAccounts(FILE);
 // An environment at http://127.0.0.1:9 (nothing listens) fails at once: --read-retry 0.001 gives
 // its refused connections a millisecond of retries, so no test waits for a backoff to run out.
 const NO_RETRY = ['--read-retry', '0.001'];
@@ -67,7 +44,7 @@ const BOTH_APPLIED = {
   skipped: 0,
   exit_code: 0,
 };
-const cli = (args: readonly string[]): Promise<CliRun> => runCli(args, { cwd: ws.dir, env: env() });
+const cli = two.cli;
 
 describe('plan --all-envs', () => {
   it('one section per environment in the order declared, then the summary table', async () => {
@@ -75,10 +52,10 @@ describe('plan --all-envs', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const stagingAt = run.stdout.indexOf(
-      `Environment staging: ${staging.url} (STAGING_APPID/STAGING_SECRET)\n`,
+      `Environment staging: ${two.staging.url} (STAGING_APPID/STAGING_SECRET)\n`,
     );
     const productionAt = run.stdout.indexOf(
-      `Environment production: ${production.url} (PROD_APPID/PROD_SECRET)\n`,
+      `Environment production: ${two.production.url} (PROD_APPID/PROD_SECRET)\n`,
     );
     expect(stagingAt).toBe(0);
     expect(productionAt).toBeGreaterThan(stagingAt);
@@ -109,7 +86,7 @@ describe('plan --all-envs', () => {
     expect(json.environments.staging).toMatchObject({
       format_version: 1,
       summary: { add: 2, change: 0, delete: 0 },
-      target: `${staging.url} (STAGING_APPID/STAGING_SECRET)`,
+      target: `${two.staging.url} (STAGING_APPID/STAGING_SECRET)`,
     });
     expect(json.environments.production.summary).toMatchObject({ add: 1 });
     expect(json.environments.production.plan_id).toMatch(/^[0-9a-f]{12}$/);
@@ -132,7 +109,7 @@ describe('plan --all-envs', () => {
         (_, i) =>
           `  - account: ${only}_${String(i).padStart(3, '0')}\n    only_in: [${only}]\n    nickname: Bulk ${i}\n    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/${'x'.repeat(80)}/${i}\n`,
       ).join('');
-    const file = atUrls(FILE, staging.url, production.url);
+    const file = atUrls(FILE, two.staging.url, two.production.url);
     const section = (markdown: string, name: string): string => {
       const from = markdown.indexOf(`### ${name}`);
       const next = markdown.indexOf('\n### ', from + 1);
@@ -140,7 +117,7 @@ describe('plan --all-envs', () => {
     };
     // Staging's plan needs about 50,000 characters, production's a few hundred: staging is
     // shown whole, though it is far more than half of the comment.
-    await ws.write('guides.yaml', file + bulk('staging', 260));
+    await two.ws.write('guides.yaml', file + bulk('staging', 260));
     const run = await cli(['plan', '--all-envs', '--markdown', 'guides.yaml']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).not.toContain('… cut:');
@@ -148,7 +125,7 @@ describe('plan --all-envs', () => {
     expect(section(run.stdout, 'staging')).toContain('staging_259');
     expect(run.stdout.length).toBeLessThanOrEqual(60_000);
     // Both large: each is cut, to an equal share, and the comment stays within the budget.
-    await ws.write('guides.yaml', file + bulk('staging', 260) + bulk('production', 260));
+    await two.ws.write('guides.yaml', file + bulk('staging', 260) + bulk('production', 260));
     const both = await cli(['plan', '--all-envs', '--markdown', 'guides.yaml']);
     expect(both.stdout.match(/… cut: /g)).toHaveLength(2);
     expect(both.stdout.length).toBeLessThanOrEqual(60_000);
@@ -156,7 +133,7 @@ describe('plan --all-envs', () => {
   });
 
   it('one environment unreachable: exit 1, its failure in its section, the other planned', async () => {
-    await ws.write('guides.yaml', atUrls(FILE, staging.url, 'http://127.0.0.1:9'));
+    await two.ws.write('guides.yaml', atUrls(FILE, two.staging.url, 'http://127.0.0.1:9'));
     const run = await cli(['plan', '--all-envs', '--json', ...NO_RETRY, 'guides.yaml']);
     expect(run.code).toBe(1);
     const json = JSON.parse(run.stdout);
@@ -171,7 +148,7 @@ describe('plan --all-envs', () => {
   });
 
   it('usage: files without environments, and --env with --all-envs, are refused', async () => {
-    const plain = await ws.write('plain.yaml', 'version: 1\nguides: []\n');
+    const plain = await two.ws.write('plain.yaml', 'version: 1\nguides: []\n');
     const a = await cli(['plan', '--all-envs', plain]);
     expect(a.code).toBe(1);
     expect(a.stderr).toContain('the files declare no environments');
@@ -194,8 +171,8 @@ describe('apply --all-envs', () => {
   });
 
   it('stops at the first environment that fails; --continue-on-error goes on with the next', async () => {
-    const file = atUrls(FILE, 'http://127.0.0.1:9', production.url);
-    await ws.write('guides.yaml', file);
+    const file = atUrls(FILE, 'http://127.0.0.1:9', two.production.url);
+    await two.ws.write('guides.yaml', file);
     const stopped = await cli(['apply', '--all-envs', '--auto-approve', ...NO_RETRY, 'guides.yaml']);
     expect(stopped.code).toBe(1);
     expect(stopped.stdout).toMatch(/\nENVIRONMENT {2}APPLY\nstaging {6}failed\nproduction {3}skipped\n$/);
@@ -232,9 +209,9 @@ describe('apply --all-envs', () => {
   });
 
   it('--json with a failing environment: its failure as apply --json prints one, the rest skipped', async () => {
-    await ws.write('guides.yaml', atUrls(FILE, staging.url, production.url));
+    await two.ws.write('guides.yaml', atUrls(FILE, two.staging.url, two.production.url));
     const run = await runCli(['apply', '--all-envs', '--auto-approve', '--json', 'guides.yaml'], {
-      cwd: ws.dir,
+      cwd: two.ws.dir,
       env: { PROD_APPID: 'x' },
     });
     expect(run.code).toBe(1);
