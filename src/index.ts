@@ -9,7 +9,8 @@
  * - `loadFiles`, `planRun`, `applyRun`: the plan and apply use cases (what `guidectl plan` and
  *   `guidectl apply` do), as data in and data out; `encodeSavedPlan`/`decodeSavedPlan` for
  *   saved plans; `resolveTarget`/`openTarget` to reach the target the CLI would (the API with
- *   credentials from the environment, or the embedded service over a local database).
+ *   credentials from the environment, or the embedded service over a local database), and
+ *   `targetRequestOf` to ask for it with the values of the CLI's flags.
  */
 
 export { executePlan } from './apply/index.js';
@@ -73,14 +74,18 @@ export type {
 export { GuideService, parseFaults, UnknownSecretError } from './service/index.js';
 // Where the calls go, chosen as the CLI chooses it (flags and environment variables).
 export {
+  type ClientEvents,
   type OpenTarget,
   openTarget,
   resolveTarget,
   type Target,
   type TargetFlags,
+  type TargetFlagValues,
   type TargetHost,
   type TargetLock,
   type TargetRequest,
+  type TargetSettings,
+  targetRequestOf,
   withTarget,
 } from './target/index.js';
 export { ERRCODE, ERRCODE_MEANING } from './wire/errcodes.js';

@@ -4,9 +4,9 @@ import type { GuideClient } from '../client/index.js';
 import type { CallsEvent } from '../core/apply-run.js';
 import type { Plan } from '../core/plan.js';
 import { callNote } from '../report/apply.js';
+import type { ClientEvents } from '../target/index.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
-import type { ClientEvents } from './session.js';
 
 /** The target's client for one apply, what it reports, and how Ctrl-C reaches it. */
 export interface Session {

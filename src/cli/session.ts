@@ -1,31 +1,33 @@
 // The file, not the client's index: commands without a target (validate) must not load undici.
 import { setFlagsFromString } from 'node:v8';
 import { eventLine } from '../client/event-line.js';
-import type { ClientEvent, GuideClient } from '../client/index.js';
+import type { GuideClient } from '../client/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
 import { type LoadedFiles, type LoadResult, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
-import { type Target, type TargetLock, type TargetRequest, withTarget } from '../target/index.js';
+import {
+  type ClientEvents,
+  type Target,
+  type TargetFlagValues,
+  type TargetLock,
+  type TargetSettings,
+  targetRequestOf,
+  withTarget,
+} from '../target/index.js';
 import { type CommandContext, InterruptedError } from './io.js';
 import { thisProcess } from './lock-process.js';
 import { type FailureSink, printDiagnostics, reportNoPlan } from './output.js';
 import { createProgress } from './progress.js';
-import { type TimingFlags, timingOptions } from './target-flags.js';
 
 /** What a command that writes asks of the embedded database's lock (see `TargetLock`). */
 export type LockRequest = Omit<TargetLock, 'self'>;
 
 /** Options every command that talks to a target takes. */
-export interface TargetOptions extends TimingFlags {
+export interface TargetOptions extends TargetFlagValues {
   /** `--env NAME` (plan, apply): the environment of the files, whose target the files name. */
   env?: string;
-  baseUrl?: string;
-  localDb?: string;
-  parallelism: number;
-  verbose: boolean;
 }
 
 /** From this much desired-state YAML on (about 50,000 guides), a run keeps its heap closer to what it uses. */
@@ -62,74 +64,40 @@ export async function loadFiles(
   return files;
 }
 
-/** What the client reports (retries, calls), for progress lines and event streams. */
-export interface ClientEvents {
-  /** Adds a listener; returns the function that removes it. */
-  listen(fn: (event: ClientEvent) => void): () => void;
-}
-
 /**
  * Opens the target chosen by flags and environment, runs `fn` with its client, always closes.
  * From here on a Ctrl-C or SIGTERM stops the command cleanly (see `CliIo.catchSignals`): the
  * client's calls are aborted by `signal`, the stop signal unless the command says otherwise.
  * With `lock`, an embedded local database is locked for the whole run (see `service/db-lock.ts`).
- * `readBeforeAppends` is off unless asked for: plan and apply read everything again after their
- * calls, so an append needs no read before it to be confirmed.
+ * The rest of `settings` is as `targetRequestOf` takes it.
  */
 export async function withClient<T>(
   ctx: CommandContext,
   options: TargetOptions,
   fn: (client: GuideClient, events: ClientEvents, target: Target) => Promise<T>,
-  settings: {
+  settings: Omit<TargetSettings, 'signal' | 'lock' | 'log'> & {
     readonly signal?: AbortSignal;
     readonly lock?: LockRequest;
-    readonly readBeforeAppends?: boolean;
-    /** The environment of the files (`--env NAME`): its target is the one the files name. */
-    readonly environment?: DeclaredEnvironment;
-    /** A check of the target resolved, before it is opened (see `TargetRequest.beforeOpen`). */
-    readonly beforeOpen?: (target: Target) => void;
   } = {},
 ): Promise<T> {
   const { io } = ctx;
   io.catchSignals?.();
-  const listeners = new Set<(event: ClientEvent) => void>();
-  const events: ClientEvents = {
-    listen(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
   const host = {
     env: io.env,
     cwd: io.cwd,
     stopSignal: io.stopSignal,
     notice: (line: string) => io.stderr.write(`guidectl: ${line}\n`),
   };
-  const { environment, lock, beforeOpen } = settings;
-  const request: TargetRequest = {
-    flags: {
-      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-      ...(options.localDb === undefined ? {} : { localDb: options.localDb }),
-    },
-    ...(environment === undefined ? {} : { environment }),
-    client: {
-      parallelism: options.parallelism,
-      ...timingOptions(options),
-      signal: settings.signal ?? io.stopSignal,
-      readBeforeAppends: settings.readBeforeAppends ?? false,
-      // Only --verbose prints the exchanges; without it, building them is waste.
-      httpEvents: options.verbose,
-      onEvent: (event) => {
-        if (options.verbose) {
-          const line = eventLine(event);
-          if (line !== undefined) io.stderr.write(`${escapeControlsKeepingLines(line)}\n`);
-        }
-        for (const listener of listeners) listener(event);
-      },
-    },
+  const { lock, signal, ...rest } = settings;
+  const { request, events } = targetRequestOf(options, {
+    ...rest,
+    signal: signal ?? io.stopSignal,
     ...(lock === undefined ? {} : { lock: { ...lock, self: thisProcess() } }),
-    ...(beforeOpen === undefined ? {} : { beforeOpen }),
-  };
+    log: (event) => {
+      const line = eventLine(event);
+      if (line !== undefined) io.stderr.write(`${escapeControlsKeepingLines(line)}\n`);
+    },
+  });
   return withTarget(host, request, (client, target) => fn(client, events, target));
 }
 

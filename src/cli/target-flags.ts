@@ -1,5 +1,4 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { TargetClientOptions } from '../target/index.js';
 
 /**
  * The parser of every whole-number flag: `flag` takes a whole number from `min` to `max` (no
@@ -49,25 +48,6 @@ export function envOption(command: Command): Command {
     '--env <name>',
     'the environment of the files (their "environments:") to plan, against its target; required when they declare environments',
   );
-}
-
-/** The timing flags of `targetOptions`, as parsed. */
-export interface TimingFlags {
-  timeout?: number;
-  settleTimeout?: number;
-  readRetry?: number;
-}
-
-/** The client options the timing flags set (the client's defaults for those not given). */
-export function timingOptions(
-  flags: TimingFlags,
-): Pick<TargetClientOptions, 'timeoutMs' | 'settleMs' | 'retry'> {
-  const ms = (s: number): number => Math.round(s * 1000);
-  return {
-    ...(flags.timeout === undefined ? {} : { timeoutMs: ms(flags.timeout) }),
-    ...(flags.settleTimeout === undefined ? {} : { settleMs: ms(flags.settleTimeout) }),
-    ...(flags.readRetry === undefined ? {} : { retry: { readBudgetMs: ms(flags.readRetry) } }),
-  };
 }
 
 function seconds(flag: string): (value: string) => number {

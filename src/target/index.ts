@@ -15,6 +15,12 @@ export {
   type TargetLock,
 } from './open.js';
 export {
+  type ClientEvents,
+  type TargetFlagValues,
+  type TargetSettings,
+  targetRequestOf,
+} from './request.js';
+export {
   proxyFromEnv,
   resolveTarget,
   type Target,

@@ -1,0 +1,96 @@
+import type { ClientEvent } from '../client/index.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
+import type { TargetRequest } from './connect.js';
+import type { TargetClientOptions, TargetLock } from './open.js';
+import type { Target } from './resolve.js';
+
+/**
+ * The target flags of a command, as parsed: `--base-url`, `--local-db`, `--parallelism`, the
+ * timing flags in seconds (the client's defaults for those not given) and `--verbose`.
+ */
+export interface TargetFlagValues {
+  readonly baseUrl?: string;
+  readonly localDb?: string;
+  readonly parallelism: number;
+  readonly timeout?: number;
+  readonly settleTimeout?: number;
+  readonly readRetry?: number;
+  readonly verbose: boolean;
+}
+
+/** What a command asks of its target besides its flags. */
+export interface TargetSettings {
+  /** Aborts the client's calls. */
+  readonly signal: AbortSignal;
+  /** For commands that write: the embedded local database's lock. */
+  readonly lock?: TargetLock;
+  /**
+   * Off unless asked for: plan and apply read everything again after their calls, so an append
+   * needs no read before it to be confirmed.
+   */
+  readonly readBeforeAppends?: boolean;
+  /** The environment of the files (`--env NAME`): its target is the one the files name. */
+  readonly environment?: DeclaredEnvironment;
+  /** A check of the target resolved, before it is opened (see `TargetRequest.beforeOpen`). */
+  readonly beforeOpen?: (target: Target) => void;
+  /** With `--verbose`: told each event, the exchanges with the API among them, to log it. */
+  readonly log?: (event: ClientEvent) => void;
+}
+
+/** What the client reports (retries, calls), for progress lines and event streams. */
+export interface ClientEvents {
+  /** Adds a listener; returns the function that removes it. */
+  listen(fn: (event: ClientEvent) => void): () => void;
+}
+
+/**
+ * The request for the target that the flags and settings ask for, and the client's events for
+ * any number of listeners (the client itself tells one).
+ */
+export function targetRequestOf(
+  flags: TargetFlagValues,
+  settings: TargetSettings,
+): { readonly request: TargetRequest; readonly events: ClientEvents } {
+  const listeners = new Set<(event: ClientEvent) => void>();
+  const { environment, lock, beforeOpen, log } = settings;
+  const request: TargetRequest = {
+    flags: {
+      ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+      ...(flags.localDb === undefined ? {} : { localDb: flags.localDb }),
+    },
+    ...(environment === undefined ? {} : { environment }),
+    client: {
+      parallelism: flags.parallelism,
+      ...timingOptions(flags),
+      signal: settings.signal,
+      readBeforeAppends: settings.readBeforeAppends ?? false,
+      // Only --verbose prints the exchanges; without it, building them is waste.
+      httpEvents: flags.verbose,
+      onEvent: (event) => {
+        if (flags.verbose) log?.(event);
+        for (const listener of listeners) listener(event);
+      },
+    },
+    ...(lock === undefined ? {} : { lock }),
+    ...(beforeOpen === undefined ? {} : { beforeOpen }),
+  };
+  const events: ClientEvents = {
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  return { request, events };
+}
+
+/** The client options the timing flags set (the client's defaults for those not given). */
+function timingOptions(
+  flags: Pick<TargetFlagValues, 'timeout' | 'settleTimeout' | 'readRetry'>,
+): Pick<TargetClientOptions, 'timeoutMs' | 'settleMs' | 'retry'> {
+  const ms = (s: number): number => Math.round(s * 1000);
+  return {
+    ...(flags.timeout === undefined ? {} : { timeoutMs: ms(flags.timeout) }),
+    ...(flags.settleTimeout === undefined ? {} : { settleMs: ms(flags.settleTimeout) }),
+    ...(flags.readRetry === undefined ? {} : { retry: { readBudgetMs: ms(flags.readRetry) } }),
+  };
+}
