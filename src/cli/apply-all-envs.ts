@@ -6,8 +6,9 @@ import {
   splitSavedPlans,
 } from '../reconcile/index.js';
 import { allEnvsApplyOutput } from '../report/all-envs-apply.js';
-import { applyFormatOf } from '../report/apply-output.js';
-import type { CommandContext, ExitStatus, Output } from './io.js';
+import { applyFormatOf, type OutputChunk } from '../report/apply-output.js';
+import type { CommandContext, ExitStatus } from './io.js';
+import { writeChunks } from './output.js';
 import { type LoadFiles, sizeHeapFor } from './session.js';
 
 interface AllEnvsApplyOptions {
@@ -32,7 +33,7 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     args: readonly string[],
     split: SplitPaths,
     options: O,
-    load: LoadFiles,
+    how: { readonly load: LoadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
   ) => Promise<void>,
 ): Promise<void> {
   if (options.env !== undefined) throw new UsageError('--all-envs and --env choose differently; give one');
@@ -42,27 +43,26 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
   // The files are read and parsed once; each environment is checked as it comes.
   const each = await loadEachEnvironment(paths, ctx.io.cwd, { beforeParse: sizeHeapFor });
-  const out = allEnvsApplyOutput(applyFormatOf(options), ctx.io.cwd, (text) => ctx.io.stdout.write(text));
+  const out = allEnvsApplyOutput(applyFormatOf(options), ctx.io.cwd, (chunk) => writeChunks(ctx, [chunk]));
   const results = await applyEnvironmentsInOrder(
     each.names,
     async (name) => {
       let status: ExitStatus = 0;
       const sink = out.environment(name);
-      const stdout: Output = sink === undefined ? ctx.io.stdout : { isTTY: false, write: sink.write };
-      const one: CommandContext = { ...ctx, io: { ...ctx.io, stdout }, setExit: (s) => (status = s) };
+      const one: CommandContext = { ...ctx, setExit: (s) => (status = s) };
       try {
         // The paths were split once for all: each environment's apply is given them.
-        await applyOne(one, args, split, { ...options, env: name }, (_paths, env) => each.load(env ?? name));
+        const load: LoadFiles = (_paths, env) => each.load(env ?? name);
+        await applyOne(one, args, split, { ...options, env: name }, { load, write: sink.write });
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
         ctx.io.stderr.write(`guidectl: environment ${name}: ${error.message}\n`);
-        sink?.failed(error.message);
+        sink.failed(error.message);
         return false;
       }
       return status === 0;
     },
     { continueOnError: options.continueOnError, signal: ctx.io.stopSignal },
   );
-  ctx.io.stdout.write(out.finish(results));
-  ctx.setExit(results.every((r) => r.status === 'applied') ? 0 : 1);
+  ctx.setExit(out.finish(results));
 }

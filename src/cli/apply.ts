@@ -19,6 +19,7 @@ import {
   callEventOutput,
   confirmQuestion,
   noPlanOutput,
+  type OutputChunk,
   reviewOutput,
   savedPlanApproval,
 } from '../report/apply-output.js';
@@ -70,7 +71,7 @@ async function applyOnce(
   args: readonly string[],
   { savedPlans, paths }: SplitPaths,
   options: ApplyOptions,
-  loader?: LoadFiles,
+  how: { readonly load?: LoadFiles; readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
 ): Promise<void> {
   if (savedPlans.length > 1) {
     throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
@@ -79,10 +80,11 @@ async function applyOnce(
   const format = applyFormatOf(options);
   // With --json, a plan that cannot be made is one JSON object with the diagnostics on stdout;
   // with --json-stream, a `diagnostics` event and the summary.
+  const write = how.write ?? ((chunks) => writeChunks(ctx, chunks));
   const onFailure: FailureSink = (headline, diagnostics) =>
-    writeChunks(ctx, noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
+    write(noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
   const load = (p: readonly string[], env?: string) =>
-    loadFiles(ctx, p, onFailure, options.env ?? env, loader);
+    loadFiles(ctx, p, onFailure, options.env ?? env, how.load);
   const source: ApplySource | undefined =
     savedPlan === undefined
       ? await load(paths).then((files) => files && { kind: 'files', files })
@@ -118,7 +120,7 @@ async function applyOnce(
       if (environment !== undefined && format === 'human')
         ctx.io.stdout.write(environmentHeading(environment.name, where));
       const session: Session = { client, events, stopper };
-      const deps = { ...applyDeps(ctx, session, output, options), target: identity };
+      const deps = { ...applyDeps(ctx, session, { ...output, write }, options), target: identity };
       const run = await applyRun(source, deps, {
         ...guardFlags(options),
         ...(options.planId === undefined ? {} : { planId: options.planId }),
@@ -129,7 +131,7 @@ async function applyOnce(
         output,
         source.kind === 'saved' ? source.saved.planId : '',
       );
-      writeChunks(ctx, chunks);
+      write(chunks);
       if (exit !== undefined) ctx.setExit(exit);
       // A bug keeps its stack trace (runProgram prints it); a known failure was one line above.
       if (
@@ -231,23 +233,24 @@ function checkFlags(options: ApplyOptions): void {
 function applyDeps(
   ctx: CommandContext,
   session: Session,
-  output: ApplyOutputOptions,
+  output: ApplyOutputOptions & { readonly write: (chunks: readonly OutputChunk[]) => void },
   options: ApplyOptions,
 ): Parameters<typeof applyRun>[1] {
+  const { write } = output;
   const reader = readOnlyClient(session.client);
   return {
     read: (scope) => readLive(ctx, reader, scope, session.events),
     // The plan about to be applied (human text, or the stream's `plan` event), warnings first.
-    review: (reviewed) => writeChunks(ctx, reviewOutput(reviewed, output)),
+    review: (reviewed) => write(reviewOutput(reviewed, output)),
     approve: async (reviewed, source) => {
       if (source.kind === 'saved') {
-        writeChunks(ctx, savedPlanApproval(source.saved.planId, source.file, output));
+        write(savedPlanApproval(source.saved.planId, source.file, output));
         return true;
       }
       return options.autoApprove || (await confirm(ctx, reviewed));
     },
     execute: (plan) =>
-      makeCalls(ctx, session, plan, options, (event) => writeChunks(ctx, callEventOutput(event, output))),
+      makeCalls(ctx, session, plan, options, (event) => write(callEventOutput(event, output))),
     abandonedWrites: () => session.client.abandonedWrites,
     signal: ctx.io.stopSignal,
   };

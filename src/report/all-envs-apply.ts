@@ -1,16 +1,16 @@
 import type { EnvironmentApply } from '../core/environment-plan.js';
-import { isRecord } from '../core/records.js';
-import { parseJson, stringifyJson, stringifyJsonPretty } from '../wire/json.js';
-import { type ApplyFormat, noPlanOutput } from './apply-output.js';
+import { stringifyJson, stringifyJsonPretty } from '../wire/json.js';
+import { type ApplyFormat, noPlanOutput, type OutputChunk } from './apply-output.js';
 import { escapeControls } from './escape.js';
 import { alignColumns } from './table.js';
 
 /** The version of `apply --all-envs --json` and of the stream's `environments_summary` event. */
 const ALL_ENVS_APPLY_FORMAT_VERSION = 1;
 
-/** Where one environment's apply writes its stdout, and how a failure it threw is written there. */
+/** Where one environment's apply writes its output, and how a failure it threw is written there. */
 export interface EnvironmentSink {
-  write(text: string): void;
+  /** Takes the environment's output, as its apply writes it (see {@link AllEnvsApplyOutput}). */
+  write(chunks: readonly OutputChunk[]): void;
   /** A known failure that ended the environment before its own output: written as apply writes a plan that cannot be made. */
   failed(message: string): void;
 }
@@ -23,71 +23,64 @@ export interface EnvironmentSink {
  *   only in the summary);
  * - `--json-stream`: each environment's events as they come, each with `environment` after its
  *   `type`, then an `environments_summary` event.
+ * Stderr's chunks are written as they come.
  */
 export interface AllEnvsApplyOutput {
-  /** Where environment `name` writes its stdout; undefined for human text (straight to stdout). */
-  environment(name: string): EnvironmentSink | undefined;
-  /** The last text: the table, the JSON object, or the summary event. */
-  finish(results: readonly EnvironmentApply[]): string;
+  /** Where environment `name` writes its output. */
+  environment(name: string): EnvironmentSink;
+  /** Writes the last text (the table, the JSON object, or the summary event); returns the exit status. */
+  finish(results: readonly EnvironmentApply[]): 0 | 1;
 }
 
 export function allEnvsApplyOutput(
   format: ApplyFormat,
   cwd: string,
-  stdout: (text: string) => void,
+  write: (chunk: OutputChunk) => void,
 ): AllEnvsApplyOutput {
-  const gathered = new Map<string, string>();
+  const gathered = new Map<string, Readonly<Record<string, unknown>>>();
+  const stdout = (text: string): void => write({ to: 'stdout', text });
   return {
     environment(name) {
-      if (format === 'human') return undefined;
-      const write = format === 'json-stream' ? taggedLines(name, stdout) : gather(gathered, name);
+      const take = (chunk: OutputChunk): void => {
+        if (format === 'human' || chunk.to === 'stderr' || chunk.value === undefined) write(chunk);
+        else if (format === 'json') gathered.set(name, chunk.value);
+        else stdout(`${stringifyJson(tagEvent(chunk.value, name))}\n`);
+      };
       return {
-        write,
+        write: (chunks) => {
+          for (const chunk of chunks) take(chunk);
+        },
         failed(message) {
           for (const chunk of noPlanOutput(message, [], { format, cwd }))
-            if (chunk.to === 'stdout') write(chunk.text);
+            if (chunk.to === 'stdout') take(chunk);
         },
       };
     },
     finish(results) {
-      if (format === 'human') return `\n${renderEnvironmentApplies(results)}`;
       const summary = summaryOf(results);
-      if (format === 'json-stream')
-        return `${stringifyJson({ format_version: ALL_ENVS_APPLY_FORMAT_VERSION, type: 'environments_summary', ...summary })}\n`;
-      const environments: Record<string, unknown> = {};
-      for (const { name } of results) {
-        const text = gathered.get(name);
-        if (text !== undefined && text.trim() !== '') environments[name] = parseJson(text);
+      if (format === 'human') stdout(`\n${renderEnvironmentApplies(results)}`);
+      else if (format === 'json-stream')
+        stdout(
+          `${stringifyJson({ format_version: ALL_ENVS_APPLY_FORMAT_VERSION, type: 'environments_summary', ...summary })}\n`,
+        );
+      else {
+        const environments: Record<string, unknown> = {};
+        for (const { name } of results) {
+          const value = gathered.get(name);
+          if (value !== undefined) environments[name] = value;
+        }
+        const value = { format_version: ALL_ENVS_APPLY_FORMAT_VERSION, environments, summary };
+        stdout(`${stringifyJsonPretty(value)}\n`);
       }
-      const value = { format_version: ALL_ENVS_APPLY_FORMAT_VERSION, environments, summary };
-      return `${stringifyJsonPretty(value)}\n`;
+      return summary.exit_code;
     },
   };
 }
 
-function gather(gathered: Map<string, string>, name: string): (text: string) => void {
-  return (text) => gathered.set(name, (gathered.get(name) ?? '') + text);
-}
-
-/** Writes whole lines of an environment's stream to `out`, each tagged (a partial line waits). */
-function taggedLines(environment: string, out: (text: string) => void): (text: string) => void {
-  let pending = '';
-  return (text) => {
-    pending += text;
-    const end = pending.lastIndexOf('\n');
-    if (end < 0) return;
-    const lines = pending.slice(0, end).split('\n');
-    pending = pending.slice(end + 1);
-    out(lines.map((line) => `${tagEvent(line, environment)}\n`).join(''));
-  };
-}
-
-/** An event line with `"environment": NAME` after its `format_version` and `type`. */
-function tagEvent(line: string, environment: string): string {
-  const event = parseJson(line);
-  if (!isRecord(event)) return line;
+/** An event with `"environment": NAME` after its `format_version` and `type`. */
+function tagEvent(event: Readonly<Record<string, unknown>>, environment: string): Record<string, unknown> {
   const { format_version: version, type, ...rest } = event;
-  return stringifyJson({ format_version: version, type, environment, ...rest });
+  return { format_version: version, type, environment, ...rest };
 }
 
 function summaryOf(results: readonly EnvironmentApply[]) {
@@ -99,7 +92,7 @@ function summaryOf(results: readonly EnvironmentApply[]) {
     failed: count('failed'),
     interrupted: count('interrupted'),
     skipped: count('skipped'),
-    exit_code: results.every((r) => r.status === 'applied') ? 0 : 1,
+    exit_code: results.every((r) => r.status === 'applied') ? (0 as const) : (1 as const),
   };
 }
 

@@ -10,10 +10,11 @@ import {
   wordsReplacedMessage,
 } from './apply.js';
 import {
+  type ApplyStreamEvent,
   appliedSummary,
   emptySummary,
   noPlanEvents,
-  renderStreamEvent,
+  streamEventJson,
   streamEventOf,
 } from './apply-stream.js';
 import { countOf } from './count.js';
@@ -29,6 +30,11 @@ export type ApplyFormat = 'human' | 'json' | 'json-stream';
 export interface OutputChunk {
   readonly to: 'stdout' | 'stderr';
   readonly text: string;
+  /**
+   * The JSON object the text is (`--json`'s object, a `--json-stream` event), for whoever gathers
+   * them (`apply --all-envs`) instead of parsing the text again; absent for other text.
+   */
+  readonly value?: Readonly<Record<string, unknown>>;
 }
 
 export interface ApplyOutputOptions {
@@ -64,7 +70,7 @@ export function savedPlanApproval(
 
 /** A call's `--json-stream` event as it happens; nothing in the other formats (built only for the stream). */
 export function callEventOutput(event: CallsEvent, o: Pick<ApplyOutputOptions, 'format'>): OutputChunk[] {
-  return o.format === 'json-stream' ? [{ to: 'stdout', text: renderStreamEvent(streamEventOf(event)) }] : [];
+  return o.format === 'json-stream' ? [streamChunk(streamEventOf(event))] : [];
 }
 
 /** The plan about to be applied: its warnings, then the plan (human) or the stream's `plan` event. */
@@ -82,7 +88,7 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
       calls: r.plan.calls.length,
       summary: r.plan.summary,
     } as const;
-    chunks.push({ to: 'stdout', text: renderStreamEvent(event) });
+    chunks.push(streamChunk(event));
   }
   return chunks;
 }
@@ -97,19 +103,10 @@ export function noPlanOutput(
   diagnostics: readonly Diagnostic[],
   o: Pick<ApplyOutputOptions, 'format' | 'cwd'>,
 ): OutputChunk[] {
-  if (o.format === 'json-stream')
-    return noPlanEvents(headline, diagnostics, o.cwd).map((e) => ({
-      to: 'stdout',
-      text: renderStreamEvent(e),
-    }));
+  if (o.format === 'json-stream') return noPlanEvents(headline, diagnostics, o.cwd).map(streamChunk);
   if (o.format === 'json') {
     const extra = { outcomes: [], converged: false };
-    return [
-      {
-        to: 'stdout',
-        text: `${stringifyJsonPretty(failureToJson(headline, diagnostics, { cwd: o.cwd, extra }))}\n`,
-      },
-    ];
+    return [jsonChunk(failureToJson(headline, diagnostics, { cwd: o.cwd, extra }))];
   }
   return [];
 }
@@ -170,12 +167,22 @@ function diagnosticChunks(diagnostics: readonly Diagnostic[], o: ApplyOutputOpti
 function machineOutput(
   o: ApplyOutputOptions,
   json: () => Record<string, unknown>,
-  summary: () => Parameters<typeof renderStreamEvent>[0],
+  summary: () => ApplyStreamEvent,
 ): OutputChunk[] {
-  if (o.format === 'json')
-    return [{ to: 'stdout', text: `${stringifyJsonPretty({ format_version: 1, ...json() })}\n` }];
-  if (o.format === 'json-stream') return [{ to: 'stdout', text: renderStreamEvent(summary()) }];
+  if (o.format === 'json') return [jsonChunk({ format_version: 1, ...json() })];
+  if (o.format === 'json-stream') return [streamChunk(summary())];
   return [];
+}
+
+/** `--json`'s object on stdout, indented. */
+function jsonChunk(value: Readonly<Record<string, unknown>>): OutputChunk {
+  return { to: 'stdout', text: `${stringifyJsonPretty(value)}\n`, value };
+}
+
+/** A `--json-stream` event: its line on stdout. */
+function streamChunk(event: ApplyStreamEvent): OutputChunk {
+  const value = streamEventJson(event);
+  return { to: 'stdout', text: `${JSON.stringify(value)}\n`, value };
 }
 
 /** `plan is stale`: what changed, and how a plan made now would differ; nothing was written. */

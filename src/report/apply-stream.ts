@@ -98,9 +98,9 @@ export function noPlanEvents(
   ];
 }
 
-/** One event as its line of the stream. */
-export function renderStreamEvent(event: ApplyStreamEvent): string {
-  return `${JSON.stringify({ format_version: APPLY_STREAM_FORMAT_VERSION, ...event })}\n`;
+/** One event as the object its line of the stream is. */
+export function streamEventJson(event: ApplyStreamEvent): Readonly<Record<string, unknown>> {
+  return { format_version: APPLY_STREAM_FORMAT_VERSION, ...event };
 }
 
 /**
