@@ -4,12 +4,11 @@ import { GuidectlError, UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
-  type ApplySource,
   applyRun,
-  checkSavedTarget,
+  applySourceOf,
+  checkSourceTarget,
   type Reviewed,
   type SplitPaths,
-  savedPlanSource,
   splitSavedPlans,
 } from '../reconcile/index.js';
 import {
@@ -24,7 +23,7 @@ import {
   savedPlanApproval,
 } from '../report/apply-output.js';
 import { environmentHeading } from '../report/envs.js';
-import { describeTarget, identifyTarget, type Target } from '../target/index.js';
+import { describeTarget, identifyTarget } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session } from './apply-calls.js';
 import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
@@ -69,14 +68,10 @@ export function registerApplyCommand(program: Command, ctx: CommandContext): voi
 async function applyOnce(
   ctx: CommandContext,
   args: readonly string[],
-  { savedPlans, paths }: SplitPaths,
+  split: SplitPaths,
   options: ApplyOptions,
   how: { readonly load?: LoadFiles; readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
 ): Promise<void> {
-  if (savedPlans.length > 1) {
-    throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
-  }
-  const [savedPlan] = savedPlans;
   const format = applyFormatOf(options);
   // With --json, a plan that cannot be made is one JSON object with the diagnostics on stdout;
   // with --json-stream, a `diagnostics` event and the summary.
@@ -85,17 +80,8 @@ async function applyOnce(
     write(noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
   const load = (p: readonly string[], env?: string) =>
     loadFiles(ctx, p, onFailure, options.env ?? env, how.load);
-  const source: ApplySource | undefined =
-    savedPlan === undefined
-      ? await load(paths).then((files) => files && { kind: 'files', files })
-      : await savedPlanSource(
-          savedPlan,
-          paths,
-          ctx.io.cwd,
-          load,
-          (line) => ctx.io.stderr.write(`guidectl: ${line}\n`),
-          options.env,
-        );
+  const notice = (line: string) => ctx.io.stderr.write(`guidectl: ${line}\n`);
+  const source = await applySourceOf(split, ctx.io.cwd, load, notice, options.env);
   if (source === undefined) return;
   const environment = source.files?.environment;
   const stopper = writeAwareStopper(ctx.io.stopSignal, ctx.io.abandonSignal);
@@ -145,16 +131,11 @@ async function applyOnce(
       signal: stopper.signal,
       lock,
       ...(environment === undefined ? {} : { environment }),
-      // Before the target is opened: a refused plan makes no local database and takes no lock.
-      ...(source.kind === 'saved'
-        ? {
-            beforeOpen: (target: Target) =>
-              checkSavedTarget(source.saved, source.file, {
-                description: describeTarget(target, ctx.io.cwd),
-                identity: identifyTarget(target),
-              }),
-          }
-        : {}),
+      beforeOpen: (target) =>
+        checkSourceTarget(source, {
+          description: describeTarget(target, ctx.io.cwd),
+          identity: identifyTarget(target),
+        }),
     },
   );
 }

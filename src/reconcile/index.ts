@@ -33,8 +33,10 @@ export {
   planRun,
 } from './plan-run.js';
 export {
+  applySourceOf,
   checkSavedEnvironment,
   checkSavedTarget,
+  checkSourceTarget,
   isSavedPlanFile,
   readSavedPlan,
   recordedPath,

@@ -175,6 +175,27 @@ export async function savedPlanSource(
   return { kind: 'saved', saved, file, files, paths: checked };
 }
 
+/**
+ * What `apply` makes its calls from, given its paths split by content: the files, or the one saved
+ * plan among them with the files to check it against (see {@link savedPlanSource}); more than one
+ * saved plan is a usage error. Undefined when the files have errors (`load` has reported them).
+ */
+export async function applySourceOf(
+  { savedPlans, paths }: SplitPaths,
+  cwd: string,
+  load: (paths: readonly string[], environment?: string) => Promise<LoadedFiles | undefined>,
+  notice: (line: string) => void,
+  environment?: string,
+): Promise<ApplySource | undefined> {
+  if (savedPlans.length > 1) {
+    throw new UsageError(`give one saved plan, not ${savedPlans.length} (${savedPlans.join(', ')})`);
+  }
+  const [savedPlan] = savedPlans;
+  if (savedPlan !== undefined) return savedPlanSource(savedPlan, paths, cwd, load, notice, environment);
+  const files = await load(paths);
+  return files && { kind: 'files', files };
+}
+
 /** A word as a shell reads it: as is when plain, else in single quotes. */
 function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
@@ -264,4 +285,13 @@ export function checkSavedTarget(saved: SavedPlan, file: string, target: TargetN
   throw new UsageError(
     `${file} was made for environment ${made.name} against ${made.target}; the target now is ${target.description}${why}Nothing was changed: plan again for this target`,
   );
+}
+
+/**
+ * Checks the target of an apply once it is resolved, before it is opened: a saved plan is refused
+ * against another account (see {@link checkSavedTarget}), so that a refused plan makes no local
+ * database and takes no lock; files are planned for whatever target they name.
+ */
+export function checkSourceTarget(source: ApplySource, target: TargetNow): void {
+  if (source.kind === 'saved') checkSavedTarget(source.saved, source.file, target);
 }
