@@ -39,6 +39,7 @@ export {
   checkSourceTarget,
   isSavedPlanFile,
   readSavedPlan,
+  readSavedPlanToShow,
   recordedPath,
   refuseSavedPlans,
   type SplitPaths,

@@ -127,6 +127,27 @@ export async function readSavedPlan(file: string, shown: string): Promise<SavedP
   return decodeSavedPlan(value, shown);
 }
 
+/**
+ * `show PLAN.json`: the saved plan `file` names (relative to `cwd`), after the checks `apply` makes
+ * of the file itself (kind, version, plan id) and, with `environment` (`--env`), of the
+ * environment it was made for. A desired-state file is refused with the command that plans it.
+ */
+export async function readSavedPlanToShow(
+  cwd: string,
+  file: string,
+  environment?: string,
+): Promise<SavedPlan> {
+  const absolute = nodePath.resolve(cwd, file);
+  if (!(await isSavedPlanFile(absolute))) {
+    throw new UsageError(
+      `${JSON.stringify(file)} is not a saved plan (a desired-state file? see its plan with guidectl plan ${file}); make a saved plan with guidectl plan PATH… --out FILE.json`,
+    );
+  }
+  const saved = await readSavedPlan(absolute, file);
+  checkSavedEnvironment(saved, file, environment);
+  return saved;
+}
+
 /** A path as a saved plan records it: relative to the working directory when inside it, with `/`. */
 export function recordedPath(cwd: string, path: string): string {
   const absolute = nodePath.resolve(cwd, path);

@@ -5,7 +5,8 @@ import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
 import { countOf } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
-import { escapeControlsKeepingLines } from './escape.js';
+import { environmentHeading } from './envs.js';
+import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from './markdown.js';
 import { guardMessage, type PlanExtras, planToJson, renderPlan } from './plan.js';
 
@@ -74,6 +75,29 @@ export function savedPlanNotice(format: PlanFormat, out: string): OutputChunk {
   return format === 'human'
     ? { to: 'stdout', text: `\n${saved}` }
     : { to: 'stderr', text: `guidectl: ${saved}` };
+}
+
+/**
+ * `show PLAN.json`: a saved plan as `plan` printed it; in human text under its environment's
+ * heading, with a last line naming the files it was made from and the command that applies it.
+ */
+export function formatSavedPlan(
+  format: PlanFormat,
+  saved: {
+    readonly planId: string;
+    readonly plan: Plan;
+    readonly paths: readonly string[];
+    readonly environment?: { readonly name: string; readonly target: string };
+  },
+  file: string,
+  color: boolean,
+): string {
+  const text = formatPlan(format, saved.plan, { planId: saved.planId, color });
+  if (format !== 'human') return text;
+  const made = saved.environment;
+  const heading = made === undefined ? '' : environmentHeading(made.name, made.target);
+  const from = escapeControls(saved.paths.join(', ') || '(no paths)');
+  return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(file)}\n`;
 }
 
 /** What `plan`'s exit status answers: refused by a guard, drift, or changes pending. */
