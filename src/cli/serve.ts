@@ -103,26 +103,14 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   // SIGINT/SIGTERM: stop accepting calls, finish those in flight, then exit.
   io.catchSignals?.();
   const { startServe } = await import('../service/index.js');
+  // The service's settings, and the other flags as startServe takes them.
+  const { tokenTtl, sensitiveWords, invites, maxGuides, faults, ...flags } = options;
   const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
   const serve = await startServe({
-    db: options.db,
-    durability: options.durability,
-    host: options.host,
-    port: options.port,
-    ...(options.appid === undefined ? {} : { appid: options.appid }),
+    ...flags,
     ...(secret === undefined ? {} : { secret }),
-    faults: options.faults.spec,
-    simulation: options.simulation,
-    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
-    ...(options.maxConnectionsPerAddress === undefined
-      ? {}
-      : { maxConnectionsPerAddress: options.maxConnectionsPerAddress }),
-    settings: {
-      tokenTtl: options.tokenTtl,
-      sensitiveWords: options.sensitiveWords,
-      invites: options.invites,
-      maxGuides: options.maxGuides,
-    },
+    faults: faults.spec,
+    settings: { tokenTtl, sensitiveWords, invites, maxGuides },
     cwd: io.cwd,
     self: thisProcess(),
     log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
