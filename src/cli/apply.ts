@@ -26,7 +26,7 @@ import { environmentHeading } from '../report/envs.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session } from './apply-calls.js';
-import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
+import { type GuardOptions, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, useColor, writeChunks } from './output.js';
 import {
@@ -107,11 +107,7 @@ async function applyOnce(
         ctx.io.stdout.write(environmentHeading(environment.name, where));
       const session: Session = { client, events, stopper };
       const deps = { ...applyDeps(ctx, session, { ...output, write }, options), target: identity };
-      const run = await applyRun(source, deps, {
-        ...guardFlags(options),
-        ...(options.planId === undefined ? {} : { planId: options.planId }),
-        verify: options.verify,
-      });
+      const run = await applyRun(source, deps, options);
       const { chunks, exit } = applyRunOutput(
         run,
         output,

@@ -1,8 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
-import type { GuardFlags } from '../plan/index.js';
 
-/** Options of the deletion guards, shared by plan and apply. */
+/** Options of the deletion guards, shared by plan and apply: the use cases' `GuardFlags`. */
 export interface GuardOptions {
   allowDelete: Partial<Record<DeleteKind, number>>;
   maxDeletes: Partial<Record<DeleteKind, number>>;
@@ -33,14 +32,6 @@ export function guardOptions(command: Command): Command {
       'the deletion guard: largest share of the live count a plan may delete, 0.25 or 25% (overrides safety.max_delete_share) (default: 25%)',
       parseShare,
     );
-}
-
-export function guardFlags(options: GuardOptions): GuardFlags {
-  return {
-    allowDelete: options.allowDelete,
-    maxDeletes: options.maxDeletes,
-    ...(options.maxDeleteShare === undefined ? {} : { maxDeleteShare: options.maxDeleteShare }),
-  };
 }
 
 /** Parses `guides=12` (or `guides=12,groups=2`) into counts by kind, merged with earlier ones. */

@@ -4,7 +4,7 @@ import { liveSourceOf, planAllEnvironments, planRun } from '../reconcile/index.j
 import { renderAllEnvs } from '../report/all-envs.js';
 import type { PlanFormat } from '../report/plan-output.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
-import { type GuardOptions, guardFlags } from './guard-flags.js';
+import type { GuardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { printDiagnostics, useColor } from './output.js';
 import { reportInvalidPlan, type TargetOptions, withClient } from './session.js';
@@ -38,11 +38,7 @@ export async function planAllEnvs(
         async (client, _events, target) => ({
           target: describeTarget(target, io.cwd),
           // Plan mode is handed only the read calls: it has no way to write.
-          run: await planRun(
-            files,
-            liveSourceOf(readOnlyClient(client), identifyTarget(target)),
-            guardFlags(options),
-          ),
+          run: await planRun(files, liveSourceOf(readOnlyClient(client), identifyTarget(target)), options),
         }),
         files.environment === undefined ? {} : { environment: files.environment },
       ),

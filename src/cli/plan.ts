@@ -13,7 +13,7 @@ import {
 } from '../report/plan-output.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
 import { chooseFormat, type FormatFlags, formatOptions } from './format-flags.js';
-import { type GuardOptions, guardFlags, guardOptions } from './guard-flags.js';
+import { type GuardOptions, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
 import { planAllEnvs } from './plan-all-envs.js';
@@ -93,7 +93,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             // Plan mode is handed only the read calls: it has no way to write.
             const reader = readOnlyClient(client);
             const read = (scope: LiveReadScope) => readLive(ctx, reader, scope);
-            const run = await planRun(files, { read, target: identifyTarget(target) }, guardFlags(options));
+            const run = await planRun(files, { read, target: identifyTarget(target) }, options);
             if (run.status === 'invalid')
               return reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
             printDiagnostics(ctx, run.diagnostics, files.sources);
