@@ -36,7 +36,6 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     how: { readonly load: LoadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
   ) => Promise<void>,
 ): Promise<void> {
-  if (options.env !== undefined) throw new UsageError('--all-envs and --env choose differently; give one');
   const split = await splitSavedPlans(ctx.io.cwd, args);
   const { savedPlans, paths } = split;
   if (savedPlans.length > 0)

@@ -37,7 +37,7 @@ import {
   type TargetOptions,
   withClient,
 } from './session.js';
-import { envOption, targetOptions, wholeNumber } from './target-flags.js';
+import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, GuardOptions {
   lockTimeout: number;
@@ -59,7 +59,7 @@ interface ApplyOptions extends TargetOptions, GuardOptions {
 export function registerApplyCommand(program: Command, ctx: CommandContext): void {
   applyOptions(program).action(async (args: string[], options: ApplyOptions) => {
     checkFlags(options);
-    if (options.allEnvs === true) await applyAllEnvs(ctx, args, options, applyOnce);
+    if (allEnvsChosen(options)) await applyAllEnvs(ctx, args, options, applyOnce);
     else await applyOnce(ctx, args, await splitSavedPlans(ctx.io.cwd, args), options);
   });
 }

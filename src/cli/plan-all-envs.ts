@@ -24,7 +24,6 @@ export async function planAllEnvs(
   options: AllEnvsOptions,
   format: PlanFormat,
 ): Promise<void> {
-  if (options.env !== undefined) throw new UsageError('--all-envs and --env choose differently; give one');
   if (options.out !== undefined)
     throw new UsageError('--out saves one plan; it is not taken with --all-envs');
   const { io } = ctx;

@@ -18,7 +18,7 @@ import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
 import { planAllEnvs } from './plan-all-envs.js';
 import { loadFiles, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
-import { envOption, targetOptions, wholeNumber } from './target-flags.js';
+import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
 
 interface PlanOptions extends TargetOptions, GuardOptions, FormatFlags {
   detailedExitcode: boolean;
@@ -65,7 +65,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           '--detailed-exitcode and --expect-no-changes ask for different exit codes; give one',
         );
       }
-      if (options.allEnvs === true) {
+      if (allEnvsChosen(options)) {
         await refuseSavedPlans(ctx.io.cwd, paths);
         return planAllEnvs(ctx, paths, options, format);
       }

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { UsageError } from '../core/errors.js';
 
 /**
  * The parser of every whole-number flag: `flag` takes a whole number from `min` to `max` (no
@@ -48,6 +49,13 @@ export function envOption(command: Command): Command {
     '--env <name>',
     'the environment of the files (their "environments:") to plan, against its target; required when they declare environments',
   );
+}
+
+/** Whether `--all-envs` was given (plan, apply); with `--env` too, a usage error: they choose differently. */
+export function allEnvsChosen(options: { readonly allEnvs?: boolean; readonly env?: string }): boolean {
+  if (options.allEnvs === true && options.env !== undefined)
+    throw new UsageError('--all-envs and --env choose differently; give one');
+  return options.allEnvs === true;
 }
 
 function seconds(flag: string): (value: string) => number {
