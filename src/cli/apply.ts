@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { writeAwareStopper } from '../apply/index.js';
-import { GuidectlError, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
@@ -108,7 +108,7 @@ async function applyOnce(
       const session: Session = { client, events, stopper };
       const deps = { ...applyDeps(ctx, session, { ...output, write }, options), target: identity };
       const run = await applyRun(source, deps, options);
-      const { chunks, exit } = applyRunOutput(
+      const { chunks, exit, bug } = applyRunOutput(
         run,
         output,
         source.kind === 'saved' ? source.saved.planId : '',
@@ -116,12 +116,7 @@ async function applyOnce(
       write(chunks);
       if (exit !== undefined) ctx.setExit(exit);
       // A bug keeps its stack trace (runProgram prints it); a known failure was one line above.
-      if (
-        run.status === 'applied' &&
-        run.checkError !== undefined &&
-        !(run.checkError instanceof GuidectlError)
-      )
-        throw run.checkError;
+      if (bug !== undefined) throw bug;
     },
     {
       signal: stopper.signal,

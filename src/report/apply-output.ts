@@ -113,13 +113,14 @@ export function noPlanOutput(
 
 /**
  * What apply prints at the end of a run, in order, and its exit status. `savedPlanId` names a
- * saved plan refused before it was reviewed.
+ * saved plan refused before it was reviewed. `bug`: the check's failure when it is not a
+ * `GuidectlError`, for the caller to throw once the report is out, so that it keeps its stack trace.
  */
 export function applyRunOutput(
   run: ApplyRun,
   o: ApplyOutputOptions,
   savedPlanId = '',
-): { readonly chunks: OutputChunk[]; readonly exit: 0 | 1 | undefined } {
+): { readonly chunks: OutputChunk[]; readonly exit: 0 | 1 | undefined; readonly bug?: unknown } {
   switch (run.status) {
     case 'invalid':
       return {
@@ -271,9 +272,12 @@ function cancelledOutput(
 /**
  * The report of the calls, whatever failed after them, then the check's failure if any. A check
  * that failed for a reason other than a `GuidectlError` is a bug: its line is left to the caller,
- * which throws it (with its stack trace) once the report is out.
+ * which throws it (`bug`, with its stack trace) once the report is out.
  */
-function appliedOutput(run: Applied, o: ApplyOutputOptions): { chunks: OutputChunk[]; exit: 0 | 1 } {
+function appliedOutput(
+  run: Applied,
+  o: ApplyOutputOptions,
+): { chunks: OutputChunk[]; exit: 0 | 1; bug?: unknown } {
   const chunks: OutputChunk[] = [];
   if (run.drift?.wordsReplaced !== undefined)
     chunks.push({ to: 'stderr', text: `guidectl: ${wordsReplacedMessage(run.drift.wordsReplaced.lost)}\n` });
@@ -294,5 +298,6 @@ function appliedOutput(run: Applied, o: ApplyOutputOptions): { chunks: OutputChu
       to: 'stderr',
       text: `guidectl: the check after the writes failed: ${escapeControls(checkMessage ?? '')}; the report above stands — run guidectl plan to see what is left\n`,
     });
+  else if (run.checkError !== undefined) return { chunks, exit, bug: run.checkError };
   return { chunks, exit };
 }

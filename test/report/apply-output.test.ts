@@ -74,6 +74,14 @@ describe('applyRunOutput', () => {
     expect(chunks.map((c) => c.text).join('')).not.toContain('x is undefined');
   });
 
+  it('hands a check that failed by a bug to the caller to throw; a known failure, or none, is no bug', () => {
+    const error = new TypeError('x is undefined');
+    expect(applyRunOutput(applied({ converged: false, checkError: error }), options('json')).bug).toBe(error);
+    const known = applied({ converged: false, checkError: new UsageError('the read timed out') });
+    expect(applyRunOutput(known, options('human'))).not.toHaveProperty('bug');
+    expect(applyRunOutput(applied(), options('human'))).not.toHaveProperty('bug');
+  });
+
   it('--json: one object with format_version, outcomes and converged; --json-stream: the summary event', () => {
     const json = applyRunOutput(applied(), options('json'));
     expect(json.chunks).toHaveLength(1);
