@@ -23,7 +23,7 @@ import {
   savedPlanApproval,
 } from '../report/apply-output.js';
 import { environmentHeading } from '../report/envs.js';
-import { describeTarget, identifyTarget } from '../target/index.js';
+import { targetNow } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session } from './apply-calls.js';
 import { type GuardOptions, guardOptions } from './guard-flags.js';
@@ -101,12 +101,11 @@ async function applyOnce(
     ctx,
     options,
     async (client, events, target) => {
-      const where = describeTarget(target, ctx.io.cwd);
-      const identity = identifyTarget(target);
+      const now = targetNow(target, ctx.io.cwd);
       if (environment !== undefined && format === 'human')
-        ctx.io.stdout.write(environmentHeading(environment.name, where));
+        ctx.io.stdout.write(environmentHeading(environment.name, now.description));
       const session: Session = { client, events, stopper };
-      const deps = { ...applyDeps(ctx, session, { ...output, write }, options), target: identity };
+      const deps = { ...applyDeps(ctx, session, { ...output, write }, options), target: now.identity };
       const run = await applyRun(source, deps, options);
       const { chunks, exit, bug } = applyRunOutput(
         run,
@@ -122,11 +121,7 @@ async function applyOnce(
       signal: stopper.signal,
       lock,
       ...(environment === undefined ? {} : { environment }),
-      beforeOpen: (target) =>
-        checkSourceTarget(source, {
-          description: describeTarget(target, ctx.io.cwd),
-          identity: identifyTarget(target),
-        }),
+      beforeOpen: (target) => checkSourceTarget(source, targetNow(target, ctx.io.cwd)),
     },
   );
 }

@@ -11,7 +11,7 @@ import {
   planVerdict,
   savedPlanNotice,
 } from '../report/plan-output.js';
-import { describeTarget, identifyTarget } from '../target/index.js';
+import { targetNow } from '../target/index.js';
 import { chooseFormat, type FormatFlags, formatOptions } from './format-flags.js';
 import { type GuardOptions, guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
@@ -87,13 +87,13 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           ctx,
           options,
           async (client, _events, target) => {
-            const where = describeTarget(target, ctx.io.cwd);
+            const { description: where, identity } = targetNow(target, ctx.io.cwd);
             if (environment !== undefined && format === 'human')
               ctx.io.stdout.write(environmentHeading(environment.name, where));
             // Plan mode is handed only the read calls: it has no way to write.
             const reader = readOnlyClient(client);
             const read = (scope: LiveReadScope) => readLive(ctx, reader, scope);
-            const run = await planRun(files, { read, target: identifyTarget(target) }, options);
+            const run = await planRun(files, { read, target: identity }, options);
             if (run.status === 'invalid')
               return reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
             printDiagnostics(ctx, run.diagnostics, files.sources);

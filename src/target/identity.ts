@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseBaseUrl } from '../client/base-url.js';
 import type { TargetIdentity } from '../core/target-identity.js';
+import { describeTarget } from './environment.js';
 import type { Target } from './resolve.js';
 
 /** The digest of an appid a saved plan records: its account, without the appid itself. */
@@ -28,4 +29,15 @@ export function identifyTarget(target: Target): TargetIdentity {
     baseUrl: normaliseBaseUrl(target.baseUrl),
     ...('appid' in auth ? { appidDigest: appidDigest(auth.appid) } : {}),
   };
+}
+
+/**
+ * The target in words for messages (`describeTarget`, paths relative to `cwd`) and which account
+ * it is (`identifyTarget`): what a saved plan records of its target and is checked against.
+ */
+export function targetNow(
+  target: Target,
+  cwd: string,
+): { readonly description: string; readonly identity: TargetIdentity } {
+  return { description: describeTarget(target, cwd), identity: identifyTarget(target) };
 }

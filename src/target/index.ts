@@ -6,7 +6,7 @@
  */
 export { type TargetRequest, withTarget } from './connect.js';
 export { describeTarget, resolveEnvironmentTarget } from './environment.js';
-export { identifyTarget } from './identity.js';
+export { identifyTarget, targetNow } from './identity.js';
 export {
   type OpenTarget,
   openTarget,

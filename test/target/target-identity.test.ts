@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialVariables } from '../../src/core/credential-variables.js';
 import { compareTargets } from '../../src/core/target-identity.js';
-import { identifyTarget } from '../../src/target/index.js';
+import { identifyTarget, targetNow } from '../../src/target/index.js';
 
 const remote = (baseUrl: string, auth: { accessToken: string } | { appid: string; secret: string }) =>
   identifyTarget({
@@ -47,5 +47,12 @@ describe('which account a target is', () => {
     expect(compareTargets(db, { kind: 'embedded', database: '/w/.guidectl/production.db' })).toBe('database');
     expect(compareTargets(db, remote('https://api.example.com', { accessToken: 't' }))).toBe('kind');
     expect(compareTargets(remote('https://api.example.com', { accessToken: 't' }), db)).toBe('kind');
+  });
+
+  it('targetNow: the target in words, paths relative to the folder, and which account it is', () => {
+    expect(targetNow({ kind: 'embedded', dbFile: '/w/.guidectl/qa.db', defaulted: false }, '/w')).toEqual({
+      description: 'local database .guidectl/qa.db',
+      identity: { kind: 'embedded', database: '/w/.guidectl/qa.db' },
+    });
   });
 });
