@@ -35,11 +35,8 @@ export async function makeCalls(
 ): Promise<ApplyResult> {
   const { io } = ctx;
   session.stopper.writing(true);
-  const progress = createProgress(io, 'Applying');
   // Retries: counted on the progress line (the confirming reads' too), streamed for plan calls.
-  const unlisten = session.events.listen((event) => {
-    if (event.type === 'retry') progress.retried(event.callId);
-  });
+  const progress = createProgress(io, 'Applying', session.events);
   let finished = 0;
   try {
     return await runCalls(session.client, plan, {
@@ -58,7 +55,6 @@ export async function makeCalls(
       },
     });
   } finally {
-    unlisten();
     progress.finish();
     session.stopper.writing(false);
   }

@@ -1,4 +1,5 @@
 import { renderProgressLine } from '../report/progress.js';
+import type { ClientEvents } from '../target/index.js';
 import type { CliIo } from './io.js';
 
 /** The state of long work, shown on stderr while it lasts. */
@@ -31,9 +32,9 @@ function defaultEvery(ms: number, fn: () => void): () => void {
 /**
  * Progress of long work on stderr (`renderProgressLine`). On a terminal, one line redrawn in place
  * once the work has taken a couple of seconds; without one, a plain line every ten seconds (as Terraform's "Still creating… [10s elapsed]"), nothing
- * before: short work prints nothing.
+ * before: short work prints nothing. With `events`, the client's retries are counted until `finish`.
  */
-export function createProgress(io: CliIo, label: string): Progress {
+export function createProgress(io: CliIo, label: string, events?: ClientEvents): Progress {
   const now = io.now ?? Date.now;
   const tty = io.stderr.isTTY;
   const started = now();
@@ -64,6 +65,9 @@ export function createProgress(io: CliIo, label: string): Progress {
     if (drawn) io.stderr.write('\r\u001b[2K');
     drawn = false;
   };
+  const unlisten = events?.listen((event) => {
+    if (event.type === 'retry') retries.add(event.callId);
+  });
   const stopTimer = (io.every ?? defaultEvery)(tty ? TICK_TTY_MS : PLAIN_EVERY_MS, () => {
     if (finished) return;
     if (tty) draw(true);
@@ -87,6 +91,7 @@ export function createProgress(io: CliIo, label: string): Progress {
     },
     finish() {
       finished = true;
+      unlisten?.();
       stopTimer();
       clear();
     },

@@ -111,10 +111,7 @@ export async function readLive(
   scope: LiveReadScope,
   events?: ClientEvents,
 ): Promise<LiveState> {
-  const progress = createProgress(ctx.io, 'Reading');
-  const unlisten = events?.listen((event) => {
-    if (event.type === 'retry') progress.retried(event.callId);
-  });
+  const progress = createProgress(ctx.io, 'Reading', events);
   try {
     return await readLiveState(reader, scope, {
       onProgress: ({ done, known }) => progress.update(done, known),
@@ -124,7 +121,6 @@ export async function readLive(
     if (ctx.io.stopSignal.aborted) throw new InterruptedError('interrupted while reading the live state');
     throw error;
   } finally {
-    unlisten?.();
     progress.finish();
   }
 }

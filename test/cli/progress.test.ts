@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { createProgress, PLAIN_EVERY_MS } from '../../src/cli/progress.js';
+import type { ClientEvent } from '../../src/client/index.js';
+import type { ClientEvents } from '../../src/target/index.js';
 import { captureIo, guideEntries, useServiceTarget } from '../helpers/cli.js';
 
 /** A clock the test moves, and a timer the test fires: no test waits for real seconds. */
@@ -69,6 +71,35 @@ describe('progress on a terminal', () => {
     expect(io.err().endsWith('\r\u001b[2KReading: 5/10 calls, 3s elapsed, 1 retried')).toBe(true);
     progress.finish();
     expect(io.err().endsWith('\r\u001b[2K')).toBe(true);
+  });
+});
+
+describe("progress and the client's retries", () => {
+  it('counts each call retried once, until it is finished', () => {
+    const time = fakeTime();
+    const io = captureIo({}, '/', { now: time.now, every: time.every });
+    const listeners = new Set<(event: ClientEvent) => void>();
+    const events: ClientEvents = {
+      listen: (fn) => {
+        listeners.add(fn);
+        return () => listeners.delete(fn);
+      },
+    };
+    const retry = (callId: number): ClientEvent => ({
+      type: 'retry',
+      callId,
+      operation: 'getguideacctlist',
+      attempt: 1,
+      delayMs: 10,
+      reason: 'timeout',
+    });
+    const progress = createProgress(io, 'Reading', events);
+    for (const id of [1, 2, 2]) for (const fn of listeners) fn(retry(id));
+    time.advance(10_000);
+    time.tick();
+    expect(io.err()).toBe('Reading: 0/0 calls, 10s elapsed, 2 retried\n');
+    progress.finish();
+    expect(listeners.size).toBe(0);
   });
 });
 
