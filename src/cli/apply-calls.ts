@@ -1,5 +1,4 @@
-import type { ApplyResult } from '../apply/index.js';
-import { runCalls, type Stopper } from '../apply/index.js';
+import { type ApplyResult, runCalls, type Stopper } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
 import type { CallsEvent } from '../core/apply-run.js';
 import type { Plan } from '../core/plan.js';
