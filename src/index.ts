@@ -51,6 +51,8 @@ export {
   type ApplyRun,
   type ApplySource,
   applyRun,
+  applySourceOf,
+  checkSourceTarget,
   type LiveSource,
   type LoadedFiles,
   liveSourceOf,
@@ -59,6 +61,8 @@ export {
   planReadScope,
   planRun,
   type Reviewed,
+  type SplitPaths,
+  splitSavedPlans,
   type VerifyMode,
 } from './reconcile/index.js';
 export { renderDiagnostics } from './report/diagnostics.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { applySourceOf, checkSourceTarget, planRun } from '../../src/index.js';
 import type { LoadedFiles } from '../../src/reconcile/index.js';
-import { applySourceOf, checkSourceTarget, planRun, savePlanRun } from '../../src/reconcile/index.js';
+import { savePlanRun } from '../../src/reconcile/index.js';
 import { useWorkspace } from '../helpers/cli.js';
 import { desiredGuide, desiredState, liveState } from '../helpers/plan-builder.js';
 
