@@ -89,6 +89,7 @@ export {
   type TargetLock,
   type TargetRequest,
   type TargetSettings,
+  targetNow,
   targetRequestOf,
   withTarget,
 } from './target/index.js';
