@@ -41,6 +41,8 @@ export interface RunCallsOptions {
   readonly stopSignal: AbortSignal;
   /** The second stop: the calls in flight were abandoned (the client's signal aborted them). */
   readonly abandonSignal?: AbortSignal;
+  /** The client's stopper (see {@link writeAwareStopper}): marked writing while the calls run. */
+  readonly stopper?: Stopper;
   readonly onEvent: (event: CallsEvent) => void;
 }
 
@@ -54,13 +56,14 @@ export async function runCalls(
   plan: Plan,
   options: RunCallsOptions,
 ): Promise<ApplyResult> {
-  const { stopSignal, abandonSignal, onEvent } = options;
+  const { stopSignal, abandonSignal, stopper, onEvent } = options;
   const inFlight = new Set<number>();
   const abandoned = new Set<number>();
   const onStop = (): void => onEvent({ type: 'stop', inFlight: inFlight.size });
   const onAbandon = (): void => onEvent({ type: 'abandon', inFlight: inFlight.size });
   stopSignal.addEventListener('abort', onStop, { once: true });
   abandonSignal?.addEventListener('abort', onAbandon, { once: true });
+  stopper?.writing(true);
   try {
     const writer = clientWriter(client, onEvent, (index) => {
       if (abandonSignal?.aborted === true) abandoned.add(index);
@@ -90,6 +93,7 @@ export async function runCalls(
   } finally {
     stopSignal.removeEventListener('abort', onStop);
     abandonSignal?.removeEventListener('abort', onAbandon);
+    stopper?.writing(false);
   }
 }
 

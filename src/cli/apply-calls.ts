@@ -33,7 +33,6 @@ export async function makeCalls(
   onCall: (event: CallsEvent) => void,
 ): Promise<ApplyResult> {
   const { io } = ctx;
-  session.stopper.writing(true);
   // Retries: counted on the progress line (the confirming reads' too), streamed for plan calls.
   const progress = createProgress(io, 'Applying', session.events);
   let finished = 0;
@@ -42,6 +41,7 @@ export async function makeCalls(
       ...settings,
       stopSignal: io.stopSignal,
       ...(io.abandonSignal === undefined ? {} : { abandonSignal: io.abandonSignal }),
+      stopper: session.stopper,
       onEvent: (event) => {
         if (event.type === 'done' || event.type === 'failed') {
           finished++;
@@ -55,6 +55,5 @@ export async function makeCalls(
     });
   } finally {
     progress.finish();
-    session.stopper.writing(false);
   }
 }

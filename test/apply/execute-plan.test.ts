@@ -276,6 +276,28 @@ describe('runCalls', () => {
   });
 });
 
+describe('runCalls and the stopper', () => {
+  it('marks the stopper writing while the calls run: a stop reaches the client once they are done', async () => {
+    const plan = planOf(SMALL_SHOP);
+    const stop = new AbortController();
+    const stopper = writeAwareStopper(stop.signal);
+    let duringCalls: boolean | undefined;
+    await runCalls(client, plan, {
+      parallelism: 1,
+      continueOnError: false,
+      stopSignal: stop.signal,
+      stopper,
+      onEvent: (e) => {
+        if (e.type !== 'done' || e.index !== 0) return;
+        stop.abort();
+        duringCalls = stopper.signal.aborted;
+      },
+    });
+    expect(duringCalls).toBe(false);
+    expect(stopper.signal.aborted).toBe(true);
+  });
+});
+
 describe('writeAwareStopper', () => {
   it('passes a stop to the client at once while reading, after the writes while writing, and an abandon always', () => {
     const stop = new AbortController();
