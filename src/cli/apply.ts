@@ -4,6 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
+  type ApplyFlags,
   applyRun,
   applySourceOf,
   checkSourceTarget,
@@ -26,7 +27,7 @@ import { environmentHeading } from '../report/envs.js';
 import { targetNow } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session } from './apply-calls.js';
-import { type GuardOptions, guardOptions } from './guard-flags.js';
+import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, useColor, writeChunks } from './output.js';
 import {
@@ -39,14 +40,12 @@ import {
 } from './session.js';
 import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
 
-interface ApplyOptions extends TargetOptions, GuardOptions {
+interface ApplyOptions extends TargetOptions, ApplyFlags {
   lockTimeout: number;
   json: boolean;
   jsonStream: boolean;
   autoApprove: boolean;
   continueOnError: boolean;
-  planId?: string;
-  verify: 'targeted' | 'full';
   allEnvs?: boolean;
 }
 

@@ -1,14 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
 
-/** Options of the deletion guards, shared by plan and apply: the use cases' `GuardFlags`. */
-export interface GuardOptions {
-  allowDelete: Partial<Record<DeleteKind, number>>;
-  maxDeletes: Partial<Record<DeleteKind, number>>;
-  maxDeleteShare?: number;
-}
-
-/** Adds the deletion-guard flags. */
+/** Adds the deletion-guard flags, parsed as the use cases take them (`GuardFlags`). */
 export function guardOptions(command: Command): Command {
   return command
     .addOption(

@@ -1,15 +1,15 @@
 import { UsageError } from '../core/errors.js';
 import { readOnlyClient } from '../live/index.js';
+import type { GuardFlags } from '../plan/index.js';
 import { liveSourceOf, planAllEnvironments, planRun } from '../reconcile/index.js';
 import { renderAllEnvs } from '../report/all-envs.js';
 import type { PlanFormat } from '../report/plan-output.js';
 import { describeTarget, identifyTarget } from '../target/index.js';
-import type { GuardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { printDiagnostics, useColor } from './output.js';
 import { reportInvalidPlan, type TargetOptions, withClient } from './session.js';
 
-export interface AllEnvsOptions extends TargetOptions, GuardOptions {
+export interface AllEnvsOptions extends TargetOptions, GuardFlags {
   allEnvs?: boolean;
   envParallelism?: number;
   detailedExitcode: boolean;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
 import { readOnlyClient } from '../live/index.js';
+import type { GuardFlags } from '../plan/index.js';
 import { DEFAULT_ENV_PARALLELISM, planRun, refuseSavedPlans, savePlanRun } from '../reconcile/index.js';
 import { environmentHeading } from '../report/envs.js';
 import {
@@ -13,14 +14,14 @@ import {
 } from '../report/plan-output.js';
 import { targetNow } from '../target/index.js';
 import { chooseFormat, type FormatFlags, formatOptions } from './format-flags.js';
-import { type GuardOptions, guardOptions } from './guard-flags.js';
+import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
 import { planAllEnvs } from './plan-all-envs.js';
 import { loadFiles, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
 import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
 
-interface PlanOptions extends TargetOptions, GuardOptions, FormatFlags {
+interface PlanOptions extends TargetOptions, GuardFlags, FormatFlags {
   detailedExitcode: boolean;
   expectNoChanges: boolean;
   out?: string;
