@@ -276,15 +276,23 @@ export function protectedNamesToJson(names: ProtectedNames): Record<string, unkn
 }
 
 /**
- * The plan id: the SHA-256 of the canonical JSON of the calls, the sensitive-word semantics and
- * the {@link PlanBasis}, cut to 12 hex digits. Two plans with the same id make the same calls in
- * the same order with the same dependencies, were made from the same meaning of the files against
+ * The plan id: the SHA-256 of the canonical JSON of the calls, the sensitive-word semantics, the
+ * changes and unmanaged resources shown with them, and the {@link PlanBasis}, cut to 12 hex
+ * digits. Two plans with the same id make the same calls in the same order with the same
+ * dependencies, show the same changes (so a saved plan whose changes were edited to hide a call
+ * no longer has the id that was reviewed), were made from the same meaning of the files against
  * the same account as read, and are checked by apply with the same guard settings and protections
- * — and, for a plan of an environment, were made for the same environment and target.
+ * — and, for a plan of an environment, were made for the same environment and target. (The
+ * summary counts the changes and calls; a saved plan's is checked against them.)
  */
-export function planId(plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>, basis: PlanBasis): string {
+export function planId(
+  plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics' | 'changes' | 'unmanaged'>,
+  basis: PlanBasis,
+): string {
   const value = {
     calls: plan.calls.map(callForId),
+    changes: plan.changes,
+    unmanaged: plan.unmanaged,
     sensitive_word_semantics: plan.sensitiveWordSemantics,
     desired_digest: basis.desiredDigest,
     live_digest: basis.liveDigest,
@@ -300,7 +308,7 @@ export function planId(plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>, bas
           },
         }),
   };
-  return sha256OfCanonical('guidectl-plan-2\n', value).slice(0, PLAN_ID_LENGTH);
+  return sha256OfCanonical('guidectl-plan-3\n', value).slice(0, PLAN_ID_LENGTH);
 }
 
 /** The SHA-256 (hex) of the meaning of the desired state; see the module comment. */

@@ -35,7 +35,7 @@ import {
  * were reviewed, and to refuse when they are no longer right. It holds no token, secret or
  * credential — only the plan, digests, and where the files were.
  *
- * `format_version` 2, `kind` "guidectl-plan", then:
+ * `format_version` 3, `kind` "guidectl-plan", then:
  * - `plan_id`: the id of the calls, the semantics, the digests, the read scope, `safety`,
  *   `protect`, and the environment's name and `target_id` (checked on load: a file with any of
  *   these edited does not match it);
@@ -47,7 +47,8 @@ import {
  * - `safety`, `protect`: the deletion-guard settings and protections of the files, for apply to
  *   check with when the files are not at hand (when they are, apply takes them from the files);
  * - `sensitive_word_semantics`?, `summary`, `changes`, `calls`, `unmanaged`: as `plan --json`;
- *   `summary`, `changes` and `unmanaged` are shown, never acted on;
+ *   `summary`, `changes` and `unmanaged` are shown, never acted on, and covered by the plan id
+ *   (the summary by counting the changes and calls), so that what is shown is what is applied;
  * - `live_fingerprints`: a short hash per live resource, to say what changed when stale.
  *
  * It holds no deletion-guard result nor acknowledgement: apply checks the guards itself, with the
@@ -57,10 +58,12 @@ export const SAVED_PLAN_KIND = 'guidectl-plan';
 
 /**
  * The saved plan's `format_version`: raised when a field changes meaning or goes away. 2: the plan
- * id covers the environment, which records its target's identity (`target_id`). Files of version
- * 1 without an environment mean the same in 2 and are still read.
+ * id covers the environment, which records its target's identity (`target_id`). 3: the plan id
+ * covers the changes and unmanaged resources shown with the calls. Files of versions 1 and 2 are
+ * refused: their changes could be edited without changing their id, so what `show` printed of
+ * them need not be what `apply` would do.
  */
-export const SAVED_PLAN_FORMAT_VERSION = 2;
+export const SAVED_PLAN_FORMAT_VERSION = 3;
 
 /**
  * The environment a saved plan was made for (`plan --env NAME --out FILE`): its target in words
@@ -129,12 +132,14 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     );
   }
   const version = value['format_version'];
-  if (version === 1 && value['environment'] !== undefined) {
+  if (version === 1 || version === 2) {
+    const name = isRecord(value['environment']) ? value['environment']['name'] : undefined;
+    const env = typeof name === 'string' ? ` --env ${name}` : '';
     return fail(
-      "it was made by an earlier guidectl, which did not record which account the environment's target is; make the plan again with guidectl plan --env NAME --out FILE",
+      `it was made by an earlier guidectl (format_version ${version}), whose plan id did not cover the changes it shows, so they could have been edited; make the plan again with guidectl plan${env} --out FILE`,
     );
   }
-  if (version !== SAVED_PLAN_FORMAT_VERSION && version !== 1) {
+  if (version !== SAVED_PLAN_FORMAT_VERSION) {
     return fail(
       typeof version === 'number' && version > SAVED_PLAN_FORMAT_VERSION
         ? `format_version ${version} is newer than this guidectl reads (${SAVED_PLAN_FORMAT_VERSION}); upgrade guidectl`
@@ -171,8 +176,8 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     if (actual !== id) {
       const covered =
         environment === undefined
-          ? 'its calls, digests, read scope, safety settings and protections'
-          : 'its calls, digests, read scope, safety settings, protections, environment and target';
+          ? 'its calls, changes, digests, read scope, safety settings and protections'
+          : 'its calls, changes, digests, read scope, safety settings, protections, environment and target';
       return fail(
         `it does not match its plan id: ${covered} hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
       );

@@ -169,7 +169,7 @@ describe('--env NAME on plan and apply', () => {
   it('the target is compared by account, not by its words: an access token of the same account is the same target', async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
     const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
-    expect(saved.format_version).toBe(2);
+    expect(saved.format_version).toBe(3);
     expect(saved.environment.target_id).toEqual({
       kind: 'remote',
       base_url: two.staging.url,
@@ -254,7 +254,7 @@ describe('--env NAME on plan and apply', () => {
       const run = await cli(args);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(
-        /edited\.json: it does not match its plan id: its calls, digests, read scope, safety settings, protections, environment and target hash to [0-9a-f]{12}, the file says [0-9a-f]{12}\. The file was edited/,
+        /edited\.json: it does not match its plan id: its calls, changes, digests, read scope, safety settings, protections, environment and target hash to [0-9a-f]{12}, the file says [0-9a-f]{12}\. The file was edited/,
       );
     }
     expect(await accountOf(two.production)).toMatchObject({ guides: [] });
@@ -264,7 +264,7 @@ describe('--env NAME on plan and apply', () => {
     const old = await cli(['apply', 'older.json']);
     expect(old.code).toBe(1);
     expect(old.stderr).toContain(
-      "older.json: it was made by an earlier guidectl, which did not record which account the environment's target is; make the plan again with guidectl plan --env NAME --out FILE",
+      'older.json: it was made by an earlier guidectl (format_version 1), whose plan id did not cover the changes it shows, so they could have been edited; make the plan again with guidectl plan --env staging --out FILE',
     );
     // The same plans for two environments have two ids, though their calls are alike.
     await two.ws.write(

@@ -61,7 +61,7 @@ describe('saved plans: apply exactly what was reviewed', () => {
 
     const text = await readFile(join(ws().dir, 'plan.json'), 'utf8');
     const saved = parseJson(text) as Record<string, unknown>;
-    expect(saved).toMatchObject({ format_version: 2, kind: 'guidectl-plan', plan_id: id, paths: ['g.yaml'] });
+    expect(saved).toMatchObject({ format_version: 3, kind: 'guidectl-plan', plan_id: id, paths: ['g.yaml'] });
     expect(saved['desired_digest']).toMatch(/^[0-9a-f]{64}$/);
     expect(saved['live_digest']).toMatch(/^[0-9a-f]{64}$/);
     expect(text).not.toContain(service().credentials.secret);
@@ -165,21 +165,28 @@ describe('saved plans: apply exactly what was reviewed', () => {
     const edited = await cli(['apply', 'edited.json']);
     expect(edited.code).toBe(1);
     expect(edited.stderr).toMatch(
-      /edited\.json: it does not match its plan id: its calls, digests, read scope, safety settings and protections hash to [0-9a-f]{12}, the file says/,
+      /edited\.json: it does not match its plan id: its calls, changes, digests, read scope, safety settings and protections hash to [0-9a-f]{12}, the file says/,
     );
 
     await writeFile(join(ws().dir, 'cut.json'), text.slice(0, 200));
     expect((await cli(['apply', 'cut.json'])).stderr).toContain('cut.json is not valid JSON');
 
-    await writeFile(join(ws().dir, 'newer.json'), text.replace('"format_version": 2', '"format_version": 3'));
+    await writeFile(join(ws().dir, 'newer.json'), text.replace('"format_version": 3', '"format_version": 4'));
     expect((await cli(['apply', 'newer.json'])).stderr).toContain(
-      'format_version 3 is newer than this guidectl reads',
+      'format_version 4 is newer than this guidectl reads',
     );
-    // A plan of files without environments means the same in format 1: still read.
-    await writeFile(join(ws().dir, 'older.json'), text.replace('"format_version": 2', '"format_version": 1'));
-    const older = await runCli(['show', 'older.json'], { cwd: ws().dir });
-    expect(older.code, older.stderr).toBe(0);
-    expect(older.stdout).toContain(`Saved plan ${(parseJson(text) as { plan_id: string }).plan_id}`);
+    // Plans of earlier formats: their ids did not cover the changes shown, so they are made again.
+    for (const version of [1, 2]) {
+      await writeFile(
+        join(ws().dir, 'older.json'),
+        text.replace('"format_version": 3', `"format_version": ${version}`),
+      );
+      const older = await runCli(['show', 'older.json'], { cwd: ws().dir });
+      expect(older.code).toBe(1);
+      expect(older.stderr).toContain(
+        `older.json: it was made by an earlier guidectl (format_version ${version}), whose plan id did not cover the changes it shows, so they could have been edited; make the plan again with guidectl plan --out FILE`,
+      );
+    }
 
     const json = await cli(['plan', 'g.yaml', '--json']);
     await writeFile(join(ws().dir, 'p.json'), json.stdout);

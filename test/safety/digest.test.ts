@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
 import type { DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import type { PlannedCall, PlannedOperation } from '../../src/core/plan.js';
+import type { Change, Plan, PlannedCall, PlannedOperation } from '../../src/core/plan.js';
 import { READ_EVERYTHING } from '../../src/live/read-live-state.js';
 import {
   canonicalJson,
@@ -40,8 +40,10 @@ const BASIS: PlanBasis = {
   safety: { maxDeletes: { guides: 20 } },
   protect: { guides: ['alice_wx'], guideOpenids: [], groups: ['G'] },
 };
-const planId = (plan: { calls: readonly PlannedCall[] }, basis: PlanBasis = BASIS): string =>
-  planIdOf(plan, basis);
+const planId = (
+  plan: { calls: readonly PlannedCall[]; changes?: Plan['changes']; unmanaged?: Plan['unmanaged'] },
+  basis: PlanBasis = BASIS,
+): string => planIdOf({ changes: [], unmanaged: [], ...plan }, basis);
 
 // The plan id does not cover targets (they follow from the bodies): any will do here.
 const call = (
@@ -85,11 +87,13 @@ describe('canonical JSON', () => {
     });
     const plan = planOf(loaded.state, live);
     const basis = planBasis(loaded.state, live, READ_EVERYTHING);
-    // Computed by the version before the digests' writer was rewritten (main at 08d8d29).
+    // The digests were computed by the version before the digests' writer was rewritten (main at
+    // 08d8d29); the plan id by the first version whose id covers the changes (saved-plan format 3),
+    // and checked then against the SHA-256 of the whole canonical text.
     expect(plan.calls).toHaveLength(1200);
     expect(basis.desiredDigest).toBe('cc5ee83297ce81271fcd4e6b54a8df15bb083fefac16ab68e7bf291fdd3b381c');
     expect(liveDigest(live)).toBe('b69e39530063d3ee819567de43a2c1f5f3f172769878a76b186a1e6a62b73b53');
-    expect(planIdOf(plan, basis)).toBe('17b51ff45e3a');
+    expect(planIdOf(plan, basis)).toBe('389d14b75e41');
   });
 });
 
@@ -146,10 +150,32 @@ describe('plan id', () => {
     const ids = bases.map((b) => planId({ calls: withCreates }, b));
     for (const other of ids) expect(other).not.toBe(id);
     expect(new Set(ids).size).toBe(bases.length);
-    expect(planIdOf({ calls: withCreates, sensitiveWordSemantics: 'replace' }, BASIS)).not.toBe(id);
+    expect(
+      planIdOf({ calls: withCreates, changes: [], unmanaged: [], sensitiveWordSemantics: 'replace' }, BASIS),
+    ).not.toBe(id);
     // Sets are covered by their members, not by the order they were filled in.
     const same = { ...scope, guideConfigs: new Set(['account:alice_wx']) };
     expect(planId({ calls: withCreates }, { ...BASIS, readScope: same })).toBe(id);
+  });
+
+  it('covers what is shown with the calls: a change edited, dropped or added, an unmanaged resource', () => {
+    const change: Change = {
+      resource: 'group',
+      action: 'delete',
+      address: 'G',
+      fields: [{ field: 'members', before: ['alice_wx'] }],
+    };
+    const id = planId({ calls: withCreates, changes: [change] });
+    const variants: Pick<Plan, 'changes' | 'unmanaged'>[] = [
+      { changes: [], unmanaged: [] },
+      { changes: [{ ...change, action: 'update' }], unmanaged: [] },
+      { changes: [{ ...change, fields: [{ field: 'members', before: [] }] }], unmanaged: [] },
+      { changes: [change, { ...change, address: 'H' }], unmanaged: [] },
+      { changes: [change], unmanaged: [{ resource: 'guide', address: 'bob_wx' }] },
+    ];
+    const ids = variants.map((v) => planId({ calls: withCreates, ...v }));
+    for (const other of ids) expect(other).not.toBe(id);
+    expect(new Set(ids).size).toBe(variants.length);
   });
 });
 
@@ -274,7 +300,8 @@ describe('call differences', () => {
 
 describe('digests of large states', () => {
   // Hashed as the canonical text is made, 64 KB at a time, not from the whole text at once: the
-  // values must stay those of the whole text (pinned from before the change), byte for byte.
+  // values must stay those of the whole text, byte for byte (the digests pinned from before the
+  // change; the plan id, which since covers the changes, from the SHA-256 of its whole text).
   it('are the same as when the whole canonical text was hashed at once', () => {
     const names = Array.from({ length: 3_000 }, (_, i) => `guide_${String(i).padStart(4, '0')}`);
     const desired = desiredState({
@@ -292,7 +319,7 @@ describe('digests of large states', () => {
     expect([desiredDigest(desired), liveDigest(live), planIdOf(plan, BASIS)]).toEqual([
       'b1bdf91d98919622679ea60cac0682ae35629ae18c96b8199f06acf17d12f2e4',
       '9871b38ca426e016906b37260cf4a0643054d5e13b92c839f79b3919fb40010d',
-      'df11a28a9fe1',
+      'de05ec4d9657',
     ]);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { decodeSavedPlan, encodeSavedPlan, planId, type SavedPlan } from '../../src/plan/index.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
-import { useServiceTarget } from '../helpers/cli.js';
+import { runCli, useServiceTarget } from '../helpers/cli.js';
 
 /**
  * A saved plan edited after it was made must not change what apply does. The case that was found:
@@ -84,6 +84,13 @@ describe('a saved plan edited after it was made', () => {
       (v) => ((calls(v)[0]?.['body'] as Json)['guide_account'] = 'guide_000'),
     ],
     [
+      'a deletion hidden from review (its change removed, the summary lowered)',
+      (v) => {
+        (v['changes'] as Json[]).pop();
+        (v['summary'] as Json)['delete'] = Number((v['summary'] as Json)['delete']) - 1;
+      },
+    ],
+    [
       'a call added (the protected guide deleted too)',
       (v) => {
         calls(v).push({ operation: 'delguideacct', body: { guide_account: 'guide_000' }, depends_on: [] });
@@ -135,6 +142,31 @@ describe('a saved plan edited after it was made', () => {
     const run = await cli(['apply', 'plan.json', '--allow-delete', 'guides=16']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('refused: guide guide_000 is protected, but the plan would delete it');
+    expect(writes()).toEqual([]);
+  });
+
+  it('shows what it applies: show refuses a plan whose changes were edited, and a recomputed id is not the reviewed one', async () => {
+    const hide = (v: Json): void => {
+      v['changes'] = [];
+      (v['summary'] as Json)['delete'] = 0;
+    };
+    await tamper(hide, false);
+    const shown = await runCli(['show', 'plan.json'], { cwd: ws().dir });
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain('plan.json: it does not match its plan id: its calls, changes,');
+    expect(shown.stdout).not.toContain('0 to delete');
+    // The editor recomputes the id: show then prints another id than the one reviewed, and an
+    // apply pinned to the reviewed id refuses, the files gone or not.
+    await cli(['plan', 'g.yaml', '--out', 'plan.json']);
+    await tamper(hide, true);
+    const resealed = await runCli(['show', 'plan.json'], { cwd: ws().dir });
+    expect(resealed.code, resealed.stderr).toBe(0);
+    expect(resealed.stdout).toContain('0 to delete');
+    expect(resealed.stdout).not.toContain(id);
+    await rm(join(ws().dir, 'g.yaml'));
+    const pinned = await cli(['apply', 'plan.json', '--plan-id', id, '--allow-delete', 'guides=15']);
+    expect(pinned.code).toBe(1);
+    expect(pinned.stderr).toContain(`not ${id} (--plan-id)`);
     expect(writes()).toEqual([]);
   });
 
