@@ -6,6 +6,7 @@ import { stringifyJson } from '../wire/json.js';
 import {
   ApiUnauthorizedError,
   apiErrorKind,
+  CallAbortedError,
   CredentialsError,
   GuideApiError,
   MalformedAnswerError,
@@ -204,7 +205,13 @@ export class StableTokenSource implements TokenSource {
         reason: failure instanceof TransportError ? failure.reason : `${failure.errcode}`,
         ...(failure instanceof GuideApiError ? { errcode: failure.errcode } : {}),
       });
-      await sleep(delay, signal);
+      try {
+        await sleep(delay, signal);
+      } catch (error) {
+        // As a call's own retry does: a stop while waiting is the caller's, not a failure of the exchange.
+        if (signal?.aborted === true) throw new CallAbortedError('stable_token');
+        throw error;
+      }
     }
   }
 

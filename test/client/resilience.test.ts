@@ -1,6 +1,8 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
+  CallAbortedError,
   CallOutcomeUnknownError,
   type ClientEvent,
   CredentialsError,
@@ -11,7 +13,7 @@ import {
   TransportError,
 } from '../../src/client/index.js';
 import { type GuideService, parseFaults } from '../../src/service/index.js';
-import { frozenClock } from '../helpers/service.js';
+import { frozenClock, rawRequest } from '../helpers/service.js';
 import {
   clientOf,
   closeClients,
@@ -555,6 +557,34 @@ describe('tokens', () => {
     );
     expect(inspect(error)).not.toContain(secret);
     await client.close();
+  });
+
+  test('a stop while waiting to ask again for a throttled token is CallAbortedError, not an AbortError', async () => {
+    // One wrong secret blocks the appid: the right one is then refused 45011, which is retried.
+    const throttled = await startService({ tokenThrottle: { limit: 1, windowMs: 60_000 } });
+    const { appid } = throttled.credentials;
+    await rawRequest(`${throttled.url}/cgi-bin/stable_token`, {
+      method: 'POST',
+      body: JSON.stringify({ grant_type: 'client_credential', appid, secret: 'wrong', force_refresh: false }),
+    });
+    const stop = new AbortController();
+    const { client } = clientOf(throttled, {
+      signal: stop.signal,
+      // Ctrl-C as the wait begins; the real sleep then rejects with the signal's AbortError.
+      sleep: (ms, signal) => {
+        stop.abort();
+        return delay(ms, undefined, signal === undefined ? {} : { signal });
+      },
+    });
+    try {
+      const error = await client.getguidegrouplist().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CallAbortedError);
+      expect(error).toMatchObject({ code: 'GUIDE_ABORTED', inFlight: false });
+      expect(throttled.calls().filter((c) => c.operation.startsWith('getguide'))).toEqual([]);
+    } finally {
+      await client.close();
+      await throttled.close();
+    }
   });
 });
 
