@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import type { GuideService } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
+import { fetchToken, rawRequest } from '../helpers/service.js';
 import { fakeIo, guide, startService } from './helpers.js';
 
 // `guidectl api OPERATION [JSON]`, run in-process against the service over real HTTP.
@@ -94,6 +95,38 @@ describe('guidectl api against --base-url', () => {
     const array = await api(['getguideacct', '[1]', '--base-url', service.url]);
     expect(array.err).toMatch(/^guidectl: the request body must be a JSON object/);
     expect(service.calls().length).toBe(before);
+  });
+
+  test('a number that would be sent with other digits (a 64-bit id with a fraction or exponent) is refused before any call', async () => {
+    const before = service.calls().length;
+    for (const written of ['2125033751215493121.0', '2.125033751215493121e18']) {
+      const result = await api(['getguidemassendjob', `{"task_id": ${written}}`, '--base-url', service.url]);
+      expect(result).toEqual({
+        status: 1,
+        out: '',
+        err:
+          `guidectl: the request body's task_id is ${written}, a number that cannot be held exactly (it would be sent as 2125033751215493000); ` +
+          'write it as a whole number, 2125033751215493121, or as a decimal string, "2125033751215493121" (as 64-bit ids such as task_id and group_id may be)\n',
+      });
+    }
+    const deep = await api([
+      'getguideacct',
+      '{"a": [{"b": 1.00000000000000000001}]}',
+      '--base-url',
+      service.url,
+    ]);
+    expect(deep.err).toBe(
+      "guidectl: the request body's a[0].b is 1.00000000000000000001, a number that cannot be held exactly (it would be sent as 1); write it with fewer digits, or as a decimal string if it is a 64-bit id\n",
+    );
+    expect(service.calls().length).toBe(before);
+  });
+
+  test('the service itself still refuses such a number with 40097 (its parsing is unchanged)', async () => {
+    const raw = await rawRequest(
+      `${service.url}/cgi-bin/guide/getguidemassendjob?access_token=${await fetchToken(service.url, service.credentials.appid, service.credentials.secret)}`,
+      { method: 'POST', body: '{"task_id": 2125033751215493121.0}' },
+    );
+    expect(raw.json).toMatchObject({ errcode: 40097 });
   });
 
   test('--verbose logs each exchange with the token redacted; a planted token appears nowhere', async () => {
