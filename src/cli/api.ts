@@ -38,7 +38,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
         async (client) => {
           // An error answer of the operation is still its answer: printed on stdout, the error on
           // stderr, exit 1.
-          const { answer, error } = await callByHand(client, operation, body);
+          const { answer, error } = await callByHand(client, operation, body, io.stopSignal);
           io.stdout.write(`${stringifyJsonPretty(answer)}\n`);
           if (error !== undefined) throw error;
         },

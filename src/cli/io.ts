@@ -1,5 +1,3 @@
-import { GuidectlError } from '../core/errors.js';
-
 /**
  * The effects a command may use, injected so that tests can run the program in-process and read
  * what it printed. Only `cli/main.ts` builds the real one from `process`.
@@ -60,7 +58,4 @@ export interface CommandContext {
   colorFlag(): boolean;
 }
 
-/** The user stopped the command (Ctrl-C or SIGTERM) before it had changed anything. */
-export class InterruptedError extends GuidectlError {
-  override readonly code = 'GUIDECTL_INTERRUPTED';
-}
+export { InterruptedError } from '../core/errors.js';

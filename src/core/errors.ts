@@ -17,6 +17,11 @@ export class UsageError extends GuidectlError {
   override readonly code = 'GUIDECTL_USAGE';
 }
 
+/** The user stopped the command (Ctrl-C or SIGTERM); the message says what was done and what was not. */
+export class InterruptedError extends GuidectlError {
+  override readonly code = 'GUIDECTL_INTERRUPTED';
+}
+
 /** The `code` of a Node.js system error (`ENOENT`, `EADDRINUSE`, …), if the value carries one. */
 export function errorCode(error: unknown): string | undefined {
   const code = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined;

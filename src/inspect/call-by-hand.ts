@@ -4,6 +4,7 @@ import { errorMessage, UsageError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
 import { type InexactNumber, parseJsonExact } from '../wire/json.js';
 import type { OperationName } from '../wire/operations.js';
+import { interruptedCall } from './interrupted.js';
 
 /** The request body of a call made by hand: a JSON object (none: `{}`), read without losing 64-bit ids. */
 export function parseRequestBody(text: string | undefined): Record<string, unknown> {
@@ -41,17 +42,20 @@ function inexactMessage({ path, text, whole }: InexactNumber): string {
 /**
  * One raw call of `operation` (`guidectl api`): its answer, or for an error answer of the
  * operation itself, that answer as it came (`{errcode, errmsg}`, the errmsg scrubbed of secrets)
- * with the error to fail with. Any other failure (the network, a token) is thrown.
+ * with the error to fail with. Any other failure (the network, a token) is thrown; one from the
+ * `stop` signal (Ctrl-C) as an `InterruptedError` saying whether a write may have been applied.
  */
 export async function callByHand(
   client: Pick<GuideClient, 'call'>,
   operation: OperationName,
   body: Record<string, unknown>,
+  stop?: AbortSignal,
 ): Promise<{ readonly answer: unknown; readonly error?: GuideApiError }> {
   try {
     return { answer: await client.call(operation, body) };
   } catch (error) {
-    if (!(error instanceof GuideApiError) || error.operation !== operation) throw error;
+    if (!(error instanceof GuideApiError) || error.operation !== operation)
+      throw interruptedCall(error, operation, stop?.aborted === true);
     return { answer: { errcode: error.errcode, errmsg: error.errmsg }, error };
   }
 }

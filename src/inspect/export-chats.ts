@@ -2,6 +2,7 @@ import type { GuideClient } from '../client/index.js';
 import type { ChatRecord } from '../core/account-records.js';
 import type { GuideId } from '../core/desired.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
+import { interruptedRead } from './interrupted.js';
 
 /** What `exportChats` reads with: one page of a guide's chat records. */
 export type ChatReader = Pick<GuideClient, 'getguidebuyerchatrecord'>;
@@ -69,7 +70,16 @@ export async function exportChats(
   let written = 0;
   let pageSize = CHAT_PAGE_SIZE;
   for (let page = 0; ; page++) {
-    const answer = await reader.getguidebuyerchatrecord({ ...request, page });
+    let answer: Awaited<ReturnType<ChatReader['getguidebuyerchatrecord']>>;
+    try {
+      answer = await reader.getguidebuyerchatrecord({ ...request, page });
+    } catch (error) {
+      throw interruptedRead(
+        error,
+        'the chat records',
+        total === undefined ? '' : ` (${written} of ${total} read)`,
+      );
+    }
     if (total === undefined) {
       total = answer.total_num;
       pageSize = Math.max(1, answer.msg_list.length);

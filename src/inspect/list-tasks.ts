@@ -4,6 +4,7 @@ import type { GuideId } from '../core/desired.js';
 import { mapLimited } from '../core/map-limited.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import type { MassendTask, TaskStatus } from '../wire/messages.js';
+import { interruptedRead } from './interrupted.js';
 
 /** What `listTasks` reads with: the guide list and each guide's task list, every page. */
 export type TaskReader = Pick<GuideClient, 'iterateGuideAcctList' | 'iterateGuideMassendJobList'>;
@@ -41,6 +42,19 @@ export async function listTasks(
   query: TaskQuery,
   onGuideDone?: (done: number, total: number) => void,
   window = TASK_READ_WINDOW,
+): Promise<TaskSummary[]> {
+  try {
+    return await readTasks(reader, query, onGuideDone, window);
+  } catch (error) {
+    throw interruptedRead(error, 'the tasks');
+  }
+}
+
+async function readTasks(
+  reader: TaskReader,
+  query: TaskQuery,
+  onGuideDone: ((done: number, total: number) => void) | undefined,
+  window: number,
 ): Promise<TaskSummary[]> {
   const guides: GuideId[] = [];
   if (query.guide !== undefined) guides.push(query.guide);

@@ -1,9 +1,7 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { guideEntries, useServiceTarget } from '../helpers/cli.js';
+import { holdingGate } from '../helpers/holding-gate.js';
 import { spawnCli, untilOutput } from '../helpers/spawn.js';
 
 // Ctrl-C as Terraform has it: the first starts nothing new and lets the calls in flight finish,
@@ -40,47 +38,6 @@ const events = (stdout: string): StreamEvent[] =>
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as StreamEvent);
-
-/**
- * A gate in front of the service: it forwards every request, except the `operation` calls, which
- * it holds unanswered (`held` resolves at the first) and sends on only at `release` — as a server
- * may apply a write whose client has given up on it.
- */
-async function holdingGate(service: string, operation: string) {
-  const held: (() => Promise<unknown>)[] = [];
-  let arrived: () => void = () => {};
-  const first = new Promise<void>((resolve) => (arrived = resolve));
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const forward = () =>
-      fetch(`${service}${req.url ?? '/'}`, {
-        method: req.method ?? 'GET',
-        headers: { 'content-type': 'application/json' },
-        ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
-      });
-    if (req.url?.startsWith(`/cgi-bin/guide/${operation}?`)) {
-      held.push(forward);
-      arrived();
-      return;
-    }
-    const answer = await forward();
-    res.writeHead(answer.status, { 'content-type': 'application/json' });
-    res.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    held: first,
-    release: () => Promise.all(held.map((send) => send())),
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
 
 describe('Ctrl-C during apply', () => {
   it('first: starts nothing new, lets the calls in flight finish, reports them, exits 1', async () => {
