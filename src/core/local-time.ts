@@ -86,14 +86,24 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(Z
 
 /** How a date may be written, for messages. */
 export const DATE_FORMS =
-  '2026-11-01 (a whole day), 2026-11-01T09:30 or 2026-11-01T09:30:15 (local time), 2026-11-01T09:30:00+08:00 or …Z (with an offset), or @1762000000 (Unix seconds)';
+  '2026-11-01 (a whole day), 2026-11-01T09:30 or 2026-11-01T09:30:15 (local time), 2026-11-01T09:30:00+08:00 or …Z (with an offset of at most ±18:00), or @1762000000 (Unix seconds)';
 
-function offsetOf(text: string): number | undefined {
+/** The widest UTC offset a time may be written with, in minutes: ±18:00, as ISO 8601 tools accept. */
+export const MAX_OFFSET_MINUTES = 18 * 60;
+
+/**
+ * An offset from UTC as written after a time (`Z`, `+08:00`, `-0530`), in minutes east of UTC.
+ * Undefined when it is none, its minutes pass 59, or it is wider than ±18:00: the one rule for
+ * every time a user writes (a task's `push_at`, `chats --since`).
+ */
+export function parseUtcOffset(text: string): number | undefined {
   if (text === 'Z') return 0;
   const m = /^([+-])(\d{2}):?(\d{2})$/.exec(text);
   if (m === null) return undefined;
-  const minutes = Number(m[2]) * 60 + Number(m[3]);
-  return (m[1] === '-' ? -1 : 1) * minutes * 60;
+  const [hours, minutes] = [Number(m[2]), Number(m[3])];
+  const total = hours * 60 + minutes;
+  if (minutes > 59 || total > MAX_OFFSET_MINUTES) return undefined;
+  return m[1] === '-' ? -total : total;
 }
 
 /**
@@ -122,6 +132,6 @@ export function parseDateText(text: string, timeZone: string | undefined, end = 
   )
     return undefined;
   if (m[7] === undefined) return unixOfWallTime({ year, month, day, hour, minute, second }, timeZone);
-  const offset = offsetOf(m[7]);
-  return offset === undefined ? undefined : check.getTime() / 1000 - offset;
+  const offset = parseUtcOffset(m[7]);
+  return offset === undefined ? undefined : check.getTime() / 1000 - offset * 60;
 }

@@ -3,21 +3,23 @@
  * or `Z`), and back, in that offset, so that messages speak the file's time zone. Pure.
  */
 
+import { parseUtcOffset } from './local-time.js';
+
 /** A push time: Unix seconds, and the offset from UTC (in minutes) it was written with. */
 export interface WrittenTime {
   readonly unix: number;
   readonly offsetMinutes: number;
 }
 
-const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Parses ISO 8601 with an offset; undefined when it is not one, or names no real date and time. */
 export function parseWrittenTime(text: string): WrittenTime | undefined {
   const m = ISO_WITH_OFFSET.exec(text);
   if (m === null) return undefined;
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? '0'));
-  const sign = m[7] === '-' ? -1 : 1;
-  const offsetMinutes = m[7] === undefined ? 0 : sign * (Number(m[8]) * 60 + Number(m[9]));
+  const offsetMinutes = parseUtcOffset(m[7] ?? '');
+  if (offsetMinutes === undefined) return undefined;
   if (year === undefined || month === undefined || day === undefined) return undefined;
   if (hour === undefined || minute === undefined || second === undefined) return undefined;
   const utc = Date.UTC(year, month - 1, day, hour, minute, second);
@@ -31,7 +33,6 @@ export function parseWrittenTime(text: string): WrittenTime | undefined {
     second > 59
   )
     return undefined;
-  if (Math.abs(offsetMinutes) > 18 * 60) return undefined;
   return { unix: utc / 1000 - offsetMinutes * 60, offsetMinutes };
 }
 
