@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parseGuideName, pathMenuRequest } from '../inspect/index.js';
+import { parseGuideName, pathMenuRequest, sendPathMenu } from '../inspect/index.js';
 import { pathMenuSentNotice } from '../report/path-menu.js';
 import type { CommandContext } from './io.js';
 import { type TargetOptions, withClient } from './session.js';
@@ -25,7 +25,7 @@ export function registerPathMenuCommand(program: Command, ctx: CommandContext): 
         ctx,
         options,
         async (client) => {
-          await client.pushshowwxapathmenu(request);
+          await sendPathMenu(client, guide, request);
           ctx.io.stdout.write(pathMenuSentNotice(options.appid, guide));
           ctx.setExit(0);
         },

@@ -1,7 +1,9 @@
+import { GuideApiError } from '../client/errors.js';
 import type { GuideClient } from '../client/index.js';
 import { describeGuideId, type GuideId } from '../core/desired.js';
 import { UsageError } from '../core/errors.js';
 import { APPID } from '../core/guide-rules.js';
+import { ERRCODE } from '../wire/errcodes.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import type { PushShowWxaPathMenuRequest } from '../wire/messages.js';
 
@@ -34,4 +36,28 @@ export function pathMenuRequest(guide: GuideId, appid: string): PushShowWxaPathM
       `--appid ${JSON.stringify(appid)} is not a mini-program appid (wx and 16 hex digits)`,
     );
   return { wxa_appid: appid, wx_username: guide.account };
+}
+
+/**
+ * Sends the path menu of `request` (from `pathMenuRequest`) to `guide`, once the guide is known to
+ * exist: the API sends it to any follower's WeChat ID and does not answer 9300804 for one that is
+ * no guide, so without the check a mistyped guide would be told "sent". An unknown guide is a
+ * usage error, and nothing is sent.
+ */
+export async function sendPathMenu(
+  client: Pick<GuideClient, 'getguideacct' | 'pushshowwxapathmenu'>,
+  guide: GuideId,
+  request: PushShowWxaPathMenuRequest,
+): Promise<void> {
+  try {
+    await client.getguideacct(wireGuideIdentity(guide));
+  } catch (error) {
+    if (error instanceof GuideApiError && error.errcode === ERRCODE.guideNotFound) {
+      throw new UsageError(
+        `${describeGuideId(guide)} is not a guide of this account (${ERRCODE.guideNotFound}: guide does not exist); nothing was sent`,
+      );
+    }
+    throw error;
+  }
+  await client.pushshowwxapathmenu(request);
 }

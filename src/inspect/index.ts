@@ -7,7 +7,7 @@ export {
   type ChatSink,
   exportChats,
 } from './export-chats.js';
-export { createGuideQrcode, pathMenuRequest } from './guide-actions.js';
+export { createGuideQrcode, pathMenuRequest, sendPathMenu } from './guide-actions.js';
 export { parseCustomer, parseGuideName } from './guide-name.js';
 export { listTasks, type TaskQuery } from './list-tasks.js';
 export { type OutputFile, openOutputFile, streamOutput, type TextStream } from './output-file.js';

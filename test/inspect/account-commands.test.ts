@@ -186,6 +186,21 @@ describe('guidectl path-menu', () => {
   });
 });
 
+describe('guidectl path-menu to a guide that does not exist', () => {
+  it('says so, exit 1, and sends nothing (the API would send it to any WeChat ID)', async () => {
+    target.service.resetCalls();
+    const run = await cli(['path-menu', 'nobody_wx', '--appid', 'wx1234567890abcdef']);
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'guidectl: nobody_wx is not a guide of this account (9300804: guide does not exist); nothing was sent\n',
+    });
+    expect(target.service.calls().map((c) => c.operation)).toEqual(['getguideacct']);
+    expect((await sim('wxamenu', { wx_username: 'nobody_wx' }))['menus']).toEqual([]);
+  });
+});
+
 describe('guidectl chats', () => {
   /** `n` messages between alice_wx and oAnn (every third from oAmy), a minute apart from `from`. */
   async function chat(n: number, from = NOW - 86_400): Promise<void> {
