@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { TaskStatusFilter } from '../core/account-records.js';
-import { listTasks, parseGuideName } from '../inspect/index.js';
+import { listTasks, parseGuideName, TASK_STATUS_FILTERS } from '../inspect/index.js';
 import { renderTaskTable, tasksToJson } from '../report/tasks.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
@@ -23,11 +23,9 @@ export function registerTasksCommand(program: Command, ctx: CommandContext): voi
   )
     .option('--guide <guide>', "only this guide's tasks: its account, or openid:<openid>")
     .addOption(
-      new Option('--status <status>', 'only tasks in this state').choices([
-        'pending',
-        'executed',
-        'cancelled',
-      ]),
+      new Option('--status <status>', 'only tasks in this state (executed: completed too)').choices(
+        TASK_STATUS_FILTERS,
+      ),
     )
     .option('--json', 'print JSON ({"format_version": 1, "tasks": [...]}) instead of a table', false)
     .action(async (options: TasksOptions) => {

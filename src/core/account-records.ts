@@ -8,8 +8,11 @@ import type { LiveTask, LiveTaskStatus } from './live.js';
  */
 export type TaskState = LiveTaskStatus | 'cancelled';
 
-/** The states a `--status` filter names: `executed` covers executed and completed tasks. */
-export type TaskStatusFilter = 'pending' | 'executed' | 'cancelled';
+/**
+ * The states a `--status` filter names: the words the task table shows. `executed` covers executed
+ * and completed tasks (both are history); `completed`, only those delivered.
+ */
+export type TaskStatusFilter = 'pending' | 'executed' | 'completed' | 'cancelled';
 
 /**
  * A live mass-send task as `guidectl tasks` shows it: the {@link LiveTask} the planner reads, its

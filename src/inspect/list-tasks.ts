@@ -13,8 +13,17 @@ export type TaskReader = Pick<GuideClient, 'iterateGuideAcctList' | 'iterateGuid
 const FILTERS: Readonly<Record<TaskStatusFilter, readonly TaskStatus[]>> = {
   pending: [1],
   executed: [2, 3],
+  completed: [3],
   cancelled: [4],
 };
+
+/** What `--status` accepts: every state the task table shows, in the order a task goes through them. */
+export const TASK_STATUS_FILTERS: readonly TaskStatusFilter[] = [
+  'pending',
+  'executed',
+  'completed',
+  'cancelled',
+];
 
 const STATES: Readonly<Record<TaskStatus, TaskState>> = {
   1: 'pending',

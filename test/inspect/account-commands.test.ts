@@ -101,6 +101,23 @@ describe('guidectl tasks', () => {
     expect(carol.stdout).toBe('No tasks.\n');
   });
 
+  it('--status takes every word the table shows: completed lists the delivered tasks only', async () => {
+    const delivered = await addTask({ guide_account: 'alice_wx' }, 'Delivered', NOW + 60, ['oAnn']);
+    const sent = await addTask({ guide_account: 'alice_wx' }, 'Sent', NOW + 100, ['oAmy']);
+    // 125 s on: the first was pushed at 60 s and delivered at 120 s; the second pushed at 100 s.
+    await sim('clock', { advance: 125 });
+    const all = await cli(['tasks']);
+    expect(all.stdout).toMatch(/Delivered .* completed {2}\d+\n/);
+    expect(all.stdout).toMatch(/Sent .* executed {3}\d+\n/);
+    const completed = await cli(['tasks', '--status', 'completed']);
+    expect(completed.code, completed.stderr).toBe(0);
+    expect(completed.stdout).toContain(delivered);
+    expect(completed.stdout).not.toContain(sent);
+    expect(completed.stdout).toContain('1 task\n');
+    const executed = await cli(['tasks', '--status', 'executed']);
+    expect(executed.stdout).toContain('2 tasks\n');
+  });
+
   it('--json keeps 64-bit ids whole and reads every page', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 120; i++)
