@@ -54,7 +54,10 @@ export function registerChatsCommand(program: Command, ctx: CommandContext): voi
       const out =
         options.output === undefined
           ? streamOutput(io.stdout)
-          : await openOutputFile(resolve(io.cwd, options.output), options.output);
+          : await openOutputFile(resolve(io.cwd, options.output), options.output, {
+              flag: '-o',
+              example: `chats.${options.format}`,
+            });
       const render = chatPageRenderer(options.format, {
         timeZone: zone,
         escapeControls: options.output === undefined && io.stdout.isTTY,

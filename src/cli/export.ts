@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
-import { writeWholeFile } from '../core/whole-file.js';
+import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { declaredEnvironment } from '../reconcile/index.js';
 import { exportWrittenNotice, renderExport } from '../report/export.js';
@@ -17,6 +17,8 @@ interface ExportOptions extends TargetOptions {
   files?: string[];
   asEnvironmentFile?: boolean;
 }
+
+const OUTPUT_FLAG = { flag: '-o', example: 'guides.yaml' };
 
 /** `guidectl export [-o FILE]`: the live state as a desired-state file that plans to no changes. */
 export function registerExportCommand(program: Command, ctx: CommandContext): void {
@@ -38,6 +40,9 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
       }
       if (options.asEnvironmentFile === true && (options.env === undefined || options.files === undefined))
         throw new UsageError('--as-environment-file needs --env NAME and --files PATH…');
+      // Before the read, which may be long: a file that cannot be written is told at once.
+      if (options.output !== undefined)
+        await checkOutputPath(resolve(ctx.io.cwd, options.output), options.output, OUTPUT_FLAG);
       let asFile: ExportEnvironment | undefined;
       let environment: DeclaredEnvironment | undefined;
       if (options.env !== undefined && options.files !== undefined) {

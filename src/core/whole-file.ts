@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errorCode, UsageError } from './errors.js';
 
@@ -18,6 +19,55 @@ export interface WholeFile {
   commit(): Promise<void>;
   /** The text is not complete: the hidden file is removed, the file left as it was. */
   abandon(): Promise<void>;
+}
+
+/** An output flag as the user gave it: `--out`, and the name to suggest when it names a folder. */
+export interface OutputFlag {
+  /** The flag, as the user typed it (`--out`, `-o`). */
+  readonly flag: string;
+  /** A file name for the example of a message (`plan.json`). */
+  readonly example: string;
+}
+
+/**
+ * Checks, before any work, that `path` (resolved; `shown` as the user wrote it) can be written as
+ * a whole file: the name is not empty, is not a folder, and its folder exists and may be written.
+ * A mistake is a usage error naming the flag and the fix, told before a long read rather than
+ * after it. (The file is written later; the file system may still refuse it then.)
+ */
+export async function checkOutputPath(path: string, shown: string, output: OutputFlag): Promise<void> {
+  const { flag, example } = output;
+  if (shown.trim() === '')
+    throw new UsageError(`${flag} is empty; name the file to write, e.g. ${flag} ${example}`);
+  const folder = dirname(path);
+  const folderShown = dirname(shown) === '.' ? folder : dirname(shown);
+  const kind = async (p: string): Promise<'file' | 'folder' | 'none'> => {
+    try {
+      return (await stat(p)).isDirectory() ? 'folder' : 'file';
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return 'none';
+      throw new UsageError(`${flag} ${shown}: cannot look at ${p}: ${errorCode(error) ?? String(error)}`);
+    }
+  };
+  if ((await kind(path)) === 'folder') {
+    throw new UsageError(
+      `${flag} ${shown} is a folder; name a file in it, e.g. ${flag} ${join(shown, example)}`,
+    );
+  }
+  const parent = await kind(folder);
+  if (parent === 'none') {
+    throw new UsageError(
+      `${flag} ${shown}: the folder ${folderShown} does not exist; create it first, or name a file in a folder that exists`,
+    );
+  }
+  if (parent === 'file') throw new UsageError(`${flag} ${shown}: ${folderShown} is a file, not a folder`);
+  try {
+    await access(folder, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(
+      `${flag} ${shown}: the folder ${folderShown} may not be written (${errorCode(error) ?? String(error)}); name a file in a folder you may write to`,
+    );
+  }
 }
 
 /** `cannot write SHOWN: CODE (does its folder exist, and may it be written?)` */

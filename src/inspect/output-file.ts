@@ -1,4 +1,4 @@
-import { openWholeFile } from '../core/whole-file.js';
+import { checkOutputPath, type OutputFlag, openWholeFile } from '../core/whole-file.js';
 
 /** Where an export's text goes, piece by piece: a file, or the command's stdout. */
 export interface OutputFile {
@@ -31,9 +31,11 @@ export function streamOutput(stream: TextStream): OutputFile {
 /**
  * Opens `path` for an export, written whole or not at all ({@link openWholeFile}): an export cut
  * short (a failed call, Ctrl-C) never leaves a file that looks whole. `shown` is the path as the
- * user wrote it, for messages.
+ * user wrote it, for messages; a path that cannot be written is a usage error naming `output`'s
+ * flag ({@link checkOutputPath}).
  */
-export async function openOutputFile(path: string, shown: string): Promise<OutputFile> {
+export async function openOutputFile(path: string, shown: string, output: OutputFlag): Promise<OutputFile> {
+  await checkOutputPath(path, shown, output);
   const file = await openWholeFile(path, shown);
   return {
     async write(text) {

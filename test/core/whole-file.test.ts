@@ -1,7 +1,7 @@
 import { link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWholeFile, writeWholeFile } from '../../src/core/whole-file.js';
+import { checkOutputPath, openWholeFile, writeWholeFile } from '../../src/core/whole-file.js';
 import { ONE_GUIDE, useServiceTarget, workspace } from '../helpers/cli.js';
 
 // Every file guidectl writes for the user (saved plans, exports) is written whole or not at all:
@@ -69,5 +69,55 @@ describe('export -o', () => {
     expect(await readFile(out, 'utf8')).toContain('alice_wx');
     expect(await readFile(join(target.ws.dir, 'before.yaml'), 'utf8')).toBe('old\n');
     expect((await readdir(target.ws.dir)).sort()).toEqual(['before.yaml', 'one.yaml', 'out.yaml']);
+  });
+});
+
+describe('an output path is checked before any work', () => {
+  const target = useServiceTarget({ reset: true });
+  const PLAN = { flag: '--out', example: 'plan.json' };
+
+  it('checkOutputPath: an empty name, a folder, a missing folder, a file as folder; each names the flag and the fix', async () => {
+    const ws = target.ws;
+    const at = (p: string) => join(ws.dir, p);
+    await mkdir(at('plans'));
+    await ws.write('file.txt', '');
+    await expect(checkOutputPath(at(''), '', PLAN)).rejects.toThrow(
+      '--out is empty; name the file to write, e.g. --out plan.json',
+    );
+    await expect(checkOutputPath(at('plans'), 'plans', PLAN)).rejects.toThrow(
+      '--out plans is a folder; name a file in it, e.g. --out plans/plan.json',
+    );
+    await expect(checkOutputPath(at('no/p.json'), 'no/p.json', PLAN)).rejects.toThrow(
+      '--out no/p.json: the folder no does not exist; create it first, or name a file in a folder that exists',
+    );
+    await expect(checkOutputPath(at('file.txt/p.json'), 'file.txt/p.json', PLAN)).rejects.toThrow(
+      '--out file.txt/p.json: file.txt is a file, not a folder',
+    );
+    await expect(checkOutputPath(at('plans/p.json'), 'plans/p.json', PLAN)).resolves.toBeUndefined();
+    await ws.write('plans/p.json', 'old');
+    await expect(checkOutputPath(at('plans/p.json'), 'plans/p.json', PLAN)).resolves.toBeUndefined();
+  });
+
+  it('plan --out, export -o and chats -o refuse such a path before reading the account: nothing printed, no call', async () => {
+    await target.ws.write('one.yaml', ONE_GUIDE);
+    await mkdir(join(target.ws.dir, 'out'));
+    target.service.resetCalls();
+    const runs = [
+      [
+        ['plan', 'one.yaml', '--out', '/nonexistent/p.json'],
+        '--out /nonexistent/p.json: the folder /nonexistent does not exist; create it first, or name a file in a folder that exists',
+      ],
+      [['export', '-o', 'out'], '-o out is a folder; name a file in it, e.g. -o out/guides.yaml'],
+      [['export', '-o', ''], '-o is empty; name the file to write, e.g. -o guides.yaml'],
+      [
+        ['chats', 'alice_wx', '--format', 'csv', '-o', 'out'],
+        '-o out is a folder; name a file in it, e.g. -o out/chats.csv',
+      ],
+    ] as const;
+    for (const [args, message] of runs) {
+      const run = await target.cli(args);
+      expect(run, args.join(' ')).toEqual({ code: 1, stdout: '', stderr: `guidectl: ${message}\n` });
+    }
+    expect(target.service.calls()).toEqual([]);
   });
 });
