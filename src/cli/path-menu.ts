@@ -25,7 +25,7 @@ export function registerPathMenuCommand(program: Command, ctx: CommandContext): 
         ctx,
         options,
         async (client) => {
-          await sendPathMenu(client, guide, request);
+          await sendPathMenu(client, guide, request, ctx.io.stopSignal);
           ctx.io.stdout.write(pathMenuSentNotice(options.appid, guide));
           ctx.setExit(0);
         },

@@ -27,7 +27,7 @@ export function registerQrcodeCommand(program: Command, ctx: CommandContext): vo
         ctx,
         options,
         async (client) => {
-          const url = await createGuideQrcode(client, guide, options.info);
+          const url = await createGuideQrcode(client, guide, options.info, ctx.io.stopSignal);
           ctx.io.stdout.write(
             options.json ? `${stringifyJsonPretty(qrcodeToJson(guide, url))}\n` : `${url}\n`,
           );

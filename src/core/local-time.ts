@@ -89,7 +89,7 @@ export const DATE_FORMS =
   '2026-11-01 (a whole day), 2026-11-01T09:30 or 2026-11-01T09:30:15 (local time), 2026-11-01T09:30:00+08:00 or …Z (with an offset of at most ±18:00), or @1762000000 (Unix seconds)';
 
 /** The widest UTC offset a time may be written with, in minutes: ±18:00, as ISO 8601 tools accept. */
-export const MAX_OFFSET_MINUTES = 18 * 60;
+const MAX_OFFSET_MINUTES = 18 * 60;
 
 /**
  * An offset from UTC as written after a time (`Z`, `+08:00`, `-0530`), in minutes east of UTC.

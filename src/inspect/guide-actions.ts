@@ -6,18 +6,27 @@ import { APPID } from '../core/guide-rules.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import type { PushShowWxaPathMenuRequest } from '../wire/messages.js';
+import { interruptedCall } from './interrupted.js';
 
-/** Makes a QR code that binds whoever scans it to the guide; returns its URL. */
+/**
+ * Makes a QR code that binds whoever scans it to the guide; returns its URL. A stop by `stop`
+ * (Ctrl-C) is an `InterruptedError` saying whether the code may have been made.
+ */
 export async function createGuideQrcode(
   client: Pick<GuideClient, 'guidecreateqrcode'>,
   guide: GuideId,
   info: string | undefined,
+  stop?: AbortSignal,
 ): Promise<string> {
-  const answer = await client.guidecreateqrcode({
-    ...wireGuideIdentity(guide),
-    ...(info === undefined ? {} : { qrcode_info: info }),
-  });
-  return answer.qrcode_url;
+  try {
+    const answer = await client.guidecreateqrcode({
+      ...wireGuideIdentity(guide),
+      ...(info === undefined ? {} : { qrcode_info: info }),
+    });
+    return answer.qrcode_url;
+  } catch (error) {
+    throw interruptedCall(error, 'guidecreateqrcode', stop?.aborted === true);
+  }
 }
 
 /**
@@ -42,13 +51,15 @@ export function pathMenuRequest(guide: GuideId, appid: string): PushShowWxaPathM
  * Sends the path menu of `request` (from `pathMenuRequest`) to `guide`, once the guide is known to
  * exist: the API sends it to any follower's WeChat ID and does not answer 9300804 for one that is
  * no guide, so without the check a mistyped guide would be told "sent". An unknown guide is a
- * usage error, and nothing is sent.
+ * usage error, and nothing is sent; a stop by `stop` (Ctrl-C), an `InterruptedError`.
  */
 export async function sendPathMenu(
   client: Pick<GuideClient, 'getguideacct' | 'pushshowwxapathmenu'>,
   guide: GuideId,
   request: PushShowWxaPathMenuRequest,
+  stop?: AbortSignal,
 ): Promise<void> {
+  const operation = 'pushshowwxapathmenu';
   try {
     await client.getguideacct(wireGuideIdentity(guide));
   } catch (error) {
@@ -57,7 +68,9 @@ export async function sendPathMenu(
         `${describeGuideId(guide)} is not a guide of this account (${ERRCODE.guideNotFound}: guide does not exist); nothing was sent`,
       );
     }
-    throw error;
+    throw interruptedCall(error, operation, stop?.aborted === true);
   }
-  await client.pushshowwxapathmenu(request);
+  await client.pushshowwxapathmenu(request).catch((error: unknown) => {
+    throw interruptedCall(error, operation, stop?.aborted === true);
+  });
 }

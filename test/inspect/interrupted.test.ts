@@ -108,3 +108,31 @@ describe('Ctrl-C during api', () => {
     expect(await groups()).toMatchObject([{ name: 'Flagship' }]);
   });
 });
+
+describe('Ctrl-C during qrcode and path-menu', () => {
+  it('path-menu stopped while it reads the guide: nothing was sent', async () => {
+    await target.ok('addguideacct', guideBody('alice_wx'));
+    const { run } = await interruptedAt('getguideacct', [
+      'path-menu',
+      'alice_wx',
+      '--appid',
+      'wx1234567890abcdef',
+    ]);
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'guidectl: interrupted before pushshowwxapathmenu was sent: nothing was written\n',
+    });
+  });
+
+  it('qrcode stopped on its way: it may have been made', async () => {
+    await target.ok('addguideacct', guideBody('alice_wx'));
+    const { run } = await interruptedAt('guidecreateqrcode', ['qrcode', 'alice_wx']);
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'guidectl: interrupted while guidecreateqrcode was on its way: it may have been applied, or may still be (its outcome is unknown); read the account to see before making it again\n',
+    });
+  });
+});
