@@ -102,10 +102,10 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   const { io } = ctx;
   // SIGINT/SIGTERM: stop accepting calls, finish those in flight, then exit.
   io.catchSignals?.();
-  const { startServe } = await import('../service/index.js');
+  const { givenSecret, startServe } = await import('../service/index.js');
   // The service's settings, and the other flags as startServe takes them.
   const { tokenTtl, sensitiveWords, invites, maxGuides, faults, ...flags } = options;
-  const secret = options.secret ?? io.env['GUIDECTL_SERVICE_SECRET'];
+  const secret = givenSecret(options.secret, io.env['GUIDECTL_SERVICE_SECRET']);
   const serve = await startServe({
     ...flags,
     ...(secret === undefined ? {} : { secret }),

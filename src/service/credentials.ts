@@ -1,4 +1,5 @@
 import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { UsageError } from '../core/errors.js';
 import type { Store } from './store.js';
 
 /**
@@ -78,6 +79,29 @@ export interface AppCredentials {
 
 export function generateCredentials(): AppCredentials {
   return { appid: `wx${randomBytes(8).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+}
+
+/**
+ * Whether a secret is no secret at all: empty, or only white space. Such a secret would let
+ * whoever reaches the service take a token (`secret=` in a query is easy to send by mistake), so
+ * it is refused at start and at the token endpoints.
+ */
+export function isBlankSecret(secret: string): boolean {
+  return secret.trim() === '';
+}
+
+/**
+ * The secret `serve` was given: `--secret` (`flag`), else `GUIDECTL_SERVICE_SECRET` (`env`), else
+ * none (the stored one, or one generated). A blank one is refused, naming where it came from.
+ */
+export function givenSecret(flag: string | undefined, env: string | undefined): string | undefined {
+  const [secret, source] = flag !== undefined ? [flag, '--secret'] : [env, 'GUIDECTL_SERVICE_SECRET'];
+  if (secret !== undefined && isBlankSecret(secret)) {
+    throw new UsageError(
+      `${source} is empty: an empty app secret would give a token to anyone who asks. Give a secret, or leave ${source} out to keep the stored one (a new database generates one)`,
+    );
+  }
+  return secret;
 }
 
 /** The credentials a service starts with, after `settleCredentials`. */

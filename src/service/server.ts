@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
-import { errorCode, errorStack, GuidectlError } from '../core/errors.js';
+import { errorCode, errorStack, GuidectlError, UsageError } from '../core/errors.js';
 import { InFlight } from '../core/in-flight.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
@@ -13,7 +13,13 @@ import { ApiError } from './api-error.js';
 import { ServiceClock } from './clock.js';
 import { ConnectionGuard, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './connections.js';
 import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './context.js';
-import { type AppCredentials, sameSecret, settleCredentials, verifySecret } from './credentials.js';
+import {
+  type AppCredentials,
+  isBlankSecret,
+  sameSecret,
+  settleCredentials,
+  verifySecret,
+} from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
 import type { Body } from './fields.js';
 import type { HttpHost } from './http-server.js';
@@ -157,6 +163,10 @@ export class GuideService {
   private readonly guard: ConnectionGuard;
 
   private constructor(options: GuideServiceOptions) {
+    // Before the store opens, so that a refusal leaves nothing open.
+    if (options.secret !== undefined && isBlankSecret(options.secret)) {
+      throw new UsageError('the app secret is empty: give a secret, or none to keep the stored one');
+    }
     this.store = new Store(options.db ?? ':memory:', options.durability ?? 'normal');
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.simulation = options.simulation === true;

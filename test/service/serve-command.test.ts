@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
+import { GuideService } from '../../src/service/index.js';
 import { captureIo, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { fetchToken } from '../helpers/service.js';
 
 let ws: Workspace;
 beforeAll(async () => {
@@ -19,6 +21,35 @@ describe('guidectl serve --db', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.stdout).toBe('');
     expect(existsSync(join(ws.dir, 'missing'))).toBe(false);
+  });
+});
+
+describe('guidectl serve --secret', () => {
+  it('refuses an empty or blank --secret or GUIDECTL_SERVICE_SECRET, and leaves the stored one', async () => {
+    const db = join(ws.dir, 'secret.db');
+    const first = await GuideService.start({ db, appid: 'wxempty', secret: 'kept' });
+    await first.close();
+    const runs = [
+      { args: ['--secret', ''], env: {}, named: '--secret' },
+      { args: ['--secret', '  '], env: {}, named: '--secret' },
+      { args: [], env: { GUIDECTL_SERVICE_SECRET: '' }, named: 'GUIDECTL_SERVICE_SECRET' },
+    ];
+    for (const { args, env, named } of runs) {
+      const run = await runCli(['serve', '--port', '0', '--db', db, '--appid', 'wxempty', ...args], {
+        cwd: ws.dir,
+        env,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`${named} is empty: an empty app secret would give a token to anyone`);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(run.stdout).toBe('');
+    }
+    const again = await GuideService.start({ db });
+    try {
+      expect(await fetchToken(again.url, 'wxempty', 'kept')).toMatch(/./);
+    } finally {
+      await again.close();
+    }
   });
 });
 

@@ -37,6 +37,21 @@ describe('tokens', () => {
     expect(get.json['errcode']).toBe(40125);
   });
 
+  it('refuses an empty secret or appid on both token endpoints (40097), as never the app secret', async () => {
+    const get = (query: string) => rawRequest(`${service.url}/cgi-bin/token?${query}`);
+    const empty = await get('grant_type=client_credential&appid=wx00000000000000aa&secret=');
+    expect(empty.json).toEqual({ errcode: 40097, errmsg: 'invalid args: secret must not be empty' });
+    expect((await stable({ ...creds, secret: '' })).json['errcode']).toBe(40097);
+    expect((await get('grant_type=client_credential&appid=&secret=the-secret')).json['errcode']).toBe(40097);
+    expect((await get('grant_type=client_credential&appid=wx00000000000000aa')).json['errcode']).toBe(40101);
+  });
+
+  it('will not start with an empty or blank secret', async () => {
+    for (const secret of ['', ' \t']) {
+      await expect(GuideService.start({ secret })).rejects.toThrow(/the app secret is empty/);
+    }
+  });
+
   it('answers 41001 without a token and 40001 for an unknown one', async () => {
     expect((await call(undefined)).json['errcode']).toBe(41001);
     expect((await call('made-up')).json['errcode']).toBe(40001);
