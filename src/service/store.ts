@@ -166,56 +166,68 @@ export class Store {
     }
   }
 
+  private userVersion(): number {
+    return Number(this.db.pragma('user_version', { simple: true }));
+  }
+
+  /**
+   * Brings a new or older database to this schema. Other processes may be opening the same file
+   * at the same moment (two commands started together on a fresh folder): the version is read
+   * again under the write lock (BEGIN IMMEDIATE), so that only the first creates the tables and
+   * the others find them made.
+   */
   private migrate(): void {
-    const version = Number(this.db.pragma('user_version', { simple: true }));
-    if (version === SCHEMA_VERSION) return;
-    if (version === 1) {
-      this.migrateFrom1();
-      return;
-    }
-    if (version !== 0) {
-      throw new Error(
-        `database schema version ${version} is newer than this guidectl understands (${SCHEMA_VERSION})`,
-      );
-    }
-    this.db.transaction(() => {
-      this.db.exec(SCHEMA);
-      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    })();
+    const seen = this.userVersion();
+    if (seen === SCHEMA_VERSION) return;
+    checkKnown(seen);
+    // Only a version-1 database gets old pages zeroed (see hashSecrets); set outside a transaction.
+    if (seen === 1) this.db.pragma('secure_delete = ON');
+    let from = SCHEMA_VERSION;
+    this.db
+      .transaction(() => {
+        from = this.userVersion();
+        if (from === SCHEMA_VERSION) return;
+        checkKnown(from);
+        if (from === 1) this.hashSecrets();
+        else this.db.exec(SCHEMA);
+        this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      })
+      .immediate();
+    if (from === 1) this.compact();
+    if (seen === 1) this.db.pragma('secure_delete = OFF');
   }
 
   /**
    * Version 1 (guidectl before 2026-11-23) kept the app secret and the tokens in clear. They are
-   * replaced by their hashes, with secure_delete on so that the freed pages are zeroed, and the
-   * WAL is checkpointed and truncated so that no old page stays in it. The tokens keep working.
+   * replaced by their hashes, with secure_delete on so that the freed pages are zeroed, and then
+   * (`compact`) the WAL is checkpointed and truncated so that no old page stays in it. The tokens
+   * keep working.
    */
-  private migrateFrom1(): void {
-    this.db.pragma('secure_delete = ON');
-    this.db.transaction(() => {
-      const appid = this.getMeta('appid') ?? '';
-      const secret = this.getMeta('secret');
-      const tokens = this.all<{
-        token: string;
-        kind: string;
-        issued_at: number;
-        expires_at: number;
-        superseded: number;
-      }>('SELECT token, kind, issued_at, expires_at, superseded FROM tokens');
-      this.db.exec('DROP TABLE tokens');
-      this.db.exec(TOKENS_TABLE);
-      const insert = this.db.prepare(
-        'INSERT INTO tokens (token_hash, appid, kind, issued_at, expires_at, superseded) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      for (const t of tokens)
-        insert.run(hashToken(t.token), appid, t.kind, t.issued_at, t.expires_at, t.superseded);
-      if (secret !== undefined) this.setMeta('secret_hash', hashSecret(secret));
-      this.setMeta('secret', undefined);
-      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    })();
+  private hashSecrets(): void {
+    const appid = this.getMeta('appid') ?? '';
+    const secret = this.getMeta('secret');
+    const tokens = this.all<{
+      token: string;
+      kind: string;
+      issued_at: number;
+      expires_at: number;
+      superseded: number;
+    }>('SELECT token, kind, issued_at, expires_at, superseded FROM tokens');
+    this.db.exec('DROP TABLE tokens');
+    this.db.exec(TOKENS_TABLE);
+    const insert = this.db.prepare(
+      'INSERT INTO tokens (token_hash, appid, kind, issued_at, expires_at, superseded) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    for (const t of tokens)
+      insert.run(hashToken(t.token), appid, t.kind, t.issued_at, t.expires_at, t.superseded);
+    if (secret !== undefined) this.setMeta('secret_hash', hashSecret(secret));
+    this.setMeta('secret', undefined);
+  }
+
+  private compact(): void {
     this.statements.clear();
     this.db.exec('VACUUM');
     this.db.pragma('wal_checkpoint(TRUNCATE)');
-    this.db.pragma('secure_delete = OFF');
   }
 
   /** A prepared statement, cached by its text. */
@@ -314,6 +326,15 @@ function createPrivately(file: string): void {
   } catch (error) {
     // Already there (EEXIST), or not creatable: SQLite then says why in its own words.
     if (errorCode(error) === 'EEXIST') return;
+  }
+}
+
+/** Refuses a schema this guidectl does not know (0 is a new file, 1 an older one). */
+function checkKnown(version: number): void {
+  if (version > SCHEMA_VERSION || version < 0) {
+    throw new Error(
+      `database schema version ${version} is newer than this guidectl understands (${SCHEMA_VERSION})`,
+    );
   }
 }
 
