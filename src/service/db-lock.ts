@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 
 /**
@@ -118,7 +119,11 @@ export async function acquireDbLock(dbFile: string, options: LockOptions): Promi
  */
 async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
   const aside = asideName(file, holder);
-  await writeFile(aside, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+  try {
+    await writeFile(aside, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+  } catch (error) {
+    throw unwritableFolder(file, error);
+  }
   try {
     await link(aside, file);
     return true;
@@ -131,6 +136,16 @@ async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
 }
 
 const asideName = (file: string, holder: LockHolder): string => `${file}.${holder.pid}.${holder.token}.tmp`;
+
+/** The lock cannot be written beside the database: a read-only folder, or one of /proc or /sys. */
+function unwritableFolder(file: string, error: unknown): UsageError {
+  const folder = dirname(file);
+  const why = errorCode(error) ?? errorMessage(error);
+  return new UsageError(
+    `cannot write in the folder ${folder} (${why}): a guidectl that writes a local database keeps its lock, ${basename(file)}, beside it. Use a database in a folder you can write to, or make ${folder} writable`,
+    { cause: error },
+  );
+}
 
 async function readHolder(file: string): Promise<LockHolder | 'gone' | 'unreadable'> {
   let text: string;
@@ -176,7 +191,7 @@ async function takeOver(file: string, dead: LockHolder): Promise<void> {
     await rename(file, aside);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return;
-    throw error;
+    throw unwritableFolder(file, error);
   }
   const moved = await readHolder(aside);
   if (moved !== 'gone' && moved !== 'unreadable' && moved.token !== dead.token) {

@@ -186,4 +186,23 @@ describe('the lock of the embedded local database', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('d.db.lock, exists but does not say who holds it');
   });
+
+  it('a folder where the lock cannot be written is a plain error naming it and the fix, for apply and serve', async () => {
+    // /proc takes no new file, whoever asks (root too): the lock is refused as by a read-only folder.
+    await ws.write('g.yaml', SMALL);
+    const runs = [
+      await runCli(['apply', 'g.yaml', '--auto-approve', '--local-db', '/proc/guidectl-x.db'], {
+        cwd: ws.dir,
+      }),
+      await runCli(['serve', '--port', '0', '--db', '/proc/guidectl-x.db'], { cwd: ws.dir }),
+    ];
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(
+        /guidectl: cannot write in the folder \/proc \(E[A-Z]+\): a guidectl that writes a local database keeps its lock, guidectl-x\.db\.lock, beside it\. Use a database in a folder you can write to, or make \/proc writable\n/,
+      );
+      expect(run.stderr).not.toContain('internal error');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
 });
