@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { link, readFile, readlink, realpath, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 
 /**
@@ -75,9 +75,43 @@ export function lockFileOf(dbFile: string): string {
   return `${dbFile}.lock`;
 }
 
-/** Takes the lock of `dbFile`, waiting up to `timeoutMs` for a live holder; throws `UsageError`. */
+/**
+ * The database's own path, for its lock: the real path of the file (or, for a file not made yet,
+ * of its folder, or where a dangling link points), so that a symlink to the file or to a folder on
+ * its path shares the file's lock instead of getting around it. SQLite too opens the file a link
+ * points to, and keeps its -wal and -shm beside that file. A path that cannot be resolved is
+ * taken as given: the lock's creation then says what is wrong with it.
+ */
+export async function realDbPath(dbFile: string): Promise<string> {
+  let path = dbFile;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return await realpath(path);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT') return path;
+    }
+    try {
+      path = resolve(dirname(path), await readlink(path));
+    } catch {
+      break; // not a link: a file not made yet
+    }
+  }
+  try {
+    return join(await realpath(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Takes the lock of `dbFile` (on its real path: see `realDbPath`), waiting up to `timeoutMs` for
+ * a live holder; throws `UsageError`.
+ */
 export async function acquireDbLock(dbFile: string, options: LockOptions): Promise<HeldLock> {
-  const file = lockFileOf(dbFile);
+  const real = await realDbPath(dbFile);
+  const file = lockFileOf(real);
+  // The lock file as messages name it: beside the path the user gave, unless that is a link.
+  const shownLock = real === dbFile ? lockFileOf(options.shownPath) : file;
   const { self } = options;
   const mine: LockHolder = {
     pid: self.pid,
@@ -94,7 +128,7 @@ export async function acquireDbLock(dbFile: string, options: LockOptions): Promi
     if (holder === 'gone') continue;
     if (holder === 'unreadable') {
       throw new UsageError(
-        `the lock of the local database, ${options.shownPath}.lock, exists but does not say who holds it (it was not written by guidectl); if no guidectl uses ${options.shownPath}, delete it`,
+        `the lock of the local database, ${shownLock}, exists but does not say who holds it (it was not written by guidectl); if no guidectl uses ${options.shownPath}, delete it`,
       );
     }
     if (holder.host === self.host && !self.isRunning(holder.pid)) {
@@ -102,7 +136,7 @@ export async function acquireDbLock(dbFile: string, options: LockOptions): Promi
       continue;
     }
     if (self.now().getTime() - started >= options.timeoutMs)
-      throw new UsageError(refusal(holder, self.host, options));
+      throw new UsageError(refusal(holder, self.host, options, shownLock));
     if (!told) {
       told = true;
       options.onWait?.(holder);
@@ -236,11 +270,11 @@ export function isServeHolder(holder: LockHolder): boolean {
   return holder.url !== undefined || /^guidectl serve\b/.test(holder.command);
 }
 
-function refusal(holder: LockHolder, host: string, options: LockOptions): string {
+function refusal(holder: LockHolder, host: string, options: LockOptions, shownLock: string): string {
   const other =
     holder.host === host
       ? 'The lock is taken over by itself once that process is gone.'
-      : `That process runs on another host and cannot be checked from here: if it is gone, delete ${options.shownPath}.lock.`;
+      : `That process runs on another host and cannot be checked from here: if it is gone, delete ${shownLock}.`;
   const waited = options.timeoutMs > 0 ? ` (waited ${Math.round(options.timeoutMs / 1000)} s)` : '';
   return `the local database ${options.shownPath} is in use by another guidectl${waited}: ${describeHolder(holder)}. ${options.fix(holder)} ${other}`;
 }

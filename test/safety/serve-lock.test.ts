@@ -1,4 +1,4 @@
-import { access, readdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -116,6 +116,24 @@ describe('guidectl serve --db holds the lock of its database', () => {
     expect(second.stderr).not.toMatch(/\n\s+at /);
     // The first one's lock is untouched.
     expect(JSON.parse(await readFile(join(ws.dir, 'd.db.lock'), 'utf8'))).toMatchObject({ pid });
+  }, 30_000);
+
+  it('a symlink to the database, or to its folder, shares its lock: a serve or an apply through it is refused', async () => {
+    const { url, pid } = await serve('d.db');
+    await mkdir(join(ws.dir, 'linkdir'));
+    await symlink(join(ws.dir, 'd.db'), join(ws.dir, 'linkdir', 'alias.db'));
+    await symlink(ws.dir, join(ws.dir, 'samedir'));
+    for (const db of ['linkdir/alias.db', 'samedir/d.db']) {
+      const second = await cli(['serve', '--port', '0', '--db', db]);
+      expect(second.code, second.stdout).toBe(1);
+      expect(second.stderr).toContain(
+        `guidectl: the local database ${db} is in use by another guidectl: pid ${pid} on ${hostname()} (guidectl serve --db d.db, serving ${url}), since `,
+      );
+      const apply = await cli(['apply', 'g.yaml', '--auto-approve', '--local-db', db]);
+      expect(apply.code).toBe(1);
+      expect(apply.stderr).toContain(`the local database ${db} is in use by another guidectl: pid ${pid}`);
+    }
+    expect((await readdir(join(ws.dir, 'linkdir'))).sort()).toEqual(['alias.db']);
   }, 30_000);
 
   it('the lock of a serve killed with -9 is taken over by the next serve', async () => {
