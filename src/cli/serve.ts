@@ -97,10 +97,13 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
     .action((options: ServeFlags) => runServe(options, ctx));
 }
 
-/** Runs the service until the stop signal (SIGINT/SIGTERM), then finishes the calls in flight. */
+/**
+ * Runs the service until the stop signal (SIGINT/SIGTERM), then finishes the calls in flight; a
+ * second signal stops at once (exit 1).
+ */
 async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void> {
   const { io } = ctx;
-  // SIGINT/SIGTERM: stop accepting calls, finish those in flight, then exit.
+  // SIGINT/SIGTERM: stop accepting calls, finish those in flight, then exit; a second: at once.
   io.catchSignals?.();
   const { givenSecret, startServe } = await import('../service/index.js');
   // The service's settings, and the other flags as startServe takes them.
@@ -132,7 +135,10 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   if (!io.stopSignal.aborted) {
     await new Promise<void>((done) => io.stopSignal.addEventListener('abort', () => done(), { once: true }));
   }
-  io.stderr.write('guidectl serve: stopping: finishing calls in flight\n');
-  await serve.close();
-  io.stderr.write('guidectl serve: stopped\n');
+  io.stderr.write('guidectl serve: stopping: finishing calls in flight (Ctrl-C again stops at once)\n');
+  if ((await serve.stop(io.abandonSignal)) === 'finished') io.stderr.write('guidectl serve: stopped\n');
+  else {
+    io.stderr.write('guidectl serve: stopped at once: the calls in flight were not answered\n');
+    ctx.setExit(1);
+  }
 }

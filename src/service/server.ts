@@ -144,6 +144,8 @@ export class GuideService {
   readonly handle: ServiceHandler = (request) => this.handleTracked(request);
   private readonly store: Store;
   private server: Server | undefined;
+  /** Aborted by `abandon`: calls waiting on an injected delay give up. */
+  private readonly abandoned = new AbortController();
   private readonly maxBodyBytes: number;
   private readonly log: (line: string) => void;
   private faults: FaultInjector;
@@ -290,6 +292,18 @@ export class GuideService {
     return this.closing;
   }
 
+  /**
+   * Stops at once (`close` without waiting): every connection is closed, so the calls in flight
+   * go unanswered, and a call still waiting on an injected delay is not made. A call already in
+   * its transaction has taken effect whole or not at all, as after a kill. Resolves once closed.
+   */
+  abandon(): Promise<void> {
+    this.abandoned.abort();
+    const closing = this.close();
+    this.server?.closeAllConnections();
+    return closing;
+  }
+
   private httpHost(): HttpHost {
     return {
       handle: this.handle,
@@ -429,7 +443,9 @@ export class GuideService {
       return this.errorAnswer(error);
     }
     const { delayMs, fault } = this.faults.decide();
-    if (delayMs > 0) await sleep(delayMs);
+    if (delayMs > 0) await sleep(delayMs, this.abandoned.signal);
+    // Abandoned while it waited: the call is not made, and there is no one to answer.
+    if (this.abandoned.signal.aborted) return undefined;
     if (fault === 'system_error' || fault === 'minute_quota') {
       const error =
         fault === 'system_error'
@@ -571,6 +587,15 @@ function parseBody(raw: Buffer): Body {
   return value;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts meanwhile. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -33,6 +33,11 @@ export interface RunningServe {
   readonly openFileLimit: number;
   /** Finishes the calls in flight, closes the database, then releases its lock. */
   close(): Promise<void>;
+  /**
+   * `close`, unless `now` aborts first (a second Ctrl-C): then stops at once, the calls in flight
+   * unanswered (`GuideService.abandon`), and releases the lock. Says which it was.
+   */
+  stop(now?: AbortSignal): Promise<'finished' | 'abandoned'>;
 }
 
 /**
@@ -54,12 +59,22 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     const service = await GuideService.start({ ...rest, db, connections });
     // Before it is said to listen, so that whoever is kept out from then on is told where it is.
     await held?.noteUrl(service.url);
+    const close = (): Promise<void> => service.close().finally(() => held?.release());
     return {
       service,
       db,
       connections,
       openFileLimit,
-      close: () => service.close().finally(() => held?.release()),
+      close,
+      async stop(now) {
+        const abandoned = new Promise<'abandoned'>((resolve) => {
+          if (now?.aborted === true) resolve('abandoned');
+          now?.addEventListener('abort', () => resolve('abandoned'), { once: true });
+        });
+        const how = await Promise.race([close().then(() => 'finished' as const), abandoned]);
+        if (how === 'abandoned') await service.abandon().finally(() => held?.release());
+        return how;
+      },
     };
   } catch (error) {
     await held?.release();

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ async function add(url: string, token: string, account: string): Promise<number>
 }
 
 /** `guidectl serve` over `db` (the built CLI) with the test's credentials, once it listens. */
-const serve = async (db: string): Promise<{ child: ChildProcess; url: string }> => {
+const serve = async (db: string, args: string[] = []): Promise<{ child: ChildProcess; url: string }> => {
   const { spawned, url } = await startServeProcess([
     '--db',
     db,
@@ -35,6 +35,7 @@ const serve = async (db: string): Promise<{ child: ChildProcess; url: string }> 
     creds.appid,
     '--secret',
     creds.secret,
+    ...args,
   ]);
   return { child: spawned.child, url };
 };
@@ -138,6 +139,34 @@ describe('durability', { timeout: 20_000 }, () => {
     });
     await after.close();
     expect(got.json['errcode']).toBe(0);
+  });
+
+  it('stops at once on a second SIGINT, leaving the call in flight unanswered, and releases its lock', async () => {
+    const db = join(dir, 'twice.db');
+    // Every guide call waits a minute: without the second signal, the stop would wait for it.
+    const { child, url } = await serve(db, ['--faults', 'latency=60s']);
+    const token = await fetchToken(url, creds.appid, creds.secret);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const inFlight = addInTwoSteps(url, token, 'abandoned_wx');
+    await inFlight.arrived;
+    inFlight.sendBody();
+    const answered = inFlight.errcode.then(
+      (errcode) => errcode,
+      () => 'unanswered',
+    );
+    const stopping = untilOutput(child.stderr, /stopping: .*\n/);
+    child.kill('SIGINT');
+    expect((await stopping)[0]).toBe('stopping: finishing calls in flight (Ctrl-C again stops at once)\n');
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(await answered).toBe('unanswered');
+    expect(stderr).toContain('guidectl serve: stopped at once: the calls in flight were not answered\n');
+    expect(stderr).not.toContain('internal error');
+    expect(await readdir(dir)).not.toContain('twice.db.lock');
   });
 
   it('loses nothing acknowledged when the process is killed with SIGKILL under load', async () => {
