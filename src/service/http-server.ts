@@ -25,19 +25,32 @@ export interface HttpHost {
 
 class BodyTooLarge extends Error {}
 
+/** A listening guide service's HTTP server. */
+export interface HttpListener {
+  readonly server: Server;
+  /** Requests whose body is still arriving (a client uploading slowly): a stop waits for them. */
+  unreadRequests(): number;
+}
+
 /** An HTTP server (keep-alive, connections held under the guard's caps) over `host.handle`. */
-export function createHttpServer(host: HttpHost): Server {
+export function createHttpServer(host: HttpHost): HttpListener {
+  const reading = new Set<IncomingMessage>();
   const server = createServer({ keepAlive: true }, (req, res) => {
     const socket = req.socket;
     host.guard.requestStarted(socket);
     res.once('close', () => host.guard.requestEnded(socket));
-    serveRequest(host, req, res).catch((error: unknown) => write(host, res, host.internalError(error)));
+    serveRequest(host, req, res, reading).catch((error: unknown) =>
+      write(host, res, host.internalError(error)),
+    );
   });
   server.on('connection', (socket: Socket) => host.guard.admit(socket));
   server.keepAliveTimeout = 30_000;
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
-  return server;
+  return {
+    server,
+    unreadRequests: () => reading.size,
+  };
 }
 
 /** Listens on `host:port` (rejects with the system's error: see `GuideService.start`). */
@@ -47,8 +60,14 @@ export async function listenHttp(server: Server, host: string, port: number): Pr
   return server.address() as AddressInfo;
 }
 
-async function serveRequest(host: HttpHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const body = await readRequestBody(host, req, res);
+async function serveRequest(
+  host: HttpHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  reading: Set<IncomingMessage>,
+): Promise<void> {
+  reading.add(req);
+  const body = await readRequestBody(host, req, res).finally(() => reading.delete(req));
   if (body === undefined) return;
   const answer = await host.handle({
     method: req.method ?? 'GET',

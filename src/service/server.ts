@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
 import { errorCode, errorStack, GuidectlError, UsageError } from '../core/errors.js';
@@ -22,7 +21,7 @@ import {
 } from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
 import type { Body } from './fields.js';
-import type { HttpHost } from './http-server.js';
+import type { HttpHost, HttpListener } from './http-server.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store } from './store.js';
@@ -143,7 +142,7 @@ export class GuideService {
    */
   readonly handle: ServiceHandler = (request) => this.handleTracked(request);
   private readonly store: Store;
-  private server: Server | undefined;
+  private http: HttpListener | undefined;
   /** Aborted by `abandon`: calls waiting on an injected delay give up. */
   private readonly abandoned = new AbortController();
   private readonly maxBodyBytes: number;
@@ -197,8 +196,8 @@ export class GuideService {
     let bound: AddressInfo;
     try {
       const { createHttpServer, listenHttp } = await import('./http-server.js');
-      service.server = createHttpServer(service.httpHost());
-      bound = await listenHttp(service.server, host, port);
+      service.http = createHttpServer(service.httpHost());
+      bound = await listenHttp(service.http.server, host, port);
     } catch (error) {
       service.store.close();
       throw listenError(error, host, port);
@@ -273,16 +272,19 @@ export class GuideService {
 
   /**
    * Stops accepting calls, finishes those in flight, closes the store. Safe to call twice. A
-   * listening service first closes its server (requests on connections still open are answered,
-   * with `connection: close`); from then on `handle` refuses (`ServiceClosedError`).
+   * listening service first closes its server: requests on connections still open are answered,
+   * with `connection: close` (a request whose body is still arriving is waited for, and the log
+   * says so), and a connection still busy after 10 s is closed; from then on `handle` refuses
+   * (`ServiceClosedError`).
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      const server = this.server;
+      const server = this.http?.server;
       if (server !== undefined) {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const force = setTimeout(() => server.closeAllConnections(), 10_000);
+        const force = setTimeout(() => server.closeAllConnections(), CLOSE_WAIT_MS);
+        this.tellUnread(this.http?.unreadRequests() ?? 0);
         await closed;
         clearTimeout(force);
       }
@@ -290,6 +292,15 @@ export class GuideService {
       this.store.close();
     })();
     return this.closing;
+  }
+
+  /** Says that the stop waits for requests still being received, which only their clients end. */
+  private tellUnread(count: number): void {
+    if (count === 0) return;
+    const requests = count === 1 ? '1 request' : `${count} requests`;
+    this.log(
+      `stopping: waiting up to ${CLOSE_WAIT_MS / 1000} s for ${requests} whose body is still arriving, then closing ${count === 1 ? 'its connection' : 'their connections'}`,
+    );
   }
 
   /**
@@ -300,7 +311,7 @@ export class GuideService {
   abandon(): Promise<void> {
     this.abandoned.abort();
     const closing = this.close();
-    this.server?.closeAllConnections();
+    this.http?.server.closeAllConnections();
     return closing;
   }
 
@@ -586,6 +597,9 @@ function parseBody(raw: Buffer): Body {
     throw new ApiError(ERRCODE.invalidArgs, 'invalid args: the body must be a JSON object');
   return value;
 }
+
+/** How long a stop waits for connections still busy (a body arriving, an answer being read). */
+const CLOSE_WAIT_MS = 10_000;
 
 /** Waits `ms`, or less when `signal` aborts meanwhile. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

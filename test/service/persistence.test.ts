@@ -169,6 +169,21 @@ describe('durability', { timeout: 20_000 }, () => {
     expect(await readdir(dir)).not.toContain('twice.db.lock');
   });
 
+  it('says what a stop waits for when a client is still sending its request', async () => {
+    const logged: string[] = [];
+    const service = await GuideService.start({ ...creds, log: (line) => logged.push(line) });
+    const token = await fetchToken(service.url, creds.appid, creds.secret);
+    const slow = addInTwoSteps(service.url, token, 'slow_wx');
+    await slow.arrived;
+    const closing = service.close();
+    expect(logged).toEqual([
+      'stopping: waiting up to 10 s for 1 request whose body is still arriving, then closing its connection',
+    ]);
+    slow.sendBody();
+    expect(await slow.errcode).toBe(0);
+    await closing;
+  });
+
   it('loses nothing acknowledged when the process is killed with SIGKILL under load', async () => {
     const db = join(dir, 'kill.db');
     const { child, url } = await serve(db);
