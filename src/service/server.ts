@@ -358,8 +358,12 @@ export class GuideService {
     if (path === '/cgi-bin/token' || path === '/cgi-bin/stable_token') {
       return this.answerToken(request, path === '/cgi-bin/stable_token', url.searchParams);
     }
-    if (this.simulation && path.startsWith('/__sim/')) {
-      return this.answerSim(request, path.slice('/__sim/'.length), url.searchParams);
+    if (path.startsWith('/__sim/')) {
+      if (this.simulation) return this.answerSim(request, path.slice('/__sim/'.length), url.searchParams);
+      return {
+        errcode: ERRCODE.invalidUrl,
+        errmsg: `invalid url: ${path} is the simulation interface, which is off; start guidectl serve with --simulation`,
+      };
     }
     return { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` };
   }

@@ -202,6 +202,17 @@ describe('the simulation interface off loopback', () => {
     });
   });
 
+  it('is off without --simulation, and the answer says how to turn it on', async () => {
+    await withService({ ...A }, async (s) => {
+      const answer = await rawRequest(`${s.url}/__sim/reset`, { method: 'POST', body: '{}' });
+      expect(answer.json).toEqual({
+        errcode: 40066,
+        errmsg:
+          'invalid url: /__sim/reset is the simulation interface, which is off; start guidectl serve with --simulation',
+      });
+    });
+  });
+
   it('needs none on loopback', async () => {
     await withService({ ...A, simulation: true }, async (s) => {
       expect(s.simNeedsToken).toBe(false);
