@@ -1,4 +1,6 @@
-import { invalidArgs } from './api-error.js';
+import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
+import { ERRCODE } from '../wire/errcodes.js';
+import { ApiError, invalidArgs } from './api-error.js';
 import type { ServiceClock } from './clock.js';
 import type { OpContext } from './context.js';
 import { type FaultSpec, parseFaults } from './faults.js';
@@ -32,8 +34,22 @@ export interface SimHost {
 
 export type SimVerb = (host: SimHost, body: Body, query: URLSearchParams) => object;
 
+/**
+ * A customer's openid, checked as the API checks a `guide_openid` (40003), so that no customer is
+ * made that a call could not name.
+ */
+function checkOpenid(name: string, openid: string): string {
+  if (!OPENID.test(openid)) {
+    throw new ApiError(
+      ERRCODE.invalidOpenid,
+      `invalid openid: ${name} ${JSON.stringify(openid)}; ${OPENID_RULE}`,
+    );
+  }
+  return openid;
+}
+
 function openidOf(body: Body): string {
-  return requireString(body, 'openid');
+  return checkOpenid('openid', requireString(body, 'openid'));
 }
 
 export const SIM_VERBS: Readonly<Record<string, SimVerb>> = {
@@ -50,7 +66,12 @@ export const SIM_VERBS: Readonly<Record<string, SimVerb>> = {
     host.transaction((ctx) => {
       const guide = requireGuide(ctx, requireGuideKey(body));
       if (guideStatus(ctx, guide) !== 2) throw invalidArgs('the guide has not accepted its invitation');
-      return bindCustomers(ctx, guide, checkStringArray('openids', requireArray(body, 'openids')));
+      const openids = checkStringArray('openids', requireArray(body, 'openids'));
+      return bindCustomers(
+        ctx,
+        guide,
+        openids.map((openid, i) => checkOpenid(`openids[${i}]`, openid)),
+      );
     }),
   follow: (host, body) => host.transaction((ctx) => follow(ctx, openidOf(body))),
   unfollow: (host, body) => host.transaction((ctx) => unfollow(ctx, openidOf(body))),

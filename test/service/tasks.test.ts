@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { guideBody, startTestService, type TestService } from '../helpers/service.js';
+import { guideBody, rawRequest, startTestService, type TestService } from '../helpers/service.js';
 
 let t: TestService;
 let now: number;
@@ -295,6 +295,27 @@ describe('mass-send tasks', () => {
     const refused = await t.call(
       'addguidemassendjob',
       taskBody({ guide_account: 'bob_wx', openid: ['oCustomer1'] }),
+    );
+    expect(refused.json['errcode']).toBe(9300806);
+  });
+
+  it('/__sim/ makes no customer whose openid the API would refuse (40003), binding none of the list', async () => {
+    const bad = await rawRequest(`${t.url}/__sim/customers`, {
+      method: 'POST',
+      body: JSON.stringify({ guide_account: 'bob_wx', openids: ['oFine1', 'bad openid!'] }),
+    });
+    expect(bad.json).toEqual({
+      errcode: 40003,
+      errmsg: 'invalid openid: openids[1] "bad openid!"; an openid has 1 to 64 letters, digits, "_" or "-"',
+    });
+    const follow = await rawRequest(`${t.url}/__sim/follow`, {
+      method: 'POST',
+      body: JSON.stringify({ openid: 'x'.repeat(65) }),
+    });
+    expect(follow.json['errcode']).toBe(40003);
+    const refused = await t.call(
+      'addguidemassendjob',
+      taskBody({ guide_account: 'bob_wx', openid: ['oFine1'] }),
     );
     expect(refused.json['errcode']).toBe(9300806);
   });
