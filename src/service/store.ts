@@ -159,10 +159,26 @@ export class Store {
       this.db.pragma('foreign_keys = ON');
       this.db.pragma('busy_timeout = 5000');
       this.migrate();
+      if (this.db.name !== ':memory:') this.checkWritable();
     } catch (error) {
       this.db.close();
       if (error instanceof StoreError) throw error;
       throw new StoreError(`cannot use the database ${file}: ${reason(error)}`, { cause: error });
+    }
+  }
+
+  /**
+   * SQLite opens a file it may not write (mode 0444, another owner's, immutable) read-only, and
+   * says so only at the first write — for the service, the first token it issues, which would
+   * fail as an internal error, again at every retry of the client. A write rolled back at once
+   * finds it now (SQLITE_READONLY, which `reason` puts in words).
+   */
+  private checkWritable(): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    } finally {
+      this.db.exec('ROLLBACK');
     }
   }
 
@@ -339,6 +355,8 @@ function checkKnown(version: number): void {
 }
 
 function reason(error: unknown): string {
+  if (errorCode(error) === 'SQLITE_READONLY')
+    return 'it is read-only, and guidectl writes it even to read it (tokens, the clock); make it writable for this user';
   const message = errorMessage(error);
   return message === 'unable to open database file'
     ? 'it is a folder, its folder does not exist, or it may not be written'

@@ -1,6 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -247,5 +247,22 @@ describe('a database that cannot be used', () => {
       message: expect.stringContaining(`cannot use the database ${file}: file is not a database`),
     });
     await expect(GuideService.start({ db: dir })).rejects.toMatchObject({ code: 'SERVICE_STORE' });
+  });
+
+  it('refuses a database file it may not write at start, instead of failing every call it answers', async () => {
+    const file = join(dir, 'read-only.db');
+    await (await GuideService.start({ db: file, ...creds })).close();
+    // Root writes a file whatever its mode: there, only the immutable flag makes it read-only.
+    const root = process.getuid?.() === 0;
+    if (root) execFileSync('chattr', ['+i', file]);
+    else await chmod(file, 0o444);
+    try {
+      await expect(GuideService.start({ db: file })).rejects.toMatchObject({
+        code: 'SERVICE_STORE',
+        message: `cannot use the database ${file}: it is read-only, and guidectl writes it even to read it (tokens, the clock); make it writable for this user`,
+      });
+    } finally {
+      if (root) execFileSync('chattr', ['-i', file]);
+    }
   });
 });
