@@ -82,7 +82,7 @@ export function lockFileOf(dbFile: string): string {
  * points to, and keeps its -wal and -shm beside that file. A path that cannot be resolved is
  * taken as given: the lock's creation then says what is wrong with it.
  */
-export async function realDbPath(dbFile: string): Promise<string> {
+async function realDbPath(dbFile: string): Promise<string> {
   let path = dbFile;
   for (let hops = 0; hops < 40; hops++) {
     try {
