@@ -1,4 +1,5 @@
 import { closeSync, openSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorCode, errorMessage, GuidectlError } from '../core/errors.js';
 import { hashSecret, hashToken } from './credentials.js';
@@ -151,7 +152,7 @@ export class Store {
       createPrivately(file);
       this.db = new Database(file);
     } catch (error) {
-      throw new StoreError(`cannot open the database ${file}: ${reason(error)}`, { cause: error });
+      throw new StoreError(`cannot open the database ${file}: ${reason(error, file)}`, { cause: error });
     }
     try {
       this.db.pragma('journal_mode = WAL');
@@ -163,7 +164,7 @@ export class Store {
     } catch (error) {
       this.db.close();
       if (error instanceof StoreError) throw error;
-      throw new StoreError(`cannot use the database ${file}: ${reason(error)}`, { cause: error });
+      throw new StoreError(`cannot use the database ${file}: ${reason(error, file)}`, { cause: error });
     }
   }
 
@@ -354,11 +355,11 @@ function checkKnown(version: number): void {
   }
 }
 
-function reason(error: unknown): string {
+function reason(error: unknown, file: string): string {
   if (errorCode(error) === 'SQLITE_READONLY')
     return 'it is read-only, and guidectl writes it even to read it (tokens, the clock); make it writable for this user';
   const message = errorMessage(error);
   return message === 'unable to open database file'
-    ? 'it is a folder, its folder does not exist, or it may not be written'
+    ? `it is a folder, its folder does not exist, or this user may not write it or its folder ${dirname(file)} (SQLite keeps ${basename(file)}-wal and ${basename(file)}-shm beside it)`
     : message;
 }

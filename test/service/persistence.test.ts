@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -263,6 +263,25 @@ describe('a database that cannot be used', () => {
       });
     } finally {
       if (root) execFileSync('chattr', ['-i', file]);
+    }
+  });
+
+  it('in a folder it may not write, names the folder and why SQLite writes there', async () => {
+    const folder = join(dir, 'read-only-folder');
+    await mkdir(folder);
+    const file = join(folder, 'x.db');
+    await (await GuideService.start({ db: file, ...creds })).close();
+    const root = process.getuid?.() === 0;
+    if (root) execFileSync('chattr', ['+i', folder]);
+    else await chmod(folder, 0o555);
+    try {
+      await expect(GuideService.start({ db: file })).rejects.toMatchObject({
+        code: 'SERVICE_STORE',
+        message: `cannot use the database ${file}: it is a folder, its folder does not exist, or this user may not write it or its folder ${folder} (SQLite keeps x.db-wal and x.db-shm beside it)`,
+      });
+    } finally {
+      if (root) execFileSync('chattr', ['-i', folder]);
+      else await chmod(folder, 0o755);
     }
   });
 });
