@@ -2,6 +2,7 @@ import * as nodePath from 'node:path';
 import { compareText } from '../core/compare-text.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
+import { pathInside } from '../core/paths.js';
 import { isRecord } from '../core/records.js';
 import { quote } from './check-schema.js';
 import { type ConfigFs, readSourceFile } from './load-files.js';
@@ -52,7 +53,26 @@ function csvFields(line: string): { value: string; column: number }[] {
   }
 }
 
-/** Reads the openids of one recipients file's text (pure). */
+/**
+ * What is wrong with a value that is not an openid, without quoting it: the file may hold what is
+ * not meant to be shown (a line of a `.env` named by mistake), and the line and column, with the
+ * length or the place of the first character an openid cannot hold, are enough to fix a typo.
+ */
+function notOpenid(value: string): string {
+  if (value === '') return 'this line has no openid';
+  const characters = [...value];
+  const bad = characters.findIndex((c) => !/^[A-Za-z0-9_-]$/.test(c));
+  if (bad >= 0) {
+    const kind = /^\s$/.test(characters[bad] ?? '') ? 'a space' : 'a character an openid cannot hold';
+    return `not an openid: its character ${bad + 1} (of ${characters.length}) is ${kind}; ${OPENID_RULE}`;
+  }
+  return `not an openid: it is ${characters.length} characters; ${OPENID_RULE}`;
+}
+
+/**
+ * Reads the openids of one recipients file's text (pure). Messages name lines and columns, never
+ * the text of a line that is not an openid.
+ */
 export function parseRecipients(file: string, text: string): RecipientsRead {
   const diagnostics: Diagnostic[] = [];
   const firstLine = new Map<string, number>();
@@ -80,7 +100,7 @@ export function parseRecipients(file: string, text: string): RecipientsRead {
       if (fields.length > 1) {
         diagnostics.push({
           ...at(line, 1, 'error', 'recipients-file-bad-line'),
-          message: `this CSV header has no "openid" column (it has ${fields.map((f) => quote(f.value)).join(', ')})`,
+          message: `this CSV header has no "openid" column (it has ${fields.length} columns)`,
           hint: 'name the column of the openids "openid", or give one openid a line without a header',
         });
         column = -1;
@@ -93,8 +113,7 @@ export function parseRecipients(file: string, text: string): RecipientsRead {
     if (!OPENID.test(value)) {
       diagnostics.push({
         ...at(line, field?.column ?? 1, 'error', 'recipients-file-bad-line'),
-        message:
-          value === '' ? 'this line has no openid' : `${quote(value)} is not an openid; ${OPENID_RULE}`,
+        message: notOpenid(value),
         hint: 'one openid a line, or a CSV file with an "openid" column; lines starting with # are skipped',
       });
       return;
@@ -154,32 +173,68 @@ export async function readRecipientsFiles(
     for (const { index, value: task } of tasks) {
       // With both keys the rules report the task; its file is not read.
       if (task.recipients_file === undefined || task.recipients !== undefined) continue;
-      const path = nodePath.resolve(nodePath.dirname(parsed.file), task.recipients_file);
       const where = parsed.locate(['tasks', index, 'recipients_file'], 'value');
-      const fail = (message: string, hint: string): void => {
-        diagnostics.push({
-          severity: 'error',
-          code: 'recipients-file-not-found',
-          message,
-          hint,
-          file: parsed.file,
-          ...where,
-        });
+      const fail = (code: Diagnostic['code'], message: string, hint: string): void => {
+        diagnostics.push({ severity: 'error', code, message, hint, file: parsed.file, ...where });
       };
-      const file = await readSourceFile(path, { fs, maxFileBytes });
+      const place = await placeRecipientsFile(parsed.file, task.recipients_file, fs);
+      if ('outside' in place) {
+        fail('recipients-file-outside-folder', place.outside, OUTSIDE_HINT);
+        continue;
+      }
+      const file = await readSourceFile(place.path, { fs, maxFileBytes });
       if ('diagnostic' in file) {
         fail(
+          'recipients-file-not-found',
           `recipients_file ${quote(task.recipients_file)} cannot be read: ${file.diagnostic.message}`,
           'the path is relative to this YAML file',
         );
         continue;
       }
-      const read = parseRecipients(path, file.source.text);
+      const read = parseRecipients(place.path, file.source.text);
       diagnostics.push(...read.diagnostics);
       recipients.set(recipientsKey(parsed.file, index), read.openids);
     }
   }
   return { recipients, diagnostics };
+}
+
+const OUTSIDE_HINT =
+  'keep the list of recipients in the folder of this YAML file or below it, and name it relative to this file (e.g. customers/spring-vip.csv)';
+
+/**
+ * Where a task's `recipients_file` is, or why it is not read: a pull request's YAML must not make
+ * `validate` read (and report the lines of) any file of the machine, such as `../.env` or
+ * `/etc/shadow`. So the file must lie in the YAML file's folder or below it, also once symbolic
+ * links are resolved.
+ */
+async function placeRecipientsFile(
+  yamlFile: string,
+  given: string,
+  fs: ConfigFs,
+): Promise<{ path: string } | { outside: string }> {
+  const written = `recipients_file ${quote(given)}`;
+  if (nodePath.isAbsolute(given) || nodePath.win32.isAbsolute(given)) {
+    return { outside: `${written} is an absolute path; it is not read` };
+  }
+  const folder = nodePath.resolve(nodePath.dirname(yamlFile));
+  const path = nodePath.resolve(folder, given);
+  if (pathInside(folder, path) === undefined) {
+    return { outside: `${written} leads outside the folder of this YAML file; it is not read` };
+  }
+  if (fs.realpath === undefined) return { path };
+  let real: string;
+  try {
+    real = await fs.realpath(path);
+  } catch {
+    return { path }; // not there: reading it says so
+  }
+  if (pathInside(await fs.realpath(folder), real) === undefined) {
+    return {
+      outside: `${written} is a symbolic link (or lies in a linked folder) that leads outside the folder of this YAML file; it is not read`,
+    };
+  }
+  return { path };
 }
 
 /** The key of a task's recipients: its file and its index in that file's `tasks`. */

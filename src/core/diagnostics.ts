@@ -89,6 +89,7 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'push-at-invalid',
   'task-text-too-long',
   'recipients-file-not-found',
+  'recipients-file-outside-folder',
   'recipients-file-empty',
   'recipients-file-bad-line',
   'recipient-invalid',

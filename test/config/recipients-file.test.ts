@@ -1,5 +1,8 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRecipients } from '../../src/config/recipients-file.js';
+import { runCli, useWorkspace } from '../helpers/cli.js';
 
 const read = (text: string) => {
   const { openids, diagnostics } = parseRecipients('vip.csv', text);
@@ -28,18 +31,93 @@ describe('recipients files', () => {
 
   it('points at the line and column of a bad value, every one of them', () => {
     expect(read('name,openid\nAnn,oA\nBo,o B\nCy,\n').problems).toEqual([
-      'error recipients-file-bad-line 3:4 "o B" is not an openid; an openid has 1 to 64 letters, digits, "_" or "-"',
+      'error recipients-file-bad-line 3:4 not an openid: its character 2 (of 3) is a space; an openid has 1 to 64 letters, digits, "_" or "-"',
       'error recipients-file-bad-line 4:4 this line has no openid',
     ]);
   });
 
   it('refuses a CSV header without an openid column, and a file without openids', () => {
     expect(read('name,phone\nAnn,1\n').problems).toEqual([
-      'error recipients-file-bad-line 1:1 this CSV header has no "openid" column (it has "name", "phone")',
+      'error recipients-file-bad-line 1:1 this CSV header has no "openid" column (it has 2 columns)',
     ]);
     expect(read('# nobody yet\n\n').problems).toEqual([
       'error recipients-file-empty 1:1 the recipients file lists no openid; a task is sent to at least one customer',
     ]);
     expect(read('openid\n').problems.map((p) => p.split(' ')[1])).toEqual(['recipients-file-empty']);
+  });
+});
+
+describe('validate and a recipients_file', () => {
+  const ws = useWorkspace();
+  // What a `.env` beside the repository holds: it must never reach the output.
+  const SECRET = '9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+  const tasksYaml = (recipientsFile: string) =>
+    [
+      'version: 1',
+      'guides:',
+      '  - account: alice_wx',
+      '    nickname: Alice',
+      '    head_image_url: https://mmbiz.qpic.cn/alice/0',
+      'tasks:',
+      '  - name: Spring sale',
+      '    guide: alice_wx',
+      '    push_at: "2026-12-01T10:00:00+08:00"',
+      `    recipients_file: ${recipientsFile}`,
+      '    materials:',
+      '      - text: Hello',
+      '',
+    ].join('\n');
+
+  /** A repository folder `repo/` holding tasks.yaml, with `.env` beside it (outside it). */
+  async function setUp(recipientsFile: string): Promise<string> {
+    const dir = ws().dir;
+    mkdirSync(join(dir, 'repo', 'customers'), { recursive: true });
+    await ws().write('.env', `# secrets\nWECHAT_SECRET=${SECRET}\noSecretLooksLikeAnOpenid\n`);
+    await ws().write('repo/tasks.yaml', tasksYaml(recipientsFile));
+    return join(dir, 'repo');
+  }
+
+  const validate = (cwd: string) => runCli(['validate', '--json', 'tasks.yaml'], { cwd });
+
+  it.each([
+    ['../.env', 'leads outside the folder of this YAML file'],
+    ['customers/../../.env', 'leads outside the folder of this YAML file'],
+    ['ABSOLUTE', 'is an absolute path'],
+    ['link.csv', 'is a symbolic link'],
+    ['linked/.env', 'is a symbolic link'],
+  ])('refuses %s at the key, unread, and says to keep the list in the folder', async (given, why) => {
+    const dir = await setUp(given === 'ABSOLUTE' ? join(ws().dir, '.env') : given);
+    symlinkSync(join(ws().dir, '.env'), join(dir, 'link.csv'));
+    symlinkSync(ws().dir, join(dir, 'linked'));
+    const { code, stdout, stderr } = await validate(dir);
+    expect(code).toBe(1);
+    expect(`${stdout}${stderr}`).not.toMatch(/9f8e|WECHAT|oSecret/);
+    const diagnostics = JSON.parse(stdout);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'recipients-file-outside-folder',
+        file: 'tasks.yaml',
+        line: 10,
+        column: 22,
+        message: expect.stringContaining(why),
+        hint: expect.stringContaining(
+          'keep the list of recipients in the folder of this YAML file or below it',
+        ),
+      }),
+    ]);
+  });
+
+  it('reads a list in a folder below, and names a bad line of it without quoting the line', async () => {
+    const dir = await setUp('customers/vip.csv');
+    await ws().write('repo/customers/vip.csv', `oA\nWECHAT_SECRET=${SECRET}\n${'o'.repeat(70)}\n`);
+    const { code, stdout } = await runCli(['validate', 'tasks.yaml'], { cwd: dir });
+    expect(code).toBe(1);
+    expect(stdout).not.toMatch(/9f8e|WECHAT/);
+    expect(stdout).toContain(
+      'customers/vip.csv:2:1: error: not an openid: its character 14 (of 46) is a character an openid cannot hold;',
+    );
+    expect(stdout).toContain('customers/vip.csv:3:1: error: not an openid: it is 70 characters;');
+    await ws().write('repo/customers/vip.csv', 'oA\noB\n');
+    expect(await runCli(['validate', 'tasks.yaml'], { cwd: dir })).toMatchObject({ code: 0 });
   });
 });

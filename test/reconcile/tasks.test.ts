@@ -253,7 +253,9 @@ describe('tasks as code', () => {
     await ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\nBo,not an openid\n');
     const bad = await runCli(['validate', path], { cwd: ws.dir });
     expect(bad.code).toBe(1);
-    expect(bad.stdout + bad.stderr).toMatch(/vip\.csv:3:4: error: "not an openid" is not an openid/);
+    expect(bad.stdout + bad.stderr).toMatch(
+      /vip\.csv:3:4: error: not an openid: its character 4 \(of 13\) is a space/,
+    );
   });
 
   it('export writes the pending tasks (not the executed ones), and the file plans to no changes', async () => {
