@@ -545,7 +545,6 @@ const taskGuideOneOf: Describe = ({ data }) =>
 
 export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'nickname/minLength': empty('nickname-empty', 'the nickname', 'write 1 to 16 characters'),
-  'nickname/pattern': empty('nickname-empty', 'the nickname', 'write 1 to 16 characters'),
   'nickname/maxLength': tooLong('nickname-too-long', 'nickname'),
   'headImageUrl/pattern': ({ data }) => ({
     code: 'head-image-url-invalid',
@@ -586,7 +585,6 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     hint: `an account holds at most ${limit} sensitive words; remove the others`,
   }),
   'quickReply/minLength': empty('quick-reply-empty', 'a quick reply', 'remove it or write its text'),
-  'quickReply/pattern': empty('quick-reply-empty', 'a quick reply', 'remove it or write its text'),
   'welcome/maxItems': ({ data, limit }) => ({
     code: 'welcome-too-many',
     message: `a guide has at most ${limit} welcome messages; this one has ${Array.isArray(data) ? data.length : '?'}`,
@@ -608,7 +606,6 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     hint: 'make each of them its own entry of the list (each starting with "- ")',
   }),
   'welcomeText/minLength': empty('welcome-text-empty', 'the text of this welcome message'),
-  'welcomeText/pattern': empty('welcome-text-empty', 'the text of this welcome message'),
   'mediaId/pattern': ({ data, name }) => ({
     code: 'media-id-invalid',
     message:
@@ -628,24 +625,13 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     hint: 'an appid is "wx" followed by 16 lowercase hexadecimal digits, such as wx1234567890abcdef',
   }),
   'miniprogramTitle/minLength': empty('miniprogram-title-empty', 'the title of the mini-program card'),
-  'miniprogramTitle/pattern': empty('miniprogram-title-empty', 'the title of the mini-program card'),
   'miniprogramTitle/maxLength': tooLong('miniprogram-title-too-long', 'title'),
   'miniprogramPath/minLength': empty(
     'miniprogram-path-empty',
     'the path of the mini-program card',
     'write the page to open, such as pages/index/index',
   ),
-  'miniprogramPath/pattern': empty(
-    'miniprogram-path-empty',
-    'the path of the mini-program card',
-    'write the page to open, such as pages/index/index',
-  ),
   'offlineAutoReply/minLength': empty(
-    'offline-reply-empty',
-    'offline_auto_reply',
-    'write null to delete the offline reply, or remove the key to leave it alone',
-  ),
-  'offlineAutoReply/pattern': empty(
     'offline-reply-empty',
     'offline_auto_reply',
     'write null to delete the offline reply, or remove the key to leave it alone',
@@ -663,7 +649,6 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     };
   },
   'sensitiveWord/minLength': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
-  'sensitiveWord/pattern': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
   'groupName/minLength': empty('group-name-empty', 'the group name'),
   'groupName/maxLength': tooLong('group-name-too-long', 'group name'),
   'deleteLimit/minimum': ({ path, data }) => ({
@@ -673,9 +658,7 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   }),
   'maxDeleteShare/minimum': shareOutOfRange,
   'maxDeleteShare/maximum': shareOutOfRange,
-  'groupName/pattern': empty('group-name-empty', 'the group name'),
   'taskName/minLength': empty('task-name-empty', 'the task name', 'write 1 to 16 characters'),
-  'taskName/pattern': empty('task-name-empty', 'the task name', 'write 1 to 16 characters'),
   'taskName/maxLength': tooLong('task-name-too-long', 'task name'),
   'taskRemark/maxLength': tooLong('task-remark-too-long', 'remark'),
   'taskMaterials/maxItems': ({ data, limit }) => ({

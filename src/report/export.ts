@@ -1,7 +1,7 @@
 import { Document, visit } from 'yaml';
 import { compareText } from '../core/compare-text.js';
 import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
-import type { LiveMaterial, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
+import type { LiveGroup, LiveMaterial, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import { countOf } from './count.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
@@ -21,8 +21,8 @@ export function exportWrittenNotice(shown: string, live: Pick<LiveState, 'guides
 
 /**
  * The live state as a desired-state file that validates and plans to no changes: every guide
- * (with its quick replies and welcome messages), every group with its members, and the account
- * settings, and the pending tasks when tasks were read (executed ones are history: left out).
+ * (with its quick replies and welcome messages), every group with its members (but groups that
+ * share a name: see {@link exportedGroups}), the account settings, and the pending tasks when tasks were read (executed ones are history: left out).
  * `prune` is left off, so applying the file elsewhere deletes nothing.
  */
 export function renderExport(
@@ -70,17 +70,16 @@ export function renderExport(
     account['default_welcome'] = welcome(live.account.defaultWelcome, 'account default_welcome');
   }
 
-  const seenNames = new Set<string>();
-  const groups: object[] = [];
-  for (const group of live.groups) {
-    if (seenNames.has(group.name)) {
-      warnings.push(
-        `group "${group.name}" (id ${group.id}) has the name of another group and was left out; rename one of them`,
-      );
-      continue;
-    }
-    seenNames.add(group.name);
-    groups.push({ name: group.name, members: [...(group.members ?? [])].sort() });
+  const groups = exportedGroups(live.groups).map((group) => ({
+    name: group.name,
+    members: [...(group.members ?? [])].sort(),
+  }));
+  for (const [name, copies] of sharedGroupNames(live.groups)) {
+    warnings.push(
+      `groups ${copies.map((g) => `id ${g.id}`).join(', ')} share the name "${name}", which a file cannot give twice: ` +
+        'all were left out, so a plan of the file leaves them alone; to manage them, add the group to the file ' +
+        '(a plan then keeps one, moves the members of the others onto it and deletes the others)',
+    );
   }
 
   const guides = live.guides.map((guide) => {
@@ -151,6 +150,24 @@ function referenceEach(
   values: ReadonlyMap<string, string>,
 ): Record<string, unknown> {
   return Object.fromEntries(Object.entries(sections).map(([key, v]) => [key, referenceAll(v, values)]));
+}
+
+/**
+ * The live groups a file can name: those whose name no other live group has. A file gives a group
+ * name once, and a plan of one name matching several live groups keeps one and deletes the others;
+ * written at all, such groups would not plan to no changes, so they are left out (and left alone).
+ */
+function exportedGroups(groups: readonly LiveGroup[]): LiveGroup[] {
+  const shared = sharedGroupNames(groups);
+  return groups.filter((g) => !shared.has(g.name));
+}
+
+/** The live groups of each name that more than one live group has, by name. */
+function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]> {
+  const byName = new Map<string, LiveGroup[]>();
+  for (const group of groups) byName.set(group.name, [...(byName.get(group.name) ?? []), group]);
+  for (const [name, copies] of byName) if (copies.length < 2) byName.delete(name);
+  return byName;
 }
 
 /**

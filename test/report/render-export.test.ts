@@ -91,7 +91,7 @@ describe('renderExport', () => {
     expect(plan?.calls).toEqual([]);
   });
 
-  it('warns of what it cannot export exactly: a card (its media id), an unknown message, a second group of a name', () => {
+  it('warns of what it cannot export exactly: a card (its media id), an unknown message, groups sharing a name', () => {
     const odd = liveState({
       guides: [
         liveGuide('amy_wx', {
@@ -107,12 +107,13 @@ describe('renderExport', () => {
       groups: [
         liveGroup('1860131524965138433', 'Twin', ['amy_wx']),
         liveGroup('1860131524965138434', 'Twin', []),
+        liveGroup('1860131524965138435', 'Solo', []),
       ],
     });
     const exported = renderExport(odd);
     // In the order of the file: account, groups, guides.
     expect(exported.warnings).toEqual([
-      'group "Twin" (id 1860131524965138434) has the name of another group and was left out; rename one of them',
+      'groups id 1860131524965138433, id 1860131524965138434 share the name "Twin", which a file cannot give twice: all were left out, so a plan of the file leaves them alone; to manage them, add the group to the file (a plan then keeps one, moves the members of the others onto it and deletes the others)',
       `guide amy_wx: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
       'guide amy_wx: a welcome message of msgtype 9 is not understood and was left out',
     ]);
@@ -127,7 +128,7 @@ describe('renderExport', () => {
         },
       },
     ]);
-    expect(file.groups).toEqual([{ name: 'Twin', members: ['amy_wx'] }]);
+    expect(file.groups).toEqual([{ name: 'Solo', members: [] }]);
   });
 
   it('writes every control character, line separator and bidi override escaped: export prints to a terminal', () => {

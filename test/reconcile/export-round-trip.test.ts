@@ -1,0 +1,83 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GuideService } from '../../src/service/index.js';
+import { parseJson } from '../../src/wire/json.js';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { simCall } from '../helpers/service.js';
+
+// The README's promise: export writes a file that validates and plans to no changes, for every
+// value the service takes — spaces-only texts, an upper-case URL scheme, groups sharing a name.
+
+let service: GuideService;
+let ws: Workspace;
+
+beforeAll(async () => {
+  service = await GuideService.start({ db: ':memory:', simulation: true });
+});
+afterAll(() => service.close());
+beforeEach(async () => {
+  ws = await workspace();
+  await simCall(service.url, 'reset', {});
+});
+afterEach(() => ws.remove());
+
+function cli(args: string[]): Promise<CliRun> {
+  return runCli([...args, '--base-url', service.url], {
+    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
+    cwd: ws.dir,
+  });
+}
+
+async function api(operation: string, body: object): Promise<void> {
+  const run = await cli(['api', operation, JSON.stringify(body)]);
+  expect(run.code, run.stderr).toBe(0);
+}
+
+interface JsonPlan {
+  summary: { calls: number };
+  unmanaged: Array<{ resource: string; address: string }>;
+}
+
+describe('export of values the service takes', () => {
+  it('validates and plans to no changes: spaces-only texts and an upper-case URL scheme', async () => {
+    await api('addguideacct', {
+      guide_account: 'weird_wx1',
+      guide_nickname: ' ',
+      guide_headimgurl: 'HTTPS://X/Y',
+    });
+    await api('setguideconfig', {
+      guide_account: 'weird_wx1',
+      is_delete: false,
+      guide_fast_reply_list: [{ content: '  ' }],
+      guide_auto_reply: { msgtype: 1, content: ' ' },
+    });
+    await api('setguideacctconfig', { is_delete: false, guide_auto_reply: { content: ' ' } });
+    await api('newguidegroup', { group_name: ' ' });
+    const exported = await cli(['export', '-o', 'e.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const valid = await runCli(['validate', 'e.yaml'], { cwd: ws.dir });
+    expect(valid.stdout).toBe('valid: 1 file, 1 guide, 1 group\n');
+    expect(valid.code).toBe(0);
+    const plan = await cli(['plan', 'e.yaml', '--json']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect((parseJson(plan.stdout) as JsonPlan).summary.calls).toBe(0);
+  });
+
+  it('leaves out the groups that share a name, with a warning, so that the file plans to no changes', async () => {
+    await api('newguidegroup', { group_name: 'Twin' });
+    await api('newguidegroup', { group_name: 'Twin' });
+    await api('newguidegroup', { group_name: 'Solo' });
+    const exported = await cli(['export', '-o', 'e.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(
+      /groups id \d+, id \d+ share the name "Twin", which a file cannot give twice: all were left out, so a plan of the file leaves them alone/,
+    );
+    const plan = await cli(['plan', 'e.yaml', '--json']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const { summary, unmanaged } = parseJson(plan.stdout) as JsonPlan;
+    expect(summary.calls).toBe(0);
+    expect(unmanaged.map((u) => `${u.resource} ${u.address}`)).toEqual([
+      expect.stringMatching(/^group Twin/),
+      expect.stringMatching(/^group Twin/),
+    ]);
+  });
+});
