@@ -98,6 +98,12 @@ export interface DesiredConfig {
   /** The environments the files declare, in the order written (never a secret); absent when none. */
   readonly environments?: readonly DeclaredEnvironment[];
   /**
+   * The errors found before any environment is checked: paths and files that cannot be read, YAML
+   * syntax, the `environments:` declarations and `${…}` references; sorted as `check` sorts them.
+   * When they hide the environments (a misspelt path), they say why none is declared.
+   */
+  readonly readErrors: readonly Diagnostic[];
+  /**
    * Checks the files in every environment, or in those named; files that declare no environment
    * are checked as written (then `state` is their desired state). Throws a UsageError for a name
    * that the files do not declare.
@@ -219,6 +225,7 @@ function configOf(
   return {
     files,
     ...(declared === undefined ? {} : { environments: declared }),
+    readErrors: finish(input.common.filter((d) => d.severity === 'error')),
     check,
     desiredState: (name) => {
       const result = check([name]);

@@ -8,6 +8,7 @@ import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
+import { displayPath } from '../core/paths.js';
 
 /** Desired-state files loaded without an error: the state, and each file's text for diagnostics. */
 export interface LoadedFiles {
@@ -91,16 +92,34 @@ function loadResultOf(result: LoadDesiredStateResult, environment?: string): Loa
 /**
  * The environment `name` as the files at `paths` declare it, for a command that reads the files
  * only for that (`export --env`): the files' other problems do not matter here, as long as the
- * environments can be read. A UsageError when they declare none, or none of that name.
+ * environment can be read. A UsageError when a path does not exist (with a near name if there is
+ * one, as `plan` says), when the files declare none or none of that name, and then with what kept
+ * the files from being read (a file that is not YAML).
  */
 export async function declaredEnvironment(
   paths: readonly string[],
   cwd: string,
   name: string,
 ): Promise<DeclaredEnvironment> {
-  const environments = (await loadConfig(paths, { cwd })).environments ?? [];
-  if (environments.length === 0) {
-    throw new UsageError(`no environment "${name}": the files ${paths.join(', ')} declare no environments`);
+  const config = await loadConfig(paths, { cwd });
+  const environments = config.environments ?? [];
+  const missing = config.readErrors.filter((d) => d.code === 'path-not-found');
+  const found = environments.find((e) => e.name === name);
+  if (missing.length > 0 || (found === undefined && config.readErrors.length > 0)) {
+    const errors = missing.length > 0 ? missing : config.readErrors;
+    throw new UsageError(`the environments of the files cannot be read: ${describeReadErrors(errors, cwd)}`);
   }
-  return environmentNamed(environments, name);
+  if (found !== undefined) return found;
+  if (environments.length > 0) return environmentNamed(environments, name);
+  throw new UsageError(`no environment "${name}": the files ${paths.join(', ')} declare no environments`);
+}
+
+/** The first read errors as `file:line:col: message` (one line, or a list of at most 3). */
+function describeReadErrors(errors: readonly Diagnostic[], cwd: string): string {
+  const line = (d: Diagnostic): string => `${displayPath(d.file, cwd)}:${d.line}:${d.column}: ${d.message}`;
+  const [first] = errors;
+  if (errors.length === 1 && first !== undefined) return line(first);
+  const shown = errors.slice(0, 3).map((d) => `  ${line(d)}`);
+  const more = errors.length > shown.length ? [`  and ${errors.length - shown.length} more`] : [];
+  return `the files have ${errors.length} errors:\n${[...shown, ...more].join('\n')}`;
 }
