@@ -16,6 +16,7 @@ import {
   WECHAT_ID_RULE,
 } from '../core/guide-rules.js';
 import { isRecord } from '../core/records.js';
+import { formatWrittenTime } from '../core/task-time.js';
 import type { PartValidators, StrictValidators } from './compile-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { suggest } from './suggest.js';
@@ -819,6 +820,7 @@ function mapError(
         };
       }
       const quotable = (typeof data === 'number' || typeof data === 'boolean') && expected === 'text';
+      const textHint = quotable ? scalarAsTextHint(data, e.parentSchema, defName, path) : undefined;
       return {
         code: 'wrong-type',
         path,
@@ -829,8 +831,8 @@ function mapError(
             : `${name} must be ${expected}, not ${describeValue(data)}`,
         ...(data === null
           ? { hint: 'write a value after the colon, or remove the key' }
-          : quotable
-            ? { hint: `put the value in quotes: "${String(data)}"` }
+          : textHint !== undefined
+            ? { hint: textHint }
             : expected === 'true or false' && typeof data === 'string'
               ? { hint: 'write true or false (YAML 1.2 reads yes, no, on and off as text)' }
               : {}),
@@ -981,6 +983,38 @@ function describeContainer(path: ValuePath): string {
   }
   if (last === 'miniprogram') return 'the mini-program card';
   return typeof last === 'string' ? `"${last}"` : 'this entry';
+}
+
+/**
+ * The fix for a number, true or false where text is wanted: quoting it, when the quoted value is
+ * valid; else why the quoted value is still refused and what the value's pattern asks for
+ * (`push_at: 2026` quoted is still no date), and for a push time written as Unix seconds, that
+ * time as it is written.
+ */
+function scalarAsTextHint(
+  data: number | boolean,
+  parentSchema: unknown,
+  defName: string | undefined,
+  path: ValuePath,
+): string | undefined {
+  const text = String(data);
+  const pattern = isRecord(parentSchema) ? parentSchema['pattern'] : undefined;
+  if (typeof pattern !== 'string' || new RegExp(pattern, 'u').test(text)) {
+    return `put the value in quotes: "${text}"`;
+  }
+  // Ten digits: seconds from 2001 to 2286, as a push time is written in the API.
+  const seconds = typeof data === 'number' && Number.isInteger(data) && data >= 1e9 && data < 1e10;
+  if (defName === 'pushAt' && seconds) {
+    return `push_at is a date and time with its offset, not Unix seconds: ${text} is "${formatWrittenTime(data, 0)}" (UTC), or write it in your offset, such as 2026-12-01T10:00:00+08:00`;
+  }
+  const quoted = SCHEMA_MESSAGES[`${defName}/pattern`]?.({
+    path,
+    name: describeValueName(path),
+    data: text,
+    limit: Number.NaN,
+  });
+  if (quoted === undefined) return undefined;
+  return `quoted, it is still refused: ${quoted.message}${quoted.hint === undefined ? '' : `; ${quoted.hint}`}`;
 }
 
 function describeType(type: unknown): string {

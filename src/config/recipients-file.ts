@@ -171,8 +171,10 @@ export async function readRecipientsFiles(
   const diagnostics: Diagnostic[] = [];
   for (const { parsed, tasks } of files) {
     for (const { index, value: task } of tasks) {
-      // With both keys the rules report the task; its file is not read.
+      // With both keys the rules report the task; its file is not read. Nor is an empty path,
+      // which the schema reports ("recipients_file is empty"): read, it is the YAML file's folder.
       if (task.recipients_file === undefined || task.recipients !== undefined) continue;
+      if (task.recipients_file.trim() === '') continue;
       const where = parsed.locate(['tasks', index, 'recipients_file'], 'value');
       const fail = (code: Diagnostic['code'], message: string, hint: string): void => {
         diagnostics.push({ severity: 'error', code, message, hint, file: parsed.file, ...where });

@@ -249,13 +249,23 @@ describe('messages in plain words that name the fix', () => {
     ]);
   });
 
-  it('a number where text is wanted says to quote it', async () => {
-    const { diagnostics } = await loadDesiredState([writeTemp(GUIDE.replace('alice_wx', '12345678'))]);
+  it('a number where text is wanted says to quote it, unless quoted it is still refused', async () => {
+    const { diagnostics } = await loadDesiredState([writeTemp(GUIDE.replace('Alice', '12345678'))]);
     expect(diagnostics).toMatchObject([
       {
         code: 'wrong-type',
-        message: '"account" must be text, not the number 12345678',
+        message: '"nickname" must be text, not the number 12345678',
         hint: 'put the value in quotes: "12345678"',
+      },
+    ]);
+    const account = await loadDesiredState([writeTemp(GUIDE.replace('alice_wx', '12345678'))]);
+    expect(account.diagnostics).toMatchObject([
+      {
+        code: 'wrong-type',
+        message: '"account" must be text, not the number 12345678',
+        hint: expect.stringMatching(
+          /^quoted, it is still refused: invalid WeChat ID: account "12345678" starts with "1", not a letter; .*; write the WeChat ID/,
+        ),
       },
     ]);
   });
