@@ -14,9 +14,22 @@ export interface ExportResult {
   readonly warnings: readonly string[];
 }
 
-/** What `export -o FILE` says once the file is written (`shown`: its path as the user gave it). */
-export function exportWrittenNotice(shown: string, live: Pick<LiveState, 'guides' | 'groups'>): string {
-  return `guidectl: wrote ${shown}: ${countOf(live.guides.length, 'guide')}, ${countOf(live.groups.length, 'group')}\n`;
+/**
+ * What `export -o FILE` says once the file is written (`shown`: its path as the user gave it): what
+ * the file holds — the groups that share a name are left out, the tasks counted when there are any.
+ */
+export function exportWrittenNotice(
+  shown: string,
+  live: Pick<LiveState, 'guides' | 'groups' | 'tasks'>,
+): string {
+  const tasks =
+    live.tasks === undefined ? 0 : pendingTasksToWrite(live.tasks).filter((t) => t.written).length;
+  const counts = [
+    countOf(live.guides.length, 'guide'),
+    countOf(exportedGroups(live.groups).length, 'group'),
+    ...(tasks === 0 ? [] : [countOf(tasks, 'task')]),
+  ];
+  return `guidectl: wrote ${shown}: ${counts.join(', ')}\n`;
 }
 
 /**
@@ -176,7 +189,39 @@ function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]
  * oldest is, as the planner would manage it, and a warning names the others.
  */
 function exportTasks(tasks: readonly LiveTask[], warnings: string[]): object[] {
-  const written = new Set<string>();
+  const out: object[] = [];
+  for (const { task, guide, written } of pendingTasksToWrite(tasks)) {
+    const where = `task ${JSON.stringify(task.name)} of ${guide}`;
+    if (!written) {
+      warnings.push(
+        `${where} (id ${task.id}) has the name of another pending task of the guide and was left out`,
+      );
+      continue;
+    }
+    out.push({
+      name: task.name,
+      ...(task.guide.kind === 'account'
+        ? { guide: task.guide.account }
+        : { guide_openid: task.guide.openid }),
+      ...(task.remark === '' ? {} : { remark: task.remark }),
+      push_at: formatWrittenTime(task.pushAt, 0),
+      recipients: [...task.recipients],
+      materials: task.materials.map((m) => exportMaterial(m, where, warnings)),
+    });
+  }
+  return out;
+}
+
+interface PendingTask {
+  readonly task: LiveTask;
+  /** The guide as messages name it: its account, or `openid o…`. */
+  readonly guide: string;
+  /** False for a later pending task of a guide and name already written: a file names a task once. */
+  readonly written: boolean;
+}
+
+/** The pending tasks by guide and name (then id, so the oldest of a name is the one written). */
+function pendingTasksToWrite(tasks: readonly LiveTask[]): PendingTask[] {
   const pending = tasks
     .filter((t) => t.status === 'pending')
     .map((t) => ({
@@ -190,29 +235,13 @@ function exportTasks(tasks: readonly LiveTask[], warnings: string[]): object[] {
         compareText(a.task.name, b.task.name) ||
         (a.id === b.id ? 0 : a.id < b.id ? -1 : 1),
     );
-  const out: object[] = [];
-  for (const { task, guide } of pending) {
-    const where = `task ${JSON.stringify(task.name)} of ${guide}`;
+  const names = new Set<string>();
+  return pending.map(({ task, guide }) => {
     const key = `${guide}\u0000${task.name}`;
-    if (written.has(key)) {
-      warnings.push(
-        `${where} (id ${task.id}) has the name of another pending task of the guide and was left out`,
-      );
-      continue;
-    }
-    written.add(key);
-    out.push({
-      name: task.name,
-      ...(task.guide.kind === 'account'
-        ? { guide: task.guide.account }
-        : { guide_openid: task.guide.openid }),
-      ...(task.remark === '' ? {} : { remark: task.remark }),
-      push_at: formatWrittenTime(task.pushAt, 0),
-      recipients: [...task.recipients],
-      materials: task.materials.map((m) => exportMaterial(m, where, warnings)),
-    });
-  }
-  return out;
+    const written = !names.has(key);
+    names.add(key);
+    return { task, guide, written };
+  });
 }
 
 function exportMaterial(m: LiveMaterial, where: string, warnings: string[]): object {

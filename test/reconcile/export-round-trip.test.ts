@@ -68,6 +68,7 @@ describe('export of values the service takes', () => {
     await api('newguidegroup', { group_name: 'Solo' });
     const exported = await cli(['export', '-o', 'e.yaml']);
     expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain('guidectl: wrote e.yaml: 0 guides, 1 group\n');
     expect(exported.stderr).toMatch(
       /groups id \d+, id \d+ share the name "Twin", which a file cannot give twice: all were left out, so a plan of the file leaves them alone/,
     );

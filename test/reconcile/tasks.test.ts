@@ -277,6 +277,8 @@ describe('tasks as code', () => {
     await add('Later', now + 7200);
     const exported = await cli(['export', '-o', 'exported.yaml']);
     expect(exported.code, exported.stderr).toBe(0);
+    // The summary counts the tasks written.
+    expect(exported.stderr).toMatch(/(^|\n)guidectl: wrote exported\.yaml: 1 guide, 0 groups, 2 tasks\n$/);
     const text = await readFile(join(ws.dir, 'exported.yaml'), 'utf8');
     expect(text).toContain('- name: Soon');
     expect(text).toContain(`push_at: ${formatWrittenTime(now + 3600, 0)}`);

@@ -7,6 +7,10 @@ describe('what the account commands say when done', () => {
   it('export -o counts what it wrote', () => {
     const live = { guides: [liveGuide('alice_wx'), liveGuide('bob_wx')], groups: [liveGroup('1', 'North')] };
     expect(exportWrittenNotice('out.yaml', live)).toBe('guidectl: wrote out.yaml: 2 guides, 1 group\n');
+    // Tasks read but none pending: not named.
+    expect(exportWrittenNotice('out.yaml', { ...live, tasks: [] })).toBe(
+      'guidectl: wrote out.yaml: 2 guides, 1 group\n',
+    );
   });
 
   it('path-menu names the program and the guide', () => {
