@@ -221,7 +221,10 @@ async function placeRecipientsFile(
   }
   const folder = nodePath.resolve(nodePath.dirname(yamlFile));
   const path = nodePath.resolve(folder, given);
-  if (pathInside(folder, path) === undefined) {
+  // The folder itself is no leak: reading it says "this is a folder, not a file".
+  const within = (base: string, file: string): boolean =>
+    file === base || pathInside(base, file) !== undefined;
+  if (!within(folder, path)) {
     return { outside: `${written} leads outside the folder of this YAML file; it is not read` };
   }
   if (fs.realpath === undefined) return { path };
@@ -231,7 +234,7 @@ async function placeRecipientsFile(
   } catch {
     return { path }; // not there: reading it says so
   }
-  if (pathInside(await fs.realpath(folder), real) === undefined) {
+  if (!within(await fs.realpath(folder), real)) {
     return {
       outside: `${written} is a symbolic link (or lies in a linked folder) that leads outside the folder of this YAML file; it is not read`,
     };

@@ -107,6 +107,18 @@ describe('validate and a recipients_file', () => {
     ]);
   });
 
+  it('a path naming the folder itself says it is a folder', async () => {
+    const dir = await setUp('customers/..');
+    const { code, stdout } = await validate(dir);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toEqual([
+      expect.objectContaining({
+        code: 'recipients-file-not-found',
+        message: 'recipients_file "customers/.." cannot be read: this is a folder, not a file',
+      }),
+    ]);
+  });
+
   it('reads a list in a folder below, and names a bad line of it without quoting the line', async () => {
     const dir = await setUp('customers/vip.csv');
     await ws().write('repo/customers/vip.csv', `oA\nWECHAT_SECRET=${SECRET}\n${'o'.repeat(70)}\n`);
