@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { access, type FileHandle, lstat, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errorCode, UsageError } from './errors.js';
 
 /**
@@ -9,7 +9,9 @@ import { errorCode, UsageError } from './errors.js';
  * same file system), renamed over it by `commit`. A write cut short (a failed call, Ctrl-C, a full
  * disk) leaves the file as it was, never half of the new text; a reader sees the old file or the
  * new one. Every file guidectl writes for the user (saved plans, exports) is written this way.
- * It lives in core, though core is otherwise free of effects, because every room that writes a
+ * A symbolic link is followed: the file it points to is replaced and the link stays. What is not a
+ * file (a device such as /dev/stdout or /dev/null, a named pipe) is written to as a stream, never
+ * renamed over: replacing it would put a plain file in its place. It lives in core, though core is otherwise free of effects, because every room that writes a
  * file may import core and no other room.
  */
 export interface WholeFile {
@@ -39,34 +41,81 @@ export async function checkOutputPath(path: string, shown: string, output: Outpu
   const { flag, example } = output;
   if (shown.trim() === '')
     throw new UsageError(`${flag} is empty; name the file to write, e.g. ${flag} ${example}`);
-  const folder = dirname(path);
-  const folderShown = dirname(shown) === '.' ? folder : dirname(shown);
-  const kind = async (p: string): Promise<'file' | 'folder' | 'none'> => {
+  if (shown === '-')
+    throw new UsageError(
+      `${flag} -: to print to standard output, leave ${flag} out; else name a file, e.g. ${flag} ${example}`,
+    );
+  const kind = async (p: string): Promise<'file' | 'folder' | 'stream' | 'none'> => {
     try {
-      return (await stat(p)).isDirectory() ? 'folder' : 'file';
+      const s = await stat(p);
+      return s.isDirectory() ? 'folder' : s.isFile() ? 'file' : 'stream';
     } catch (error) {
       if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return 'none';
       throw new UsageError(`${flag} ${shown}: cannot look at ${p}: ${errorCode(error) ?? String(error)}`);
     }
   };
-  if ((await kind(path)) === 'folder') {
+  const here = await kind(path);
+  if (here === 'folder') {
     throw new UsageError(
       `${flag} ${shown} is a folder; name a file in it, e.g. ${flag} ${join(shown, example)}`,
     );
   }
+  if (here === 'stream') {
+    try {
+      await access(path, constants.W_OK);
+      return;
+    } catch (error) {
+      throw new UsageError(`${flag} ${shown} may not be written (${errorCode(error) ?? String(error)})`);
+    }
+  }
+  // The hidden file goes beside the file a link points to: that folder must exist and be writable.
+  const real = await placeOf(path);
+  const folder = dirname(real);
+  const folderShown = real !== path || dirname(shown) === '.' ? folder : dirname(shown);
   const parent = await kind(folder);
   if (parent === 'none') {
     throw new UsageError(
       `${flag} ${shown}: the folder ${folderShown} does not exist; create it first, or name a file in a folder that exists`,
     );
   }
-  if (parent === 'file') throw new UsageError(`${flag} ${shown}: ${folderShown} is a file, not a folder`);
+  if (parent !== 'folder') throw new UsageError(`${flag} ${shown}: ${folderShown} is a file, not a folder`);
   try {
     await access(folder, constants.W_OK);
   } catch (error) {
     throw new UsageError(
       `${flag} ${shown}: the folder ${folderShown} may not be written (${errorCode(error) ?? String(error)}); name a file in a folder you may write to`,
     );
+  }
+}
+
+/**
+ * Where a whole file at `path` is put: `path` itself, or — for a symbolic link — the file it
+ * points to (resolved through every link; for a link to a file not yet made, its target), so that
+ * the link is kept and the file it names is replaced.
+ */
+async function placeOf(path: string): Promise<string> {
+  let link: boolean;
+  try {
+    link = (await lstat(path)).isSymbolicLink();
+  } catch {
+    return path;
+  }
+  if (!link) return path;
+  try {
+    return await realpath(path);
+  } catch {
+    // A link to a file not made yet: the file it names, one link deep.
+    return resolve(dirname(path), await readlink(path));
+  }
+}
+
+/** Whether `path` is something other than a file or folder (a device, a named pipe, a socket). */
+async function isStream(path: string): Promise<boolean> {
+  try {
+    const s = await stat(path);
+    return !s.isFile() && !s.isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -79,8 +128,10 @@ function cannotWrite(shown: string, error: unknown): UsageError {
 
 /** Opens `path` to be written whole; `shown` names it in messages (as the user wrote it). */
 export async function openWholeFile(path: string, shown: string): Promise<WholeFile> {
+  if (await isStream(path)) return openStream(path, shown);
+  const place = await placeOf(path);
   // A name of its own per write, so that two writers of one file never share a hidden file.
-  const hidden = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.partial`);
+  const hidden = join(dirname(place), `.${basename(place)}.${randomBytes(4).toString('hex')}.partial`);
   let handle: FileHandle;
   try {
     handle = await open(hidden, 'wx', 0o644);
@@ -107,10 +158,36 @@ export async function openWholeFile(path: string, shown: string): Promise<WholeF
     },
     async commit() {
       await close()
-        .then(() => rename(hidden, path))
+        .then(() => rename(hidden, place))
         .catch(failed);
     },
     abandon,
+  };
+}
+
+/** A device or named pipe, written as it comes (there is no old text to keep, nothing to rename). */
+async function openStream(path: string, shown: string): Promise<WholeFile> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'w');
+  } catch (error) {
+    throw cannotWrite(shown, error);
+  }
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await handle.close();
+  };
+  return {
+    async write(text) {
+      await handle.write(text).catch(async (error: unknown) => {
+        await close().catch(() => undefined);
+        throw cannotWrite(shown, error);
+      });
+    },
+    commit: () => close().catch((error: unknown) => Promise.reject(cannotWrite(shown, error))),
+    abandon: () => close().catch(() => undefined),
   };
 }
 

@@ -1,5 +1,7 @@
-import { link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { link, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { checkOutputPath, openWholeFile, writeWholeFile } from '../../src/core/whole-file.js';
 import { ONE_GUIDE, useServiceTarget, workspace } from '../helpers/cli.js';
@@ -53,6 +55,60 @@ describe('writeWholeFile and openWholeFile', () => {
     } finally {
       await ws.remove();
     }
+  });
+});
+
+describe('writing through a link, and to what is not a file', () => {
+  it('a symbolic link is kept: the file it points to is replaced, or made when it does not exist yet', async () => {
+    const ws = await workspace();
+    try {
+      await mkdir(join(ws.dir, 'real'));
+      const real = await ws.write('real/plan.json', 'old\n');
+      await symlink(real, join(ws.dir, 'plan.json'));
+      await writeWholeFile(join(ws.dir, 'plan.json'), 'new\n', 'plan.json');
+      expect((await lstat(join(ws.dir, 'plan.json'))).isSymbolicLink()).toBe(true);
+      expect(await readFile(real, 'utf8')).toBe('new\n');
+      expect((await readdir(ws.dir)).sort()).toEqual(['plan.json', 'real']);
+      // A link to a file not made yet (relative, as ln -s writes it): the file is made there.
+      await symlink('real/next.json', join(ws.dir, 'next.json'));
+      await checkOutputPath(join(ws.dir, 'next.json'), 'next.json', { flag: '--out', example: 'plan.json' });
+      await writeWholeFile(join(ws.dir, 'next.json'), '{}\n', 'next.json');
+      expect(await readlink(join(ws.dir, 'next.json'))).toBe('real/next.json');
+      expect(await readFile(join(ws.dir, 'real', 'next.json'), 'utf8')).toBe('{}\n');
+    } finally {
+      await ws.remove();
+    }
+  });
+
+  it('a named pipe (as /dev/stdout may be) is written to, not replaced by a plain file', async () => {
+    const ws = await workspace();
+    const fifo = join(ws.dir, 'out.pipe');
+    await promisify(execFile)('mkfifo', [fifo]);
+    const reader = spawn('cat', [fifo]);
+    try {
+      let read = '';
+      reader.stdout.on('data', (chunk: Buffer) => {
+        read += chunk.toString();
+      });
+      const ended = new Promise((done) => reader.on('close', done));
+      await checkOutputPath(fifo, 'out.pipe', { flag: '-o', example: 'chats.jsonl' });
+      await writeWholeFile(fifo, 'line 1\nline 2\n', 'out.pipe');
+      await ended;
+      expect(read).toBe('line 1\nline 2\n');
+      expect((await lstat(fifo)).isFIFO()).toBe(true);
+      expect(await readdir(ws.dir)).toEqual(['out.pipe']);
+    } finally {
+      reader.kill();
+      await ws.remove();
+    }
+  });
+
+  it('a device is accepted as it is; "-" is refused with how to print instead', async () => {
+    const flag = { flag: '-o', example: 'guides.yaml' };
+    await checkOutputPath('/dev/null', '/dev/null', flag);
+    await expect(checkOutputPath('/work/-', '-', flag)).rejects.toThrow(
+      '-o -: to print to standard output, leave -o out; else name a file, e.g. -o guides.yaml',
+    );
   });
 });
 
