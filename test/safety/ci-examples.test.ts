@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -129,6 +129,42 @@ describe('the CI examples plan every environment, one job each, from `guidectl e
       ]);
     },
   );
+
+  // GitLab runs each script line in bash under `set -eo pipefail`: a plan line must still print
+  // plan.md and end with the status it means when the plan exits 1 or 2.
+  it('GitLab CI: a plan line prints plan.md and exits as meant under set -eo pipefail, whatever plan exits', async () => {
+    const pipeline = parse(readFileSync(join(CI, 'gitlab-ci.yml'), 'utf8')) as Record<string, Job>;
+    const writer = pipeline['environments-pipeline']?.script?.[1] ?? '';
+    // The child job's script line: the string literal holding `guidectl plan envs/`.
+    const child = /"((?:[^"\\\n]|\\.)*npx guidectl plan envs\/(?:[^"\\\n]|\\.)*)",/.exec(writer)?.[1];
+    expect(child).toBeDefined();
+    const lines: Array<[string, string, (exit: number) => number]> = [
+      ['merge-request-plan', pipeline['merge-request-plan']?.script?.[0] ?? '', (exit) => exit],
+      ['plan', pipeline['plan']?.script?.[0] ?? '', (exit) => exit],
+      // A child job passes with changes pending (2): a merge request is for them.
+      ['plan <environment>', (child ?? '').replaceAll('\\"', '"'), (exit) => (exit === 1 ? 1 : 0)],
+    ];
+    const ws = await workspace();
+    try {
+      const npx = join(ws.dir, 'npx');
+      writeFileSync(npx, '#!/bin/sh\necho "the plan, exit $FAKE_EXIT"\nexit $FAKE_EXIT\n');
+      chmodSync(npx, 0o755);
+      for (const [job, line, expected] of lines) {
+        expect(line, job).toContain('npx guidectl plan');
+        for (const exit of [0, 1, 2]) {
+          const run = spawnSync('bash', ['-eo', 'pipefail', '-c', line], {
+            cwd: ws.dir,
+            env: { ...process.env, PATH: `${ws.dir}:${process.env['PATH'] ?? ''}`, FAKE_EXIT: String(exit) },
+            encoding: 'utf8',
+          });
+          expect(run.stdout, `${job}, plan exiting ${exit}`).toBe(`the plan, exit ${exit}\n`);
+          expect(run.status === 0 ? 0 : run.status, `${job}, plan exiting ${exit}`).toBe(expected(exit));
+        }
+      }
+    } finally {
+      await ws.remove();
+    }
+  });
 
   it('GitLab CI: environments-pipeline writes one plan job per environment with --env; environments-plan runs it', async () => {
     const pipeline = parse(readFileSync(join(CI, 'gitlab-ci.yml'), 'utf8')) as Record<
