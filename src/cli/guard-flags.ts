@@ -7,7 +7,7 @@ export function guardOptions(command: Command): Command {
     .addOption(
       new Option(
         '--allow-delete <kind=n>',
-        'allow this run to delete at most N guides, groups or memberships, whatever the guard (e.g. guides=12); repeatable',
+        'allow this run to delete (cancel, for tasks) at most N guides, groups, memberships or tasks, whatever the guard (e.g. guides=12); repeatable',
       )
         .argParser(kindCounts('--allow-delete'))
         .default({}, 'none'),
@@ -15,7 +15,7 @@ export function guardOptions(command: Command): Command {
     .addOption(
       new Option(
         '--max-deletes <kind=n>',
-        'the deletion guard: most guides, groups or memberships a plan may delete (overrides safety.max_deletes); repeatable',
+        'the deletion guard: most guides, groups, memberships or tasks a plan may delete (overrides safety.max_deletes); repeatable',
       )
         .argParser(kindCounts('--max-deletes'))
         .default({}, '10 each'),
@@ -39,7 +39,7 @@ export function kindCounts(
       const n = Number(match?.[2]);
       if (match === null || kind === undefined || !Number.isSafeInteger(n)) {
         throw new InvalidArgumentError(
-          `${flag} takes KIND=N, where KIND is guides, groups or memberships and N a whole number, e.g. ${flag} guides=12; not ${JSON.stringify(part)}.`,
+          `${flag} takes KIND=N, where KIND is one of ${DELETE_KINDS.join(', ')} and N a whole number, e.g. ${flag} guides=12; not ${JSON.stringify(part)}.`,
         );
       }
       out[kind] = n;

@@ -55,7 +55,8 @@ export async function buildProgram(
     .description('Manage WeChat shopping guides as code.')
     .version(packageVersion(), '-V, --version', 'print the version of guidectl')
     .option('--no-color', 'no ANSI colours in the output (as NO_COLOR=1 does)')
-    .showHelpAfterError()
+    // A usage error is its line and where the options are, not the whole help (60 lines for plan).
+    .showHelpAfterError("Run 'guidectl --help' for the commands.")
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
@@ -63,6 +64,8 @@ export async function buildProgram(
     .exitOverride();
   const registers = await Promise.all(commands.map((name) => COMMANDS[name]?.()));
   for (const register of registers) register?.(program, ctx);
+  for (const command of program.commands)
+    command.showHelpAfterError(`Run 'guidectl ${command.name()} --help' for its options.`);
   return program;
 }
 

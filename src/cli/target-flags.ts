@@ -15,9 +15,7 @@ export function wholeNumber(flag: string, min: number, max?: number): (value: st
       (max !== undefined && n > max)
     ) {
       const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
-      throw new InvalidArgumentError(
-        `${flag} takes a whole number ${range}, e.g. ${flag} ${Math.max(min, 1)}.`,
-      );
+      throw new InvalidArgumentError(`${flag} takes a whole number ${range}.`);
     }
     return n;
   };

@@ -323,7 +323,12 @@ describe('deletion guards', () => {
     await ws().write('g.yaml', keep(1));
     const run = await cli(['plan', 'g.yaml', '--allow-delete', 'guide=3']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('--allow-delete takes KIND=N, where KIND is guides, groups or memberships');
+    expect(run.stderr).toContain(
+      '--allow-delete takes KIND=N, where KIND is one of guides, groups, memberships, tasks and N a whole number',
+    );
+    // The error and where the options are, not the whole help.
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe("Run 'guidectl plan --help' for its options.");
+    expect(run.stderr).not.toContain('Usage:');
     const share = await cli(['plan', 'g.yaml', '--max-delete-share', '2']);
     expect(share.stderr).toContain('--max-delete-share takes a share from 0 to 1');
   });
