@@ -110,6 +110,8 @@ export interface SettledCredentials {
   /** Known when given, or generated now; otherwise only its hash is stored. */
   readonly secret: string | undefined;
   readonly generated: boolean;
+  /** The stored secret was empty, and was replaced by the generated one (see `replaceEmpty`). */
+  readonly replacedEmpty: boolean;
 }
 
 /**
@@ -122,6 +124,7 @@ export interface SettledCredentials {
 export function settleCredentials(
   store: Store,
   given: { readonly appid?: string | undefined; readonly secret?: string | undefined },
+  options: { readonly replaceEmpty?: boolean } = {},
 ): SettledCredentials {
   return store.transaction(() => {
     const storedAppid = store.getMeta('appid');
@@ -129,7 +132,16 @@ export function settleCredentials(
     let appid = given.appid ?? storedAppid;
     let secret = given.secret;
     let generated = false;
-    if (secret === undefined && storedHash === undefined) {
+    // The hash of an empty secret, stored by a guidectl that took `--secret ''`: token requests
+    // now refuse "", but tokens taken with it may be valid for a long time yet. A service that
+    // listens (`replaceEmpty`, one scrypt at start) replaces it as if none were stored, which
+    // revokes them.
+    const replacedEmpty =
+      options.replaceEmpty === true &&
+      secret === undefined &&
+      storedHash !== undefined &&
+      verifySecretSync('', storedHash);
+    if (secret === undefined && (storedHash === undefined || replacedEmpty)) {
       const fresh = generateCredentials();
       appid ??= fresh.appid;
       secret = fresh.secret;
@@ -146,6 +158,6 @@ export function settleCredentials(
       store.setMeta('appid', appid);
       store.run('DELETE FROM tokens WHERE appid <> ?', appid);
     }
-    return { appid, secret, generated };
+    return { appid, secret, generated, replacedEmpty };
   });
 }

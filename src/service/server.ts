@@ -163,7 +163,8 @@ export class GuideService {
   private readonly throttle: FailureThrottle;
   private readonly guard: ConnectionGuard;
 
-  private constructor(options: GuideServiceOptions) {
+  /** `listening`: the service will answer over HTTP (`start`), not only in this process (`open`). */
+  private constructor(options: GuideServiceOptions, listening: boolean) {
     // Before the store opens, so that a refusal leaves nothing open.
     if (options.secret !== undefined && isBlankSecret(options.secret)) {
       throw new UsageError('the app secret is empty: give a secret, or none to keep the stored one');
@@ -179,7 +180,13 @@ export class GuideService {
     this.clock = new ServiceClock(options.clock ?? systemClock, offset, (ms) => {
       if (this.simulation) this.store.setMeta('clock_offset_ms', String(ms));
     });
-    const settled = settleCredentials(this.store, { appid: options.appid, secret: options.secret });
+    const given = { appid: options.appid, secret: options.secret };
+    const settled = settleCredentials(this.store, given, { replaceEmpty: listening });
+    if (settled.replacedEmpty) {
+      this.log(
+        'the stored app secret was empty (taken by an older guidectl): a new one was generated, and every token issued under the empty one is revoked',
+      );
+    }
     this.appid = settled.appid;
     this.secret = settled.secret;
     this.credentialsGenerated = settled.generated;
@@ -190,7 +197,7 @@ export class GuideService {
 
   /** A service listening over HTTP on `host:port` (127.0.0.1 and a free port by default). */
   static async start(options: GuideServiceOptions = {}): Promise<GuideService> {
-    const service = new GuideService(options);
+    const service = new GuideService(options, true);
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? 0;
     let bound: AddressInfo;
@@ -212,7 +219,7 @@ export class GuideService {
    * embedded local service). `host`, `port` and `connections` do not apply; `url` is empty.
    */
   static open(options: GuideServiceOptions = {}): GuideService {
-    return new GuideService(options);
+    return new GuideService(options, false);
   }
 
   /**

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settleCredentials } from '../../src/service/credentials.js';
+import { hashSecret, hashToken, settleCredentials } from '../../src/service/credentials.js';
 import { GuideService } from '../../src/service/index.js';
 import { Store } from '../../src/service/store.js';
 import { type Workspace, workspace } from '../helpers/cli.js';
@@ -87,6 +87,29 @@ describe('secrets at rest', () => {
       await withService({ db }, async (s) => groupList(s.url, await fetchToken(s.url, A.appid, A.secret))),
     ).toBe(0);
     expect(await withService({ db }, (s) => groupList(s.url, token))).toBe(0);
+  });
+
+  it('replaces an empty stored secret (from before it was refused) at start, revoking its tokens', async () => {
+    const db = join(ws.dir, 'empty-secret.db');
+    // What `serve --secret ''` left before it was refused: the hash of "", and a token taken with it.
+    const old = new Store(db);
+    old.setMeta('appid', A.appid);
+    old.setMeta('secret_hash', hashSecret(''));
+    old.run(
+      "INSERT INTO tokens (token_hash, appid, kind, issued_at, expires_at) VALUES (?, ?, 'token', 0, 9999999999)",
+      hashToken('taken-with-empty'),
+      A.appid,
+    );
+    old.close();
+    const logged: string[] = [];
+    await withService({ db, log: (line) => logged.push(line) }, async (s) => {
+      expect(logged).toEqual([
+        'the stored app secret was empty (taken by an older guidectl): a new one was generated, and every token issued under the empty one is revoked',
+      ]);
+      expect(s.credentialsGenerated).toBe(true);
+      expect(await groupList(s.url, 'taken-with-empty')).toBe(40001);
+      expect(await groupList(s.url, await fetchToken(s.url, A.appid, s.credentials.secret))).toBe(0);
+    });
   });
 
   it('spends scrypt on the secret only for a database that outlives the process', () => {
