@@ -306,6 +306,8 @@ function checkBaseUrl(text: string): URL {
       throw new RangeError(`baseUrl must be an http or https URL, not ${parsed.problem.protocol}`);
     case 'query-or-fragment':
       throw new RangeError('baseUrl must not hold a query or fragment');
+    case 'user-info':
+      throw new RangeError('baseUrl must not hold a user or password; credentials go in the auth option');
     default: {
       const unreachable: never = parsed.problem;
       return unreachable;

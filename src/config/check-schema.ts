@@ -8,6 +8,7 @@ import { GuidectlError } from '../core/errors.js';
 import {
   charLength,
   explainWechatId,
+  hasUserInfo,
   MEDIA_ID_MAX_CHARS,
   MEDIA_ID_RULE,
   OPENID_MAX_CHARS,
@@ -343,6 +344,7 @@ export function checkSchema(
     part: SpanPart,
     message: string,
     hint?: string,
+    secret?: true,
   ): void => {
     const span = parsed.locate(path, part);
     const { line, column, endLine, endColumn } = span;
@@ -352,7 +354,7 @@ export function checkSchema(
       hint === undefined
         ? { severity: 'error', code, message, file, line, column, endLine, endColumn }
         : { severity: 'error', code, message, file, line, column, endLine, endColumn, hint };
-    diagnostics.push(mayHoldSecret(path) ? { ...d, mayHoldSecret: true } : d);
+    diagnostics.push(secret === true || mayHoldSecret(path) ? { ...d, mayHoldSecret: true } : d);
   };
 
   if (!isRecord(value)) return { diagnostics };
@@ -402,7 +404,7 @@ export function checkSchema(
     const key = `${mapped.code}\u0000${mapped.path.join('\u0000')}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    emit(mapped.code, mapped.path, mapped.part, mapped.message, mapped.hint);
+    emit(mapped.code, mapped.path, mapped.part, mapped.message, mapped.hint, mapped.secret);
   }
   return { parts: salvageParts(value, compiledSchema.parts()), diagnostics };
 }
@@ -462,10 +464,18 @@ interface MappedError {
   readonly part: SpanPart;
   readonly message: string;
   readonly hint?: string;
+  /** The value may be a secret: the line is not shown (as for any setting of `mayHoldSecret`). */
+  readonly secret?: true;
 }
 
 /** What a constraint of one `$defs` entry means, in words. `$defs name/keyword` → code and message. */
-type Describe = (ctx: ErrorContext) => { code: DiagnosticCode; message: string; hint?: string };
+type Describe = (ctx: ErrorContext) => {
+  code: DiagnosticCode;
+  message: string;
+  hint?: string;
+  /** The message does not quote the value, which may be a secret: the line is not shown either. */
+  secret?: true;
+};
 
 interface ErrorContext {
   readonly path: ValuePath;
@@ -494,6 +504,8 @@ const tooLong =
 const ENVIRONMENT_NAME_RULE = 'a name is a letter, then letters, digits, "_" or "-", at most 64 characters';
 const VALUE_NAME_RULE = 'a name is a letter or "_", then letters, digits or "_", at most 64 characters';
 const CREDENTIALS_PREFIX_RULE = 'capital letters, digits and "_", starting with a letter';
+const BASE_URL_HINT =
+  'write the address of the guide API, such as https://api.weixin.qq.com; credentials go in the process environment';
 export const CREDENTIALS_HINT =
   'credentials are never written in the files: set PREFIX_APPID and PREFIX_SECRET (or PREFIX_ACCESS_TOKEN) in the process environment and write "credentials: PREFIX"';
 
@@ -711,11 +723,20 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     message: `${quote(data)} is not an environment name; ${ENVIRONMENT_NAME_RULE}`,
     hint: 'write the name of an environment declared under "environments"',
   }),
-  'baseUrl/pattern': ({ data }) => ({
-    code: 'environment-base-url-invalid',
-    message: `base_url ${quote(data)} must be an http(s) URL without user or password`,
-    hint: 'write the address of the guide API, such as https://api.weixin.qq.com; credentials go in the process environment',
-  }),
+  'baseUrl/pattern': ({ data }) =>
+    typeof data === 'string' && hasUserInfo(data)
+      ? {
+          code: 'environment-base-url-invalid',
+          message:
+            'base_url must not hold a user or password (user:password@ before the host); the value is not shown, in case it is a secret',
+          hint: BASE_URL_HINT,
+          secret: true,
+        }
+      : {
+          code: 'environment-base-url-invalid',
+          message: `base_url ${quote(data)} must be an http(s) URL without user or password`,
+          hint: BASE_URL_HINT,
+        },
   'credentialsPrefix/pattern': () => ({
     code: 'environment-credentials-invalid',
     message: `credentials must be the prefix of variable names (such as STAGING for STAGING_APPID and STAGING_SECRET): ${CREDENTIALS_PREFIX_RULE}; the value is not shown, in case it is a secret`,

@@ -39,6 +39,15 @@ export function isHttpUrl(text: string): boolean {
   }
 }
 
+/**
+ * Whether a text that is meant to be a URL holds a user or password (an `@` before the path): such
+ * a text is never shown in a message, in case the password is real.
+ */
+export function hasUserInfo(text: string): boolean {
+  const authority = text.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//, '').split(/[/?#]/, 1)[0] ?? '';
+  return authority.includes('@');
+}
+
 /** The longest media id, in characters. */
 export const MEDIA_ID_MAX_CHARS = 128;
 /** A media id (an image message, a card's cover): 1–128 letters, digits, `_` and `-`. */

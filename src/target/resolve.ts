@@ -72,6 +72,10 @@ export function checkBaseUrl(value: string, source: string): string {
       throw new UsageError(
         `${source} must not hold a query or fragment (the access token is added by guidectl)`,
       );
+    case 'user-info':
+      throw new UsageError(
+        `${source} must not hold a user or password (the value is not shown, in case it is a secret); credentials go in the process environment`,
+      );
     default: {
       const unreachable: never = parsed.problem;
       return unreachable;
