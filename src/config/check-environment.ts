@@ -121,7 +121,8 @@ function environmentView(file: EnvironmentFile, environment: Environment, marks:
     marks.mark(parsed.file, span, unresolved.has(use) ? DROP : noteOf(use, environment));
     return span;
   };
-  return { file: parsed.file, value, locate };
+  // A replaced string is text, never a number: the scalars that writtenScalar is for are as written.
+  return { file: parsed.file, value, locate, writtenScalar: parsed.writtenScalar };
 }
 
 /** `${shop_app} = "wx…"` for each name the string uses. */

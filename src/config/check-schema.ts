@@ -373,7 +373,7 @@ export function checkSchema(
         'version-unsupported',
         ['version'],
         'value',
-        `version ${v} is not supported; this guidectl reads version ${FORMAT_VERSION}`,
+        `version ${writtenText(parsed, ['version'], v)} is not supported; this guidectl reads version ${FORMAT_VERSION}`,
         v > FORMAT_VERSION
           ? 'the file is newer than this guidectl: upgrade guidectl'
           : `write "version: ${FORMAT_VERSION}"`,
@@ -383,7 +383,7 @@ export function checkSchema(
         'version-unsupported',
         ['version'],
         'value',
-        `version must be the number ${FORMAT_VERSION}, not ${describeValue(v)}`,
+        `version must be the number ${FORMAT_VERSION}, not ${describeValue(v, writtenText(parsed, ['version'], v))}`,
         `write "version: ${FORMAT_VERSION}"`,
       );
     }
@@ -397,7 +397,7 @@ export function checkSchema(
   }
 
   const seen = new Set<string>();
-  const context = errorContext(errors);
+  const context = errorContext(errors, parsed);
   for (const e of errors) {
     const mapped = mapError(e, compiledSchema, context);
     if (mapped === undefined) continue;
@@ -419,12 +419,14 @@ interface ErrorsContext {
   readonly suggestKeys: boolean;
   /** `pointerToPath`, remembering the last pointer: the errors of one mapping come one after another. */
   readonly pathOf: (pointer: string) => ValuePath;
+  /** The scalar `data` at `path` as the file writes it (`writtenText`). */
+  readonly writtenOf: (path: ValuePath, data: unknown) => string;
 }
 
 /** Above this many schema errors in one file, unknown keys get no "did you mean" (it costs time per key). */
 const MAX_SUGGESTED_ERRORS = 1_000;
 
-function errorContext(errors: readonly ErrorObject[]): ErrorsContext {
+function errorContext(errors: readonly ErrorObject[], parsed: ParsedYaml): ErrorsContext {
   const typeFailed = new Set<string>();
   const misspelt = new Map<string, Set<string>>();
   // A misspelt key matters only where a key is missing (or a guide's identity): look for one there only.
@@ -455,7 +457,18 @@ function errorContext(errors: readonly ErrorObject[]): ErrorsContext {
     }
     return lastPath;
   };
-  return { typeFailed, misspelt, suggestKeys: errors.length <= MAX_SUGGESTED_ERRORS, pathOf };
+  const writtenOf = (path: ValuePath, data: unknown): string => writtenText(parsed, path, data);
+  return { typeFailed, misspelt, suggestKeys: errors.length <= MAX_SUGGESTED_ERRORS, pathOf, writtenOf };
+}
+
+/**
+ * A number, true or false as the file writes it: `007`, `0x1F`, `1e400` and a 20-digit id read as
+ * 7, 31, Infinity and a rounded number, and a message or hint that shows those instead would have
+ * the user write a different value. Other values: as `String` gives them.
+ */
+function writtenText(parsed: ParsedYaml, path: ValuePath, data: unknown): string {
+  if (typeof data !== 'number' && typeof data !== 'boolean') return String(data);
+  return parsed.writtenScalar(path) ?? String(data);
 }
 
 interface MappedError {
@@ -482,6 +495,8 @@ interface ErrorContext {
   /** The key or item name of the value, as the user would say it: `nickname`, `a quick reply`. */
   readonly name: string;
   readonly data: unknown;
+  /** `data` as the file writes it, for a number (`1e400`, not `Infinity`); else `String(data)`. */
+  readonly written: string;
   readonly limit: number;
 }
 
@@ -531,9 +546,9 @@ export function wechatIdMessage(what: string, data: unknown): string {
   return `invalid WeChat ID: ${what} ${quote(id)} ${reason}; ${WECHAT_ID_RULE}`;
 }
 
-const shareOutOfRange: Describe = ({ data }) => ({
+const shareOutOfRange: Describe = ({ written }) => ({
   code: 'safety-limit-invalid',
-  message: `safety.max_delete_share is ${String(data)}; it must be a share from 0 to 1`,
+  message: `safety.max_delete_share is ${written}; it must be a share from 0 to 1`,
   hint: 'write 0.25 for 25% of the live count (the default)',
 });
 
@@ -664,9 +679,9 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'sensitiveWord/minLength': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
   'groupName/minLength': empty('group-name-empty', 'the group name'),
   'groupName/maxLength': tooLong('group-name-too-long', 'group name'),
-  'deleteLimit/minimum': ({ path, data }) => ({
+  'deleteLimit/minimum': ({ path, written }) => ({
     code: 'safety-limit-invalid',
-    message: `${path.join('.')} is ${String(data)}; it must be 0 or more`,
+    message: `${path.join('.')} is ${written}; it must be 0 or more`,
     hint: `0 refuses every deletion of ${String(path.at(-1))}; remove the key for the default (10)`,
   }),
   'maxDeleteShare/minimum': shareOutOfRange,
@@ -840,8 +855,9 @@ function mapError(
           ...(path.length === 3 ? { hint: CREDENTIALS_HINT } : {}),
         };
       }
+      const written = context.writtenOf(path, data);
       const quotable = (typeof data === 'number' || typeof data === 'boolean') && expected === 'text';
-      const textHint = quotable ? scalarAsTextHint(data, e.parentSchema, defName, path) : undefined;
+      const textHint = quotable ? scalarAsTextHint(data, written, e.parentSchema, defName, path) : undefined;
       return {
         code: 'wrong-type',
         path,
@@ -849,7 +865,7 @@ function mapError(
         message:
           data === null
             ? `${name} has no value; it must be ${expected}`
-            : `${name} must be ${expected}, not ${describeValue(data)}`,
+            : `${name} must be ${expected}, not ${describeValue(data, written)}`,
         ...(data === null
           ? { hint: 'write a value after the colon, or remove the key' }
           : textHint !== undefined
@@ -867,7 +883,13 @@ function mapError(
   if (describe !== undefined) {
     if (e.keyword === 'oneOf' && !isRecord(data)) return undefined;
     const limit = Number(e.params['limit']);
-    const d = describe({ path, name: describeValueName(path), data, limit });
+    const d = describe({
+      path,
+      name: describeValueName(path),
+      data,
+      written: context.writtenOf(path, data),
+      limit,
+    });
     // Too many entries: point at the first one too many.
     const at = e.keyword === 'maxItems' && Array.isArray(data) ? [...path, limit] : path;
     return { ...d, path: at, part: 'value' };
@@ -1014,14 +1036,14 @@ function describeContainer(path: ValuePath): string {
  */
 function scalarAsTextHint(
   data: number | boolean,
+  text: string,
   parentSchema: unknown,
   defName: string | undefined,
   path: ValuePath,
 ): string | undefined {
-  const text = String(data);
   const pattern = isRecord(parentSchema) ? parentSchema['pattern'] : undefined;
   if (typeof pattern !== 'string' || new RegExp(pattern, 'u').test(text)) {
-    return `put the value in quotes: "${text}"`;
+    return `put the value in quotes: ${JSON.stringify(text)}`;
   }
   // Ten digits: seconds from 2001 to 2286, as a push time is written in the API.
   const seconds = typeof data === 'number' && Number.isInteger(data) && data >= 1e9 && data < 1e10;
@@ -1032,6 +1054,7 @@ function scalarAsTextHint(
     path,
     name: describeValueName(path),
     data: text,
+    written: text,
     limit: Number.NaN,
   });
   if (quoted === undefined) return undefined;
@@ -1052,14 +1075,15 @@ function describeType(type: unknown): string {
   return types.map((t) => names[String(t)] ?? String(t)).join(' or ');
 }
 
-export function describeValue(value: unknown): string {
+/** `written`: a number as the file writes it (`writtenText`), when the value is one. */
+export function describeValue(value: unknown, written?: string): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   switch (typeof value) {
     case 'string':
       return `the text ${quote(value)}`;
     case 'number':
-      return `the number ${value}`;
+      return `the number ${written ?? value}`;
     case 'boolean':
       return `${value}`;
     case 'object':

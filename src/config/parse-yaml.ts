@@ -37,6 +37,12 @@ export interface ParsedYaml {
   readonly value: unknown;
   /** Where the value at `path` was written; falls back to the nearest enclosing node that exists. */
   locate(path: ValuePath, part?: SpanPart): Span;
+  /**
+   * The scalar at `path` as written in the file (`007`, `0x1F`, `1e400`), for messages that must
+   * not show a number as JavaScript reads it (`7`, `31`, `Infinity`); undefined when `path` does
+   * not end at a scalar of the file.
+   */
+  writtenScalar(path: ValuePath): string | undefined;
 }
 
 export interface ParseYamlResult {
@@ -158,8 +164,12 @@ export function parseYamlWithPackage(file: string, text: string): ParseYamlResul
     const [start, end] = locateRange(root, path, part, aliasTargets, entries);
     return spanOf(lineCounter, start, end);
   };
+  const writtenScalar = (path: ValuePath): string | undefined => {
+    const node = findNode(root, path, aliasTargets, entries);
+    return isScalar(node) && node.range ? text.slice(node.range[0], node.range[1]) : undefined;
+  };
   // Duplicate keys do not stop the checks: the first of the two is kept, and the rest is checked.
-  return { parsed: { file, value, locate }, diagnostics: walker.duplicates };
+  return { parsed: { file, value, locate, writtenScalar }, diagnostics: walker.duplicates };
 }
 
 function fromBlockYaml(file: string, block: BlockYaml): ParseYamlResult {
@@ -174,7 +184,11 @@ function fromBlockYaml(file: string, block: BlockYaml): ParseYamlResult {
     const [start, end] = block.locateRange(path, part);
     return spanOf(lineCounter, start, end);
   };
-  return { parsed: { file, value: block.value, locate }, diagnostics };
+  const writtenScalar = (path: ValuePath): string | undefined => {
+    const range = block.scalarRange(path);
+    return range === undefined ? undefined : block.text.slice(range[0], range[1]);
+  };
+  return { parsed: { file, value: block.value, locate, writtenScalar }, diagnostics };
 }
 
 function makeDiagnostic(
@@ -592,6 +606,23 @@ function locateRange(
   const range = rangeOf(node);
   if (range[0] === range[1] && keyNode !== undefined) return rangeOf(keyNode);
   return range;
+}
+
+/** The node at `path`, through aliases; undefined when the path leads nowhere. */
+function findNode(
+  root: Node,
+  path: ValuePath,
+  aliasTargets: ReadonlyMap<Alias, Node>,
+  entries: ReadonlyMap<unknown, ReadonlyMap<string, Entry>>,
+): unknown {
+  let node: unknown = root;
+  for (const segment of path) {
+    if (isAlias(node)) node = aliasTargets.get(node) ?? node;
+    if (isMap(node)) node = entries.get(node)?.get(String(segment))?.value;
+    else if (isSeq(node)) node = node.items[Number(segment)];
+    else return undefined;
+  }
+  return isAlias(node) ? aliasTargets.get(node) : node;
 }
 
 function isEmptyValue(node: unknown): boolean {

@@ -21,6 +21,9 @@ export interface BlockYaml {
   readonly lineCounter: LineCounter;
   /** The offsets `locateRange` of parse-yaml.ts gives for the same path in the same file. */
   locateRange(path: ValuePath, part: SpanPart): [number, number];
+  /** The range of the scalar at `path`; undefined when the path does not end at a scalar. */
+  scalarRange(path: ValuePath): [number, number] | undefined;
+  readonly text: string;
   /** Duplicate keys in the order the yaml path reports them; the first of each key is kept. */
   readonly duplicates: readonly DuplicateKey[];
 }
@@ -78,6 +81,8 @@ export function readBlockYaml(text: string): BlockYaml | undefined {
     value,
     lineCounter,
     locateRange: (path, part) => locateRange(root, path, part),
+    scalarRange: (path) => scalarRange(root, path),
+    text,
     duplicates: reader.duplicates,
   };
 }
@@ -148,6 +153,17 @@ function locateRange(root: MapNode, path: ValuePath, part: SpanPart): [number, n
   }
   if (node.start === node.end && key !== undefined) return [key.keyStart, key.keyEnd];
   return [node.start, node.end];
+}
+
+function scalarRange(root: MapNode, path: ValuePath): [number, number] | undefined {
+  let node: FastNode | undefined = root;
+  for (const segment of path) {
+    if (node === undefined) return undefined;
+    if (node.kind === 'map') node = findEntry(node, String(segment))?.value;
+    else if (node.kind === 'seq') node = node.items[Number(segment)];
+    else return undefined;
+  }
+  return node?.kind === 'scalar' ? [node.start, node.end] : undefined;
 }
 
 /**
