@@ -72,8 +72,11 @@ export async function loadFiles(
   const seen = new Set<string>();
   const toRead: string[] = [];
 
-  const add = (file: string): void => {
-    const key = nodePath.normalize(file);
+  // Keyed by the real path: a file given twice, once through a symbolic link (or a folder and a
+  // link to it, or a link in the folder to a file of it), is one file, read once, not a file that
+  // defines each of its guides twice.
+  const add = (file: string, real: string | undefined): void => {
+    const key = real ?? nodePath.normalize(file);
     if (seen.has(key)) return;
     seen.add(key);
     toRead.push(file);
@@ -98,15 +101,18 @@ export async function loadFiles(
       }
       const candidates = names.filter(isConfigFileName).sort(compareText);
       const problemsBefore = diagnostics.length;
-      const files: string[] = [];
-      const folder = fs.realpath === undefined ? undefined : await fs.realpath(path);
+      const files: { file: string; real: string | undefined }[] = [];
+      const folder = await realPathOf(fs, path);
       for (const name of candidates) {
         const file = nodePath.join(path, name);
         try {
           if (!(await fs.stat(file)).isFile()) continue;
-          const outside = folder === undefined ? undefined : await outsideFolder(fs, folder, file);
-          if (outside === undefined) files.push(file);
-          else diagnostics.push(outsideDiagnostic(file, outside));
+          const real = await realPathOf(fs, file);
+          // A folder given is a promise about what is read: a link to `~/.env` must not be read as
+          // YAML and quoted in diagnostics.
+          if (folder === undefined || real === undefined || pathInside(folder, real) !== undefined)
+            files.push({ file, real });
+          else diagnostics.push(outsideDiagnostic(file, real));
         } catch (error) {
           diagnostics.push(pathDiagnostic(file, error));
         }
@@ -121,9 +127,9 @@ export async function loadFiles(
           ),
         );
       }
-      for (const file of files) add(file);
+      for (const { file, real } of files) add(file, real);
     } else if (stats.isFile()) {
-      add(path);
+      add(path, await realPathOf(fs, path).catch(() => undefined));
     } else {
       diagnostics.push(
         fileDiagnostic(
@@ -150,15 +156,9 @@ export async function loadFiles(
   return { files, diagnostics, bytes };
 }
 
-/**
- * Where a file of a folder really is, when that is outside the folder (a symbolic link out of it):
- * a folder given is a promise about what is read, and a link to `~/.env` must not be read as YAML
- * and quoted in diagnostics.
- */
-async function outsideFolder(fs: ConfigFs, folder: string, file: string): Promise<string | undefined> {
-  if (fs.realpath === undefined) return undefined;
-  const real = await fs.realpath(file);
-  return pathInside(folder, real) === undefined ? real : undefined;
+/** The path with its symbolic links resolved; undefined when the file system cannot say. */
+async function realPathOf(fs: ConfigFs, path: string): Promise<string | undefined> {
+  return fs.realpath === undefined ? undefined : fs.realpath(path);
 }
 
 function outsideDiagnostic(file: string, target: string): Diagnostic {
