@@ -312,6 +312,7 @@ function capDiagnostics(sorted: Diagnostic[]): Diagnostic[] {
     code: 'too-many-problems',
     message: `and ${parts.join(' and ')} not shown, from here on; only the first ${MAX_DIAGNOSTICS} are listed`,
     hint: 'fix the problems above and run again',
+    notShown: { errors, warnings },
     file: first?.file ?? '',
     line: first?.line ?? 1,
     column: first?.column ?? 1,

@@ -184,6 +184,11 @@ export interface Diagnostic extends SourceLocation {
    * renderers do not show the line of the file under the message.
    */
   readonly mayHoldSecret?: true;
+  /**
+   * Only on `too-many-problems`, the diagnostic that stands for those not listed: how many errors
+   * and warnings it stands for. It counts as those, not as one problem.
+   */
+  readonly notShown?: DiagnosticCounts;
 }
 
 /** Another place that a diagnostic refers to, with what it is ("first defined here"). */
@@ -204,10 +209,18 @@ export interface DiagnosticCounts {
   readonly warnings: number;
 }
 
+/** The problems that diagnostics report: `too-many-problems` counts as the problems it stands for. */
 export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {
   let errors = 0;
-  for (const d of diagnostics) if (d.severity === 'error') errors++;
-  return { errors, warnings: diagnostics.length - errors };
+  let warnings = 0;
+  for (const d of diagnostics) {
+    if (d.notShown !== undefined) {
+      errors += d.notShown.errors;
+      warnings += d.notShown.warnings;
+    } else if (d.severity === 'error') errors++;
+    else warnings++;
+  }
+  return { errors, warnings };
 }
 
 /**

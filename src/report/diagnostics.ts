@@ -134,8 +134,8 @@ export function renderValidation(result: Validated, options: RenderDiagnosticsOp
  * The diagnostics as a JSON array (with a final newline), each object with `severity`, `code`,
  * `message`, `file` (relative to `cwd`), `line`, `column` and, when known, `endLine`,
  * `endColumn`, `hint`, `environments` (the names of the environments the problem is found in, when
- * it depends on the environment) and `related` (`[{file, line, column, message}]`). Keys are in
- * that order.
+ * it depends on the environment), `not_shown` (on `too-many-problems`: `{errors, warnings}`, the
+ * problems it stands for) and `related` (`[{file, line, column, message}]`). Keys are in that order.
  */
 export function renderDiagnosticsJson(
   diagnostics: readonly Diagnostic[],
@@ -179,6 +179,7 @@ export function diagnosticsToJson(
     ...(d.endColumn === undefined ? {} : { endColumn: d.endColumn }),
     ...(d.hint === undefined ? {} : { hint: d.hint }),
     ...(d.environments === undefined ? {} : { environments: d.environments }),
+    ...(d.notShown === undefined ? {} : { not_shown: d.notShown }),
     ...(d.related === undefined
       ? {}
       : {

@@ -155,6 +155,7 @@ describe('the fast block-YAML reader', () => {
       code: 'too-many-problems',
       message: `and ${(keys - MAX_DIAGNOSTICS).toLocaleString('en-US')} more errors not shown, from here on; only the first 100 are listed`,
       hint: 'fix the problems above and run again',
+      notShown: { errors: keys - MAX_DIAGNOSTICS, warnings: 0 },
       file,
       line: MAX_DIAGNOSTICS + 3,
       column: 3,
