@@ -32,6 +32,11 @@ function looksLikeSecret(prefix: string): boolean {
 /** A declared environment with its values (as far as they are well-formed; the schema reports the rest). */
 export interface Environment extends DeclaredEnvironment {
   readonly values: ReadonlyMap<string, string>;
+  /**
+   * Names written under `values:` whose value is refused (not text: the schema reports it): the
+   * value is declared, so a `${name}` of it is not also an unknown or missing value.
+   */
+  readonly refusedValues: ReadonlySet<string>;
 }
 
 /**
@@ -209,10 +214,13 @@ function readEnvironments(parsed: ParsedYaml, written: unknown, diagnostics: Dia
     if (!ENVIRONMENT_NAME.test(name) || !isRecord(entry)) continue;
     checkNameClash(parsed, name, out, diagnostics);
     const values = new Map<string, string>();
+    const refusedValues = new Set<string>();
     const writtenValues = entry['values'];
     if (isRecord(writtenValues)) {
       for (const [key, value] of Object.entries(writtenValues)) {
-        if (VALUE_NAME.test(key) && typeof value === 'string') values.set(key, value);
+        if (!VALUE_NAME.test(key)) continue;
+        if (typeof value === 'string') values.set(key, value);
+        else refusedValues.add(key);
       }
     }
     const { base_url: baseUrl, credentials } = entry;
@@ -242,6 +250,7 @@ function readEnvironments(parsed: ParsedYaml, written: unknown, diagnostics: Dia
         ? { credentialsPrefix: credentials }
         : {}),
       values,
+      refusedValues,
       source: { file: parsed.file, line, column, endLine, endColumn },
     });
   }
@@ -301,7 +310,7 @@ function checkUse(
     );
   }
   const spans = file.spansOf(use);
-  const known = new Set(environments.flatMap((e) => [...e.values.keys()]));
+  const known = new Set(environments.flatMap((e) => [...e.values.keys(), ...e.refusedValues]));
   use.template.references.forEach((reference, i) => {
     const span = spans[i];
     if (span !== undefined && !known.has(reference.name))
@@ -325,8 +334,11 @@ export function missingValues(
     const spans = file.spansOf(use);
     use.template.references.forEach((reference, i) => {
       const span = spans[i];
-      if (span === undefined || environment.values.has(reference.name)) return;
-      const having = environments.filter((e) => e.values.has(reference.name)).map((e) => e.name);
+      const { name } = reference;
+      if (span === undefined || environment.values.has(name) || environment.refusedValues.has(name)) return;
+      const having = environments
+        .filter((e) => e.values.has(name) || e.refusedValues.has(name))
+        .map((e) => e.name);
       if (having.length === 0) return;
       out.push({
         ...spanDiagnostic(file.parsed.file, span, 'env-value-missing', 'error'),

@@ -187,7 +187,9 @@ function configOf(
 ): DesiredConfig {
   const finish = (diagnostics: Diagnostic[]): Diagnostic[] =>
     capDiagnostics(withoutRepeats(sortDiagnostics(diagnostics, fileOrder)));
-  const declared = environments?.map(({ values: _values, ...environment }) => environment);
+  const declared = environments?.map(
+    ({ values: _values, refusedValues: _refused, ...environment }) => environment,
+  );
   const check = (names?: readonly string[]): LoadDesiredStateResult => {
     // Declared but none readable (`environments: {}`, or every entry broken): checked as written.
     if (environments === undefined || environments.length === 0) {
