@@ -843,38 +843,8 @@ function mapError(
         ...(hint === undefined ? {} : { hint }),
       };
     }
-    case 'type': {
-      const expected = describeType(e.params['type']);
-      const name = describeValueName(path);
-      if (mayHoldSecret(path)) {
-        return {
-          code: 'wrong-type',
-          path,
-          part: 'value',
-          message: `${name} must be ${expected}; the value is not shown, in case it is a secret`,
-          ...(path.length === 3 ? { hint: CREDENTIALS_HINT } : {}),
-        };
-      }
-      const written = context.writtenOf(path, data);
-      const quotable = (typeof data === 'number' || typeof data === 'boolean') && expected === 'text';
-      const textHint = quotable ? scalarAsTextHint(data, written, e.parentSchema, defName, path) : undefined;
-      return {
-        code: 'wrong-type',
-        path,
-        part: 'value',
-        message:
-          data === null
-            ? `${name} has no value; it must be ${expected}`
-            : `${name} must be ${expected}, not ${describeValue(data, written)}`,
-        ...(data === null
-          ? { hint: 'write a value after the colon, or remove the key' }
-          : textHint !== undefined
-            ? { hint: textHint }
-            : expected === 'true or false' && typeof data === 'string'
-              ? { hint: 'write true or false (YAML 1.2 reads yes, no, on and off as text)' }
-              : {}),
-      };
-    }
+    case 'type':
+      return wrongTypeError(e, path, defName, context);
     default:
       break;
   }
@@ -899,6 +869,46 @@ function mapError(
     path,
     part: 'value',
     message: `${describeValueName(path)} ${e.message ?? 'is not valid'}`,
+  };
+}
+
+/** A value of the wrong type: one error, with the fix (quotes for a number where text is wanted). */
+function wrongTypeError(
+  e: ErrorObject,
+  path: ValuePath,
+  defName: string | undefined,
+  context: ErrorsContext,
+): MappedError {
+  const data: unknown = e.data;
+  const expected = describeType(e.params['type']);
+  const name = describeValueName(path);
+  if (mayHoldSecret(path)) {
+    return {
+      code: 'wrong-type',
+      path,
+      part: 'value',
+      message: `${name} must be ${expected}; the value is not shown, in case it is a secret`,
+      ...(path.length === 3 ? { hint: CREDENTIALS_HINT } : {}),
+    };
+  }
+  const written = context.writtenOf(path, data);
+  const quotable = (typeof data === 'number' || typeof data === 'boolean') && expected === 'text';
+  const textHint = quotable ? scalarAsTextHint(data, written, e.parentSchema, defName, path) : undefined;
+  return {
+    code: 'wrong-type',
+    path,
+    part: 'value',
+    message:
+      data === null
+        ? `${name} has no value; it must be ${expected}`
+        : `${name} must be ${expected}, not ${describeValue(data, written)}`,
+    ...(data === null
+      ? { hint: 'write a value after the colon, or remove the key' }
+      : textHint !== undefined
+        ? { hint: textHint }
+        : expected === 'true or false' && typeof data === 'string'
+          ? { hint: 'write true or false (YAML 1.2 reads yes, no, on and off as text)' }
+          : {}),
   };
 }
 
