@@ -300,6 +300,8 @@ class NodeWalker {
   /** The entries of each mapping by key, merged ones included. */
   readonly entries = new Map<unknown, ReadonlyMap<string, Entry>>();
   private readonly anchors = new Map<string, Node>();
+  /** Anchors of the lists and mappings being walked (by name, how many deep): an alias to one is a cycle. */
+  private readonly openAnchors = new Map<string, number>();
   /** The value and expanded size (in nodes) of each anchored node. */
   private readonly anchored = new Map<Node, { readonly value: unknown; readonly size: number }>();
   /** Nodes visited, counting each alias once and what it expands to in `aliasExpansion`. */
@@ -348,12 +350,17 @@ class NodeWalker {
       ) {
         this.reportTag(node, node.tag ?? 'implicit');
       }
-    } else if (isMap(node)) {
-      value = this.walkMap(node, depth);
     } else {
-      const list: unknown[] = [];
-      for (const item of node.items) list.push(this.walk(item, depth + 1));
-      value = list;
+      const { anchor } = node;
+      if (anchor !== undefined) this.openAnchors.set(anchor, (this.openAnchors.get(anchor) ?? 0) + 1);
+      if (isMap(node)) {
+        value = this.walkMap(node, depth);
+      } else {
+        const list: unknown[] = [];
+        for (const item of node.items) list.push(this.walk(item, depth + 1));
+        value = list;
+      }
+      if (anchor !== undefined) this.openAnchors.set(anchor, (this.openAnchors.get(anchor) ?? 1) - 1);
     }
     // Register the anchor only now: an alias inside its own anchor's node would make a cycle.
     if (node.anchor !== undefined) {
@@ -459,6 +466,19 @@ class NodeWalker {
     const target = this.anchors.get(alias.source);
     const [start, end] = rangeOf(alias);
     this.visited++;
+    if ((this.openAnchors.get(alias.source) ?? 0) > 0) {
+      // The anchor most recently written before the alias is that of a list or mapping it is in.
+      this.diagnostics.push(
+        this.at(
+          'yaml-syntax',
+          start,
+          end,
+          `alias *${alias.source} is inside the list or mapping &${alias.source} that it refers to: recursive aliases are not allowed`,
+          'an alias can only repeat a value written before it; write the inner value out instead',
+        ),
+      );
+      return null;
+    }
     const anchored = target === undefined ? undefined : this.anchored.get(target);
     if (target === undefined || anchored === undefined) {
       this.diagnostics.push(

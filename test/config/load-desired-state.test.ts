@@ -170,6 +170,27 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     expect(await diagnose('version: 1\nguides: *nothing\n')).toEqual(['error yaml-syntax 2:9']);
   });
 
+  it('a recursive alias is said to refer to the list or mapping that holds it, not to no anchor', async () => {
+    for (const [text, at] of [
+      ['version: 1\nx-a: &a {b: *a}\n', '2:13'],
+      ['version: 1\nx-a: &a\n  b:\n    - *a\n', '4:7'],
+      ['version: 1\nx-a: &a\n  b: 1\n  <<: *a\n', '4:7'],
+      // An earlier anchor of the same name is not the one the alias refers to.
+      ['version: 1\nx-old: &a 1\nx-a: &a {b: *a}\n', '3:13'],
+    ] as const) {
+      const { diagnostics } = await loadDesiredState([writeTemp(text)]);
+      expect(
+        diagnostics.map((d) => `${brief(d)} ${d.message}`),
+        text,
+      ).toEqual([
+        `error yaml-syntax ${at} alias *a is inside the list or mapping &a that it refers to: recursive aliases are not allowed`,
+      ]);
+    }
+    expect((await loadDesiredState([writeTemp('version: 1\nx-a: *a\n')])).diagnostics[0]?.message).toBe(
+      'alias *a refers to no anchor &a before it',
+    );
+  });
+
   it('a megabyte of "[" is refused before the parser sees it', async () => {
     expect(await diagnose(`version: 1\nguides: ${'['.repeat(1_000_000)}\n`)).toEqual([
       'error yaml-nesting-too-deep 2:73',
