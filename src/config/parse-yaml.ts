@@ -300,8 +300,13 @@ class NodeWalker {
   /** The entries of each mapping by key, merged ones included. */
   readonly entries = new Map<unknown, ReadonlyMap<string, Entry>>();
   private readonly anchors = new Map<string, Node>();
-  /** Anchors of the lists and mappings being walked (by name, how many deep): an alias to one is a cycle. */
-  private readonly openAnchors = new Map<string, number>();
+  /**
+   * The node each anchor name was last given to, from where the node starts (an alias refers to the
+   * last one before it), and the anchored lists and mappings being walked: an alias to one of those
+   * is inside the node it refers to, a cycle.
+   */
+  private readonly latestAnchor = new Map<string, Node>();
+  private readonly openAnchored = new Set<Node>();
   /** The value and expanded size (in nodes) of each anchored node. */
   private readonly anchored = new Map<Node, { readonly value: unknown; readonly size: number }>();
   /** Nodes visited, counting each alias once and what it expands to in `aliasExpansion`. */
@@ -335,6 +340,7 @@ class NodeWalker {
     const badTag = node.tag !== undefined && !ALLOWED_TAGS.has(node.tag);
     if (badTag) this.reportTag(node, node.tag ?? '');
 
+    if (node.anchor !== undefined) this.latestAnchor.set(node.anchor, node);
     const before = this.visited + this.aliasExpansion;
     this.visited++;
     let value: unknown;
@@ -351,8 +357,7 @@ class NodeWalker {
         this.reportTag(node, node.tag ?? 'implicit');
       }
     } else {
-      const { anchor } = node;
-      if (anchor !== undefined) this.openAnchors.set(anchor, (this.openAnchors.get(anchor) ?? 0) + 1);
+      if (node.anchor !== undefined) this.openAnchored.add(node);
       if (isMap(node)) {
         value = this.walkMap(node, depth);
       } else {
@@ -360,7 +365,7 @@ class NodeWalker {
         for (const item of node.items) list.push(this.walk(item, depth + 1));
         value = list;
       }
-      if (anchor !== undefined) this.openAnchors.set(anchor, (this.openAnchors.get(anchor) ?? 1) - 1);
+      this.openAnchored.delete(node);
     }
     // Register the anchor only now: an alias inside its own anchor's node would make a cycle.
     if (node.anchor !== undefined) {
@@ -466,8 +471,8 @@ class NodeWalker {
     const target = this.anchors.get(alias.source);
     const [start, end] = rangeOf(alias);
     this.visited++;
-    if ((this.openAnchors.get(alias.source) ?? 0) > 0) {
-      // The anchor most recently written before the alias is that of a list or mapping it is in.
+    const latest = this.latestAnchor.get(alias.source);
+    if (latest !== undefined && this.openAnchored.has(latest)) {
       this.diagnostics.push(
         this.at(
           'yaml-syntax',

@@ -189,6 +189,9 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     expect((await loadDesiredState([writeTemp('version: 1\nx-a: *a\n')])).diagnostics[0]?.message).toBe(
       'alias *a refers to no anchor &a before it',
     );
+    // An anchor of the same name inside it, written before the alias, is the one it refers to.
+    const inner = 'version: 1\nx-a: &a [&a 1, *a]\nx-b: &b [&b [2], *b]\n';
+    expect((await loadDesiredState([writeTemp(inner)])).diagnostics).toEqual([]);
   });
 
   it('a megabyte of "[" is refused before the parser sees it', async () => {
