@@ -42,7 +42,7 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
   // The files are read and parsed once; each environment is checked as it comes.
   const each = await loadEachEnvironment(paths, ctx.io.cwd, { beforeParse: sizeHeapFor });
-  const out = allEnvsApplyOutput(applyFormatOf(options), ctx.io.cwd, (chunk) => writeChunks(ctx, [chunk]));
+  const out = allEnvsApplyOutput(applyFormatOf(options), (chunk) => writeChunks(ctx, [chunk]));
   const results = await applyEnvironmentsInOrder(
     each.names,
     async (name) => {
@@ -55,8 +55,8 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
         await applyOne(one, args, split, { ...options, env: name }, { load, write: sink.write });
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
+        // Its output (the failure for machines) was written by applyOne.
         ctx.io.stderr.write(`guidectl: environment ${name}: ${error.message}\n`);
-        sink.failed(error.message);
         return false;
       }
       return status === 0;

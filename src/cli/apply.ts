@@ -15,6 +15,7 @@ import {
 import {
   type ApplyOutputOptions,
   applyFormatOf,
+  applyOutputWriter,
   applyRunOutput,
   callEventOutput,
   confirmQuestion,
@@ -71,10 +72,31 @@ async function applyOnce(
   options: ApplyOptions,
   how: { readonly load?: LoadFiles; readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
 ): Promise<void> {
+  // --json is one object and --json-stream ends with its summary whatever happens: a failure
+  // (the target, the read, Ctrl-C) is written there before it goes on to stderr and the exit code.
+  const out = applyOutputWriter(
+    { format: applyFormatOf(options), cwd: ctx.io.cwd },
+    how.write ?? ((chunks) => writeChunks(ctx, chunks)),
+  );
+  try {
+    await applyWith(ctx, args, split, options, { ...how, write: out.write });
+  } catch (error) {
+    out.failed(error);
+    throw error;
+  }
+}
+
+async function applyWith(
+  ctx: CommandContext,
+  args: readonly string[],
+  split: SplitPaths,
+  options: ApplyOptions,
+  how: { readonly load?: LoadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
+): Promise<void> {
   const format = applyFormatOf(options);
   // With --json, a plan that cannot be made is one JSON object with the diagnostics on stdout;
   // with --json-stream, a `diagnostics` event and the summary.
-  const write = how.write ?? ((chunks) => writeChunks(ctx, chunks));
+  const { write } = how;
   const onFailure: FailureSink = (headline, diagnostics) =>
     write(noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
   const load = (p: readonly string[], env?: string) =>

@@ -1,6 +1,6 @@
 import type { EnvironmentApply } from '../core/environment-plan.js';
 import { stringifyJson, stringifyJsonPretty } from '../wire/json.js';
-import { type ApplyFormat, noPlanOutput, type OutputChunk } from './apply-output.js';
+import type { ApplyFormat, OutputChunk } from './apply-output.js';
 import { escapeControls } from './escape.js';
 import { alignColumns } from './table.js';
 
@@ -11,8 +11,6 @@ const ALL_ENVS_APPLY_FORMAT_VERSION = 1;
 export interface EnvironmentSink {
   /** Takes the environment's output, as its apply writes it (see {@link AllEnvsApplyOutput}). */
   write(chunks: readonly OutputChunk[]): void;
-  /** A known failure that ended the environment before its own output: written as apply writes a plan that cannot be made. */
-  failed(message: string): void;
 }
 
 /**
@@ -34,7 +32,6 @@ export interface AllEnvsApplyOutput {
 
 export function allEnvsApplyOutput(
   format: ApplyFormat,
-  cwd: string,
   write: (chunk: OutputChunk) => void,
 ): AllEnvsApplyOutput {
   const gathered = new Map<string, Readonly<Record<string, unknown>>>();
@@ -49,10 +46,6 @@ export function allEnvsApplyOutput(
       return {
         write: (chunks) => {
           for (const chunk of chunks) take(chunk);
-        },
-        failed(message) {
-          for (const chunk of noPlanOutput(message, [], { format, cwd }))
-            if (chunk.to === 'stdout') take(chunk);
         },
       };
     },

@@ -1,6 +1,6 @@
 import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../core/apply-run.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { errorMessage, GuidectlError } from '../core/errors.js';
+import { errorMessage, GuidectlError, InterruptedError } from '../core/errors.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import {
   appliedToJson,
@@ -109,6 +109,54 @@ export function noPlanOutput(
     return [jsonChunk(failureToJson(headline, diagnostics, { cwd: o.cwd, extra }))];
   }
   return [];
+}
+
+/** Where apply writes its output, kept whole for machines when the run fails with an error. */
+export interface ApplyOutputWriter {
+  /** Passes the chunks on, noting whether they ended the output (`--json`'s object, the stream's `summary`). */
+  write(chunks: readonly OutputChunk[]): void;
+  /**
+   * The run failed with `error` (the target refused the credentials or could not be reached, a
+   * Ctrl-C during the read…) before its output ended: `--json`'s object with `error`, or a
+   * `diagnostics` event naming it and the summary (with the plan's id and calls when its `plan`
+   * event is out), as for a plan that cannot be made; nothing once the output has ended, or for
+   * human text (the error goes to stderr as every error does).
+   */
+  failed(error: unknown): void;
+}
+
+/** Apply's output through `write` in format `o.format`, ended for machines whatever happens (see {@link ApplyOutputWriter}). */
+export function applyOutputWriter(
+  o: Pick<ApplyOutputOptions, 'format' | 'cwd'>,
+  write: (chunks: readonly OutputChunk[]) => void,
+): ApplyOutputWriter {
+  let ended = false;
+  let plan: { readonly id: string; readonly calls: number } | undefined;
+  return {
+    write(chunks) {
+      for (const { value } of chunks) {
+        if (value === undefined) continue;
+        if (o.format === 'json' || value['type'] === 'summary') ended = true;
+        if (value['type'] === 'plan') plan = { id: String(value['plan_id']), calls: Number(value['calls']) };
+      }
+      write(chunks);
+    },
+    failed(error) {
+      if (ended || o.format === 'human') return;
+      ended = true;
+      const message = errorMessage(error);
+      if (o.format === 'json') return write(noPlanOutput(message, [], o));
+      const [diagnostics] = noPlanEvents(message, [], o.cwd);
+      const summary = {
+        ...emptySummary(plan?.id),
+        calls: plan?.calls ?? 0,
+        interrupted: error instanceof InterruptedError,
+        converged: false,
+        exit_code: 1,
+      } as const;
+      write([diagnostics, summary].flatMap((e) => (e === undefined ? [] : [streamChunk(e)])));
+    },
+  };
 }
 
 /**

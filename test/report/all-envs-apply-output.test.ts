@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Reviewed } from '../../src/core/apply-run.js';
 import { allEnvsApplyOutput } from '../../src/report/all-envs-apply.js';
-import { type ApplyFormat, type OutputChunk, reviewOutput } from '../../src/report/apply-output.js';
+import {
+  type ApplyFormat,
+  noPlanOutput,
+  type OutputChunk,
+  reviewOutput,
+} from '../../src/report/apply-output.js';
 import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 
 // apply --all-envs around each environment's own output: the objects apply hands over are
@@ -16,7 +21,7 @@ const BOTH = [
 
 function output(format: ApplyFormat) {
   const written: OutputChunk[] = [];
-  const out = allEnvsApplyOutput(format, '/work', (chunk) => written.push(chunk));
+  const out = allEnvsApplyOutput(format, (chunk) => written.push(chunk));
   return {
     out,
     written,
@@ -33,7 +38,7 @@ describe('allEnvsApplyOutput', () => {
     const { out, stdout } = output('json');
     const id = 2n ** 63n + 1n;
     out.environment('staging').write([{ to: 'stdout', text: 'not read', value: { format_version: 1, id } }]);
-    out.environment('production').failed('no credentials');
+    out.environment('production').write(noPlanOutput('no credentials', [], { format: 'json', cwd: '/work' }));
     expect(out.finish(BOTH)).toBe(0);
     const text = stdout();
     expect(text).not.toContain('not read');

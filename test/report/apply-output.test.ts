@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Applied, Reviewed } from '../../src/core/apply-run.js';
-import { UsageError } from '../../src/core/errors.js';
+import { InterruptedError, UsageError } from '../../src/core/errors.js';
 import {
   type ApplyOutputOptions,
   applyFormatOf,
+  applyOutputWriter,
   applyRunOutput,
   callEventOutput,
   confirmQuestion,
@@ -178,5 +179,42 @@ describe('what apply says around the calls', () => {
       index: 0,
       operation: 'addguideacct',
     });
+  });
+});
+
+describe('applyOutputWriter: the machine output ends whatever fails', () => {
+  function writer(format: ApplyOutputOptions['format']) {
+    const written: string[] = [];
+    const out = applyOutputWriter(options(format), (chunks) => {
+      for (const c of chunks) if (c.to === 'stdout') written.push(c.text);
+    });
+    const text = () => written.join('');
+    return {
+      out,
+      text,
+      lines: () =>
+        text()
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+    };
+  }
+
+  it('--json-stream: after the plan event, the summary names the plan and its calls', () => {
+    const { out, lines } = writer('json-stream');
+    out.write(reviewOutput(reviewed, options('json-stream')));
+    out.failed(new InterruptedError('interrupted while reading the live state'));
+    expect(lines().map((e) => e.type)).toEqual(['plan', 'diagnostics', 'summary']);
+    expect(lines()[2]).toMatchObject({ plan_id: 'abcdef012345', calls: 2, interrupted: true, exit_code: 1 });
+  });
+
+  it('writes nothing more once the output ended, nor for human text', () => {
+    const json = writer('json');
+    json.out.write(applyRunOutput({ status: 'unchanged', reviewed }, options('json')).chunks);
+    json.out.failed(new Error('closing failed'));
+    expect(JSON.parse(json.text())).toMatchObject({ converged: true });
+    const human = writer('human');
+    human.out.failed(new Error('no target'));
+    expect(human.text()).toBe('');
   });
 });
