@@ -102,9 +102,10 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             printDiagnostics(ctx, run.diagnostics, files.sources);
             const { plan, planId, guards } = run;
             const color = useColor(ctx, 'stdout');
-            ctx.io.stdout.write(
-              formatPlan(format, plan, { planId, guards, drift: options.expectNoChanges, color }),
-            );
+            const named =
+              environment === undefined ? {} : { environment: { name: environment.name, target: where } };
+            const drift = options.expectNoChanges;
+            ctx.io.stdout.write(formatPlan(format, plan, { planId, guards, drift, color, ...named }));
             printed = true;
             if (out !== undefined) {
               await savePlanRun(ctx.io.cwd, out, run, paths, where);

@@ -37,7 +37,7 @@ export interface MarkdownOptions extends PlanExtras {
 /**
  * The plan as a pull-request comment body (GitHub-flavoured markdown):
  *
- * 1. the hidden marker {@link MARKDOWN_MARKER};
+ * 1. the hidden marker {@link MARKDOWN_MARKER}, then (`environment`) `### NAME — TARGET`;
  * 2. the summary line, in bold — always there and never cut;
  * 3. the plan id, and the deletion guards that apply (a refusal as a caution block);
  * 4. a table of changes per kind (`| kind | add | change | delete |`), and what is left alone;
@@ -50,7 +50,12 @@ export interface MarkdownOptions extends PlanExtras {
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const budget = options.maxLength ?? DEFAULT_MARKDOWN_BUDGET;
-  const head: string[] = [MARKDOWN_MARKER, `**${summaryLine(plan)}**`, ''];
+  const head: string[] = [MARKDOWN_MARKER];
+  // Which account was planned, as `plan --all-envs --markdown` heads each environment.
+  const { environment } = options;
+  if (environment !== undefined)
+    head.push(`### ${escapeMarkdown(environment.name)} — ${escapeMarkdown(environment.target)}`, '');
+  head.push(`**${summaryLine(plan)}**`, '');
   if (options.drift === true && plan.calls.length > 0) {
     head.push(
       '**Drift:** the account no longer matches the files; applying this plan would bring it back.',

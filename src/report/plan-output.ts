@@ -92,9 +92,10 @@ export function formatSavedPlan(
   file: string,
   color: boolean,
 ): string {
-  const text = formatPlan(format, saved.plan, { planId: saved.planId, color });
-  if (format !== 'human') return text;
   const made = saved.environment;
+  const environment = made === undefined ? {} : { environment: made };
+  const text = formatPlan(format, saved.plan, { planId: saved.planId, color, ...environment });
+  if (format !== 'human') return text;
   const heading = made === undefined ? '' : environmentHeading(made.name, made.target);
   const from = escapeControls(saved.paths.join(', ') || '(no paths)');
   return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(file)}\n`;

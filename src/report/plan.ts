@@ -13,6 +13,11 @@ export interface PlanExtras {
   readonly planId?: string;
   /** The deletion guards; those of kinds the plan deletes are shown. */
   readonly guards?: readonly GuardResult[];
+  /**
+   * The environment planned (`--env NAME`) and its target in words (never a secret), for the
+   * machine formats and the markdown comment; human text has its own heading.
+   */
+  readonly environment?: { readonly name: string; readonly target: string };
 }
 
 /**
@@ -287,6 +292,9 @@ export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, 
   return {
     format_version: plan.formatVersion,
     ...(extras.planId === undefined ? {} : { plan_id: extras.planId }),
+    ...(extras.environment === undefined
+      ? {}
+      : { environment: { name: extras.environment.name, target: extras.environment.target } }),
     summary,
     ...rest,
     ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),

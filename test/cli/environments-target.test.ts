@@ -114,6 +114,37 @@ describe('--env NAME on plan and apply', () => {
     expect(plan.code).toBe(0);
   });
 
+  it('plan --env NAME --markdown and --json name the environment and its target, as show does of its saved plan', async () => {
+    const remote = `${two.staging.url} (STAGING_APPID/STAGING_SECRET)`;
+    // As plan --all-envs --markdown heads each environment: markdown's own characters escaped.
+    const heading = `### staging — ${remote.replaceAll('_', '\\_')}`;
+    const markdown = await cli(['plan', '--env', 'staging', '--markdown', 'guides.yaml']);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout.split('\n').slice(0, 3)).toEqual(['<!-- guidectl-plan -->', heading, '']);
+    const json = await cli(['plan', '--env', 'staging', '--json', '--out', 's.json', 'guides.yaml']);
+    expect(json.code, json.stderr).toBe(0);
+    const planned = JSON.parse(json.stdout);
+    expect(planned.environment).toEqual({ name: 'staging', target: remote });
+    expect(Object.keys(planned).slice(0, 3)).toEqual(['format_version', 'plan_id', 'environment']);
+    expect(JSON.stringify(planned)).not.toContain(two.staging.service.credentials.secret);
+    const shown = JSON.parse((await cli(['show', 's.json', '--json'])).stdout);
+    expect(shown.environment).toEqual(planned.environment);
+    expect((await cli(['show', 's.json', '--markdown'])).stdout).toContain(`${heading}\n`);
+
+    // Its credentials variables empty: the embedded service, and the comment says so.
+    await two.ws.write(
+      'local.yaml',
+      FILE.replace(/ {4}base_url: .*\n/g, '').replace(/ {4}credentials: .*\n/g, ''),
+    );
+    const local = await cli(['plan', '--env', 'production', '--markdown', 'local.yaml'], {});
+    expect(local.code, local.stderr).toBe(0);
+    expect(local.stdout).toContain('### production — local database .guidectl/production.db\n');
+    // Without environments, nothing is named.
+    await two.ws.write('plain.yaml', 'version: 1\nguides: []\n');
+    const plain = await cli(['plan', '--json', 'plain.yaml'], { GUIDECTL_LOCAL_DB: ':memory:' });
+    expect(JSON.parse(plain.stdout).environment).toBeUndefined();
+  });
+
   it('a saved plan of an embedded environment applied from another folder: refused before a database is made, naming both in full', async () => {
     await two.ws.write(
       'local.yaml',

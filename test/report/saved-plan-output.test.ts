@@ -32,10 +32,15 @@ describe('formatSavedPlan', () => {
     expect(text).not.toContain('Environment');
   });
 
-  it('the machine formats: the plan alone, as plan prints it', () => {
-    for (const format of ['json', 'markdown'] as const)
-      expect(
-        formatSavedPlan(format, { ...saved, environment: { name: 'staging', target: 't' } }, 'p.json', false),
-      ).toBe(formatPlan(format, plan, { planId: 'abcdef012345' }));
+  it('the machine formats: the plan, with its environment, as plan --env prints it', () => {
+    const environment = { name: 'staging', target: 't' };
+    for (const format of ['json', 'markdown'] as const) {
+      expect(formatSavedPlan(format, { ...saved, environment }, 'p.json', false)).toBe(
+        formatPlan(format, plan, { planId: 'abcdef012345', environment }),
+      );
+      expect(formatSavedPlan(format, saved, 'p.json', false)).toBe(
+        formatPlan(format, plan, { planId: 'abcdef012345' }),
+      );
+    }
   });
 });
