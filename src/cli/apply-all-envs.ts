@@ -16,6 +16,7 @@ interface AllEnvsApplyOptions {
   json: boolean;
   jsonStream: boolean;
   continueOnError: boolean;
+  planId?: string;
 }
 
 /**
@@ -36,6 +37,10 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     how: { readonly load: LoadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
   ) => Promise<void>,
 ): Promise<void> {
+  if (options.planId !== undefined)
+    throw new UsageError(
+      '--plan-id pins the plan of one environment; it is not taken with --all-envs (apply each with --env NAME --plan-id ID)',
+    );
   const split = await splitSavedPlans(ctx.io.cwd, args);
   const { savedPlans, paths } = split;
   if (savedPlans.length > 0)

@@ -228,6 +228,30 @@ describe('apply --all-envs', () => {
     expect(json.summary).toMatchObject({ applied: 0, failed: 1, skipped: 1, exit_code: 1 });
   });
 
+  it("--plan-id is one environment's: refused with --all-envs before anything is read, as a usage error", async () => {
+    const plan = await cli(['plan', '--env', 'staging', '--json', 'guides.yaml']);
+    const id = JSON.parse(plan.stdout).plan_id;
+    const writes = () => two.staging.service.calls().filter((c) => c.writes).length;
+    const before = writes();
+    for (const format of [[], ['--json']]) {
+      const run = await cli([
+        'apply',
+        '--all-envs',
+        '--auto-approve',
+        '--plan-id',
+        id,
+        ...format,
+        'guides.yaml',
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'guidectl: --plan-id pins the plan of one environment; it is not taken with --all-envs (apply each with --env NAME --plan-id ID)\n',
+      );
+    }
+    expect(writes()).toBe(before);
+  });
+
   it('--json-stream: the events of each environment, each naming it, then environments_summary', async () => {
     const run = await cli(['apply', '--all-envs', '--auto-approve', '--json-stream', 'guides.yaml']);
     expect(run.code, run.stderr).toBe(0);
