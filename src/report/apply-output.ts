@@ -245,10 +245,11 @@ function staleOutput(run: Extract<ApplyRun, { status: 'stale' }>, o: ApplyOutput
     live_changes: report.live ?? [],
     ...(report.now === undefined ? {} : { plan_id_now: report.now.planId }),
     outcomes: [],
+    converged: false,
   };
   const summary = {
     ...emptySummary(report.savedPlanId),
-    converged: null,
+    converged: false,
     refused: [`plan ${report.savedPlanId} is stale: the account or the files changed since it was made`],
     exit_code: 1,
   } as const;
@@ -268,15 +269,16 @@ function refusedOutput(
   o: ApplyOutputOptions,
   savedPlanId: string,
 ): OutputChunk[] {
-  const refusals = run.refusals.map(refusalMessage);
+  const refusals = run.refusals.map((r) => refusalMessage(r, o.format));
   const id = run.reviewed?.id ?? savedPlanId;
+  const calls = run.reviewed?.plan.calls.length ?? 0;
   const json = {
     ...(run.reviewed === undefined ? {} : { plan: reviewedToJson(run.reviewed) }),
     refused: refusals,
     outcomes: [],
     converged: false,
   };
-  const summary = { ...emptySummary(id), converged: false, refused: refusals, exit_code: 1 } as const;
+  const summary = { ...emptySummary(id, calls), converged: false, refused: refusals, exit_code: 1 } as const;
   return [
     ...refusals.map((r): OutputChunk => ({ to: 'stderr', text: `guidectl: ${r}\n` })),
     { to: 'stderr', text: 'guidectl: apply refused; nothing was changed\n' },
@@ -302,7 +304,7 @@ function cancelledOutput(
   const message = CANCELLED[run.reason];
   const json = { plan: reviewedToJson(run.reviewed), refused: [message], outcomes: [], converged: false };
   const summary = {
-    ...emptySummary(run.reviewed.id),
+    ...emptySummary(run.reviewed.id, run.reviewed.plan.calls.length),
     converged: false,
     refused: [message],
     exit_code: 1,

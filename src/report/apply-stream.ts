@@ -62,12 +62,17 @@ export type ApplyStreamEvent =
       readonly type: 'summary';
       /** Absent when no plan was made (the `diagnostics` event before says why). */
       readonly plan_id?: string;
+      /** The plan's calls, as its `plan` event said, made or not (0 without a `plan` event). */
       readonly calls: number;
       readonly done: number;
       readonly failed: number;
       readonly not_started: number;
       readonly interrupted: boolean;
-      /** Whether the account was read again and matched the files; null when not checked. */
+      /**
+       * true: the account was read again and matched the files; null: calls were made but it could
+       * not be checked (interrupted, the check failed, writes abandoned, a saved plan without its
+       * files); false otherwise, nothing written included (no plan, refused, stale, cancelled).
+       */
       readonly converged: boolean | null;
       /** What the check read again (`--verify`): `targeted` or `full`; present when it was made. */
       readonly verify?: 'targeted' | 'full';
@@ -105,15 +110,17 @@ export function streamEventJson(event: ApplyStreamEvent): Readonly<Record<string
 
 /**
  * The `summary` event of an apply that made no call (refused, stale, nothing to do, no plan), but
- * for its verdict; without a plan, it has no `plan_id`.
+ * for its verdict; without a plan, it has no `plan_id`. `calls` is what the `plan` event said (0
+ * when there was none): the plan's calls, none of them made.
  */
 export function emptySummary(
   id?: string,
+  calls = 0,
 ): Omit<Extract<ApplyStreamEvent, { type: 'summary' }>, 'converged' | 'exit_code'> {
   return {
     type: 'summary',
     ...(id === undefined ? {} : { plan_id: id }),
-    calls: 0,
+    calls,
     done: 0,
     failed: 0,
     not_started: 0,

@@ -76,14 +76,24 @@ function listWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
-/** Why apply will not make a plan's calls, in one line that says what to do. */
-export function refusalMessage(refusal: Refusal): string {
+/** Where the plan made now is in each of apply's output formats, for a refusal to point at. */
+const PLAN_SHOWN: Readonly<Record<'human' | 'json' | 'json-stream', string>> = {
+  human: 'the plan above',
+  json: 'the plan made now (the "plan" of this JSON object)',
+  'json-stream': 'the plan made now (the "plan" event)',
+};
+
+/**
+ * Why apply will not make a plan's calls, in one line that says what to do; `format` is where the
+ * plan made now was shown (human text above it, or the JSON).
+ */
+export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN = 'human'): string {
   switch (refusal.kind) {
     case 'guard':
       return guardMessage(refusal.guard);
     case 'plan-id':
       return refusal.file === undefined
-        ? `refused: the plan made now has id ${refusal.actual}, not ${refusal.expected} (--plan-id): the files, the account or the credentials it is reached with (an environment's access token instead of its appid and secret, or the reverse) changed since plan ${refusal.expected} was made. Review the plan above; to apply it, pass --plan-id ${refusal.actual}.`
+        ? `refused: the plan made now has id ${refusal.actual}, not ${refusal.expected} (--plan-id): the files, the account or the credentials it is reached with (an environment's access token instead of its appid and secret, or the reverse) changed since plan ${refusal.expected} was made. Review ${PLAN_SHOWN[format]}; to apply it, pass --plan-id ${refusal.actual}.`
         : `refused: ${refusal.file} holds plan ${refusal.actual}, not ${refusal.expected} (--plan-id)`;
     case 'saved-plan-edited':
       return `refused: ${refusal.file} says plan ${refusal.saved}, but its files make plan ${refusal.now} against the same account: the saved plan was edited after it was made; make the plan again with guidectl plan --out`;
