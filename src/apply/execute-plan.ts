@@ -123,8 +123,7 @@ export async function executePlan(
       if (status[i] !== 'not-started' || reasons.has(i)) continue;
       const blocker = blockedBy(i);
       if (blocker !== undefined) {
-        const name = calls[blocker]?.operation ?? '';
-        reasons.set(i, `not started: it depends on call ${blocker + 1} (${name}), which did not succeed`);
+        reasons.set(i, blockedReason(blocker, calls[blocker]?.operation ?? ''));
         continue;
       }
       if (!ready(i)) continue;
@@ -195,4 +194,12 @@ function guideAddress(call: PlannedCall): string {
   const account = call.body['guide_account'];
   if (typeof account === 'string' && account !== '') return account;
   return `openid ${String(call.body['guide_openid'])}`;
+}
+
+/**
+ * Why a call was not started: the call it depends on failed, named as people count calls (#1
+ * first) and as JSON indexes them (from 0), so that neither reader misreads it.
+ */
+function blockedReason(blocker: number, operation: string): string {
+  return `not started: it depends on call #${blocker + 1} ${operation} (index ${blocker}), which did not succeed`;
 }

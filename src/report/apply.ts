@@ -193,7 +193,7 @@ export function callNote(event: CallsEvent): string | undefined {
     case 'failed':
       return event.abandoned
         ? undefined
-        : `guidectl: call ${event.index + 1} (${event.operation}) failed: ${escapeControls(event.error)}\n`;
+        : `guidectl: call #${event.index + 1} (${event.operation}) failed: ${escapeControls(event.error)}\n`;
     case 'stop':
       return event.inFlight === 0
         ? 'guidectl: stopping: no call is in flight\n'

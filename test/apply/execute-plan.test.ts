@@ -147,19 +147,20 @@ describe('executePlan', () => {
     const summary = result.outcomes.map((o) => {
       const call = plan.calls[o.index];
       const who = call?.body['guide_account'] ?? call?.body['group_name'];
-      const dep = /^not started: it depends on call (\d+) \((\w+)\), which did not succeed$/.exec(
-        o.reason ?? '',
-      );
-      return [o.operation, who, o.status, dep === null ? undefined : `#${dep[1]} ${dep[2]}`];
+      const dep =
+        /^not started: it depends on call #(\d+) (\w+) \(index (\d+)\), which did not succeed$/.exec(
+          o.reason ?? '',
+        );
+      return [o.operation, who, o.status, dep === null ? undefined : `#${dep[1]} ${dep[2]} index ${dep[3]}`];
     });
     expect(summary).toEqual([
       ['newguidegroup', longName, 'failed', undefined],
       ['newguidegroup', 'South', 'done', undefined],
       ['updateguideacct', 'alice_wx', 'failed', undefined],
       ['addguideacct', 'bob_wx', 'done', undefined],
-      ['setguideconfig', 'alice_wx', 'not-started', '#3 updateguideacct'],
-      ['setguideconfig', 'alice_wx', 'not-started', '#5 setguideconfig'],
-      ['addguide2guidegroup', 'alice_wx', 'not-started', '#1 newguidegroup'],
+      ['setguideconfig', 'alice_wx', 'not-started', '#3 updateguideacct index 2'],
+      ['setguideconfig', 'alice_wx', 'not-started', '#5 setguideconfig index 4'],
+      ['addguide2guidegroup', 'alice_wx', 'not-started', '#1 newguidegroup index 0'],
       ['addguide2guidegroup', 'bob_wx', 'done', undefined],
     ]);
     expect(result.outcomes[0]?.reason).toMatch(/^newguidegroup failed: /);

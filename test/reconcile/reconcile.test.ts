@@ -353,7 +353,7 @@ describe('a call failing for good mid-apply', () => {
     );
     const run = await apply(file);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/call \d+ \(setguideconfig\) failed: setguideconfig failed: 40168/);
+    expect(run.stderr).toMatch(/call #\d+ \(setguideconfig\) failed: setguideconfig failed: 40168/);
     expect(run.stdout).toMatch(/Apply: \d+ calls? done, 1 failed, \d+ not started/);
     expect(run.stdout).toMatch(/failed +#\d+ setguideconfig \(guide_account="alice_wx"\)/);
     expect(run.stdout).toContain('Still to do');
@@ -410,7 +410,7 @@ describe('--continue-on-error', () => {
         /failed +#1 addguideacct \(guide_account="bob_wxx"\): addguideacct failed: 9300812/,
       );
       expect(more.stdout).toContain(
-        '#3 setguideconfig (guide_account="bob_wxx"): not started: it depends on call 1 (addguideacct)',
+        '#3 setguideconfig (guide_account="bob_wxx"): not started: it depends on call #1 addguideacct (index 0)',
       );
     } finally {
       await small.close();
