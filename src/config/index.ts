@@ -318,6 +318,8 @@ function capDiagnostics(sorted: Diagnostic[]): Diagnostic[] {
     file: first?.file ?? '',
     line: first?.line ?? 1,
     column: first?.column ?? 1,
+    // Placed at the first problem not shown: its line is not shown either when it may be a secret.
+    ...(first?.mayHoldSecret === true ? { mayHoldSecret: true } : {}),
   };
   return [...sorted.slice(0, MAX_DIAGNOSTICS), summary];
 }

@@ -34,4 +34,12 @@ describe('validate: more than 100 problems', () => {
     });
     expect(diagnostics.slice(0, 100).every((d) => d['not_shown'] === undefined)).toBe(true);
   });
+
+  it('placed at a problem whose line may be a secret, the line is not shown under it', async () => {
+    const secret = 'F2A9C01B7E4D3A85F2A9C01B7E4D3A8';
+    await ws().write('g.yaml', `${guides(100)}environments:\n  dev:\n    credentials: ${secret}\n`);
+    const human = await runCli(['validate', 'g.yaml'], { cwd: ws().dir });
+    expect(human.stdout).toContain('g.yaml:305:18: error: and 1 more error not shown');
+    expect(human.stdout).not.toContain(secret);
+  });
 });
