@@ -139,6 +139,31 @@ CREATE TABLE task_buyers (
 
 export type Durability = 'normal' | 'full';
 
+/** How long a statement waits for another process's lock on the database before it fails. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Puts the database in WAL mode. The first switch of a new file takes an exclusive lock without
+ * SQLite's busy handler: when another process holds a lock on the file at that moment (several
+ * commands started together on a fresh folder), the pragma fails at once with SQLITE_BUSY,
+ * whatever busy_timeout says. It is asked again until the lock is free, for as long as a
+ * statement would wait ({@link BUSY_TIMEOUT_MS}); the constructor is synchronous, so the waits are
+ * too (Atomics.wait, a few ms each).
+ */
+function useWal(db: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (errorCode(error) !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(nap, 0, 0, 5);
+    }
+  }
+}
+
 export type SqlValue = string | number | bigint | null;
 
 export class Store {
@@ -155,10 +180,10 @@ export class Store {
       throw new StoreError(`cannot open the database ${file}: ${reason(error, file)}`, { cause: error });
     }
     try {
-      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      useWal(this.db);
       this.db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
       this.db.pragma('foreign_keys = ON');
-      this.db.pragma('busy_timeout = 5000');
       this.migrate();
       if (this.db.name !== ':memory:') this.checkWritable();
     } catch (error) {
