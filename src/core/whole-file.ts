@@ -138,12 +138,7 @@ export async function openWholeFile(path: string, shown: string): Promise<WholeF
   } catch (error) {
     throw cannotWrite(shown, error);
   }
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await handle.close();
-  };
+  const close = closeOnce(handle);
   const abandon = async (): Promise<void> => {
     await close().catch(() => undefined);
     await rm(hidden, { force: true });
@@ -173,12 +168,7 @@ async function openStream(path: string, shown: string): Promise<WholeFile> {
   } catch (error) {
     throw cannotWrite(shown, error);
   }
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await handle.close();
-  };
+  const close = closeOnce(handle);
   return {
     async write(text) {
       await handle.write(text).catch(async (error: unknown) => {
@@ -188,6 +178,16 @@ async function openStream(path: string, shown: string): Promise<WholeFile> {
     },
     commit: () => close().catch((error: unknown) => Promise.reject(cannotWrite(shown, error))),
     abandon: () => close().catch(() => undefined),
+  };
+}
+
+/** Closes `handle` the first time it is called; later calls do nothing. */
+function closeOnce(handle: FileHandle): () => Promise<void> {
+  let closed = false;
+  return async () => {
+    if (closed) return;
+    closed = true;
+    await handle.close();
   };
 }
 
