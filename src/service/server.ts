@@ -145,6 +145,7 @@ export class GuideService {
   private http: HttpListener | undefined;
   /** Aborted by `abandon`: calls waiting on an injected delay give up. */
   private readonly abandoned = new AbortController();
+  private readonly delays = new Delays();
   private readonly maxBodyBytes: number;
   private readonly log: (line: string) => void;
   private faults: FaultInjector;
@@ -317,6 +318,7 @@ export class GuideService {
    */
   abandon(): Promise<void> {
     this.abandoned.abort();
+    this.delays.endAll();
     const closing = this.close();
     this.http?.server.closeAllConnections();
     return closing;
@@ -465,7 +467,7 @@ export class GuideService {
       return this.errorAnswer(error);
     }
     const { delayMs, fault } = this.faults.decide();
-    if (delayMs > 0) await sleep(delayMs, this.abandoned.signal);
+    if (delayMs > 0) await this.delays.wait(delayMs);
     // Abandoned while it waited: the call is not made, and there is no one to answer.
     if (this.abandoned.signal.aborted) return undefined;
     if (fault === 'system_error' || fault === 'minute_quota') {
@@ -612,15 +614,33 @@ function parseBody(raw: Buffer): Body {
 /** How long a stop waits for connections still busy (a body arriving, an answer being read). */
 const CLOSE_WAIT_MS = 10_000;
 
-/** Waits `ms`, or less when `signal` aborts meanwhile. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+/**
+ * The injected delays under way, which a stop at once ends early. One set rather than an abort
+ * listener per waiting call on one shared signal: Node scans a signal's listeners on every add (N
+ * waiting calls cost O(N²)) and warns on stderr past 10 of them (MaxListenersExceededWarning), which
+ * any 11 clients waiting on `--faults latency=…` set off.
+ */
+class Delays {
+  private readonly waiting = new Set<() => void>();
+  private ended = false;
+
+  /** Waits `ms`, or less when `endAll` is called meanwhile; not at all once it was. */
+  wait(ms: number): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiting.add(done);
+    });
+  }
+
+  /** Ends every delay under way, and every later one at once. */
+  endAll(): void {
+    this.ended = true;
+    for (const done of [...this.waiting]) done();
+  }
 }

@@ -137,3 +137,30 @@ describe('closing against a new request, end to end', () => {
     }
   });
 });
+
+describe('calls waiting on an injected latency', () => {
+  it('do not each add a listener to one signal: a dozen at once set off no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.name);
+    };
+    process.on('warning', onWarning);
+    const service = GuideService.open({ ...CREDENTIALS, clock: frozenClock() });
+    try {
+      const tokenAnswer = await service.handle(
+        request('/cgi-bin/stable_token', { grant_type: 'client_credential', ...CREDENTIALS }),
+      );
+      const token = String(fieldOf(tokenAnswer, 'access_token'));
+      service.setFaults(parseFaults('latency=30ms'));
+      const calls = Array.from({ length: 12 }, () =>
+        outcome(service.handle(request(`/cgi-bin/guide/getguidegrouplist?access_token=${token}`, {}))),
+      );
+      expect(await Promise.all(calls)).toEqual(Array(12).fill(0));
+      await nextTurn(); // a warning is emitted on a later tick
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await service.close();
+    }
+  });
+});
