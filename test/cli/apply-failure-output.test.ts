@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, guideEntries, runCli, useServiceTarget } from '../helpers/cli.js';
+import { type CliRun, guideEntries, jsonLines, runCli, useServiceTarget } from '../helpers/cli.js';
 
 // `apply --json` is one JSON object and `apply --json-stream` ends with a `summary` event, also
 // when the run fails with an error before it has a plan: the target refuses the credentials, it
@@ -50,10 +50,7 @@ describe('apply --json-stream when the target fails or the read is interrupted',
   it.each(FAILURES)('%s: a diagnostics event naming the error, then the summary, exit 1', async (failure) => {
     const run = await applyFailing(failure, '--json-stream');
     expect(run.code).toBe(1);
-    const events = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => parseJson(line) as Record<string, unknown>);
+    const events = jsonLines(run.stdout);
     expect(events.map((e) => e['type'])).toEqual(['diagnostics', 'summary']);
     expect(events[0]).toMatchObject({ format_version: 1, diagnostics: [] });
     expect(String(events[0]?.['error']).length).toBeGreaterThan(0);

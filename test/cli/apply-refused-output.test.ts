@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { guideEntries, useServiceTarget } from '../helpers/cli.js';
+import { guideEntries, jsonLines, useServiceTarget } from '../helpers/cli.js';
 
 // An apply that writes nothing (refused, not approved, a stale saved plan) says so alike in every
 // case: the stream's summary counts the calls its plan event announced, none made, and
@@ -10,11 +10,7 @@ const target = useServiceTarget({ reset: true });
 const FILE = `version: 1\nguides:\n${guideEntries(3)}`;
 
 type Json = Record<string, unknown>;
-const events = (stdout: string): Json[] =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .map((line) => parseJson(line) as Json);
+const events = (stdout: string): Json[] => jsonLines(stdout);
 
 describe('apply that writes nothing: the summary and the JSON', () => {
   it('refused by --plan-id or not approved: the summary has the calls of the plan event, none made', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { runCli, useServiceTarget } from '../helpers/cli.js';
+import { jsonLines, runCli, useServiceTarget } from '../helpers/cli.js';
 
 // `plan --json` and `apply --json` give CI one JSON object on stdout whatever happens: the plan,
 // or — when the files are invalid — the diagnostics, in the shape `validate --json` gives them.
@@ -41,10 +41,7 @@ describe('--json when the files are invalid', () => {
     const run = await cli(['apply', 'guides.yaml', '--auto-approve', '--json-stream']);
     expect(run.code).toBe(1);
     const validate = await runCli(['validate', 'guides.yaml', '--json'], { cwd: ws().dir });
-    const events = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => parseJson(line) as Record<string, unknown>);
+    const events = jsonLines(run.stdout);
     expect(events).toEqual([
       {
         format_version: 1,
@@ -136,10 +133,7 @@ guides:
     await ws().write('guides.yaml', VALID);
     const run = await cli(['apply', 'guides.yaml', '--json-stream']);
     expect(run.code).toBe(1);
-    const events = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => parseJson(line) as Record<string, unknown>);
+    const events = jsonLines(run.stdout);
     expect(events.map((e) => e['type'])).toEqual(['plan', 'summary']);
     expect(events[1]).toMatchObject({ refused: [NO_TERMINAL], done: 0, exit_code: 1 });
   });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import { loadSchema } from '../../src/config/check-schema.js';
 import { GuideService } from '../../src/service/index.js';
-import { stringifyJson } from '../../src/wire/json.js';
+import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { type CaptureOptions, captureIo } from './capture-io.js';
 import { fetchToken, type RawAnswer, rawRequest, simCall } from './service.js';
 
@@ -33,6 +33,14 @@ export async function runCli(
 }
 
 /** A scratch folder holding YAML files; `write` puts one there and returns its path. */
+/** The JSON lines a command printed (`--json-stream`), each parsed with guidectl's 64-bit-exact parser. */
+export function jsonLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => parseJson(line) as Record<string, unknown>);
+}
+
 export interface Workspace {
   dir: string;
   write(name: string, text: string): Promise<string>;
