@@ -1,3 +1,4 @@
+import { type CredentialVariables, WECHAT_VARIABLES } from '../core/credential-variables.js';
 import { GuidectlError } from '../core/errors.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
 import type { OperationName } from '../wire/operations.js';
@@ -132,14 +133,18 @@ export class CredentialsError extends GuideApiError {
   override readonly code = 'GUIDE_CREDENTIALS';
 
   /** `variables`: where the appid and secret were read from, for the hint. */
-  constructor(init: Omit<ApiErrorInit, 'hint'>, variables: { appid: string; secret: string } = WECHAT_NAMES) {
+  constructor(
+    init: Omit<ApiErrorInit, 'hint'>,
+    variables: Pick<CredentialVariables, 'appid' | 'secret'> = WECHAT_VARIABLES,
+  ) {
     super({ ...init, hint: credentialsHint(init.errcode, variables) }, 'credentials');
   }
 }
 
-const WECHAT_NAMES = { appid: 'WECHAT_APPID', secret: 'WECHAT_SECRET' };
-
-function credentialsHint(errcode: number, { appid, secret }: { appid: string; secret: string }): string {
+function credentialsHint(
+  errcode: number,
+  { appid, secret }: Pick<CredentialVariables, 'appid' | 'secret'>,
+): string {
   switch (errcode) {
     case ERRCODE.invalidAppid:
       return `check the app id (${appid})`;

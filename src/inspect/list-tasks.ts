@@ -18,12 +18,7 @@ const FILTERS: Readonly<Record<TaskStatusFilter, readonly TaskStatus[]>> = {
 };
 
 /** What `--status` accepts: every state the task table shows, in the order a task goes through them. */
-export const TASK_STATUS_FILTERS: readonly TaskStatusFilter[] = [
-  'pending',
-  'executed',
-  'completed',
-  'cancelled',
-];
+export const TASK_STATUS_FILTERS = Object.keys(FILTERS) as readonly TaskStatusFilter[];
 
 const STATES: Readonly<Record<TaskStatus, TaskState>> = {
   1: 'pending',
