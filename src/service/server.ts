@@ -144,7 +144,6 @@ export class GuideService {
   private readonly store: Store;
   private http: HttpListener | undefined;
   /** Aborted by `abandon`: calls waiting on an injected delay give up. */
-  private readonly abandoned = new AbortController();
   private readonly delays = new Delays();
   private readonly maxBodyBytes: number;
   private readonly log: (line: string) => void;
@@ -317,7 +316,6 @@ export class GuideService {
    * its transaction has taken effect whole or not at all, as after a kill. Resolves once closed.
    */
   abandon(): Promise<void> {
-    this.abandoned.abort();
     this.delays.endAll();
     const closing = this.close();
     this.http?.server.closeAllConnections();
@@ -469,7 +467,7 @@ export class GuideService {
     const { delayMs, fault } = this.faults.decide();
     if (delayMs > 0) await this.delays.wait(delayMs);
     // Abandoned while it waited: the call is not made, and there is no one to answer.
-    if (this.abandoned.signal.aborted) return undefined;
+    if (this.delays.ended) return undefined;
     if (fault === 'system_error' || fault === 'minute_quota') {
       const error =
         fault === 'system_error'
@@ -622,11 +620,16 @@ const CLOSE_WAIT_MS = 10_000;
  */
 class Delays {
   private readonly waiting = new Set<() => void>();
-  private ended = false;
+  private endedAll = false;
+
+  /** Whether `endAll` was called: the service is stopping at once. */
+  get ended(): boolean {
+    return this.endedAll;
+  }
 
   /** Waits `ms`, or less when `endAll` is called meanwhile; not at all once it was. */
   wait(ms: number): Promise<void> {
-    if (this.ended) return Promise.resolve();
+    if (this.endedAll) return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -640,7 +643,7 @@ class Delays {
 
   /** Ends every delay under way, and every later one at once. */
   endAll(): void {
-    this.ended = true;
+    this.endedAll = true;
     for (const done of [...this.waiting]) done();
   }
 }

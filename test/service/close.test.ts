@@ -163,4 +163,20 @@ describe('calls waiting on an injected latency', () => {
       await service.close();
     }
   });
+
+  it('are ended by a stop at once: the waiting call goes unanswered then, not after its delay', async () => {
+    const service = GuideService.open({ ...CREDENTIALS, clock: frozenClock() });
+    const tokenAnswer = await service.handle(
+      request('/cgi-bin/stable_token', { grant_type: 'client_credential', ...CREDENTIALS }),
+    );
+    const token = String(fieldOf(tokenAnswer, 'access_token'));
+    service.setFaults(parseFaults('latency=60s'));
+    const waiting = service.handle(
+      request(`/cgi-bin/guide/newguidegroup?access_token=${token}`, { group_name: 'Never made' }),
+    );
+    await nextTurn();
+    // Without the delay ended, the call would wait its 60 s, past the test's timeout.
+    await service.abandon();
+    expect(await waiting).toBeUndefined();
+  });
 });
