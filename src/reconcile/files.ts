@@ -109,7 +109,6 @@ export async function declaredEnvironment(
     const errors = missing.length > 0 ? missing : config.readErrors;
     throw new UsageError(`the environments of the files cannot be read: ${describeReadErrors(errors, cwd)}`);
   }
-  if (found !== undefined) return found;
   if (environments.length > 0) return environmentNamed(environments, name);
   throw new UsageError(`no environment "${name}": the files ${paths.join(', ')} declare no environments`);
 }
