@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, type FileHandle, lstat, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { access, type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { errorCode, UsageError } from './errors.js';
+import { realPathOf } from './real-path.js';
 
 /**
  * A file written whole or not at all: its text goes to a hidden file beside it (same folder, so
@@ -69,7 +70,7 @@ export async function checkOutputPath(path: string, shown: string, output: Outpu
     }
   }
   // The hidden file goes beside the file a link points to: that folder must exist and be writable.
-  const real = await placeOf(path);
+  const real = await realPathOf(path);
   const folder = dirname(real);
   const folderShown = real !== path || dirname(shown) === '.' ? folder : dirname(shown);
   const parent = await kind(folder);
@@ -85,27 +86,6 @@ export async function checkOutputPath(path: string, shown: string, output: Outpu
     throw new UsageError(
       `${flag} ${shown}: the folder ${folderShown} may not be written (${errorCode(error) ?? String(error)}); name a file in a folder you may write to`,
     );
-  }
-}
-
-/**
- * Where a whole file at `path` is put: `path` itself, or — for a symbolic link — the file it
- * points to (resolved through every link; for a link to a file not yet made, its target), so that
- * the link is kept and the file it names is replaced.
- */
-async function placeOf(path: string): Promise<string> {
-  let link: boolean;
-  try {
-    link = (await lstat(path)).isSymbolicLink();
-  } catch {
-    return path;
-  }
-  if (!link) return path;
-  try {
-    return await realpath(path);
-  } catch {
-    // A link to a file not made yet: the file it names, one link deep.
-    return resolve(dirname(path), await readlink(path));
   }
 }
 
@@ -129,7 +109,7 @@ function cannotWrite(shown: string, error: unknown): UsageError {
 /** Opens `path` to be written whole; `shown` names it in messages (as the user wrote it). */
 export async function openWholeFile(path: string, shown: string): Promise<WholeFile> {
   if (await isStream(path)) return openStream(path, shown);
-  const place = await placeOf(path);
+  const place = await realPathOf(path);
   // A name of its own per write, so that two writers of one file never share a hidden file.
   const hidden = join(dirname(place), `.${basename(place)}.${randomBytes(4).toString('hex')}.partial`);
   let handle: FileHandle;

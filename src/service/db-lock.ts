@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, readlink, realpath, rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
+import { realPathOf } from '../core/real-path.js';
 
 /**
  * The lock of a local database file: one writer at a time.
@@ -76,39 +77,11 @@ export function lockFileOf(dbFile: string): string {
 }
 
 /**
- * The database's own path, for its lock: the real path of the file (or, for a file not made yet,
- * of its folder, or where a dangling link points), so that a symlink to the file or to a folder on
- * its path shares the file's lock instead of getting around it. SQLite too opens the file a link
- * points to, and keeps its -wal and -shm beside that file. A path that cannot be resolved is
- * taken as given: the lock's creation then says what is wrong with it.
- */
-async function realDbPath(dbFile: string): Promise<string> {
-  let path = dbFile;
-  for (let hops = 0; hops < 40; hops++) {
-    try {
-      return await realpath(path);
-    } catch (error) {
-      if (errorCode(error) !== 'ENOENT') return path;
-    }
-    try {
-      path = resolve(dirname(path), await readlink(path));
-    } catch {
-      break; // not a link: a file not made yet
-    }
-  }
-  try {
-    return join(await realpath(dirname(path)), basename(path));
-  } catch {
-    return path;
-  }
-}
-
-/**
- * Takes the lock of `dbFile` (on its real path: see `realDbPath`), waiting up to `timeoutMs` for
+ * Takes the lock of `dbFile` (on its real path, `realPathOf`: a symlink to the file or to a folder on its path shares the file's lock instead of getting around it; SQLite too opens the file a link points to), waiting up to `timeoutMs` for
  * a live holder; throws `UsageError`.
  */
 export async function acquireDbLock(dbFile: string, options: LockOptions): Promise<HeldLock> {
-  const real = await realDbPath(dbFile);
+  const real = await realPathOf(dbFile);
   const file = lockFileOf(real);
   // The lock file as messages name it: beside the path the user gave, unless that is a link.
   const shownLock = real === dbFile ? lockFileOf(options.shownPath) : file;
