@@ -1,6 +1,6 @@
 /**
  * "Did you mean" for keys and values: the closest allowed word, if one is close enough that the
- * suggestion is more likely right than noise.
+ * suggestion is more likely right than noise, else the one allowed word the given one shortens.
  */
 
 /**
@@ -58,7 +58,17 @@ export function suggest(word: string, allowed: readonly string[]): string | unde
       bestDistance = distance;
     }
   }
-  return best;
+  return best ?? onlyExtensionOf(folded, allowed);
+}
+
+/**
+ * The one allowed word that starts with `folded` (three characters or more), as a shortened name
+ * does: "prod" for production, "stag" for staging. None when several start so (which one?).
+ */
+function onlyExtensionOf(folded: string, allowed: readonly string[]): string | undefined {
+  if (folded.length < 3) return undefined;
+  const extensions = allowed.filter((a) => fold(a).startsWith(folded));
+  return extensions.length === 1 ? extensions[0] : undefined;
 }
 
 /** Case, "_", "-" and spaces folded away: headImageUrl, head-image-url and head_image_url are one word. */

@@ -1,5 +1,6 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
 import { compareTargets, type TargetIdentity } from '../core/target-identity.js';
@@ -273,7 +274,8 @@ export function checkSavedEnvironment(
     );
   }
   if (environment !== made.name) {
-    throw new UsageError(`${file} was made for environment ${made.name}, not ${environment}${then}`);
+    const guess = suggest(environment, [made.name]) === undefined ? '' : ` (did you mean "${made.name}"?)`;
+    throw new UsageError(`${file} was made for environment ${made.name}, not ${environment}${guess}${then}`);
   }
 }
 

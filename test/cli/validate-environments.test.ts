@@ -50,7 +50,7 @@ describe('guidectl validate with environments', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toBe(
-      'guidectl: no environment "prod" in the files; the environments are: staging, production\n',
+      'guidectl: no environment "prod" in the files (did you mean "production"?); the environments are: staging, production\n',
     );
   });
 

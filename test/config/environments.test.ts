@@ -88,7 +88,7 @@ describe('a file with environments', () => {
     const config = await loadConfig([TWO]);
     expect(() => config.desiredState('prod')).toThrow(UsageError);
     expect(() => config.desiredState('prod')).toThrow(
-      'no environment "prod" in the files; the environments are: staging, production',
+      'no environment "prod" in the files (did you mean "production"?); the environments are: staging, production',
     );
     expect(() => config.desiredState('stagin')).toThrow('did you mean "staging"?');
     const plain = await loadConfig([nodePath.join(FIXTURES, '..', 'fixtures', 'member-unknown.yaml')]);
