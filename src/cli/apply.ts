@@ -171,7 +171,7 @@ function applyOptions(program: Command): Command {
     )
     .option(
       '--plan-id <id>',
-      'refuse unless the plan made now has this id (the "Plan id:" a reviewed plan printed)',
+      'refuse unless the plan made now has this id (the "Plan id:" a reviewed plan printed; hex, either case)',
     )
     .option(
       '--lock-timeout <seconds>',
@@ -210,7 +210,7 @@ function checkFlags(options: ApplyOptions): void {
     throw new UsageError('--json and --json-stream are two output formats; give one');
   }
   const expected = options.planId;
-  if (expected !== undefined && !new RegExp(`^[0-9a-f]{${PLAN_ID_LENGTH}}$`).test(expected)) {
+  if (expected !== undefined && !new RegExp(`^[0-9a-f]{${PLAN_ID_LENGTH}}$`, 'i').test(expected)) {
     throw new UsageError(
       `--plan-id takes the ${PLAN_ID_LENGTH} hex digits that plan prints as "Plan id:", not ${JSON.stringify(expected)}`,
     );

@@ -51,7 +51,7 @@ export interface ApplyDeps extends LiveSource {
 }
 
 export interface ApplyFlags extends GuardFlags {
-  /** `--plan-id`: refuse unless the plan applied has this id. */
+  /** `--plan-id`: refuse unless the plan applied has this id (hex digits, in either case). */
   readonly planId?: string;
   /** `--verify`: what the check after the calls reads again (`targeted` by default). */
   readonly verify?: VerifyMode;
@@ -68,6 +68,14 @@ export async function applyRun(source: ApplySource, deps: ApplyDeps, flags: Appl
   return source.kind === 'files' ? applyFiles(source, deps, flags) : applySaved(source, deps, flags);
 }
 
+/**
+ * The plan id `--plan-id` pins, as plan ids are written (lower-case hex): an id copied in upper
+ * case, or retyped so, is the same id.
+ */
+function pinnedPlanId(flags: ApplyFlags): string | undefined {
+  return flags.planId?.toLowerCase();
+}
+
 async function applyFiles(
   source: Extract<ApplySource, { kind: 'files' }>,
   deps: ApplyDeps,
@@ -77,8 +85,8 @@ async function applyFiles(
   if (run.status === 'invalid') return run;
   const { plan, planId: id, guards, live, scope, basis } = run;
   const refusals: Refusal[] = [];
-  if (flags.planId !== undefined && flags.planId !== id)
-    refusals.push({ kind: 'plan-id', expected: flags.planId, actual: id });
+  const expected = pinnedPlanId(flags);
+  if (expected !== undefined && expected !== id) refusals.push({ kind: 'plan-id', expected, actual: id });
   refusals.push(...guardRefusals(guards));
   const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics };
   const verify = flags.verify ?? 'targeted';
@@ -93,10 +101,11 @@ async function applySaved(
   flags: ApplyFlags,
 ): Promise<ApplyRun> {
   const { saved, files } = source;
-  if (flags.planId !== undefined && flags.planId !== saved.planId) {
+  const expected = pinnedPlanId(flags);
+  if (expected !== undefined && expected !== saved.planId) {
     return {
       status: 'refused',
-      refusals: [{ kind: 'plan-id', expected: flags.planId, actual: saved.planId, file: source.file }],
+      refusals: [{ kind: 'plan-id', expected, actual: saved.planId, file: source.file }],
     };
   }
   const scope = saved.basis.readScope;

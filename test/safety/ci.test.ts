@@ -236,6 +236,20 @@ describe('plan ids', () => {
     expect(run.stderr).toContain(`plan.json holds plan ${planIdOf(plan)}, not ffffffffffff`);
     expect(writes()).toEqual([]);
   });
+
+  it('--plan-id in upper case is the same id (a plan id is hex): a match applies, a mismatch shows it in lower case', async () => {
+    await ws().write('g.yaml', STORE);
+    const id = planIdOf(await cli(['plan', 'g.yaml']));
+    expect((await cli(['plan', 'g.yaml', '--out', 'plan.json'])).code).toBe(0);
+    const savedWrong = await cli(['apply', 'plan.json', '--plan-id', 'ABCDEF012345']);
+    expect(savedWrong.stderr).toContain(`plan.json holds plan ${id}, not abcdef012345 (--plan-id)`);
+    const saved = await cli(['apply', 'plan.json', '--plan-id', id.toUpperCase()]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toContain('Converged');
+    const idNow = planIdOf(await cli(['plan', 'g.yaml']));
+    const files = await cli(['apply', 'g.yaml', '--auto-approve', '--plan-id', idNow.toUpperCase()]);
+    expect(files.code, files.stderr).toBe(0);
+  });
 });
 
 describe('deletion guards', () => {
