@@ -317,22 +317,66 @@ function fileDiagnostic(file: string, code: DiagnosticCode, message: string, hin
 /**
  * For a path that does not exist, the path of a file or folder next to it with a near name
  * (`examples/small-stor.yaml` → `examples/small-store.yaml`), written as the user wrote theirs.
+ * The first missing segment is the one guessed, a folder too (`exmaples/small-store.yaml` →
+ * `examples/small-store.yaml`), then each missing one after it; when one after it has no near
+ * name, the guess is the folder (`exmaples/nothing.yaml` → `examples/`).
  */
 async function nearName(fs: ConfigFs, path: string, given: string): Promise<string | undefined> {
-  const name = nodePath.basename(path);
+  let folder = nodePath.dirname(path);
+  const rest = [nodePath.basename(path)];
+  for (let kind = await kindOf(fs, folder); kind !== 'folder'; kind = await kindOf(fs, folder)) {
+    // Below a file (ENOTDIR), no name is near: the mistake is not a spelling.
+    if (kind === 'file' || nodePath.dirname(folder) === folder) return undefined;
+    rest.unshift(nodePath.basename(folder));
+    folder = nodePath.dirname(folder);
+  }
+  const fixed: string[] = [];
+  for (const name of rest) {
+    const found = fixed.length > 0 && (await exists(fs, nodePath.join(folder, name)));
+    const near = found ? name : await nearIn(fs, folder, name);
+    if (near === undefined) break;
+    fixed.push(near);
+    folder = nodePath.join(folder, near);
+  }
+  if (fixed.length === 0) return undefined;
+  const segments = nodePath
+    .normalize(given)
+    .replace(/[\\/]+$/, '')
+    .split(/[\\/]/);
+  const head = segments.slice(0, Math.max(0, segments.length - rest.length));
+  const shown = [...head, ...fixed].join(nodePath.sep);
+  return fixed.length < rest.length ? `${shown}${nodePath.sep}` : shown;
+}
+
+/** The name in `folder` near `name`, if one is. Hidden ones only for a hidden name: `.guidectl` is no guess for `guides`. */
+async function nearIn(fs: ConfigFs, folder: string, name: string): Promise<string | undefined> {
   let names: string[];
   try {
-    names = await fs.readdir(nodePath.dirname(path));
+    names = await fs.readdir(folder);
   } catch {
     return undefined;
   }
-  // Hidden files only for a hidden name: `.guidectl` is no guess for `guides`.
-  const near = suggest(
+  return suggest(
     name,
     names.filter((n) => n !== name && (name.startsWith('.') || !n.startsWith('.'))),
   );
-  if (near === undefined) return undefined;
-  return nodePath.join(nodePath.dirname(given), near);
+}
+
+async function kindOf(fs: ConfigFs, path: string): Promise<'folder' | 'file' | 'none'> {
+  try {
+    return (await fs.stat(path)).isDirectory() ? 'folder' : 'file';
+  } catch {
+    return 'none';
+  }
+}
+
+async function exists(fs: ConfigFs, path: string): Promise<boolean> {
+  try {
+    await fs.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function pathDiagnostic(path: string, error: unknown, near?: string): Diagnostic {

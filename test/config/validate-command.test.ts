@@ -117,6 +117,24 @@ describe('guidectl validate', () => {
     }
   });
 
+  it('a mistyped folder in the path: "did you mean" the path with the first missing folder mended', async () => {
+    const typo = await run(['exmaples/small-store.yaml']);
+    expect(typo.status).toBe(1);
+    expect(typo.stdout).toContain(
+      'exmaples/small-store.yaml:1:1: error: no such file or folder; did you mean examples/small-store.yaml? [path-not-found]',
+    );
+    // Each missing segment after it is mended too; when one has no near name, the folder is the guess.
+    expect((await run(['exmaples/retial-chain/chian.yaml'])).stdout).toContain(
+      'did you mean examples/retail-chain/chain.yaml?',
+    );
+    expect((await run(['exmaples/guides-of-another-shop.yaml'])).stdout).toContain(
+      `did you mean examples${nodePath.sep}?`,
+    );
+    // No guess below a file, or when no folder name is near.
+    expect((await run(['examples/small-store.yaml/x.yaml'])).stdout).not.toContain('did you mean');
+    expect((await run(['nothing-like-it/small-store.yaml'])).stdout).not.toContain('did you mean');
+  });
+
   it('needs at least one path', async () => {
     const { status, stderr } = await run([]);
     expect(status).toBe(1);
