@@ -126,11 +126,15 @@ async function applyWith(
       if (environment !== undefined && format === 'human')
         ctx.io.stdout.write(environmentHeading(environment.name, now.description));
       const session: Session = { client, events, stopper };
-      const deps = { ...applyDeps(ctx, session, { ...output, write }, options), target: now.identity };
+      const here = {
+        ...output,
+        environment: environment && { name: environment.name, target: now.description },
+      };
+      const deps = { ...applyDeps(ctx, session, { ...here, write }, options), target: now.identity };
       const run = await applyRun(source, deps, options);
       const { chunks, exit, bug } = applyRunOutput(
         run,
-        output,
+        here,
         source.kind === 'saved' ? source.saved.planId : '',
       );
       write(chunks);

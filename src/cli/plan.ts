@@ -7,6 +7,7 @@ import { readOnlyClient } from '../live/index.js';
 import type { GuardFlags } from '../plan/index.js';
 import { DEFAULT_ENV_PARALLELISM, planRun, refuseSavedPlans, savePlanRun } from '../reconcile/index.js';
 import { environmentHeading } from '../report/envs.js';
+import type { EnvironmentSoFar } from '../report/plan.js';
 import {
   formatPlan,
   planErrorOutput,
@@ -76,9 +77,12 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
       // to stderr only, as every failure of human text does.
       let printed = format === 'human';
+      // The environment once the files are read for it, with its target once resolved: a failure names them.
+      let named: EnvironmentSoFar | undefined;
       const onFailure: FailureSink = (headline, diagnostics, sources) => {
         printed = true;
-        const text = planFailureOutput(format, headline, { diagnostics, sources, cwd: ctx.io.cwd });
+        const failure = { diagnostics, sources, cwd: ctx.io.cwd, environment: named };
+        const text = planFailureOutput(format, headline, failure);
         if (text !== '') ctx.io.stdout.write(text);
       };
       try {
@@ -86,11 +90,13 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         const files = await loadFiles(ctx, paths, onFailure, options.env);
         if (files === undefined) return;
         const { environment } = files;
+        named = environment && { name: environment.name };
         await withClient(
           ctx,
           options,
           async (client, _events, target) => {
             const { description: where, identity } = targetNow(target, ctx.io.cwd);
+            named = environment && { name: environment.name, target: where };
             if (environment !== undefined && format === 'human')
               ctx.io.stdout.write(environmentHeading(environment.name, where));
             // Plan mode is handed only the read calls: it has no way to write.
@@ -102,10 +108,9 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             printDiagnostics(ctx, run.diagnostics, files.sources);
             const { plan, planId, guards } = run;
             const color = useColor(ctx, 'stdout');
-            const named =
-              environment === undefined ? {} : { environment: { name: environment.name, target: where } };
+            const shown = environment && { environment: { name: environment.name, target: where } };
             const drift = options.expectNoChanges;
-            ctx.io.stdout.write(formatPlan(format, plan, { planId, guards, drift, color, ...named }));
+            ctx.io.stdout.write(formatPlan(format, plan, { planId, guards, drift, color, ...shown }));
             printed = true;
             if (out !== undefined) {
               await savePlanRun(ctx.io.cwd, out, run, paths, where);
@@ -118,7 +123,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           environment === undefined ? {} : { environment },
         );
       } catch (error) {
-        if (!printed) ctx.io.stdout.write(planErrorOutput(format, errorMessage(error)));
+        if (!printed) ctx.io.stdout.write(planErrorOutput(format, errorMessage(error), named));
         throw error;
       }
     });

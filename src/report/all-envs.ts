@@ -15,7 +15,7 @@ import {
   renderFailureMarkdown,
   renderPlanMarkdown,
 } from './markdown.js';
-import { planToJson, summaryLine } from './plan.js';
+import { environmentToJson, planToJson, summaryLine } from './plan.js';
 import { formatPlan, type PlanFormat, type PlanVerdictFlags, planVerdict } from './plan-output.js';
 import { alignColumns } from './table.js';
 
@@ -318,22 +318,25 @@ function shareRoom(wants: readonly number[], room: number, floor: number): numbe
 
 /**
  * `plan --all-envs --json`: `{"format_version": 1, "environments": {NAME: PLAN}}` in the order
- * declared, each PLAN as `plan --json` prints it (with `target`), or as it prints a failure
- * (`{"format_version": 1, "error", "diagnostics"}`).
+ * declared, each PLAN as `plan --env NAME --json` prints it (with `environment`: name and target),
+ * or as it prints a failure (`{"format_version": 1, "environment", "error", "diagnostics"}`, the
+ * target once resolved); each with `target` too, as format 1 had it before `environment`.
  */
 function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): object {
-  const cwd = options.cwd === undefined ? {} : { cwd: options.cwd };
   const entries = environments.map(({ name, target, outcome }) => {
     const where = target === undefined ? {} : { target };
+    const environment = environmentToJson({ name, target });
+    const failed = { ...(options.cwd === undefined ? {} : { cwd: options.cwd }), environment };
     switch (outcome.kind) {
       case 'planned': {
         const { plan, planId, guards } = outcome;
-        return [name, { ...planToJson(plan, { planId, guards }), ...where }];
+        const named = target === undefined ? {} : { environment: { name, target } };
+        return [name, { ...planToJson(plan, { planId, guards, ...named }), ...where }];
       }
       case 'invalid':
-        return [name, { ...failureToJson('the plan cannot be made', outcome.diagnostics, cwd), ...where }];
+        return [name, { ...failureToJson('the plan cannot be made', outcome.diagnostics, failed), ...where }];
       case 'failed':
-        return [name, { ...failureToJson(outcome.message, [], cwd), ...where }];
+        return [name, { ...failureToJson(outcome.message, [], failed), ...where }];
       default: {
         const unreachable: never = outcome;
         return unreachable;

@@ -20,7 +20,7 @@ import {
 import { countOf } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { escapeControls } from './escape.js';
-import { renderPlan } from './plan.js';
+import { type EnvironmentInWords, renderPlan } from './plan.js';
 import { renderStale } from './stale.js';
 
 /** What apply prints on stdout: human text, one JSON object (`--json`), or events (`--json-stream`). */
@@ -45,6 +45,8 @@ export interface ApplyOutputOptions {
   readonly cwd: string;
   /** The files' texts, to quote the lines of diagnostics. */
   readonly sources: ReadonlyMap<string, string>;
+  /** The environment applied (`--env NAME`) and its target: its plan's JSON names them. */
+  readonly environment?: EnvironmentInWords | undefined;
 }
 
 /** The format asked for by apply's flags: `--json-stream`, `--json`, or human text. */
@@ -85,6 +87,9 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
     const event = {
       type: 'plan',
       plan_id: r.id,
+      ...(o.environment === undefined
+        ? {}
+        : { environment: o.environment.name, target: o.environment.target }),
       calls: r.plan.calls.length,
       summary: r.plan.summary,
     } as const;
@@ -185,7 +190,7 @@ export function applyRunOutput(
       return { chunks: refusedOutput(run, o, savedPlanId), exit: 1 };
     case 'unchanged': {
       const summary = { ...emptySummary(run.reviewed.id), converged: true, exit_code: 0 } as const;
-      const json = { plan: reviewedToJson(run.reviewed), outcomes: [], converged: true };
+      const json = { plan: reviewedToJson(run.reviewed, o.environment), outcomes: [], converged: true };
       return {
         chunks: machineOutput(
           o,
@@ -273,7 +278,7 @@ function refusedOutput(
   const id = run.reviewed?.id ?? savedPlanId;
   const calls = run.reviewed?.plan.calls.length ?? 0;
   const json = {
-    ...(run.reviewed === undefined ? {} : { plan: reviewedToJson(run.reviewed) }),
+    ...(run.reviewed === undefined ? {} : { plan: reviewedToJson(run.reviewed, o.environment) }),
     refused: refusals,
     outcomes: [],
     converged: false,
@@ -302,7 +307,12 @@ function cancelledOutput(
   o: ApplyOutputOptions,
 ): OutputChunk[] {
   const message = CANCELLED[run.reason];
-  const json = { plan: reviewedToJson(run.reviewed), refused: [message], outcomes: [], converged: false };
+  const json = {
+    plan: reviewedToJson(run.reviewed, o.environment),
+    refused: [message],
+    outcomes: [],
+    converged: false,
+  };
   const summary = {
     ...emptySummary(run.reviewed.id, run.reviewed.plan.calls.length),
     converged: false,
@@ -337,7 +347,7 @@ function appliedOutput(
   chunks.push(
     ...machineOutput(
       o,
-      () => appliedToJson(run, checkMessage),
+      () => appliedToJson(run, checkMessage, o.environment),
       () => appliedSummary(run, checkMessage, exit),
     ),
   );

@@ -15,6 +15,12 @@ export type ApplyStreamEvent =
   | {
       readonly type: 'plan';
       readonly plan_id: string;
+      /**
+       * With `--env NAME`: the environment's name, as every event of `apply --all-envs
+       * --json-stream` names it (a stream's `environment` is always the name), and its target.
+       */
+      readonly environment?: string;
+      readonly target?: string;
       readonly calls: number;
       /** As in `plan --json`: add, change, delete, calls. */
       readonly summary: PlanSummary;

@@ -4,7 +4,7 @@ import type { Refusal } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
-import { callSubject, guardMessage, planToJson, renderPlan } from './plan.js';
+import { callSubject, type EnvironmentInWords, guardMessage, planToJson, renderPlan } from './plan.js';
 
 const MOST_LISTED = 20;
 
@@ -106,21 +106,27 @@ export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN
   }
 }
 
-/** The plan as the `--json` outputs of apply hold it: with its id and guards. */
-export function reviewedToJson(r: Reviewed): Record<string, unknown> {
-  return planToJson(r.plan, { planId: r.id, guards: r.guards });
+/** The plan as the `--json` outputs of apply hold it: with its id, its environment (`--env`) and guards. */
+export function reviewedToJson(r: Reviewed, environment?: EnvironmentInWords): Record<string, unknown> {
+  return planToJson(r.plan, { planId: r.id, guards: r.guards, ...(environment && { environment }) });
 }
 
 /** The `--json` object of an apply that made its calls (without `format_version`). */
-export function appliedToJson(run: Applied, checkMessage: string | undefined): Record<string, unknown> {
+export function appliedToJson(
+  run: Applied,
+  checkMessage: string | undefined,
+  environment?: EnvironmentInWords,
+): Record<string, unknown> {
   const { drift, converged } = run;
   return {
-    plan: reviewedToJson(run.reviewed),
+    plan: reviewedToJson(run.reviewed, environment),
     outcomes: run.result.outcomes,
     converged,
     ...(run.drift === undefined ? {} : { verify: run.verify }),
     ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
-    ...(drift === undefined || converged ? {} : { drift: planToJson(drift.plan, { planId: drift.planId }) }),
+    ...(drift === undefined || converged
+      ? {}
+      : { drift: planToJson(drift.plan, { planId: drift.planId, ...(environment && { environment }) }) }),
     ...(drift?.wordsReplaced === undefined
       ? {}
       : {

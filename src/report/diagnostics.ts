@@ -148,15 +148,21 @@ export function renderDiagnosticsJson(
  * Why `plan --json` or `apply --json` made no plan, for machines: one object,
  * `{"format_version": 1, "error": "the files have errors", "diagnostics": [...]}` (each diagnostic as
  * in {@link renderDiagnosticsJson}), with `extra` keys after them (apply adds `outcomes: []` and
- * `converged: false`).
+ * `converged: false`). `environment` (an object: name, and target once resolved) comes after
+ * `format_version`, where a plan has it.
  */
 export function failureToJson(
   error: string,
   diagnostics: readonly Diagnostic[],
-  options: { readonly cwd?: string; readonly extra?: Readonly<Record<string, unknown>> } = {},
+  options: {
+    readonly cwd?: string;
+    readonly extra?: Readonly<Record<string, unknown>>;
+    readonly environment?: Readonly<Record<string, string>> | undefined;
+  } = {},
 ): Record<string, unknown> {
   return {
     format_version: 1,
+    ...(options.environment === undefined ? {} : { environment: options.environment }),
     error,
     diagnostics: diagnosticsToJson(diagnostics, options),
     ...options.extra,

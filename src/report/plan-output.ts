@@ -8,7 +8,14 @@ import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from './markdown.js';
-import { guardMessage, type PlanExtras, planToJson, renderPlan } from './plan.js';
+import {
+  type EnvironmentSoFar,
+  environmentToJson,
+  guardMessage,
+  type PlanExtras,
+  planToJson,
+  renderPlan,
+} from './plan.js';
 
 /** What `plan` and `show` print on stdout: human text, JSON (format_version 1), or a markdown comment. */
 export type PlanFormat = 'human' | 'json' | 'markdown';
@@ -49,6 +56,8 @@ export function planFailureOutput(
     /** The files' texts, to quote the lines of the diagnostics. */
     readonly sources?: ReadonlyMap<string, string>;
     readonly cwd?: string;
+    /** The environment planned (`--env NAME`), as far as it is known: its target once resolved. */
+    readonly environment?: EnvironmentSoFar | undefined;
   },
 ): string {
   const cwd = failure.cwd === undefined ? {} : { cwd: failure.cwd };
@@ -57,15 +66,24 @@ export function planFailureOutput(
     const details = renderDiagnostics(failure.diagnostics, { ...cwd, ...sources });
     return renderFailureMarkdown(`guidectl plan failed: ${headline}`, details);
   }
-  if (format === 'json') return `${stringifyJsonPretty(failureToJson(headline, failure.diagnostics, cwd))}\n`;
+  if (format === 'json') {
+    const environment = failure.environment && environmentToJson(failure.environment);
+    return `${stringifyJsonPretty(failureToJson(headline, failure.diagnostics, { ...cwd, environment }))}\n`;
+  }
   return '';
 }
 
-/** `plan` failed with an error (a read, the target) before printing its plan: the machine formats' body. */
-export function planErrorOutput(format: PlanFormat, message: string): string {
+/**
+ * `plan` failed with an error (a read, the target) before printing its plan: the machine formats'
+ * body, with the environment planned as far as it is known.
+ */
+export function planErrorOutput(format: PlanFormat, message: string, environment?: EnvironmentSoFar): string {
   if (format === 'markdown')
     return renderFailureMarkdown('guidectl plan failed', `guidectl: ${escapeControlsKeepingLines(message)}`);
-  if (format === 'json') return `${stringifyJsonPretty(failureToJson(message, []))}\n`;
+  if (format === 'json') {
+    const named = environment && environmentToJson(environment);
+    return `${stringifyJsonPretty(failureToJson(message, [], { environment: named }))}\n`;
+  }
   return '';
 }
 

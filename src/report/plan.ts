@@ -7,6 +7,28 @@ import { countOf, formatCount } from './count.js';
 import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';
 
+/**
+ * An environment (`--env NAME`) and its target in words, never a secret: what the machine formats
+ * carry as `"environment": {"name", "target"}`. `target` is absent only in a failure that came
+ * before the target was resolved (see {@link environmentToJson}).
+ */
+export interface EnvironmentInWords {
+  readonly name: string;
+  readonly target: string;
+}
+
+/** An environment as far as it is known: its target once resolved. */
+export interface EnvironmentSoFar {
+  readonly name: string;
+  readonly target?: string | undefined;
+}
+
+/** `"environment"` of the JSON outputs: the name, and the target when it is known. */
+export function environmentToJson(environment: EnvironmentSoFar): Record<string, string> {
+  const { name, target } = environment;
+  return target === undefined ? { name } : { name, target };
+}
+
 /** What the renderers show besides the plan itself; each part is shown when given. */
 export interface PlanExtras {
   /** The plan id (`planId` of `plan/`), printed after the summary line. */
@@ -17,7 +39,7 @@ export interface PlanExtras {
    * The environment planned (`--env NAME`) and its target in words (never a secret), for the
    * machine formats and the markdown comment; human text has its own heading.
    */
-  readonly environment?: { readonly name: string; readonly target: string };
+  readonly environment?: EnvironmentInWords;
 }
 
 /**
@@ -292,9 +314,7 @@ export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, 
   return {
     format_version: plan.formatVersion,
     ...(extras.planId === undefined ? {} : { plan_id: extras.planId }),
-    ...(extras.environment === undefined
-      ? {}
-      : { environment: { name: extras.environment.name, target: extras.environment.target } }),
+    ...(extras.environment === undefined ? {} : { environment: environmentToJson(extras.environment) }),
     summary,
     ...rest,
     ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),

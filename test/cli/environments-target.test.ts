@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { jsonLines, runCli } from '../helpers/cli.js';
 import { atUrls, TWO_ENVIRONMENTS, useTwoAccounts } from '../helpers/environments.js';
 import type { TestService } from '../helpers/service.js';
 
@@ -143,6 +143,76 @@ describe('--env NAME on plan and apply', () => {
     await two.ws.write('plain.yaml', 'version: 1\nguides: []\n');
     const plain = await cli(['plan', '--json', 'plain.yaml'], { GUIDECTL_LOCAL_DB: ':memory:' });
     expect(JSON.parse(plain.stdout).environment).toBeUndefined();
+  });
+
+  it('every JSON output of an environment names it as plan --json does: failures, apply and its stream, plan --all-envs', async () => {
+    const remote = (name: 'staging' | 'production', auth: string) => `${two[name].url} (${auth})`;
+    const staging = { name: 'staging', target: remote('staging', 'STAGING_APPID/STAGING_SECRET') };
+    const production = { name: 'production', target: remote('production', 'PROD_APPID/PROD_SECRET') };
+    const onlyStaging = {
+      STAGING_APPID: two.staging.service.credentials.appid,
+      STAGING_SECRET: two.staging.service.credentials.secret,
+    };
+    // A target that cannot be resolved: the name only; one that fails when read: name and target.
+    const unresolved = await cli(['plan', '--env', 'production', '--json', 'guides.yaml'], onlyStaging);
+    expect(unresolved.code).toBe(1);
+    expect(JSON.parse(unresolved.stdout)).toMatchObject({
+      environment: { name: 'production' },
+      diagnostics: [],
+    });
+    expect(JSON.parse(unresolved.stdout).environment).toEqual({ name: 'production' });
+    const refused = await cli(['plan', '--env', 'staging', '--json', 'guides.yaml'], {
+      STAGING_ACCESS_TOKEN: 'not-a-token',
+    });
+    expect(refused.code).toBe(1);
+    const refusedJson = JSON.parse(refused.stdout);
+    expect(refusedJson.environment).toEqual({
+      name: 'staging',
+      target: remote('staging', 'STAGING_ACCESS_TOKEN'),
+    });
+    expect(Object.keys(refusedJson).slice(0, 3)).toEqual(['format_version', 'environment', 'error']);
+
+    // apply --json's plan, and the --json-stream plan event (name and target, as a stream names environments).
+    const apply = await cli(['apply', '--env', 'staging', '--json', '--auto-approve', 'guides.yaml']);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(JSON.parse(apply.stdout).plan.environment).toEqual(staging);
+    const stream = await cli([
+      'apply',
+      '--env',
+      'production',
+      '--json-stream',
+      '--auto-approve',
+      'guides.yaml',
+    ]);
+    expect(stream.code, stream.stderr).toBe(0);
+    expect(jsonLines(stream.stdout)[0]).toMatchObject({
+      type: 'plan',
+      environment: 'production',
+      target: production.target,
+    });
+
+    // A plan that cannot be made (a protected guide deleted): name and target.
+    await two.ws.write(
+      'guides.yaml',
+      atUrls(FILE, two.staging.url, two.production.url).replace(
+        /guides:\n[\s\S]*$/,
+        'protect:\n  guides: [alice_wx]\nprune:\n  guides: true\nguides: []\n',
+      ),
+    );
+    const invalid = await cli(['plan', '--env', 'staging', '--json', 'guides.yaml']);
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({
+      environment: staging,
+      error: 'the plan cannot be made',
+    });
+
+    // plan --all-envs --json: each entry as plan --env NAME --json gives it (target kept beside it).
+    const all = await cli(['plan', '--all-envs', '--json', 'guides.yaml'], onlyStaging);
+    expect(all.code).toBe(1);
+    const { environments } = JSON.parse(all.stdout);
+    expect(environments.staging).toMatchObject({ environment: staging, target: staging.target });
+    expect(environments.production.environment).toEqual({ name: 'production' });
+    expect(environments.production.error).toContain('cannot be used from here');
   });
 
   it('a saved plan of an embedded environment applied from another folder: refused before a database is made, naming both in full', async () => {
