@@ -1,11 +1,15 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
-import { checkOutputPath } from '../core/whole-file.js';
 import { readOnlyClient } from '../live/index.js';
 import type { GuardFlags } from '../plan/index.js';
-import { DEFAULT_ENV_PARALLELISM, planRun, refuseSavedPlans, savePlanRun } from '../reconcile/index.js';
+import {
+  checkPlanOut,
+  DEFAULT_ENV_PARALLELISM,
+  planRun,
+  refuseSavedPlans,
+  savePlanRun,
+} from '../reconcile/index.js';
 import { environmentHeading } from '../report/envs.js';
 import type { EnvironmentSoFar } from '../report/plan.js';
 import {
@@ -73,7 +77,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         await refuseSavedPlans(ctx.io.cwd, paths);
         return planAllEnvs(ctx, paths, options, format);
       }
-      const out = options.out === undefined ? undefined : await checkOutPath(ctx.io.cwd, options.out);
+      const out = options.out === undefined ? undefined : await checkPlanOut(ctx.io.cwd, options.out);
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
       // to stderr only, as every failure of human text does.
       let printed = format === 'human';
@@ -127,16 +131,4 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         throw error;
       }
     });
-}
-
-/**
- * Before anything is read: the file can be written ({@link checkOutputPath}), and a saved plan is
- * JSON, and is named so (guidectl itself tells it by its content).
- */
-async function checkOutPath(cwd: string, out: string): Promise<string> {
-  await checkOutputPath(resolve(cwd, out), out, { flag: '--out', example: 'plan.json' });
-  if (!out.toLowerCase().endsWith('.json')) {
-    throw new UsageError(`--out ${out}: name the file *.json (a saved plan is JSON)`);
-  }
-  return out;
 }

@@ -34,6 +34,7 @@ export {
 } from './plan-run.js';
 export {
   applySourceOf,
+  checkPlanOut,
   checkSavedEnvironment,
   checkSavedTarget,
   checkSourceTarget,

@@ -4,7 +4,7 @@ import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
 import { compareTargets, type TargetIdentity } from '../core/target-identity.js';
-import { writeWholeFile } from '../core/whole-file.js';
+import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
 import { liveFingerprints } from '../plan/digest.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
 import { parseJson } from '../wire/json.js';
@@ -15,6 +15,18 @@ import type { PlanRun } from './plan-run.js';
 /** Writes the file whole or not at all (a temporary file renamed into place). */
 export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<void> {
   await writeWholeFile(file, encodeSavedPlan(saved), `the plan to ${file}`);
+}
+
+/**
+ * `plan --out FILE`, before anything is read: the file can be written ({@link checkOutputPath}),
+ * and a saved plan is JSON, and is named so (guidectl itself tells it by its content).
+ */
+export async function checkPlanOut(cwd: string, out: string): Promise<string> {
+  await checkOutputPath(nodePath.resolve(cwd, out), out, { flag: '--out', example: 'plan.json' });
+  if (!out.toLowerCase().endsWith('.json')) {
+    throw new UsageError(`--out ${out}: name the file *.json (a saved plan is JSON)`);
+  }
+  return out;
 }
 
 /**
