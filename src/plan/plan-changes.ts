@@ -10,6 +10,7 @@ import {
   type WelcomeMessage,
 } from '../core/desired.js';
 import { type Diagnostic, type DiagnosticCode, hasErrors } from '../core/diagnostics.js';
+import { MAX_SENSITIVE_WORDS } from '../core/guide-rules.js';
 import type { LiveGroup, LiveGuide, LiveState } from '../core/live.js';
 import {
   type FieldChange,
@@ -257,6 +258,11 @@ function welcomeBody(messages: readonly WelcomeMessage[]): Record<string, JsonVa
  * welcome through `setguideconfig` without a guide. Sensitive words follow the semantics the file
  * states: under `append`, add what is missing (`is_delete: false`) and delete what is extra
  * (`is_delete: true`); under `replace`, one call sets the whole list.
+ *
+ * The add goes first, so that if the second call fails the account still holds every word of both
+ * lists (a blocklist errs on the side of blocking); unless the two lists together pass the limit
+ * of the account's words: the add would then be refused (9300814) on every apply, so the delete
+ * goes first. Either way, no word that both lists hold is ever missing in between.
  */
 function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): void {
   const account = desired.account;
@@ -276,6 +282,7 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
     }
   }
 
+  let deleteFirst = false;
   const words = account.sensitiveWords;
   if (words !== undefined) {
     const before = live.account.sensitiveWords ?? [];
@@ -290,14 +297,26 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
       } else {
         if (missing.length > 0) keep['black_keyword'] = { values: missing };
         if (extra.length > 0) remove['black_keyword'] = { values: extra };
+        deleteFirst = before.length + missing.length > MAX_SENSITIVE_WORDS;
       }
     }
   }
 
-  if (Object.keys(keep).length > 0)
-    b.call('account', 'account', 'setguideacctconfig', { is_delete: false, ...keep });
-  if (Object.keys(remove).length > 0)
-    b.call('account', 'account', 'setguideacctconfig', { is_delete: true, ...remove });
+  const add = (): void => {
+    if (Object.keys(keep).length > 0)
+      b.call('account', 'account', 'setguideacctconfig', { is_delete: false, ...keep });
+  };
+  const drop = (): void => {
+    if (Object.keys(remove).length > 0)
+      b.call('account', 'account', 'setguideacctconfig', { is_delete: true, ...remove });
+  };
+  if (deleteFirst) {
+    drop();
+    add();
+  } else {
+    add();
+    drop();
+  }
 
   if (account.defaultWelcome !== undefined) {
     const before = live.account.defaultWelcome ?? [];
