@@ -5,7 +5,8 @@
  * file that validates is never refused by the service for its values.
  *
  * Invariants: each pattern is anchored (`^…$`) and its `source` is exactly the `pattern` of the
- * matching `$defs` entry of `schema/guidectl.schema.json`; lengths count code points, as WeChat does.
+ * matching `$defs` entry of `schema/guidectl.schema.json` (where `/` need not be written `\/`);
+ * lengths count code points, as WeChat does.
  */
 
 /** A WeChat ID (`guide_account`, `wx_username`): 6–20 characters, a letter first, then letters, digits, `_`, `-`. */
@@ -28,8 +29,19 @@ export const NICKNAME_MAX_CHARS = 16;
 /** The profile picture (`guide_headimgurl`): an http(s) URL of at most this many code points. */
 export const HEAD_IMAGE_URL_MAX_CHARS = 2048;
 
-/** Whether a profile picture's address is one the service takes: a URL that parses, http or https. */
+/**
+ * The shape of a profile picture's address: http(s), in any case, then no white space (which `new
+ * URL` would trim or percent-encode, so that what is read back differs from what was written).
+ */
+export const HEAD_IMAGE_URL = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/;
+
+/**
+ * Whether a profile picture's address is one the service takes: of {@link HEAD_IMAGE_URL}'s shape,
+ * and a URL that parses. The schema states the shape, so a file and the service agree both ways:
+ * what the service holds, `export` writes as a file that validates.
+ */
 export function isHttpUrl(text: string): boolean {
+  if (!HEAD_IMAGE_URL.test(text)) return false;
   try {
     const url = new URL(text);
     // An http(s) URL without a host does not parse, so the scheme is all there is left to check.

@@ -134,6 +134,8 @@ describe('schema/guidectl.schema.json', () => {
     expect(defs['appid']?.['pattern']).toBe(rules.APPID.source);
     expect(defs['nickname']?.['maxLength']).toBe(rules.NICKNAME_MAX_CHARS);
     expect(defs['headImageUrl']?.['maxLength']).toBe(rules.HEAD_IMAGE_URL_MAX_CHARS);
+    // The same expression: a RegExp's source writes `/` as `\/`, the schema's pattern need not.
+    expect(new RegExp(String(defs['headImageUrl']?.['pattern'])).source).toBe(rules.HEAD_IMAGE_URL.source);
     expect(defs['miniprogramTitle']?.['maxLength']).toBe(rules.CARD_TITLE_MAX_CHARS);
     expect(defs['offlineAutoReply']?.['maxLength']).toBe(rules.OFFLINE_REPLY_MAX_CHARS);
     expect(defs['quickReplies']?.['maxItems']).toBe(rules.MAX_QUICK_REPLIES);

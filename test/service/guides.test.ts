@@ -72,6 +72,12 @@ describe('addguideacct', () => {
     const ftp = await t.call('addguideacct', { ...guideBody('ftp_img_wx'), guide_headimgurl: 'ftp://x/y' });
     expect(ftp.json['errcode']).toBe(40097);
     expect(ftp.json['errmsg']).toContain('guide_headimgurl');
+    // White space inside (which a URL parser would percent-encode) or around (which it would trim)
+    // is refused, as the file's schema refuses it: what the service holds, export writes validly.
+    for (const url of ['https://x.example/a b', ' https://x/y', 'https://x/y\t', 'https://x/\ny']) {
+      const spaced = await t.call('addguideacct', { ...guideBody('spaced_img_wx'), guide_headimgurl: url });
+      expect(spaced.json['errcode'], JSON.stringify(url)).toBe(40097);
+    }
     const num = await t.call('addguideacct', { ...guideBody('num_nick_wx'), guide_nickname: 5 });
     expect(num.json['errcode']).toBe(40097);
     expect(num.json['errmsg']).toContain('guide_nickname must be a string');
