@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { UsageError } from '../core/errors.js';
 import { type ConnectionLimits, connectionLimitsFor } from './connections.js';
 import { DEFAULT_LOCAL_DB_PATH, prepareDbFolder } from './db-folder.js';
 import { acquireDbLock, type HeldLock, isServeHolder, type LockProcess } from './db-lock.js';
@@ -48,6 +49,9 @@ export interface RunningServe {
  */
 export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const { cwd, openFileLimit: givenLimit, maxConnections, maxConnectionsPerAddress, self, ...rest } = options;
+  // Empty would resolve to the working folder: a slip (a variable that expanded to nothing).
+  if (options.db === '')
+    throw new UsageError('--db takes a database file, e.g. --db guides.db, or :memory:; it is empty');
   const db = options.db === ':memory:' ? options.db : resolve(cwd, options.db);
   if (db !== ':memory:')
     await prepareDbFolder(db, { isDefault: db === resolve(cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });

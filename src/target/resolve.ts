@@ -108,6 +108,12 @@ export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target
         ? checkBaseUrl(envUrl, 'GUIDECTL_BASE_URL')
         : undefined;
 
+  // An empty GUIDECTL_LOCAL_DB is unset, as every variable here; an empty flag is a slip (a
+  // variable that expanded to nothing), not the working folder that it would resolve to.
+  if (flags.localDb === '')
+    throw new UsageError(
+      '--local-db takes a database file, e.g. --local-db .guidectl/staging.db; it is empty',
+    );
   if (auth !== undefined) {
     if (flags.localDb !== undefined) {
       throw new UsageError(

@@ -22,6 +22,15 @@ describe('guidectl serve --db', () => {
     expect(run.stdout).toBe('');
     expect(existsSync(join(ws.dir, 'missing'))).toBe(false);
   });
+
+  it('refuses an empty --db, which would name the working folder, with the fix', async () => {
+    const run = await runCli(['serve', '--port', '0', '--db', ''], { cwd: ws.dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'guidectl: --db takes a database file, e.g. --db guides.db, or :memory:; it is empty\n',
+    );
+    expect(run.stdout).toBe('');
+  });
 });
 
 describe('guidectl serve --secret', () => {

@@ -38,6 +38,12 @@ describe('the target room, as a library user reaches it', () => {
     expect((await stat(join(cwd, '.guidectl/local.db'))).isFile()).toBe(true);
   });
 
+  it('refuses an empty --local-db, which would name the working folder, with the fix', () => {
+    expect(() => resolveTarget({}, { localDb: '' }, ws().dir)).toThrow(
+      '--local-db takes a database file, e.g. --local-db .guidectl/staging.db; it is empty',
+    );
+  });
+
   it('reads a named database that does not exist as an empty account, creating nothing', async () => {
     const cwd = ws().dir;
     const target = resolveTarget({ GUIDECTL_LOCAL_DB: 'typo.db' }, {}, cwd);
