@@ -118,7 +118,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             printed = true;
             if (out !== undefined) {
               await savePlanRun(ctx.io.cwd, out, run, paths, where);
-              writeChunks(ctx, [savedPlanNotice(format, out)]);
+              writeChunks(ctx, [savedPlanNotice(format, out, guards)]);
             }
             const verdict = planVerdict(format, plan, guards, options);
             ctx.io.stderr.write(verdict.stderr);

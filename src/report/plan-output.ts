@@ -88,8 +88,17 @@ export function planErrorOutput(format: PlanFormat, message: string, environment
 }
 
 /** Where `plan --out` saved the plan and how to apply it: on stdout after human text, else on stderr. */
-export function savedPlanNotice(format: PlanFormat, out: string): OutputChunk {
-  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}\n`;
+export function savedPlanNotice(
+  format: PlanFormat,
+  out: string,
+  guards: readonly GuardResult[] = [],
+): OutputChunk {
+  // A plan a guard refuses is saved too (for review); its command carries the allowance it needs.
+  const allow = guards
+    .filter((g) => g.status === 'refused')
+    .map((g) => ` --allow-delete ${g.kind}=${g.deletes}`)
+    .join('');
+  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}${allow}\n`;
   return format === 'human'
     ? { to: 'stdout', text: `\n${saved}` }
     : { to: 'stderr', text: `guidectl: ${saved}` };

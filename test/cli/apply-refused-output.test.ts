@@ -63,3 +63,18 @@ describe('apply that writes nothing: the summary and the JSON', () => {
     expect(human.stderr).toContain('Review the plan above; to apply it');
   });
 });
+
+describe('a plan a deletion guard refuses, saved with --out', () => {
+  it('names the command that applies it, with the allowance it needs, and that command applies it', async () => {
+    await target.ws.write('a.yaml', `version: 1\nguides:\n${guideEntries(12)}`);
+    expect((await target.cli(['apply', 'a.yaml', '--auto-approve'])).code).toBe(0);
+    await target.ws.write('b.yaml', `version: 1\nprune: {guides: true}\nguides:\n${guideEntries(1)}`);
+    const plan = await target.cli(['plan', 'b.yaml', '--out', 'g.json']);
+    expect(plan.code).toBe(1);
+    const told = /apply exactly these calls with: (guidectl apply .*)\n/.exec(plan.stdout)?.[1];
+    expect(told).toBe('guidectl apply g.json --allow-delete guides=11');
+    const apply = await target.cli((told ?? '').split(' ').slice(1));
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('Converged');
+  });
+});
