@@ -170,6 +170,7 @@ export async function readRecipientsFiles(
   const recipients = new Map<string, readonly string[]>();
   const diagnostics: Diagnostic[] = [];
   for (const { parsed, tasks } of files) {
+    const folder = yamlFolder(parsed.file, fs);
     for (const { index, value: task } of tasks) {
       // With both keys the rules report the task; its file is not read. Nor is an empty path,
       // which the schema reports ("recipients_file is empty"): read, it is the YAML file's folder.
@@ -179,7 +180,7 @@ export async function readRecipientsFiles(
       const fail = (code: Diagnostic['code'], message: string, hint: string): void => {
         diagnostics.push({ severity: 'error', code, message, hint, file: parsed.file, ...where });
       };
-      const place = await placeRecipientsFile(parsed.file, task.recipients_file, fs);
+      const place = await placeRecipientsFile(folder, task.recipients_file, fs);
       if ('outside' in place) {
         fail('recipients-file-outside-folder', place.outside, OUTSIDE_HINT);
         continue;
@@ -204,6 +205,18 @@ export async function readRecipientsFiles(
 const OUTSIDE_HINT =
   'keep the list of recipients in the folder of this YAML file or below it, and name it relative to this file (e.g. customers/spring-vip.csv)';
 
+/** A YAML file's folder, and its real path, resolved at most once for all the tasks of the file. */
+interface YamlFolder {
+  readonly path: string;
+  real(): Promise<string>;
+}
+
+function yamlFolder(yamlFile: string, fs: ConfigFs): YamlFolder {
+  const path = nodePath.resolve(nodePath.dirname(yamlFile));
+  let real: Promise<string> | undefined;
+  return { path, real: () => (real ??= fs.realpath?.(path) ?? Promise.resolve(path)) };
+}
+
 /**
  * Where a task's `recipients_file` is, or why it is not read: a pull request's YAML must not make
  * `validate` read (and report the lines of) any file of the machine, such as `../.env` or
@@ -211,7 +224,7 @@ const OUTSIDE_HINT =
  * links are resolved.
  */
 async function placeRecipientsFile(
-  yamlFile: string,
+  folder: YamlFolder,
   given: string,
   fs: ConfigFs,
 ): Promise<{ path: string } | { outside: string }> {
@@ -219,12 +232,11 @@ async function placeRecipientsFile(
   if (nodePath.isAbsolute(given) || nodePath.win32.isAbsolute(given)) {
     return { outside: `${written} is an absolute path; it is not read` };
   }
-  const folder = nodePath.resolve(nodePath.dirname(yamlFile));
-  const path = nodePath.resolve(folder, given);
+  const path = nodePath.resolve(folder.path, given);
   // The folder itself is no leak: reading it says "this is a folder, not a file".
   const within = (base: string, file: string): boolean =>
     file === base || pathInside(base, file) !== undefined;
-  if (!within(folder, path)) {
+  if (!within(folder.path, path)) {
     return { outside: `${written} leads outside the folder of this YAML file; it is not read` };
   }
   if (fs.realpath === undefined) return { path };
@@ -234,7 +246,7 @@ async function placeRecipientsFile(
   } catch {
     return { path }; // not there: reading it says so
   }
-  if (!within(await fs.realpath(folder), real)) {
+  if (!within(await folder.real(), real)) {
     return {
       outside: `${written} is a symbolic link (or lies in a linked folder) that leads outside the folder of this YAML file; it is not read`,
     };
