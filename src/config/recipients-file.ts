@@ -181,8 +181,12 @@ export async function readRecipientsFiles(
         diagnostics.push({ severity: 'error', code, message, hint, file: parsed.file, ...where });
       };
       const place = await placeRecipientsFile(folder, task.recipients_file, fs);
-      if ('outside' in place) {
-        fail('recipients-file-outside-folder', place.outside, OUTSIDE_HINT);
+      if ('refused' in place) {
+        fail(
+          place.refused,
+          place.message,
+          place.refused === 'recipients-file-hidden' ? HIDDEN_HINT : OUTSIDE_HINT,
+        );
         continue;
       }
       const file = await readSourceFile(place.path, { fs, maxFileBytes });
@@ -202,6 +206,9 @@ export async function readRecipientsFiles(
   return { recipients, diagnostics };
 }
 
+const HIDDEN_HINT =
+  'give the list a name that is not hidden (no part of the path starting with "."), e.g. customers/spring-vip.csv';
+
 const OUTSIDE_HINT =
   'keep the list of recipients in the folder of this YAML file or below it, and name it relative to this file (e.g. customers/spring-vip.csv)';
 
@@ -217,41 +224,71 @@ function yamlFolder(yamlFile: string, fs: ConfigFs): YamlFolder {
   return { path, real: () => (real ??= fs.realpath?.(path) ?? Promise.resolve(path)) };
 }
 
+type Refusal = { refused: 'recipients-file-outside-folder' | 'recipients-file-hidden'; message: string };
+
 /**
  * Where a task's `recipients_file` is, or why it is not read: a pull request's YAML must not make
  * `validate` read (and report the lines of) any file of the machine, such as `../.env` or
  * `/etc/shadow`. So the file must lie in the YAML file's folder or below it, also once symbolic
- * links are resolved.
+ * links are resolved; and no part of its path may be hidden (start with "."), since a `.env` or
+ * `.git/…` beside the YAML file holds secrets, whose bare-token lines would pass for openids and
+ * be sent to the service as recipients.
  */
 async function placeRecipientsFile(
   folder: YamlFolder,
   given: string,
   fs: ConfigFs,
-): Promise<{ path: string } | { outside: string }> {
+): Promise<{ path: string } | Refusal> {
   const written = `recipients_file ${quote(given)}`;
-  if (nodePath.isAbsolute(given) || nodePath.win32.isAbsolute(given)) {
-    return { outside: `${written} is an absolute path; it is not read` };
-  }
+  const outside = (why: string): Refusal => ({
+    refused: 'recipients-file-outside-folder',
+    message: `${written} ${why}; it is not read`,
+  });
+  const hidden = (why: string): Refusal => ({
+    refused: 'recipients-file-hidden',
+    message: `${written} ${why} (a name starting with "."); it is not read`,
+  });
+  if (nodePath.isAbsolute(given) || nodePath.win32.isAbsolute(given)) return outside('is an absolute path');
   const path = nodePath.resolve(folder.path, given);
   // The folder itself is no leak: reading it says "this is a folder, not a file".
   const within = (base: string, file: string): boolean =>
     file === base || pathInside(base, file) !== undefined;
-  if (!within(folder.path, path)) {
-    return { outside: `${written} leads outside the folder of this YAML file; it is not read` };
+  if (!within(folder.path, path)) return outside('leads outside the folder of this YAML file');
+  const real = await realPlace(folder, path, fs);
+  if (real !== undefined && !within(real.folder, real.path)) {
+    return outside(
+      'is a symbolic link (or lies in a linked folder) that leads outside the folder of this YAML file',
+    );
   }
-  if (fs.realpath === undefined) return { path };
+  if (isHidden(folder.path, path)) return hidden('names a hidden file or folder');
+  if (real !== undefined && isHidden(real.folder, real.path)) {
+    return hidden('is a symbolic link (or lies in a linked folder) that leads to a hidden file or folder');
+  }
+  return { path };
+}
+
+/** The real paths of the folder and of a file in it; none when the file is not there (reading it says so). */
+async function realPlace(
+  folder: YamlFolder,
+  path: string,
+  fs: ConfigFs,
+): Promise<{ folder: string; path: string } | undefined> {
+  if (fs.realpath === undefined) return undefined;
   let real: string;
   try {
     real = await fs.realpath(path);
   } catch {
-    return { path }; // not there: reading it says so
+    return undefined;
   }
-  if (!within(await folder.real(), real)) {
-    return {
-      outside: `${written} is a symbolic link (or lies in a linked folder) that leads outside the folder of this YAML file; it is not read`,
-    };
-  }
-  return { path };
+  return { folder: await folder.real(), path: real };
+}
+
+/** Whether a name on the way from `folder` down to `path` (inside it) starts with ".". */
+function isHidden(folder: string, path: string): boolean {
+  return nodePath
+    .relative(folder, path)
+    .split(nodePath.sep)
+    .some((name) => name.startsWith('.'));
 }
 
 /** The key of a task's recipients: its file and its index in that file's `tasks`. */

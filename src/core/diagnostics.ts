@@ -90,6 +90,7 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'task-text-too-long',
   'recipients-file-not-found',
   'recipients-file-outside-folder',
+  'recipients-file-hidden',
   'recipients-file-empty',
   'recipients-file-bad-line',
   'recipient-invalid',

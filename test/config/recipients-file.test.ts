@@ -107,6 +107,34 @@ describe('validate and a recipients_file', () => {
     ]);
   });
 
+  it.each([
+    ['.env', 'names a hidden file or folder'],
+    ['./.env', 'names a hidden file or folder'],
+    ['customers/../.env', 'names a hidden file or folder'],
+    ['.secrets/vip.csv', 'names a hidden file or folder'],
+    ['vip.csv', 'is a symbolic link (or lies in a linked folder) that leads to a hidden file or folder'],
+  ])('refuses %s (hidden, in the folder) at the key, unread, and names the fix', async (given, why) => {
+    const dir = await setUp(given);
+    // A `.env` in the repository's own folder, with a bare token that passes for an openid.
+    await ws().write('repo/.env', `WECHAT_SECRET=${SECRET}\noSecretLooksLikeAnOpenid\n`);
+    mkdirSync(join(dir, '.secrets'));
+    await ws().write('repo/.secrets/vip.csv', 'oSecretLooksLikeAnOpenid\n');
+    symlinkSync('.env', join(dir, 'vip.csv'));
+    const { code, stdout, stderr } = await validate(dir);
+    expect(code).toBe(1);
+    expect(`${stdout}${stderr}`).not.toMatch(/9f8e|WECHAT|oSecret/);
+    expect(JSON.parse(stdout)).toEqual([
+      expect.objectContaining({
+        code: 'recipients-file-hidden',
+        file: 'tasks.yaml',
+        line: 10,
+        column: 22,
+        message: `recipients_file "${given}" ${why} (a name starting with "."); it is not read`,
+        hint: expect.stringContaining('give the list a name that is not hidden'),
+      }),
+    ]);
+  });
+
   it('a path naming the folder itself says it is a folder', async () => {
     const dir = await setUp('customers/..');
     const { code, stdout } = await validate(dir);
