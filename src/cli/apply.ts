@@ -122,7 +122,7 @@ async function applyWith(
     ctx,
     options,
     async (client, events, target) => {
-      const now = targetNow(target, ctx.io.cwd);
+      const now = await targetNow(target, ctx.io.cwd);
       if (environment !== undefined && format === 'human')
         ctx.io.stdout.write(environmentHeading(environment.name, now.description));
       const session: Session = { client, events, stopper };
@@ -146,7 +146,7 @@ async function applyWith(
       signal: stopper.signal,
       lock,
       ...(environment === undefined ? {} : { environment }),
-      beforeOpen: (target) => checkSourceTarget(source, targetNow(target, ctx.io.cwd)),
+      beforeOpen: async (target) => checkSourceTarget(source, await targetNow(target, ctx.io.cwd)),
     },
   );
 }

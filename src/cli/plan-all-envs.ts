@@ -37,7 +37,11 @@ export async function planAllEnvs(
         async (client, _events, target) => ({
           target: describeTarget(target, io.cwd),
           // Plan mode is handed only the read calls: it has no way to write.
-          run: await planRun(files, liveSourceOf(readOnlyClient(client), identifyTarget(target)), options),
+          run: await planRun(
+            files,
+            liveSourceOf(readOnlyClient(client), await identifyTarget(target)),
+            options,
+          ),
         }),
         files.environment === undefined ? {} : { environment: files.environment },
       ),

@@ -99,7 +99,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           ctx,
           options,
           async (client, _events, target) => {
-            const { description: where, identity } = targetNow(target, ctx.io.cwd);
+            const { description: where, identity } = await targetNow(target, ctx.io.cwd);
             named = environment && { name: environment.name, target: where };
             if (environment !== undefined && format === 'human')
               ctx.io.stdout.write(environmentHeading(environment.name, where));

@@ -17,7 +17,7 @@ export interface TargetRequest {
    * Called with the target once it is resolved and before it is opened (no local database made,
    * no lock taken, no connection): a check that throws refuses the command with nothing touched.
    */
-  readonly beforeOpen?: (target: Target) => void;
+  readonly beforeOpen?: (target: Target) => void | Promise<void>;
 }
 
 /**
@@ -35,7 +35,7 @@ export async function withTarget<T>(
     environment === undefined
       ? resolveTarget(host.env, flags, host.cwd)
       : resolveEnvironmentTarget(host.env, environment, flags, host.cwd);
-  request.beforeOpen?.(target);
+  await request.beforeOpen?.(target);
   const open = await openTarget(target, host, request.client, request.lock);
   try {
     return await fn(open.client, target);

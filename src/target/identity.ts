@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseBaseUrl } from '../client/base-url.js';
+import { realPathOf } from '../core/real-path.js';
 import type { TargetIdentity } from '../core/target-identity.js';
 import { describeTarget } from './environment.js';
 import type { Target } from './resolve.js';
@@ -20,9 +21,16 @@ function normaliseBaseUrl(baseUrl: string): string {
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** Which account `target` is, as far as it tells (see `TargetIdentity`); never a secret. */
-export function identifyTarget(target: Target): TargetIdentity {
-  if (target.kind === 'embedded') return { kind: 'embedded', database: target.dbFile };
+/**
+ * Which account `target` is, as far as it tells (see `TargetIdentity`); never a secret. A local
+ * database is its real path (`realPathOf`, as for its lock): the same file reached through a link
+ * (a linked checkout, a `.guidectl` linked to a shared folder) is the same account.
+ */
+export async function identifyTarget(target: Target): Promise<TargetIdentity> {
+  if (target.kind === 'embedded') {
+    const database = target.dbFile === ':memory:' ? target.dbFile : await realPathOf(target.dbFile);
+    return { kind: 'embedded', database };
+  }
   const { auth } = target;
   return {
     kind: 'remote',
@@ -35,9 +43,9 @@ export function identifyTarget(target: Target): TargetIdentity {
  * The target in words for messages (`describeTarget`, paths relative to `cwd`) and which account
  * it is (`identifyTarget`): what a saved plan records of its target and is checked against.
  */
-export function targetNow(
+export async function targetNow(
   target: Target,
   cwd: string,
-): { readonly description: string; readonly identity: TargetIdentity } {
-  return { description: describeTarget(target, cwd), identity: identifyTarget(target) };
+): Promise<{ readonly description: string; readonly identity: TargetIdentity }> {
+  return { description: describeTarget(target, cwd), identity: await identifyTarget(target) };
 }

@@ -32,7 +32,7 @@ export interface TargetSettings {
   /** The environment of the files (`--env NAME`): its target is the one the files name. */
   readonly environment?: DeclaredEnvironment;
   /** A check of the target resolved, before it is opened (see `TargetRequest.beforeOpen`). */
-  readonly beforeOpen?: (target: Target) => void;
+  readonly beforeOpen?: (target: Target) => void | Promise<void>;
   /** With `--verbose`: told each event, the exchanges with the API among them, to log it. */
   readonly log?: (event: ClientEvent) => void;
 }

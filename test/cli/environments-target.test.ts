@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, runCli } from '../helpers/cli.js';
@@ -234,6 +234,25 @@ describe('--env NAME on plan and apply', () => {
     // Where it was made, it applies.
     const here = await cli(['apply', 'p.json', 'local.yaml'], {});
     expect(here.code, here.stderr).toBe(0);
+  });
+
+  it('a saved plan of an embedded environment applies wherever its database is the same file, reached through a link', async () => {
+    await two.ws.write(
+      'local.yaml',
+      FILE.replace(/ {4}base_url: .*\n/g, '').replace(/ {4}credentials: .*\n/g, ''),
+    );
+    // Both folders' .guidectl are links to one shared folder: one database.
+    await mkdir(join(two.ws.dir, 'shared'));
+    await mkdir(join(two.ws.dir, 'sub'));
+    await symlink(join(two.ws.dir, 'shared'), join(two.ws.dir, '.guidectl'));
+    await symlink(join(two.ws.dir, 'shared'), join(two.ws.dir, 'sub', '.guidectl'));
+    expect((await cli(['plan', '--env', 'staging', '--out', 'p.json', 'local.yaml'], {})).code).toBe(0);
+    const run = await runCli(['apply', '../p.json', '../local.yaml', '--auto-approve'], {
+      cwd: join(two.ws.dir, 'sub'),
+      env: {},
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(two.ws.dir, 'shared', 'staging.db'))).toBe(true);
   });
 
   it('a saved plan records its environment and target; apply refuses it for another environment or target', async () => {
