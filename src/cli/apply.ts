@@ -25,7 +25,6 @@ import {
   savedPlanApproval,
 } from '../report/apply-output.js';
 import { environmentHeading } from '../report/envs.js';
-import { targetNow } from '../target/index.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session } from './apply-calls.js';
 import { guardOptions } from './guard-flags.js';
@@ -121,8 +120,7 @@ async function applyWith(
   await withClient(
     ctx,
     options,
-    async (client, events, target) => {
-      const now = await targetNow(target, ctx.io.cwd);
+    async (client, events, now) => {
       if (environment !== undefined && format === 'human')
         ctx.io.stdout.write(environmentHeading(environment.name, now.description));
       const session: Session = { client, events, stopper };
@@ -146,7 +144,7 @@ async function applyWith(
       signal: stopper.signal,
       lock,
       ...(environment === undefined ? {} : { environment }),
-      beforeOpen: async (target) => checkSourceTarget(source, await targetNow(target, ctx.io.cwd)),
+      beforeOpen: (_target, now) => checkSourceTarget(source, now),
     },
   );
 }

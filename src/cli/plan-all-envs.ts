@@ -4,7 +4,6 @@ import type { GuardFlags } from '../plan/index.js';
 import { liveSourceOf, planAllEnvironments, planRun } from '../reconcile/index.js';
 import { renderAllEnvs } from '../report/all-envs.js';
 import type { PlanFormat } from '../report/plan-output.js';
-import { describeTarget, identifyTarget } from '../target/index.js';
 import type { CommandContext } from './io.js';
 import { printDiagnostics, useColor } from './output.js';
 import { reportInvalidPlan, type TargetOptions, withClient } from './session.js';
@@ -34,14 +33,10 @@ export async function planAllEnvs(
       withClient(
         ctx,
         { ...options, verbose: false },
-        async (client, _events, target) => ({
-          target: describeTarget(target, io.cwd),
+        async (client, _events, { description, identity }) => ({
+          target: description,
           // Plan mode is handed only the read calls: it has no way to write.
-          run: await planRun(
-            files,
-            liveSourceOf(readOnlyClient(client), await identifyTarget(target)),
-            options,
-          ),
+          run: await planRun(files, liveSourceOf(readOnlyClient(client), identity), options),
         }),
         files.environment === undefined ? {} : { environment: files.environment },
       ),

@@ -19,7 +19,6 @@ import {
   planVerdict,
   savedPlanNotice,
 } from '../report/plan-output.js';
-import { targetNow } from '../target/index.js';
 import { chooseFormat, type FormatFlags, formatOptions } from './format-flags.js';
 import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
@@ -98,8 +97,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         await withClient(
           ctx,
           options,
-          async (client, _events, target) => {
-            const { description: where, identity } = await targetNow(target, ctx.io.cwd);
+          async (client, _events, { description: where, identity }) => {
             named = environment && { name: environment.name, target: where };
             if (environment !== undefined && format === 'human')
               ctx.io.stdout.write(environmentHeading(environment.name, where));

@@ -4,12 +4,12 @@ import { eventLine } from '../client/event-line.js';
 import type { GuideClient } from '../client/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
+import type { TargetNow } from '../core/target-identity.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
 import { type LoadedFiles, type LoadResult, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import {
   type ClientEvents,
-  type Target,
   type TargetFlagValues,
   type TargetLock,
   type TargetSettings,
@@ -74,7 +74,7 @@ export async function loadFiles(
 export async function withClient<T>(
   ctx: CommandContext,
   options: TargetOptions,
-  fn: (client: GuideClient, events: ClientEvents, target: Target) => Promise<T>,
+  fn: (client: GuideClient, events: ClientEvents, now: TargetNow) => Promise<T>,
   settings: Omit<TargetSettings, 'signal' | 'lock' | 'log'> & {
     readonly signal?: AbortSignal;
     readonly lock?: LockRequest;
@@ -98,7 +98,7 @@ export async function withClient<T>(
       if (line !== undefined) io.stderr.write(`${escapeControlsKeepingLines(line)}\n`);
     },
   });
-  return withTarget(host, request, (client, target) => fn(client, events, target));
+  return withTarget(host, request, (client, _target, now) => fn(client, events, now));
 }
 
 /**

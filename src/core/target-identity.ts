@@ -23,6 +23,12 @@ export interface PlannedEnvironment {
   readonly target: TargetIdentity;
 }
 
+/** A target resolved now: in words for messages, and which account it is. */
+export interface TargetNow {
+  readonly description: string;
+  readonly identity: TargetIdentity;
+}
+
 /** How a recorded target and the one resolved now differ (see {@link compareTargets}). */
 export type TargetDifference = 'kind' | 'base-url' | 'database' | 'account';
 

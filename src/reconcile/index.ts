@@ -47,7 +47,6 @@ export {
   savedPlanSource,
   savePlanRun,
   splitSavedPlans,
-  type TargetNow,
   writeSavedPlan,
 } from './saved-plan-file.js';
 export { type StaleFacts, staleReport } from './stale.js';

@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
-import { compareTargets, type TargetIdentity } from '../core/target-identity.js';
+import { compareTargets, type TargetNow } from '../core/target-identity.js';
 import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
 import { liveFingerprints } from '../plan/digest.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
@@ -289,12 +289,6 @@ export function checkSavedEnvironment(
     const guess = suggest(environment, [made.name]) === undefined ? '' : ` (did you mean "${made.name}"?)`;
     throw new UsageError(`${file} was made for environment ${made.name}, not ${environment}${guess}${then}`);
   }
-}
-
-/** The target resolved now: in words for messages, and which account it is. */
-export interface TargetNow {
-  readonly description: string;
-  readonly identity: TargetIdentity;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { GuideClient } from '../client/index.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
+import type { TargetNow } from '../core/target-identity.js';
 import { resolveEnvironmentTarget } from './environment.js';
+import { targetNow } from './identity.js';
 import { openTarget, type TargetClientOptions, type TargetHost, type TargetLock } from './open.js';
 import { resolveTarget, type Target, type TargetFlags } from './resolve.js';
 
@@ -17,28 +19,29 @@ export interface TargetRequest {
    * Called with the target once it is resolved and before it is opened (no local database made,
    * no lock taken, no connection): a check that throws refuses the command with nothing touched.
    */
-  readonly beforeOpen?: (target: Target) => void | Promise<void>;
+  readonly beforeOpen?: (target: Target, now: TargetNow) => void;
 }
 
 /**
  * Chooses the target (`resolveTarget`, or `resolveEnvironmentTarget` for an environment of the
- * files), checks it (`beforeOpen`), opens it with `host` (`openTarget`), runs `fn` with its
- * client, and always closes it.
+ * files), tells what it is (`targetNow`, once), checks it (`beforeOpen`), opens it with `host`
+ * (`openTarget`), runs `fn` with its client, and always closes it.
  */
 export async function withTarget<T>(
   host: TargetHost,
   request: TargetRequest,
-  fn: (client: GuideClient, target: Target) => Promise<T>,
+  fn: (client: GuideClient, target: Target, now: TargetNow) => Promise<T>,
 ): Promise<T> {
   const { flags, environment } = request;
   const target =
     environment === undefined
       ? resolveTarget(host.env, flags, host.cwd)
       : resolveEnvironmentTarget(host.env, environment, flags, host.cwd);
-  await request.beforeOpen?.(target);
+  const now = await targetNow(target, host.cwd);
+  request.beforeOpen?.(target, now);
   const open = await openTarget(target, host, request.client, request.lock);
   try {
-    return await fn(open.client, target);
+    return await fn(open.client, target, now);
   } finally {
     await open.close();
   }

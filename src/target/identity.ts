@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseBaseUrl } from '../client/base-url.js';
 import { realPathOf } from '../core/real-path.js';
-import type { TargetIdentity } from '../core/target-identity.js';
+import type { TargetIdentity, TargetNow } from '../core/target-identity.js';
 import { describeTarget } from './environment.js';
 import type { Target } from './resolve.js';
 
@@ -43,9 +43,6 @@ export async function identifyTarget(target: Target): Promise<TargetIdentity> {
  * The target in words for messages (`describeTarget`, paths relative to `cwd`) and which account
  * it is (`identifyTarget`): what a saved plan records of its target and is checked against.
  */
-export async function targetNow(
-  target: Target,
-  cwd: string,
-): Promise<{ readonly description: string; readonly identity: TargetIdentity }> {
+export async function targetNow(target: Target, cwd: string): Promise<TargetNow> {
   return { description: describeTarget(target, cwd), identity: await identifyTarget(target) };
 }

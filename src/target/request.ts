@@ -1,5 +1,6 @@
 import type { ClientEvent } from '../client/index.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
+import type { TargetNow } from '../core/target-identity.js';
 import type { TargetRequest } from './connect.js';
 import type { TargetClientOptions, TargetLock } from './open.js';
 import type { Target } from './resolve.js';
@@ -32,7 +33,7 @@ export interface TargetSettings {
   /** The environment of the files (`--env NAME`): its target is the one the files name. */
   readonly environment?: DeclaredEnvironment;
   /** A check of the target resolved, before it is opened (see `TargetRequest.beforeOpen`). */
-  readonly beforeOpen?: (target: Target) => void | Promise<void>;
+  readonly beforeOpen?: (target: Target, now: TargetNow) => void;
   /** With `--verbose`: told each event, the exchanges with the API among them, to log it. */
   readonly log?: (event: ClientEvent) => void;
 }
