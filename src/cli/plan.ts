@@ -18,6 +18,7 @@ import {
   planFailureOutput,
   planVerdict,
   savedPlanNotice,
+  stderrLines,
 } from '../report/plan-output.js';
 import { chooseFormat, type FormatFlags, formatOptions } from './format-flags.js';
 import { guardOptions } from './guard-flags.js';
@@ -119,7 +120,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
               writeChunks(ctx, [savedPlanNotice(format, out, guards)]);
             }
             const verdict = planVerdict(format, plan, guards, options);
-            ctx.io.stderr.write(verdict.stderr);
+            ctx.io.stderr.write(stderrLines(verdict.messages));
             ctx.setExit(verdict.exit);
           },
           environment === undefined ? {} : { environment },

@@ -16,7 +16,13 @@ import {
   renderPlanMarkdown,
 } from './markdown.js';
 import { environmentToJson, planToJson, summaryLine } from './plan.js';
-import { formatPlan, type PlanFormat, type PlanVerdictFlags, planVerdict } from './plan-output.js';
+import {
+  formatPlan,
+  type PlanFormat,
+  type PlanVerdictFlags,
+  planVerdict,
+  stderrLines,
+} from './plan-output.js';
 import { alignColumns } from './table.js';
 
 /** The version of `plan --all-envs --json`; raised only when a key is renamed or removed. */
@@ -52,7 +58,7 @@ function verdictOf(environments: readonly EnvironmentPlan[], format: PlanFormat,
       continue;
     }
     const verdict = planVerdict(format, outcome.plan, outcome.guards, flags);
-    for (const message of verdict.messages) stderr += `guidectl: environment ${name}: ${message}\n`;
+    stderr += stderrLines(verdict.messages, `environment ${name}: `);
     if (verdict.exit === 1) exit = 1;
     else if (verdict.exit === 2 && exit === 0) exit = 2;
   }

@@ -134,9 +134,14 @@ export interface PlanVerdictFlags {
   readonly detailedExitcode: boolean;
 }
 
+/** `messages` as lines of stderr: `guidectl: PREFIXmessage` each. */
+export function stderrLines(messages: readonly string[], prefix = ''): string {
+  return messages.map((m) => `guidectl: ${prefix}${m}\n`).join('');
+}
+
 /**
  * The exit status of a plan, and what stderr says of it (`messages`, each a line without its
- * `guidectl: ` prefix; `stderr`, those lines as `plan` writes them): 1 when a guard refuses it (the
+ * `guidectl: ` prefix, written by {@link stderrLines}): 1 when a guard refuses it (the
  * human plan shows the refusals; other formats say them on stderr too) or, under
  * `--expect-no-changes`, when it has calls (drift); 2 for calls under `--detailed-exitcode`; else 0.
  */
@@ -145,12 +150,8 @@ export function planVerdict(
   plan: Plan,
   guards: readonly GuardResult[],
   flags: PlanVerdictFlags,
-): { readonly exit: 0 | 1 | 2; readonly messages: readonly string[]; readonly stderr: string } {
-  const verdict = (exit: 0 | 1 | 2, messages: string[]) => ({
-    exit,
-    messages,
-    stderr: messages.map((m) => `guidectl: ${m}\n`).join(''),
-  });
+): { readonly exit: 0 | 1 | 2; readonly messages: readonly string[] } {
+  const verdict = (exit: 0 | 1 | 2, messages: string[]) => ({ exit, messages });
   const calls = plan.calls.length;
   if (isRefused(guards)) {
     const told = format === 'human' ? [] : guards.filter((g) => g.status === 'refused').map(guardMessage);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { GuardResult } from '../../src/core/safety.js';
 import { checkDeleteGuards, resolveGuardPolicy } from '../../src/plan/index.js';
-import { planErrorOutput, planFailureOutput, planVerdict } from '../../src/report/plan-output.js';
+import {
+  planErrorOutput,
+  planFailureOutput,
+  planVerdict,
+  stderrLines,
+} from '../../src/report/plan-output.js';
 import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 
 const changes = planOf(desiredState({ guides: [desiredGuide('alice_wx')] }));
@@ -16,7 +21,7 @@ const flags = { expectNoChanges: false, detailedExitcode: false };
 
 describe('planVerdict', () => {
   it('0 with changes by default, 2 with --detailed-exitcode, 0 without changes either way', () => {
-    expect(planVerdict('human', changes, [], flags)).toEqual({ exit: 0, messages: [], stderr: '' });
+    expect(planVerdict('human', changes, [], flags)).toEqual({ exit: 0, messages: [] });
     expect(planVerdict('human', changes, [], { ...flags, detailedExitcode: true }).exit).toBe(2);
     expect(planVerdict('human', none, [], { ...flags, detailedExitcode: true }).exit).toBe(0);
   });
@@ -24,7 +29,7 @@ describe('planVerdict', () => {
   it('1 on drift under --expect-no-changes, counting changes and calls', () => {
     const verdict = planVerdict('json', changes, [], { ...flags, expectNoChanges: true });
     expect(verdict.exit).toBe(1);
-    expect(verdict.stderr).toBe(
+    expect(stderrLines(verdict.messages)).toBe(
       'guidectl: drift: the account differs from the files (1 change, 1 API call to bring it back); expected no changes\n',
     );
   });
@@ -34,11 +39,13 @@ describe('planVerdict', () => {
     expect(human).toEqual({
       exit: 1,
       messages: ['the plan is refused by a deletion guard; apply would not make it'],
-      stderr: 'guidectl: the plan is refused by a deletion guard; apply would not make it\n',
     });
+    expect(stderrLines(human.messages)).toBe(
+      'guidectl: the plan is refused by a deletion guard; apply would not make it\n',
+    );
     const json = planVerdict('json', changes, [refused], flags);
-    expect(json.stderr.split('\n')).toHaveLength(3);
-    expect(json.stderr).toMatch(/^guidectl: .*guides/);
+    expect(stderrLines(json.messages).split('\n')).toHaveLength(3);
+    expect(stderrLines(json.messages)).toMatch(/^guidectl: .*guides/);
     expect(json.messages).toHaveLength(2);
   });
 });
