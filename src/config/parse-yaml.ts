@@ -599,7 +599,42 @@ function describeNode(node: unknown): string {
   return 'not a mapping';
 }
 
-/** Finds the node at `path` and returns its offsets; the nearest existing ancestor if the path ends early. */
+/**
+ * The walk of `path` from `root`, through aliases (resolved at each step): the node reached (an
+ * alias at the end is not resolved), the entry whose value it is (none after a list's item), and
+ * whether every segment was found; when one is not, `node` is the last node reached.
+ */
+function walkPath(
+  root: Node,
+  path: ValuePath,
+  aliasTargets: ReadonlyMap<Alias, Node>,
+  entries: ReadonlyMap<unknown, ReadonlyMap<string, Entry>>,
+): { node: unknown; entry: Entry | undefined; complete: boolean } {
+  let node: unknown = root;
+  let entry: Entry | undefined;
+  for (const segment of path) {
+    if (isAlias(node)) node = aliasTargets.get(node) ?? node;
+    if (isMap(node)) {
+      const found = entries.get(node)?.get(String(segment));
+      if (found === undefined) return { node, entry, complete: false };
+      entry = found;
+      node = found.value;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(segment)];
+      if (item === undefined) return { node, entry, complete: false };
+      entry = undefined;
+      node = item;
+    } else {
+      return { node, entry, complete: false };
+    }
+  }
+  return { node, entry, complete: true };
+}
+
+/**
+ * The offsets of the node at `path`: of the nearest existing ancestor if the path ends early, and
+ * of its key when the value is empty or `part` is the key.
+ */
 function locateRange(
   root: Node,
   path: ValuePath,
@@ -607,29 +642,10 @@ function locateRange(
   aliasTargets: ReadonlyMap<Alias, Node>,
   entries: ReadonlyMap<unknown, ReadonlyMap<string, Entry>>,
 ): [number, number] {
-  let node: unknown = root;
-  let keyNode: unknown;
-  for (let i = 0; i < path.length; i++) {
-    const segment = path[i];
-    if (isAlias(node)) node = aliasTargets.get(node) ?? node;
-    if (isMap(node)) {
-      const pair = entries.get(node)?.get(String(segment));
-      if (pair === undefined) break;
-      if (i === path.length - 1 && part === 'key') return rangeOf(pair.key);
-      keyNode = pair.key;
-      if (pair.value === null || isEmptyValue(pair.value)) return rangeOf(pair.key);
-      node = pair.value;
-    } else if (isSeq(node)) {
-      const item = node.items[Number(segment)];
-      if (item === undefined) break;
-      keyNode = undefined;
-      node = item;
-    } else {
-      break;
-    }
-  }
+  const { node, entry, complete } = walkPath(root, path, aliasTargets, entries);
+  if (entry !== undefined && complete && part === 'key') return rangeOf(entry.key);
   const range = rangeOf(node);
-  if (range[0] === range[1] && keyNode !== undefined) return rangeOf(keyNode);
+  if (range[0] === range[1] && entry !== undefined) return rangeOf(entry.key);
   return range;
 }
 
@@ -640,18 +656,9 @@ function findNode(
   aliasTargets: ReadonlyMap<Alias, Node>,
   entries: ReadonlyMap<unknown, ReadonlyMap<string, Entry>>,
 ): unknown {
-  let node: unknown = root;
-  for (const segment of path) {
-    if (isAlias(node)) node = aliasTargets.get(node) ?? node;
-    if (isMap(node)) node = entries.get(node)?.get(String(segment))?.value;
-    else if (isSeq(node)) node = node.items[Number(segment)];
-    else return undefined;
-  }
+  const { node, complete } = walkPath(root, path, aliasTargets, entries);
+  if (!complete) return undefined;
   return isAlias(node) ? aliasTargets.get(node) : node;
-}
-
-function isEmptyValue(node: unknown): boolean {
-  return isScalar(node) && node.value === null && (!node.range || node.range[0] === node.range[1]);
 }
 
 function keyString(value: unknown): string {

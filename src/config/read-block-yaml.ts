@@ -127,43 +127,46 @@ interface Entry {
   readonly value: FastNode;
 }
 
-/** The same walk as `locateRange` in parse-yaml.ts, over these nodes. */
-function locateRange(root: MapNode, path: ValuePath, part: SpanPart): [number, number] {
+/**
+ * The walk of `path` from `root`, as `walkPath` of parse-yaml.ts: the node reached, the entry
+ * whose value it is (none after a list's item), and whether every segment was found.
+ */
+function walkPath(
+  root: MapNode,
+  path: ValuePath,
+): { node: FastNode; entry: Entry | undefined; complete: boolean } {
   let node: FastNode = root;
-  let key: Entry | undefined;
-  for (let i = 0; i < path.length; i++) {
-    const segment = path[i];
+  let entry: Entry | undefined;
+  for (const segment of path) {
     if (node.kind === 'map') {
-      const entry = findEntry(node, String(segment));
-      if (entry === undefined) break;
-      if (i === path.length - 1 && part === 'key') return [entry.keyStart, entry.keyEnd];
-      key = entry;
-      if (entry.value.kind === 'scalar' && entry.value.start === entry.value.end) {
-        return [entry.keyStart, entry.keyEnd];
-      }
-      node = entry.value;
+      const found = findEntry(node, String(segment));
+      if (found === undefined) return { node, entry, complete: false };
+      entry = found;
+      node = found.value;
     } else if (node.kind === 'seq') {
       const item: FastNode | undefined = node.items[Number(segment)];
-      if (item === undefined) break;
-      key = undefined;
+      if (item === undefined) return { node, entry, complete: false };
+      entry = undefined;
       node = item;
     } else {
-      break;
+      return { node, entry, complete: false };
     }
   }
-  if (node.start === node.end && key !== undefined) return [key.keyStart, key.keyEnd];
+  return { node, entry, complete: true };
+}
+
+/** The offsets `locateRange` of parse-yaml.ts gives, over these nodes. */
+function locateRange(root: MapNode, path: ValuePath, part: SpanPart): [number, number] {
+  const { node, entry, complete } = walkPath(root, path);
+  if (entry !== undefined && (node.start === node.end || (complete && part === 'key'))) {
+    return [entry.keyStart, entry.keyEnd];
+  }
   return [node.start, node.end];
 }
 
 function scalarRange(root: MapNode, path: ValuePath): [number, number] | undefined {
-  let node: FastNode | undefined = root;
-  for (const segment of path) {
-    if (node === undefined) return undefined;
-    if (node.kind === 'map') node = findEntry(node, String(segment))?.value;
-    else if (node.kind === 'seq') node = node.items[Number(segment)];
-    else return undefined;
-  }
-  return node?.kind === 'scalar' ? [node.start, node.end] : undefined;
+  const { node, complete } = walkPath(root, path);
+  return complete && node.kind === 'scalar' ? [node.start, node.end] : undefined;
 }
 
 /**
