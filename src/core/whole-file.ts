@@ -33,12 +33,48 @@ export interface OutputFlag {
 }
 
 /**
+ * Where a whole file goes: a device or named pipe written as a stream, or a file (there or not
+ * yet) at its real path, links followed.
+ */
+type OutputPlace = { readonly kind: 'stream' } | { readonly kind: 'file'; readonly real: string };
+
+type PathKind = 'file' | 'folder' | 'stream' | 'none';
+
+/** What is at `path`, links followed: 'stream' is neither a file nor a folder (a device, a named pipe, a socket). */
+async function kindOf(path: string): Promise<PathKind> {
+  try {
+    const s = await stat(path);
+    return s.isDirectory() ? 'folder' : s.isFile() ? 'file' : 'stream';
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return 'none';
+    throw error;
+  }
+}
+
+/** Where {@link openWholeFile} writes `path`. */
+async function placeOf(path: string): Promise<OutputPlace> {
+  // A path that cannot be looked at is not a stream: opening the hidden file beside it says why.
+  const kind = await kindOf(path).catch((): PathKind => 'none');
+  return kind === 'stream' ? { kind } : { kind: 'file', real: await realPathOf(path) };
+}
+
+/**
  * Checks, before any work, that `path` (resolved; `shown` as the user wrote it) can be written as
  * a whole file: the name is not empty, is not a folder, and its folder exists and may be written.
  * A mistake is a usage error naming the flag and the fix, told before a long read rather than
  * after it. (The file is written later; the file system may still refuse it then.)
  */
 export async function checkOutputPath(path: string, shown: string, output: OutputFlag): Promise<void> {
+  await checkedPlace(path, shown, output);
+}
+
+/** {@link checkOutputPath}, then {@link openWholeFile}, looking at the path once. */
+export async function openCheckedFile(path: string, shown: string, output: OutputFlag): Promise<WholeFile> {
+  return openAt(path, shown, await checkedPlace(path, shown, output));
+}
+
+/** What {@link checkOutputPath} checks; gives where the file goes. */
+async function checkedPlace(path: string, shown: string, output: OutputFlag): Promise<OutputPlace> {
   const { flag, example } = output;
   if (shown.trim() === '')
     throw new UsageError(`${flag} is empty; name the file to write, e.g. ${flag} ${example}`);
@@ -46,15 +82,10 @@ export async function checkOutputPath(path: string, shown: string, output: Outpu
     throw new UsageError(
       `${flag} -: to print to standard output, leave ${flag} out; else name a file, e.g. ${flag} ${example}`,
     );
-  const kind = async (p: string): Promise<'file' | 'folder' | 'stream' | 'none'> => {
-    try {
-      const s = await stat(p);
-      return s.isDirectory() ? 'folder' : s.isFile() ? 'file' : 'stream';
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return 'none';
+  const kind = (p: string): Promise<PathKind> =>
+    kindOf(p).catch((error: unknown) => {
       throw new UsageError(`${flag} ${shown}: cannot look at ${p}: ${errorCode(error) ?? String(error)}`);
-    }
-  };
+    });
   const here = await kind(path);
   if (here === 'folder') {
     throw new UsageError(
@@ -64,7 +95,7 @@ export async function checkOutputPath(path: string, shown: string, output: Outpu
   if (here === 'stream') {
     try {
       await access(path, constants.W_OK);
-      return;
+      return { kind: 'stream' };
     } catch (error) {
       throw new UsageError(`${flag} ${shown} may not be written (${errorCode(error) ?? String(error)})`);
     }
@@ -87,16 +118,7 @@ export async function checkOutputPath(path: string, shown: string, output: Outpu
       `${flag} ${shown}: the folder ${folderShown} may not be written (${errorCode(error) ?? String(error)}); name a file in a folder you may write to`,
     );
   }
-}
-
-/** Whether `path` is something other than a file or folder (a device, a named pipe, a socket). */
-async function isStream(path: string): Promise<boolean> {
-  try {
-    const s = await stat(path);
-    return !s.isFile() && !s.isDirectory();
-  } catch {
-    return false;
-  }
+  return { kind: 'file', real };
 }
 
 /** `cannot write SHOWN: CODE (does its folder exist, and may it be written?)` */
@@ -108,8 +130,12 @@ function cannotWrite(shown: string, error: unknown): UsageError {
 
 /** Opens `path` to be written whole; `shown` names it in messages (as the user wrote it). */
 export async function openWholeFile(path: string, shown: string): Promise<WholeFile> {
-  if (await isStream(path)) return openStream(path, shown);
-  const place = await realPathOf(path);
+  return openAt(path, shown, await placeOf(path));
+}
+
+async function openAt(path: string, shown: string, at: OutputPlace): Promise<WholeFile> {
+  if (at.kind === 'stream') return openStream(path, shown);
+  const place = at.real;
   // A name of its own per write, so that two writers of one file never share a hidden file.
   const hidden = join(dirname(place), `.${basename(place)}.${randomBytes(4).toString('hex')}.partial`);
   let handle: FileHandle;

@@ -1,4 +1,4 @@
-import { checkOutputPath, type OutputFlag, openWholeFile } from '../core/whole-file.js';
+import { type OutputFlag, openCheckedFile } from '../core/whole-file.js';
 
 /** Where an export's text goes, piece by piece: a file, or the command's stdout. */
 export interface OutputFile {
@@ -32,11 +32,10 @@ export function streamOutput(stream: TextStream): OutputFile {
  * Opens `path` for an export, written whole or not at all ({@link openWholeFile}): an export cut
  * short (a failed call, Ctrl-C) never leaves a file that looks whole. `shown` is the path as the
  * user wrote it, for messages; a path that cannot be written is a usage error naming `output`'s
- * flag ({@link checkOutputPath}).
+ * flag (`checkOutputPath`, by {@link openCheckedFile}).
  */
 export async function openOutputFile(path: string, shown: string, output: OutputFlag): Promise<OutputFile> {
-  await checkOutputPath(path, shown, output);
-  const file = await openWholeFile(path, shown);
+  const file = await openCheckedFile(path, shown, output);
   return {
     async write(text) {
       await file.write(text);
