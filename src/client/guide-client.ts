@@ -82,6 +82,7 @@ import { SecretSet } from './redact.js';
 import {
   checkRetryPolicy,
   DEFAULT_RETRY_POLICY,
+  isServiceFailure,
   RetryBudget,
   type RetryPolicy,
   retryCauseOf,
@@ -779,9 +780,7 @@ class Client implements GuideClient {
     failure: TransportError,
   ): Promise<RawAnswer | undefined> {
     const { operation, body, budget, policy } = call;
-    // The service failed, not the network: no answer was lost, and a read to settle a write would
-    // fail the same way. (A write it failed on is read again by apply's convergence check.)
-    if (failure.kind === 'service') throw failure;
+    if (isServiceFailure(failure)) throw failure;
     if (policy !== undefined && failure.sent) {
       call.lost = failure;
       // Only a write held past its settling time times out: the server may apply it yet, so

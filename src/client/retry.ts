@@ -66,15 +66,25 @@ export function checkRetryPolicy(policy: RetryPolicy): RetryPolicy {
 export type RetryCause = 'quota' | 'busy' | 'unreachable' | 'lost';
 
 /**
+ * Whether the service itself failed while answering (an in-process handler threw): final, for the
+ * token exchange and for every call. No answer was lost, and asking again — a retry, or a read to
+ * settle a write — would fail the same way. (A write it failed on is read again by apply's
+ * convergence check.)
+ */
+export function isServiceFailure(failure: TransportError): boolean {
+  return failure.kind === 'service';
+}
+
+/**
  * Why a failed attempt may be retried, or undefined when it must not be: an exchange that failed
- * (but not on an HTTP 4xx other than 429: the request itself is wrong), or an answer of -1 or 45011.
+ * (but not on an HTTP 4xx other than 429: the request itself is wrong, nor in the service itself:
+ * {@link isServiceFailure}), or an answer of -1 or 45011.
  */
 export function retryCauseOf(
   failure: TransportError | { readonly kind: ApiErrorKind },
 ): RetryCause | undefined {
   if (failure instanceof TransportError) {
-    // The service itself failed: asking again would fail again.
-    if (failure.kind === 'service') return undefined;
+    if (isServiceFailure(failure)) return undefined;
     const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
     if (!retryable) return undefined;
     return failure.sent ? 'lost' : 'unreachable';

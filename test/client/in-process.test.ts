@@ -461,6 +461,40 @@ describe('a handler in-process that fails', () => {
     });
   }
 
+  test('the token fetched, a write the service fails on: fails once, neither retried nor settled by a read', async () => {
+    // The cases above fail the token exchange (the first request); this one fails a call.
+    const { local } = await twins();
+    const paths: string[] = [];
+    const thrown = new Error('the disk is full');
+    const client = tracked(
+      createGuideClient({
+        auth: CREDENTIALS,
+        retry: FAST_RETRY,
+        inProcess: {
+          handle: (request) => {
+            const path = request.target.split('?')[0] ?? '';
+            paths.push(path);
+            if (path.endsWith('/newguidegroup')) throw thrown;
+            return local.handle(request);
+          },
+          name: 'embedded(half broken)',
+        },
+      }),
+    );
+    const error: unknown = await client.newguidegroup({ group_name: 'North' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    if (!(error instanceof TransportError)) return;
+    expect(error.kind).toBe('service');
+    expect(error.cause).toBe(thrown);
+    // Sent once, after the read of the groups that would settle a lost answer; no retry, and no
+    // read after it to settle whether it was done.
+    expect(paths).toEqual([
+      '/cgi-bin/stable_token',
+      '/cgi-bin/guide/getguidegrouplist',
+      '/cgi-bin/guide/newguidegroup',
+    ]);
+  });
+
   test('a closed service refuses as a closed server does', async () => {
     const { local } = await twins();
     await local.close();
