@@ -21,6 +21,8 @@ export {
   type LoadDesiredStateResult,
   loadDesiredState,
 } from './config/index.js';
+// The names of a client's credential variables (`GuideClientOptions.credentialVariables`).
+export type { CredentialVariables } from './core/credential-variables.js';
 export type { DesiredState } from './core/desired.js';
 export type { Diagnostic } from './core/diagnostics.js';
 export { GuidectlError, UsageError } from './core/errors.js';

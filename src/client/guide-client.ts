@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../core/clock.js';
+import { type CredentialVariables, WECHAT_VARIABLES } from '../core/credential-variables.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
@@ -88,14 +89,7 @@ import {
   retryCauseOf,
 } from './retry.js';
 import { Sender } from './sender.js';
-import {
-  type ClientAuth,
-  type CredentialVariables,
-  FixedTokenSource,
-  StableTokenSource,
-  type TokenSource,
-  WECHAT_VARIABLES,
-} from './tokens.js';
+import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
 import type { Transport } from './transport.js';
 
 export { DEFAULT_BASE_URL };

@@ -44,5 +44,5 @@ export type { Sleep } from './limiter.js';
 export { type LostAnswerPolicy, lostAnswerPolicy, type WriteOperation } from './outcomes.js';
 export { REDACTED, redactUrl } from './redact.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
-export type { ClientAuth, CredentialVariables } from './tokens.js';
+export type { ClientAuth } from './tokens.js';
 export { type Id64, isOperationName, OPERATION_NAMES, type OperationName, toId64 } from './wire-names.js';

@@ -27,12 +27,6 @@ export type ClientAuth =
   | { readonly accessToken: string }
   | { readonly appid: string; readonly secret: string };
 
-export {
-  type CredentialVariables,
-  credentialVariables,
-  WECHAT_VARIABLES,
-} from '../core/credential-variables.js';
-
 /** Where the client's access tokens come from. */
 export interface TokenSource {
   /** The token to send now. */
