@@ -238,8 +238,10 @@ async function readAllGuides(
   const askPage = (page: number): Promise<GetGuideAcctListAnswer> =>
     track(reader.getguideacctlist({ page, num: pageSize }));
   const ahead = Math.max(1, Math.ceil(expected / pageSize));
-  const [first, ...early] = await Promise.all(Array.from({ length: ahead }, (_, page) => askPage(page)));
-  if (first === undefined) return [];
+  const [first, ...early] = await Promise.all([
+    askPage(0),
+    ...Array.from({ length: ahead - 1 }, (_, i) => askPage(i + 1)),
+  ]);
   const served = take(first.list);
   const total = first.total_num;
   let emptyPage = served === 0;
