@@ -15,7 +15,7 @@ import type { FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import type { PlanBuilder } from './plan-builder.js';
-import { messageToJson } from './welcome.js';
+import { messageToJson, sameWelcome } from './welcome.js';
 
 /**
  * Mass-send tasks, with their lifecycle: a task missing live is added; a pending one that differs
@@ -189,27 +189,13 @@ function materialToWire(material: TaskMaterial): JsonValue {
 }
 
 /**
- * A material compared by what reads back: a text by its text, an image by being one (its picture
- * reads back as a URL, not its media id), a card by appid, title and path (its cover is not read).
+ * A material compared by what reads back: as a welcome message is (a text by its text, a card by
+ * appid, title and path), but an image by being one: its picture reads back as a URL, not its
+ * media id.
  */
 function sameMaterial(desired: TaskMaterial, live: LiveMaterial): boolean {
-  switch (desired.type) {
-    case 'text':
-      return live.type === 'text' && live.text === desired.text;
-    case 'image':
-      return live.type === 'image';
-    case 'miniprogram':
-      return (
-        live.type === 'miniprogram' &&
-        live.appid === desired.appid &&
-        live.title === desired.title &&
-        live.path === desired.path
-      );
-    default: {
-      const unreachable: never = desired;
-      return unreachable;
-    }
-  }
+  if (desired.type === 'image') return live.type === 'image';
+  return live.type !== 'image' && sameWelcome(desired, live);
 }
 
 /** What a new task sets: its push time, remark, recipient count and materials. */
