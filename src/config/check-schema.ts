@@ -830,6 +830,9 @@ function mapError(
         part: 'key',
         message: `unknown key "${key}" in ${describeContainer(path)}${guess === undefined ? '' : `; did you mean "${guess}"?`}`,
         hint,
+        // A key at the top level that the format does not know may be a variable pasted in with
+        // its secret (WECHAT_SECRET: …): its line is not shown.
+        ...(path.length === 0 ? { secret: true as const } : {}),
       };
     }
     case 'required': {

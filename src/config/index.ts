@@ -167,7 +167,15 @@ function parseFiles(
   const formatKeys = Object.keys(schema.schema['properties'] ?? {});
   for (const source of sources) {
     const { parsed, diagnostics: yamlDiagnostics, notMapping } = parseYaml(source.file, source.text);
-    for (const d of yamlDiagnostics) diagnostics.push(d);
+    if (parsed === undefined && notMapping !== true) {
+      // Not read to the end: the file is known to be a desired-state file only from its "version:"
+      // line on, and the lines before it (or all, without one) may be a secret's.
+      const known = versionLine(source.text);
+      for (const d of yamlDiagnostics)
+        diagnostics.push(known !== undefined && d.line >= known ? d : { ...d, mayHoldSecret: true });
+    } else {
+      for (const d of yamlDiagnostics) diagnostics.push(d);
+    }
     if (notMapping === true) continue;
     if (parsed !== undefined && !looksLikeDesiredState(parsed.value, formatKeys)) {
       diagnostics.push(notDesiredState(source.file, formatKeys));
@@ -254,6 +262,15 @@ export function environmentNamed<E extends { readonly name: string }>(
   throw new UsageError(
     `no environment "${name}" in the files${guess === undefined ? '' : ` (did you mean "${guess}"?)`}; the environments are: ${names.join(', ')}`,
   );
+}
+
+/** The line (1-based) of the file's top-level `version:` key, undefined when no line starts with it. */
+function versionLine(text: string): number | undefined {
+  const at = text.search(/^(?:version|"version"|'version')[ \t]*:/m);
+  if (at < 0) return undefined;
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** A mapping with "version" or at least one other key of the format. */

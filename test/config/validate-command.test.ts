@@ -202,6 +202,39 @@ describe('files that are not desired-state files are never quoted', () => {
     expect(stdout).not.toContain('deploy settings');
   });
 
+  it('YAML that cannot be read is not quoted before its "version:" line (tabs, syntax errors), in every command', async () => {
+    const folder = nodePath.join(tmp, 'broken');
+    mkdirSync(folder);
+    writeFileSync(nodePath.join(folder, 'guides.yaml'), 'version: 1\nguides: []\n');
+    writeFileSync(nodePath.join(folder, 'secrets.yaml'), 'db:\n  password: "hunter2"x\n');
+    writeFileSync(nodePath.join(folder, 'ci.yaml'), 'api:\n\ttoken: tok_live_123\n');
+    writeFileSync(nodePath.join(folder, 'late.yaml'), 'key: sk_9f8e7d\n\tx: 1\nversion: 1\n');
+    for (const command of [['validate'], ['validate', '--json'], ['plan'], ['plan', '--json']]) {
+      const { status, stdout, stderr } = await run([folder], { command });
+      expect(status).toBe(1);
+      expect(stdout + stderr).toMatch(/ci\.yaml"?[,:]/);
+      for (const secret of ['hunter2', 'tok_live_123', 'sk_9f8e7d'])
+        expect(stdout + stderr).not.toContain(secret);
+    }
+    const { stdout } = await run([folder]);
+    expect(stdout).toContain('ci.yaml:2:1: error: a tab is used for indentation');
+    expect(stdout).toContain('secrets.yaml:2:22: error: invalid YAML');
+    // From the "version:" line on, the file is a desired-state file: its lines are shown.
+    writeFileSync(nodePath.join(folder, 'ci.yaml'), 'version: 1\nguides:\n\t- nickname: Tab\n');
+    expect((await run([folder])).stdout).toContain('3 |     - nickname: Tab');
+  });
+
+  it('an unknown top-level key of a desired-state file is named, its value (and line) not shown', async () => {
+    const file = nodePath.join(tmp, 'pasted.yaml');
+    writeFileSync(file, `version: 1\nWECHAT_SECRET: 0123456789abcdef0123456789abcdef\n`);
+    const { status, stdout } = await run([file]);
+    expect(status).toBe(1);
+    expect(stdout).toContain(
+      'pasted.yaml:2:1: error: unknown key "WECHAT_SECRET" in the top level of the file',
+    );
+    expect(stdout).not.toContain('0123456789abcdef');
+  });
+
   it('a mapping with none of the keys of the format is not a desired-state file: no line of it is shown', async () => {
     const creds = nodePath.join(tmp, 'creds.yaml');
     writeFileSync(creds, 'appid: wx1234567890abcdef\nsecret: 0123456789abcdef0123456789abcdef\n');
