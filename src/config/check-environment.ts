@@ -67,8 +67,12 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
     if (checked.parts !== undefined) ruleFiles.push({ parsed, parts: partsIn(checked.parts, name) });
     if (checked.written !== undefined) valid.push({ parsed, written: checked.written });
   }
-  // With a file missing or broken, a group member may be a guide defined in what could not be read.
-  const complete = !hasErrors(input.common) && !hasErrors(diagnostics);
+  // With a file missing or broken, or a guide whose account could not be read, a group member may
+  // be a guide defined in what could not be read.
+  const complete =
+    !hasErrors(input.common) &&
+    ruleFiles.length === input.files.length &&
+    ruleFiles.every((f) => f.parts.incomplete !== true);
   for (const d of checkRules(ruleFiles, { complete, displayPath: input.displayPath })) diagnostics.push(d);
 
   for (const d of input.recipientProblems) diagnostics.push(d);

@@ -3,7 +3,7 @@ import { isHttpUrl, WECHAT_ID } from '../core/guide-rules.js';
 import { MEMBER_HINT, quote, wechatIdMessage } from './check-schema.js';
 import { checkTasks } from './check-task-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
-import type { WrittenGroup, WrittenParts } from './written.js';
+import type { RuleGroup, WrittenParts } from './written.js';
 
 /** The parts of a file that passed the schema, with the means to point into the file. */
 export interface RuleFile {
@@ -160,7 +160,7 @@ function checkGuides(files: readonly RuleFile[], out: Reporter): KnownGuides {
       if (idKey === 'account') byAccount.add(id);
       else if (!byOpenid.has(id)) byOpenid.set(id, here);
 
-      if (!isHttpUrl(guide.head_image_url)) {
+      if (guide.head_image_url !== undefined && !isHttpUrl(guide.head_image_url)) {
         out.report(
           'error',
           'head-image-url-invalid',
@@ -211,7 +211,7 @@ function checkGroups(files: readonly RuleFile[], known: KnownGuides, complete: b
 function checkMembers(
   parsed: ParsedYaml,
   index: number,
-  group: WrittenGroup,
+  group: RuleGroup,
   known: KnownGuides,
   complete: boolean,
   out: Reporter,

@@ -20,6 +20,7 @@ import { isRecord } from '../core/records.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import type { PartValidators, StrictValidators } from './compile-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
+import { salvageParts } from './salvage-parts.js';
 import { suggest } from './suggest.js';
 import type {
   Indexed,
@@ -303,29 +304,6 @@ function indexed<T>(list: readonly T[]): Indexed<T>[] {
   return list.map((value, index) => ({ index, value }));
 }
 
-/** The parts of an invalid file that pass on their own. */
-function salvageParts(value: Record<string, unknown>, parts: PartValidators): WrittenParts {
-  const pick = <T>(list: unknown, valid: ValidateFunction<T>): Indexed<T>[] => {
-    if (!Array.isArray(list)) return [];
-    const out: Indexed<T>[] = [];
-    list.forEach((item: unknown, index) => {
-      if (valid(item)) out.push({ index, value: item });
-    });
-    return out;
-  };
-  const account = value['account'];
-  const prune = value['prune'];
-  const safety = value['safety'];
-  return {
-    ...(parts.account(account) ? { account } : {}),
-    ...(parts.prune(prune) ? { prune } : {}),
-    ...(parts.safety(safety) ? { safety } : {}),
-    guides: pick(value['guides'], parts.guide),
-    groups: pick(value['groups'], parts.group),
-    tasks: pick(value['tasks'], parts.task),
-  };
-}
-
 /**
  * Checks the version, then the schema, and turns every failure into a diagnostic in plain words
  * at the position of the offending key or value. A file whose version is not 1 is not checked
@@ -401,12 +379,14 @@ export function checkSchema(
   for (const e of errors) {
     const mapped = mapError(e, compiledSchema, context);
     if (mapped === undefined) continue;
-    const key = `${mapped.code}\u0000${mapped.path.join('\u0000')}`;
+    // Each missing key of a mapping is its own problem, at the same place.
+    const missing = e.keyword === 'required' ? String(e.params['missingProperty']) : '';
+    const key = `${mapped.code}\u0000${missing}\u0000${mapped.path.join('\u0000')}`;
     if (seen.has(key)) continue;
     seen.add(key);
     emit(mapped.code, mapped.path, mapped.part, mapped.message, mapped.hint, mapped.secret);
   }
-  return { parts: salvageParts(value, compiledSchema.parts()), diagnostics };
+  return { parts: salvageParts(value, compiledSchema.parts(), errors), diagnostics };
 }
 
 /** What one error's mapping needs to know about the others. */

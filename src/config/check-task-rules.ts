@@ -3,7 +3,7 @@ import { parseWrittenTime } from '../core/task-time.js';
 import { describeEarlier, type KnownGuides, type Ref, type Reporter, type RuleFile } from './check-rules.js';
 import { quote } from './check-schema.js';
 import type { ParsedYaml } from './parse-yaml.js';
-import type { WrittenTask } from './written.js';
+import type { RuleTask } from './written.js';
 
 /**
  * Tasks: one per guide and name across the files; a guide the files declare (else a warning: it
@@ -48,7 +48,7 @@ export function checkTasks(
 function checkTaskGuide(
   parsed: ParsedYaml,
   index: number,
-  task: WrittenTask,
+  task: RuleTask,
   known: KnownGuides,
   complete: boolean,
   out: Reporter,
@@ -69,7 +69,7 @@ function checkTaskGuide(
   );
 }
 
-function checkTaskValues(parsed: ParsedYaml, index: number, task: WrittenTask, out: Reporter): void {
+function checkTaskValues(parsed: ParsedYaml, index: number, task: RuleTask, out: Reporter): void {
   if (task.recipients !== undefined && task.recipients_file !== undefined) {
     out.report(
       'error',
@@ -93,7 +93,7 @@ function checkTaskValues(parsed: ParsedYaml, index: number, task: WrittenTask, o
       },
     );
   }
-  if (parseWrittenTime(task.push_at) === undefined) {
+  if (task.push_at !== undefined && parseWrittenTime(task.push_at) === undefined) {
     out.report(
       'error',
       'push-at-invalid',
@@ -104,8 +104,8 @@ function checkTaskValues(parsed: ParsedYaml, index: number, task: WrittenTask, o
       { hint: 'check the day of the month, the hour (00–23) and the offset (at most ±18:00)' },
     );
   }
-  task.materials.forEach((material, m) => {
-    if (!('text' in material)) return;
+  (task.materials ?? []).forEach((material, m) => {
+    if (material === undefined || !('text' in material)) return;
     const bytes = Buffer.byteLength(material.text, 'utf8');
     if (bytes <= MATERIAL_WORD_MAX_BYTES) return;
     out.report(

@@ -114,15 +114,51 @@ export interface Indexed<T> {
 }
 
 /**
- * The parts of a file that passed the schema, for the rules across files. For a file that passed
- * as a whole these are all of it; for a file that did not, the guides, groups and sections that
- * passed on their own, so that its other mistakes are still reported in the same run.
+ * The parts of a file for the rules across entries and files. For a file that passed the schema
+ * these are all of it; for a file that did not, the sections that passed on their own, and each
+ * guide, group and task whose key fields passed, with its other fields that passed
+ * (`salvageParts`), so that its other mistakes are still reported in the same run.
  */
 export interface WrittenParts {
   readonly account?: WrittenAccount;
   readonly prune?: WrittenPrune;
   readonly safety?: WrittenSafety;
-  readonly guides: readonly Indexed<WrittenGuide>[];
-  readonly groups: readonly Indexed<WrittenGroup>[];
-  readonly tasks: readonly Indexed<WrittenTask>[];
+  readonly guides: readonly Indexed<RuleGuide>[];
+  readonly groups: readonly Indexed<RuleGroup>[];
+  readonly tasks: readonly Indexed<RuleTask>[];
+  /**
+   * Set when a guide (or the list of guides) is left out because its account or openid did not
+   * pass: a member or task that names no guide of the files may name that one.
+   */
+  readonly incomplete?: true;
+}
+
+/** What the rules read of a guide: exactly one of `account` and `openid`; the rest when it passed. */
+export interface RuleGuide {
+  readonly account?: string;
+  readonly openid?: string;
+  readonly head_image_url?: string;
+  readonly only_in?: readonly string[];
+}
+
+/** What the rules read of a group: its name; its members when they passed. */
+export interface RuleGroup {
+  readonly name: string;
+  readonly members?: readonly string[];
+  readonly only_in?: readonly string[];
+}
+
+/**
+ * What the rules read of a task: its name and exactly one of `guide` and `guide_openid`; the rest
+ * when it passed. `recipients` and `recipients_file` are there when written, even if wrong (then
+ * empty), and a material is undefined when it did not pass.
+ */
+export interface RuleTask {
+  readonly name: string;
+  readonly guide?: string;
+  readonly guide_openid?: string;
+  readonly push_at?: string;
+  readonly recipients?: readonly string[];
+  readonly recipients_file?: string;
+  readonly materials?: readonly (WrittenWelcome | undefined)[];
 }

@@ -350,6 +350,68 @@ describe('messages in plain words that name the fix', () => {
   });
 });
 
+describe('all problems in one run, where an entry broke the schema', () => {
+  it('every missing key of a mapping, not only the first', async () => {
+    const { diagnostics } = await loadDesiredState([
+      writeTemp('version: 1\nguides:\n  - account: alice_wx\n'),
+    ]);
+    expect(diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`).sort()).toEqual([
+      'missing-key 3:5 this guide has no "head_image_url"',
+      'missing-key 3:5 this guide has no "nickname"',
+    ]);
+  });
+
+  it('an entry whose key fields passed takes part in the checks across entries', async () => {
+    const text = [
+      'version: 1',
+      'guides:',
+      '  - account: alice_wx',
+      '    nickname: Alice',
+      '    head_image_url: https://x.example/a',
+      '  - account: alice_wx',
+      '    nickname: Alexandra the Great',
+      '    head_image_url: https://x.example/a',
+      'groups:',
+      '  - name: North',
+      '    members: [carol_wx]',
+      '    protected: 1',
+      'tasks:',
+      '  - name: t1',
+      '    guide: alice_wx',
+      '    push_at: "2026-12-01T10:00:00+08:00"',
+      '    recipients: [o1]',
+      '    recipients_file: ../outside.csv',
+      `    materials: [{text: ${'x'.repeat(301)}}]`,
+      '    remark: 5',
+      '',
+    ].join('\n');
+    expect(await diagnose(text)).toEqual([
+      'error guide-duplicate 6:14',
+      'error nickname-too-long 7:15',
+      'warning member-unknown 11:15',
+      'error wrong-type 12:16',
+      'error task-recipients-both 18:5',
+      'error task-text-too-long 19:24',
+      'error wrong-type 20:13',
+    ]);
+  });
+
+  it('a guide whose account did not pass may be the member: no member-unknown then', async () => {
+    const text = [
+      'version: 1',
+      'guides:',
+      '  - account: 1carol',
+      '    nickname: Carol',
+      '    head_image_url: https://x.example/c',
+      'groups:',
+      '  - name: North',
+      '    members: [carol_wx]',
+      '',
+    ].join('\n');
+    expect(await diagnose(text)).toEqual(['error guide-account-invalid 3:14']);
+  });
+});
+
 describe('normalised desired state', () => {
   it('small-store: every feature', async () => {
     const { state, diagnostics } = await loadDesiredState(['examples/small-store.yaml'], { cwd: ROOT });
