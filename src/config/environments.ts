@@ -6,6 +6,7 @@ import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
 import {
   findStringUses,
   lineStartsOf,
+  problemSpans,
   referenceSpans,
   type StringUse,
   VALUE_NAME,
@@ -63,6 +64,12 @@ export class EnvironmentFile {
     if (this.uses.length === 0) return undefined;
     this.byPath ??= new Map(this.uses.map((use) => [pathKey(use.path), use]));
     return this.byPath.get(pathKey(path));
+  }
+
+  /** Where each malformed `${` of `use` is written. */
+  problemSpansOf(use: StringUse): Span[] {
+    this.lineStarts ??= lineStartsOf(this.text);
+    return problemSpans(this.text, this.lineStarts, this.parsed.locate(use.path), use);
   }
 
   /** Where each reference of `use` is written. */
@@ -295,20 +302,15 @@ function checkUse(
   out: Diagnostic[],
 ): void {
   const { parsed } = file;
-  for (const problem of use.template.problems) {
-    out.push(
-      at(
-        parsed,
-        use.path,
-        'value',
-        'env-reference-invalid',
-        `${quote(problem.text)} is not a reference to a value`,
-        {
-          hint: `write \${name} with a name of letters, digits and "_"; write $\${ for a literal \${`,
-        },
-      ),
-    );
-  }
+  const problemSpans = use.template.problems.length === 0 ? [] : file.problemSpansOf(use);
+  use.template.problems.forEach((problem, i) => {
+    const span = problemSpans[i] ?? parsed.locate(use.path);
+    out.push({
+      ...spanDiagnostic(parsed.file, span, 'env-reference-invalid', 'error'),
+      message: `${quote(problem.text)} is not a reference to a value`,
+      hint: `write \${name} with a name of letters, digits and "_"; write $\${ for a literal \${`,
+    });
+  });
   const spans = file.spansOf(use);
   const known = new Set(environments.flatMap((e) => [...e.values.keys(), ...e.refusedValues]));
   use.template.references.forEach((reference, i) => {

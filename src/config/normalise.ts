@@ -217,7 +217,13 @@ function normaliseTasks(
 ): void {
   written.forEach((task, index) => {
     const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
-    const desired = normaliseTask(task, listed, sourceOf(parsed, ['tasks', index]));
+    const desired = {
+      ...normaliseTask(task, listed, sourceOf(parsed, ['tasks', index])),
+      sources: {
+        pushAt: entrySourceOf(parsed, ['tasks', index, 'push_at']),
+        guide: entrySourceOf(parsed, ['tasks', index, task.guide === undefined ? 'guide_openid' : 'guide']),
+      },
+    };
     tasks.push(desired);
     if (task.protected !== true) return;
     protect(desired.guide, desired.name, entrySourceOf(parsed, ['tasks', index, 'protected'], 'key'));

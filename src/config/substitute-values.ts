@@ -219,6 +219,30 @@ export function referenceSpans(
   });
 }
 
+/**
+ * Where each malformed `${` of `use` is written (from the `${` to its `}` or the string's end), as
+ * {@link referenceSpans}: the whole string when the source does not hold the same ones.
+ */
+export function problemSpans(
+  text: string,
+  lineStarts: readonly number[],
+  span: Span,
+  use: StringUse,
+): Span[] {
+  const start = offsetOf(lineStarts, span.line, span.column);
+  const end = offsetOf(lineStarts, span.endLine, span.endColumn);
+  const found = parseTemplate(text.slice(start, end)).problems;
+  const wanted = use.template.problems;
+  const same = found.length === wanted.length && found.every((p, i) => p.text === wanted[i]?.text);
+  return wanted.map((_, i) => {
+    const p = same ? found[i] : undefined;
+    if (p === undefined) return span;
+    const a = positionAt(lineStarts, start + p.start);
+    const b = positionAt(lineStarts, start + p.end);
+    return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
+  });
+}
+
 /** The offset of each line's start in `text`. */
 export function lineStartsOf(text: string): number[] {
   const starts = [0];

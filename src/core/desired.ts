@@ -208,6 +208,8 @@ export interface DesiredTask {
   readonly recipients: readonly string[];
   readonly materials: readonly TaskMaterial[];
   readonly source: SourceRef;
+  /** Where its push_at and its guide (or guide_openid) are written, for the plan's errors about them. */
+  readonly sources?: { readonly pushAt: SourceRef; readonly guide: SourceRef };
 }
 
 /** A material of a task: the same three forms as a welcome message. */

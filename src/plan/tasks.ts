@@ -56,7 +56,7 @@ export function planTasks(
   for (const task of sorted) {
     if (!ctx.guidesAfter.has(guideKey(task.guide))) {
       out.diagnostics.push({
-        ...task.source,
+        ...(task.sources?.guide ?? task.source),
         severity: 'error',
         code: 'task-guide-not-found',
         message: `the guide ${describeGuideId(task.guide)} of task ${JSON.stringify(task.name)} is neither declared under guides: nor a live guide the plan keeps`,
@@ -145,7 +145,7 @@ function inWindow(task: DesiredTask, now: number, diagnostics: Diagnostic[]): bo
   const at = (unix: number): string => formatWrittenTime(unix, task.offsetMinutes);
   const past = task.pushAt < now;
   diagnostics.push({
-    ...task.source,
+    ...(task.sources?.pushAt ?? task.source),
     severity: 'error',
     code: past ? 'task-push-time-past' : 'task-push-time-too-far',
     message: `push_at ${at(task.pushAt)} of task ${JSON.stringify(task.name)} is ${past ? 'in the past' : 'more than one month ahead'}; a task to create or change must be pushed from ${at(now)} to ${at(latest)}`,
