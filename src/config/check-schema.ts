@@ -532,6 +532,44 @@ const shareOutOfRange: Describe = ({ written }) => ({
   hint: 'write 0.25 for 25% of the live count (the default)',
 });
 
+const PUSH_AT_FORM = 'such as 2026-12-01T10:00:00+08:00 (or Z for UTC)';
+
+/** What is wrong with a push_at that is not ISO 8601 with an offset, and what to write instead. */
+function pushAtProblem(text: string): { message: string; hint: string } {
+  const zone = '(Z|[+-]\\d{2}(?::?\\d{2})?)';
+  const fraction = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2})(\\.\\d+)${zone}$`).exec(text);
+  if (fraction !== null) {
+    return {
+      message: `push_at ${quote(text)} has a fraction of a second (${fraction[2]}); the API takes whole seconds`,
+      hint: `write ${fraction[1]}${fraction[3]}, or the second you mean`,
+    };
+  }
+  const noZone = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.0+)?$/.exec(text);
+  if (noZone !== null) {
+    return {
+      message: `push_at ${quote(text)} has no UTC offset, so the moment it names is not known`,
+      hint: `add the offset of the time: ${noZone[1]}T${noZone[2]}+08:00 for China, or Z for UTC`,
+    };
+  }
+  const space = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}) (\\d{2}:\\d{2}(?::\\d{2})?)${zone}$`).exec(text);
+  if (space !== null) {
+    return {
+      message: `push_at ${quote(text)} has a space between the date and the time; ISO 8601 puts a T there`,
+      hint: `write ${space[1]}T${space[2]}${space[3]}`,
+    };
+  }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    return {
+      message: `push_at ${quote(text)} is a date without a time and UTC offset`,
+      hint: `add the time and the offset: ${text}T10:00:00+08:00`,
+    };
+  }
+  return {
+    message: `push_at ${quote(text)} is not an ISO 8601 date and time with an offset`,
+    hint: `write the date, the time and the UTC offset, ${PUSH_AT_FORM}`,
+  };
+}
+
 /**
  * Every constraint of the schema, by `$defs` entry and keyword. A test checks that each
  * constraint keyword in the schema has an entry, so that no user sees ajv's raw text.
@@ -679,11 +717,7 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     message: 'a task sends at least one material; this list is empty',
     hint: 'for example: - text: "Spring sale starts now!"',
   }),
-  'pushAt/pattern': ({ data }) => ({
-    code: 'push-at-invalid',
-    message: `push_at ${quote(data)} is not an ISO 8601 date and time with an offset`,
-    hint: 'write the date, the time and the UTC offset, such as 2026-12-01T10:00:00+08:00 (or Z for UTC)',
-  }),
+  'pushAt/pattern': ({ data }) => ({ code: 'push-at-invalid', ...pushAtProblem(String(data)) }),
   'recipients/minItems': () => ({
     code: 'task-recipients-empty',
     message: 'recipients is empty; a task is sent to at least one customer',
