@@ -119,7 +119,7 @@ export function parseYamlWithPackage(file: string, text: string): ParseYamlResul
     logLevel: 'error',
   });
 
-  const syntax = syntaxDiagnostics(doc.errors, at);
+  const syntax = syntaxDiagnostics(doc.errors, at, text);
   if (syntax.length > 0) {
     return isMap(doc.contents) ? { diagnostics: syntax } : { diagnostics: syntax, notMapping: true };
   }
@@ -233,7 +233,7 @@ const SYNTAX_HINTS: Partial<Record<YAMLError['code'], string>> = {
   BAD_DQ_ESCAPE: 'inside "double quotes" a backslash starts an escape; use single quotes or write "\\\\"',
 };
 
-function syntaxDiagnostics(errors: readonly YAMLError[], at: At): Diagnostic[] {
+function syntaxDiagnostics(errors: readonly YAMLError[], at: At, text: string): Diagnostic[] {
   if (errors.length === 0) return [];
   // A tab in the indentation throws off everything after it; report only the tabs then.
   const tabs = errors.filter((e) => e.code === 'TAB_AS_INDENT');
@@ -251,13 +251,38 @@ function syntaxDiagnostics(errors: readonly YAMLError[], at: At): Diagnostic[] {
   const out: Diagnostic[] = [];
   const seenLines = new Set<number>();
   for (const e of errors) {
-    const d = syntaxDiagnostic(e, at);
+    const d = unquotedReference(e, at, text) ?? syntaxDiagnostic(e, at);
     // One error per line: the later ones on a line are almost always echoes of the first.
     if (seenLines.has(d.line)) continue;
     seenLines.add(d.line);
     out.push(d);
   }
   return out;
+}
+
+/**
+ * An unquoted `${name}` inside `[ ]` or `{ }`: its `{` starts a mapping there, and the yaml
+ * package's words ("missing , or : between flow sequence items") do not say so.
+ */
+function unquotedReference(e: YAMLError, at: At, text: string): Diagnostic | undefined {
+  const [brace] = e.pos;
+  if (text[brace] !== '{' || text[brace - 1] !== '$') return undefined;
+  const close = text.indexOf('}', brace);
+  const lineEnd = text.indexOf('\n', brace);
+  if (close === -1 || (lineEnd !== -1 && close > lineEnd)) return undefined;
+  let start = brace - 1;
+  while (start > 0 && !/[\s[{,]/.test(text[start - 1] ?? ' ')) start--;
+  // Only the reference is quoted back: text before it on the line may be anything.
+  const reference = text.slice(brace - 1, close + 1);
+  return at(
+    'yaml-syntax',
+    start,
+    close + 1,
+    `invalid YAML: ${reference} is not quoted, and inside [ ] or { } YAML reads its "{" as the start of a mapping`,
+    start === brace - 1
+      ? `quote the reference: "${reference}"`
+      : `quote the whole value that holds it: "…${reference}"`,
+  );
 }
 
 function syntaxDiagnostic(e: YAMLError, at: At): Diagnostic {

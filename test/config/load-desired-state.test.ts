@@ -166,6 +166,23 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     ]);
   });
 
+  it('an unquoted reference inside [ ] or { } is said to need quotes', async () => {
+    const said = async (text: string) =>
+      (await loadDesiredState([writeTemp(text)])).diagnostics.map(
+        (d) => `${d.code} ${d.line}:${d.column}-${d.endColumn} ${d.message}; ${d.hint}`,
+      );
+    const refs =
+      'version: 1\nenvironments:\n  a:\n    values: {w: x}\naccount:\n  sensitive_words:\n    semantics: append\n';
+    expect(await said(`${refs}    words: [a, \${w}]\n`)).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a reference as the message quotes it
+      'yaml-syntax 8:16-20 invalid YAML: ${w} is not quoted, and inside [ ] or { } YAML reads its "{" as the start of a mapping; quote the reference: "${w}"',
+    ]);
+    expect(await said(`${refs}    words: [sale\${w}]\n`)).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a reference as the message quotes it
+      'yaml-syntax 8:13-21 invalid YAML: ${w} is not quoted, and inside [ ] or { } YAML reads its "{" as the start of a mapping; quote the whole value that holds it: "…${w}"',
+    ]);
+  });
+
   it('unresolved aliases', async () => {
     expect(await diagnose('version: 1\nguides: *nothing\n')).toEqual(['error yaml-syntax 2:9']);
   });
