@@ -5,7 +5,7 @@ import {
   type SplitPaths,
   splitSavedPlans,
 } from '../reconcile/index.js';
-import { allEnvsApplyOutput } from '../report/all-envs-apply.js';
+import { allEnvsApplyOutput, environmentStderrLine } from '../report/all-envs-apply.js';
 import { applyFormatOf, type OutputChunk } from '../report/apply-output.js';
 import type { CommandContext, ExitStatus } from './io.js';
 import { writeChunks } from './output.js';
@@ -61,7 +61,7 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
         // Its output (the failure for machines) was written by applyOne.
-        ctx.io.stderr.write(`guidectl: environment ${name}: ${error.message}\n`);
+        ctx.io.stderr.write(environmentStderrLine(name, error.message));
         return false;
       }
       return status === 0;

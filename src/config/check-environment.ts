@@ -34,6 +34,8 @@ export interface CheckInput {
 export interface EnvironmentDiagnostic {
   readonly diagnostic: Diagnostic;
   readonly note?: string;
+  /** Set when the problem is the same in every environment (in the `environments:` declarations). */
+  readonly everywhere?: true;
 }
 
 export interface EnvironmentCheck {
@@ -54,6 +56,7 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
   const valid: ValidFile[] = [];
   const ruleFiles: RuleFile[] = [];
   const marks = new Marks();
+  const everywhere = new Set<Diagnostic>();
   const name = environment?.name;
   const include = name === undefined ? undefined : (item: unknown): boolean => existsIn(item, name);
   for (const file of input.files) {
@@ -64,6 +67,7 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
       include === undefined ? {} : { cache: input.itemErrors, include },
     );
     for (const d of checked.diagnostics) diagnostics.push(d);
+    for (const d of checked.declarations ?? []) everywhere.add(d);
     if (checked.parts !== undefined) ruleFiles.push({ parsed, parts: partsIn(checked.parts, name) });
     if (checked.written !== undefined) valid.push({ parsed, written: checked.written });
   }
@@ -76,7 +80,7 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
   for (const d of checkRules(ruleFiles, { complete, displayPath: input.displayPath })) diagnostics.push(d);
 
   for (const d of input.recipientProblems) diagnostics.push(d);
-  const found = marks.apply(diagnostics);
+  const found = marks.apply(diagnostics, everywhere);
   if (environment !== undefined) {
     for (const file of input.files) {
       for (const d of missingValues(file, environment, input.environments)) found.push({ diagnostic: d });
@@ -145,10 +149,17 @@ class Marks {
     this.marks.set(placeKey(file, span), what);
   }
 
-  /** The diagnostics with their notes, without those at a string whose value is missing. */
-  apply(diagnostics: readonly Diagnostic[]): EnvironmentDiagnostic[] {
+  /**
+   * The diagnostics with their notes, without those at a string whose value is missing; those of
+   * `everywhere` are marked as not depending on the environment.
+   */
+  apply(diagnostics: readonly Diagnostic[], everywhere: ReadonlySet<Diagnostic>): EnvironmentDiagnostic[] {
     const out: EnvironmentDiagnostic[] = [];
     for (const diagnostic of diagnostics) {
+      if (everywhere.has(diagnostic)) {
+        out.push({ diagnostic, everywhere: true });
+        continue;
+      }
       const mark = this.marks.size === 0 ? undefined : this.marks.get(placeKey(diagnostic.file, diagnostic));
       if (mark === DROP) continue;
       out.push(mark === undefined ? { diagnostic } : { diagnostic, note: mark });
@@ -171,9 +182,14 @@ export function mergeEnvironmentDiagnostics(
   declared: number,
 ): Diagnostic[] {
   const groups = new Map<string, { diagnostic: Diagnostic; note?: string; environments: string[] }>();
+  const everywhere = new Map<string, Diagnostic>();
   for (const { environment, found } of checks) {
-    for (const { diagnostic: d, note } of found) {
+    for (const { diagnostic: d, note, everywhere: same } of found) {
       const key = [d.severity, d.code, d.file, d.line, d.column, d.message, note ?? ''].join('\u0000');
+      if (same === true) {
+        everywhere.set(key, d);
+        continue;
+      }
       const group = groups.get(key);
       if (group === undefined) {
         groups.set(key, {
@@ -186,7 +202,7 @@ export function mergeEnvironmentDiagnostics(
       }
     }
   }
-  const out: Diagnostic[] = [];
+  const out: Diagnostic[] = [...everywhere.values()];
   for (const { diagnostic, note, environments } of groups.values()) {
     if (note === undefined && environments.length === declared) {
       out.push(diagnostic);

@@ -278,6 +278,11 @@ export interface SchemaCheckResult {
   /** The parts that passed (all of `written` when it passed); absent when the version is not 1. */
   readonly parts?: WrittenParts;
   readonly diagnostics: Diagnostic[];
+  /**
+   * Those of `diagnostics` about the `environments:` declarations: the same whichever environment
+   * the files are checked in.
+   */
+  readonly declarations?: ReadonlySet<Diagnostic>;
 }
 
 /**
@@ -316,6 +321,7 @@ export function checkSchema(
 ): SchemaCheckResult {
   const { value } = parsed;
   const diagnostics: Diagnostic[] = [];
+  const declarations = new Set<Diagnostic>();
   const emit = (
     code: DiagnosticCode,
     path: ValuePath,
@@ -332,7 +338,9 @@ export function checkSchema(
       hint === undefined
         ? { severity: 'error', code, message, file, line, column, endLine, endColumn }
         : { severity: 'error', code, message, file, line, column, endLine, endColumn, hint };
-    diagnostics.push(secret === true || mayHoldSecret(path) ? { ...d, mayHoldSecret: true } : d);
+    const shown = secret === true || mayHoldSecret(path) ? { ...d, mayHoldSecret: true as const } : d;
+    diagnostics.push(shown);
+    if (path[0] === 'environments') declarations.add(shown);
   };
 
   if (!isRecord(value)) return { diagnostics };
@@ -371,7 +379,7 @@ export function checkSchema(
   const errors = compiledSchema.errorsOf(value, options);
   if (conforms(value, errors)) {
     if (diagnostics.length === 0) return { written: value, parts: partsOf(value), diagnostics };
-    return { parts: partsOf(value), diagnostics };
+    return { parts: partsOf(value), diagnostics, declarations };
   }
 
   const seen = new Set<string>();
@@ -386,7 +394,7 @@ export function checkSchema(
     seen.add(key);
     emit(mapped.code, mapped.path, mapped.part, mapped.message, mapped.hint, mapped.secret);
   }
-  return { parts: salvageParts(value, compiledSchema.parts(), errors), diagnostics };
+  return { parts: salvageParts(value, compiledSchema.parts(), errors), diagnostics, declarations };
 }
 
 /** What one error's mapping needs to know about the others. */

@@ -100,3 +100,13 @@ export function renderEnvironmentApplies(
   ]);
   return alignColumns(['ENVIRONMENT', 'APPLY', ''], rows);
 }
+
+/**
+ * `guidectl: environment NAME: MESSAGE`, a stderr line about one environment of several; a message
+ * that starts by naming the environment is not given its name twice.
+ */
+export function environmentStderrLine(name: string, message: string): string {
+  return message.startsWith(`environment ${name} `)
+    ? `guidectl: ${message}\n`
+    : `guidectl: environment ${name}: ${message}\n`;
+}

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
 import { isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
+import { environmentStderrLine } from './all-envs-apply.js';
 import { countOf, formatCount } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
@@ -53,7 +54,7 @@ function verdictOf(environments: readonly EnvironmentPlan[], format: PlanFormat,
     if (outcome.kind !== 'planned') {
       exit = 1;
       if (outcome.kind === 'failed')
-        stderr += `guidectl: environment ${name}: ${escapeControlsKeepingLines(outcome.message)}\n`;
+        stderr += environmentStderrLine(name, escapeControlsKeepingLines(outcome.message));
       else stderr += `guidectl: environment ${name}: the plan cannot be made\n`;
       continue;
     }
