@@ -9,4 +9,4 @@ export { parseFaults } from './faults.js';
 export type { CallRecord, GuideServiceOptions } from './server.js';
 export { GuideService, ListenError, ServiceClosedError, UnknownSecretError } from './server.js';
 export { type RunningServe, type ServeOptions, startServe } from './start-serve.js';
-export { StoreError } from './store.js';
+export { StoreError, StoreFailedError } from './store.js';

@@ -24,7 +24,7 @@ import type { Body } from './fields.js';
 import type { HttpHost, HttpListener } from './http-server.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
-import { type Durability, Store } from './store.js';
+import { type Durability, Store, storeFailure } from './store.js';
 import { DEFAULT_THROTTLE, FailureThrottle, type ThrottleSettings } from './throttle.js';
 import {
   INVALID_APPID,
@@ -38,6 +38,8 @@ import {
 export interface GuideServiceOptions {
   /** SQLite file, or `:memory:` (the default). */
   readonly db?: string;
+  /** How messages name the database (as the user gave it); `db` by default. */
+  readonly dbName?: string;
   readonly durability?: Durability;
   readonly host?: string;
   /** 0 (the default) picks a free port. */
@@ -147,6 +149,9 @@ export class GuideService {
   private readonly delays = new Delays();
   private readonly maxBodyBytes: number;
   private readonly log: (line: string) => void;
+  private readonly dbName: string;
+  /** What was logged already (a store failure, a bug's stack), so that a retried call does not log it again. */
+  private readonly logged = new Set<string>();
   private faults: FaultInjector;
   private callRecord: CallRecord[] = [];
   private callSeq = 0;
@@ -174,6 +179,7 @@ export class GuideService {
     this.simulation = options.simulation === true;
     this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
     this.log = options.log ?? (() => {});
+    this.dbName = options.dbName ?? options.db ?? ':memory:';
     const faults = options.faults ?? NO_FAULTS;
     this.faults = new FaultInjector(typeof faults === 'string' ? parseFaults(faults) : faults);
     const offset = this.simulation ? Number(this.store.getMeta('clock_offset_ms') ?? 0) : 0;
@@ -328,7 +334,7 @@ export class GuideService {
       guard: this.guard,
       maxBodyBytes: this.maxBodyBytes,
       tooLarge: () => this.render(this.tooLargeBody()),
-      internalError: (error) => this.render(this.errorAnswer(error)),
+      internalError: (error) => this.render(this.failureAnswer(error)),
       isClosing: () => this.closing !== undefined,
     };
   }
@@ -339,7 +345,13 @@ export class GuideService {
       const body = await this.route(request);
       return body === undefined ? undefined : this.render(body);
     } catch (error) {
-      return this.render(this.errorAnswer(error));
+      // In this process (the embedded local service), a store failure fails the caller's command
+      // at once, as its own error: a -1 would be retried for minutes, to no avail.
+      if (this.http === undefined) {
+        const failed = storeFailure(error, this.dbName);
+        if (failed !== undefined) throw failed;
+      }
+      return this.render(this.failureAnswer(error));
     } finally {
       this.requests.leave();
     }
@@ -449,11 +461,13 @@ export class GuideService {
     if (this.faults.inert) {
       // Nothing to inject between the token check and the call: both run in one transaction,
       // which saves the check's own (a third of the service's SQLite time in a large read).
-      const answer = this.attempt(() =>
-        this.transaction((ctx) => {
-          this.tokens.check(ctx, token);
-          return OPERATION_HANDLERS[name](ctx, parseBody(raw));
-        }, lockMode(name)),
+      const answer = this.attempt(
+        () =>
+          this.transaction((ctx) => {
+            this.tokens.check(ctx, token);
+            return OPERATION_HANDLERS[name](ctx, parseBody(raw));
+          }, lockMode(name)),
+        record,
       );
       record(Number(answer['errcode']));
       return answer;
@@ -480,7 +494,7 @@ export class GuideService {
       const body = parseBody(raw);
       const handler = OPERATION_HANDLERS[name];
       return this.transaction((ctx) => handler(ctx, body), lockMode(name));
-    });
+    }, record);
     record(Number(answer['errcode']));
     // A lost answer: the call took effect; the answer never reaches the caller.
     return fault === 'lost_answer' ? undefined : answer;
@@ -510,12 +524,20 @@ export class GuideService {
     return this.attempt(() => handler(host, raw.length === 0 ? {} : parseBody(raw), query));
   }
 
-  /** Runs one call; an ApiError becomes its answer, anything else a logged -1. */
-  private attempt(fn: () => object): Record<string, unknown> {
+  /**
+   * Runs one call; an ApiError becomes its answer, a bug a logged -1. A store failure is thrown
+   * (`errorAnswer`), after `record` is told of it as a -1.
+   */
+  private attempt(fn: () => object, record?: (errcode: number) => void): Record<string, unknown> {
     try {
       return { errcode: 0, errmsg: 'ok', ...fn() };
     } catch (error) {
-      return this.errorAnswer(error);
+      try {
+        return this.errorAnswer(error);
+      } catch (failed) {
+        record?.(ERRCODE.systemBusy);
+        throw failed;
+      }
     }
   }
 
@@ -531,12 +553,37 @@ export class GuideService {
     }
   }
 
+  /**
+   * The answer to a call that failed with `error`. A failure of the store is thrown (as a
+   * `StoreFailedError`, see `storeFailure`), for `handleTracked` to decide: it is no answer of the call's own.
+   */
   private errorAnswer(error: unknown): Record<string, unknown> {
     if (error instanceof ApiError) return { errcode: error.errcode, errmsg: error.errmsg };
+    const failed = storeFailure(error, this.dbName);
+    if (failed !== undefined) throw failed;
     if (error instanceof GuidectlError)
       return { errcode: ERRCODE.invalidArgs, errmsg: `invalid args: ${error.message}` };
-    this.log(`internal error: ${errorStack(error)}`);
+    // A bug: its stack once, not again at every retry of the call that meets it.
+    this.logOnce(`internal error: ${errorStack(error)}`);
     return { errcode: ERRCODE.systemBusy, errmsg: 'system error' };
+  }
+
+  /**
+   * `errorAnswer`, where a store failure is a -1 too (the real API's answer to a failure of its
+   * own), saying what is wrong; the log says it once, in one line, with what to do.
+   */
+  private failureAnswer(error: unknown): Record<string, unknown> {
+    const failed = storeFailure(error, this.dbName);
+    if (failed === undefined) return this.errorAnswer(error);
+    this.logOnce(`${failed.message}; every call that needs it is answered -1 (system error) meanwhile`);
+    return { errcode: ERRCODE.systemBusy, errmsg: `system error: the service's database ${failed.summary}` };
+  }
+
+  private logOnce(line: string): void {
+    if (this.logged.has(line)) return;
+    if (this.logged.size >= 100) this.logged.clear();
+    this.logged.add(line);
+    this.log(line);
   }
 
   private record(operation: OperationName, errcode: number): void {

@@ -60,7 +60,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
     const openFileLimit = givenLimit ?? processOpenFileLimit();
     const total = maxConnections ?? connectionLimitsFor(openFileLimit).total;
     const connections = { total, perAddress: maxConnectionsPerAddress ?? Math.max(1, Math.floor(total / 2)) };
-    const service = await GuideService.start({ ...rest, db, connections });
+    const service = await GuideService.start({ ...rest, db, dbName: options.db, connections });
     // Before it is said to listen, so that whoever is kept out from then on is told where it is.
     await held?.noteUrl(service.url);
     const close = (): Promise<void> => service.close().finally(() => held?.release());

@@ -10,6 +10,66 @@ export class StoreError extends GuidectlError {
 }
 
 /**
+ * The database failed under a call in a way no retry mends: its file is damaged, the disk is full,
+ * an I/O error, or it turned read-only. Not a bug of guidectl (no stack trace is worth showing),
+ * and not "busy": the message says what is wrong with the file and what to do.
+ */
+export class StoreFailedError extends GuidectlError {
+  override readonly code = 'SERVICE_STORE_FAILED';
+
+  constructor(
+    message: string,
+    /** What is wrong, in words a remote caller may see (no path). */
+    readonly summary: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The failure of the database `name` (as messages show it) that `error` is, when it is one that
+ * retrying does not mend (SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY,
+ * SQLITE_CANTOPEN and their extended codes); undefined for anything else (SQLITE_BUSY is busy,
+ * a constraint is a bug).
+ */
+export function storeFailure(error: unknown, name: string): StoreFailedError | undefined {
+  if (error instanceof StoreFailedError) return error;
+  const code = errorCode(error);
+  if (code === undefined || !code.startsWith('SQLITE_')) return undefined;
+  const said = errorMessage(error);
+  const fail = (message: string, summary: string): StoreFailedError =>
+    new StoreFailedError(`the local database ${name} ${message}`, summary, { cause: error });
+  switch (code.split('_', 2).join('_')) {
+    case 'SQLITE_NOTADB':
+      return fail(`is not a database, or is damaged: ${said} (${code})`, 'is damaged');
+    case 'SQLITE_CORRUPT':
+      return fail(
+        `is damaged: ${said} (${code}); restore it from a copy, or start over with a new file`,
+        'is damaged',
+      );
+    case 'SQLITE_FULL':
+      return fail(
+        'cannot be written: the disk is full (SQLITE_FULL); free some space',
+        'cannot be written: the disk is full',
+      );
+    case 'SQLITE_IOERR':
+      return fail(
+        `cannot be read or written: an I/O error (${code}): ${said}`,
+        'cannot be read or written: an I/O error',
+      );
+    case 'SQLITE_READONLY':
+    case 'SQLITE_CANTOPEN':
+      return fail(
+        `cannot be written: ${said} (${code}); make it and its folder writable for this user`,
+        'cannot be written',
+      );
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The service's durable state: one SQLite database (WAL journal). Every API call runs as one
  * transaction (`Store.transaction`), so a call either happens whole or not at all, and what was
  * acknowledged survives a restart or a kill -9 of the process (WAL with synchronous=NORMAL is
@@ -381,6 +441,10 @@ function checkKnown(version: number): void {
 }
 
 function reason(error: unknown, file: string): string {
+  const code = errorCode(error) ?? '';
+  if (code.startsWith('SQLITE_CORRUPT'))
+    return `it is damaged: ${errorMessage(error)} (${code}); restore it from a copy, or start over with a new file`;
+  if (code === 'SQLITE_FULL') return 'the disk is full (SQLITE_FULL); free some space';
   if (errorCode(error) === 'SQLITE_READONLY')
     return 'it is read-only, and guidectl writes it even to read it (tokens, the clock); make it writable for this user';
   const message = errorMessage(error);

@@ -119,7 +119,7 @@ export async function openTarget(
   let service: GuideService;
   try {
     const { GuideService } = await import('../service/index.js');
-    service = GuideService.open({ db, log: (line) => host.notice(`local service: ${line}`) });
+    service = GuideService.open({ db, dbName: shown, log: (line) => host.notice(`local service: ${line}`) });
   } catch (error) {
     await held?.release();
     const why = errorMessage(error);

@@ -1,0 +1,85 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { startTestService } from '../helpers/service.js';
+
+// A database that fails under the service (damaged, disk full, I/O error, read-only) is not
+// "system busy": retrying does not mend it. Over HTTP the answer stays -1 (the real API's own),
+// saying what is wrong, and the log says it once, in one line; in-process (the embedded local
+// service), the command fails at once with the store's own message.
+
+let ws: Workspace;
+beforeEach(async () => {
+  ws = await workspace();
+  await ws.write(
+    'a.yaml',
+    'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n',
+  );
+});
+afterEach(() => ws.remove());
+
+/** Overwrites every page of the `guides` table's root with 0xff: reading guides is then SQLITE_CORRUPT. */
+function damageGuides(file: string): void {
+  const db = new Database(file, { readonly: true });
+  const root = Number(db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'guides'").pluck().get());
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  db.close();
+  const fd = openSync(file, 'r+');
+  writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (root - 1) * pageSize);
+  closeSync(fd);
+}
+
+describe('a damaged database', () => {
+  it('over HTTP: every call is -1 saying the database is damaged; the log says it once, without a stack', async () => {
+    const file = join(ws.dir, 'c.db');
+    const first = await startTestService({ db: file, dbName: 'c.db', secret: 'store-failure-secret' });
+    await first.ok('addguideacct', {
+      guide_account: 'alice_wx',
+      guide_nickname: 'Alice',
+      guide_headimgurl: 'https://x.example/a',
+    });
+    await first.close();
+    damageGuides(file);
+
+    const log: string[] = [];
+    const t = await startTestService({
+      db: file,
+      dbName: 'c.db',
+      secret: 'store-failure-secret',
+      log: (line) => log.push(line),
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const answer = await t.call('getguideacctlist', { page: 0, num: 10 });
+        expect(answer.json).toEqual({
+          errcode: -1,
+          errmsg: "system error: the service's database is damaged",
+        });
+      }
+      expect(log).toEqual([
+        expect.stringMatching(
+          /^the local database c\.db is damaged: database disk image is malformed \(SQLITE_CORRUPT\); restore it from a copy, or start over with a new file; every call that needs it is answered -1 \(system error\) meanwhile$/,
+        ),
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('embedded: the command stops at once with the database named, no retries and no stack', async () => {
+    const apply = await runCli(['apply', 'a.yaml', '--auto-approve', '--local-db', 'c.db'], { cwd: ws.dir });
+    expect(apply.code, apply.stderr).toBe(0);
+    damageGuides(join(ws.dir, 'c.db'));
+    const plan = await runCli(['plan', 'a.yaml', '--local-db', 'c.db', '--read-retry', '60'], {
+      cwd: ws.dir,
+    });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('the local database c.db is damaged: database disk image is malformed');
+    expect(plan.stderr).not.toContain('system busy');
+    expect(plan.stderr).not.toContain('attempts');
+    expect(plan.stderr).not.toMatch(/^\s+at /m);
+    expect(plan.stderr).not.toContain('internal error');
+  });
+});
