@@ -199,13 +199,13 @@ export interface GetGuideConfigAnswer {
 /**
  * Account settings. `black_keyword`: left out leaves the words alone; `null` with `is_delete:
  * false` deletes all (append semantics); `is_delete: true` with values deletes those words.
- * `guide_auto_reply` (offline auto reply, at most 300 characters): `is_delete: true` with it
- * deletes it; a `null` one counts as absent (SDKs send unset keys as null), so it is not typed.
+ * `guide_auto_reply` (offline auto reply, at most 300 characters): `is_delete: true` with it, or
+ * `null` (whatever `is_delete`), deletes it; left out, it is left alone.
  */
 export interface SetGuideAcctConfigRequest {
   readonly is_delete: boolean;
   readonly black_keyword?: { readonly values: readonly string[] } | null;
-  readonly guide_auto_reply?: { readonly content: string };
+  readonly guide_auto_reply?: { readonly content: string } | null;
 }
 
 export type GetGuideAcctConfigRequest = Readonly<Record<string, never>>;

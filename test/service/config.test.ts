@@ -199,22 +199,33 @@ describe('offline auto reply', () => {
     expect(await t.ok('getguideacctconfig', {})).not.toHaveProperty('guide_auto_reply');
   });
 
-  it('treats "guide_auto_reply": null as absent (an SDK sends unset keys as null)', async () => {
+  it('is deleted by "guide_auto_reply": null, with is_delete false or true (as documented)', async () => {
+    for (const isDelete of [false, true]) {
+      await t.ok('setguideacctconfig', { is_delete: false, guide_auto_reply: { content: 'back' } });
+      await t.ok('setguideacctconfig', { is_delete: isDelete, guide_auto_reply: null });
+      expect(await t.ok('getguideacctconfig', {})).not.toHaveProperty('guide_auto_reply');
+    }
+    // With black_keyword beside it: both act; the words as black_keyword says.
     await t.ok('setguideacctconfig', { is_delete: false, guide_auto_reply: { content: 'back' } });
     await t.ok('setguideacctconfig', {
       is_delete: false,
       guide_auto_reply: null,
       black_keyword: { values: ['n'] },
     });
-    await t.ok('setguideacctconfig', {
-      is_delete: true,
-      guide_auto_reply: null,
-      black_keyword: { values: ['n'] },
-    });
-    expect((await t.ok('getguideacctconfig', {}))['guide_auto_reply']).toEqual({ content: 'back' });
-    const alone = await t.call('setguideacctconfig', { is_delete: false, guide_auto_reply: null });
-    expect(alone.json['errcode']).toBe(40101);
-    expect((await t.ok('getguideacctconfig', {}))['guide_auto_reply']).toEqual({ content: 'back' });
+    const config = await t.ok('getguideacctconfig', {});
+    expect(config).not.toHaveProperty('guide_auto_reply');
+    expect((config['black_keyword'] as { values: string[] }).values).toEqual(['n']);
+    // Neither key: nothing to do.
+    const neither = await t.call('setguideacctconfig', { is_delete: false });
+    expect(neither.json['errcode']).toBe(40101);
+  });
+
+  it('"black_keyword": null deletes every word with is_delete: false, and changes nothing with true', async () => {
+    await t.ok('setguideacctconfig', { is_delete: false, black_keyword: { values: ['x', 'y'] } });
+    await t.ok('setguideacctconfig', { is_delete: true, black_keyword: null });
+    expect(await words(t)).toEqual(['x', 'y']);
+    await t.ok('setguideacctconfig', { is_delete: false, black_keyword: null });
+    expect(await words(t)).toEqual([]);
   });
 
   it('is left alone when the key is left out', async () => {

@@ -135,13 +135,16 @@ function setSensitiveWords(ctx: OpContext, body: Body, isDelete: boolean): void 
 }
 
 /**
- * The offline reply: `is_delete: true` with `guide_auto_reply` deletes it. A `null`
- * `guide_auto_reply` counts as absent (SDKs send unset keys as null), unlike `black_keyword: null`,
- * whose delete meaning is documented.
+ * The offline reply, as the API's documentation has it: `is_delete: true` with `guide_auto_reply`,
+ * or `"guide_auto_reply": null` (whatever `is_delete`), deletes it; left out, it is left alone.
  */
 function setOfflineReply(ctx: OpContext, body: Body, isDelete: boolean): void {
+  if (!Object.hasOwn(body, 'guide_auto_reply')) return;
   const value = field(body, 'guide_auto_reply');
-  if (value === undefined || value === null) return;
+  if (value === null) {
+    ctx.store.setMeta('offline_auto_reply', undefined);
+    return;
+  }
   if (isDelete) {
     if (!isRecord(value)) throw invalidArgs('guide_auto_reply must be an object {content}');
     ctx.store.setMeta('offline_auto_reply', undefined);
@@ -154,7 +157,7 @@ function setOfflineReply(ctx: OpContext, body: Body, isDelete: boolean): void {
 
 export function setguideacctconfig(ctx: OpContext, body: Body): object {
   const isDelete = requireBoolean(body, 'is_delete');
-  if (!Object.hasOwn(body, 'black_keyword') && isAbsent(field(body, 'guide_auto_reply'))) {
+  if (!Object.hasOwn(body, 'black_keyword') && !Object.hasOwn(body, 'guide_auto_reply')) {
     throw missingParameter('black_keyword or guide_auto_reply');
   }
   setSensitiveWords(ctx, body, isDelete);
