@@ -369,16 +369,15 @@ export class GuideService {
   /** The answer's body, or undefined to drop the request unanswered (an injected lost answer). */
   private async route(request: ServiceRequest): Promise<object | undefined> {
     if (request.body.length > this.maxBodyBytes) return this.tooLargeBody();
-    const url = new URL(request.target, 'http://service.invalid');
-    const path = url.pathname;
+    const { path, query } = readTarget(request.target);
     if (path.startsWith('/cgi-bin/guide/')) {
-      return this.answerOperation(request, path.slice('/cgi-bin/guide/'.length), url.searchParams);
+      return this.answerOperation(request, path.slice('/cgi-bin/guide/'.length), query);
     }
     if (path === '/cgi-bin/token' || path === '/cgi-bin/stable_token') {
-      return this.answerToken(request, path === '/cgi-bin/stable_token', url.searchParams);
+      return this.answerToken(request, path === '/cgi-bin/stable_token', query);
     }
     if (path.startsWith('/__sim/')) {
-      if (this.simulation) return this.answerSim(request, path.slice('/__sim/'.length), url.searchParams);
+      if (this.simulation) return this.answerSim(request, path.slice('/__sim/'.length), query);
       return {
         errcode: ERRCODE.invalidUrl,
         errmsg: `invalid url: ${path} is the simulation interface, which is off; start guidectl serve with --simulation`,
@@ -606,6 +605,25 @@ export class GuideService {
       body: bytes,
     };
   }
+}
+
+/**
+ * A request target's path and query, the path exactly as sent. Not `new URL(target, base)`: it
+ * reads `//cgi-bin/guide/x` as the host `cgi-bin` and the path `/guide/x`, a path the client never
+ * sent (and `//elsewhere/cgi-bin/token` as `/cgi-bin/token`). A target in absolute form
+ * (`http://host/path`, as sent to a proxy) is read for its path and query.
+ */
+function readTarget(target: string): { path: string; query: URLSearchParams } {
+  let rest = target;
+  if (!target.startsWith('/') && URL.canParse(target)) {
+    const url = new URL(target);
+    rest = `${url.pathname}${url.search}`;
+  }
+  const q = rest.indexOf('?');
+  return {
+    path: q === -1 ? rest : rest.slice(0, q),
+    query: new URLSearchParams(q === -1 ? '' : rest.slice(q + 1)),
+  };
 }
 
 /** Deepest nesting of arrays and objects a request body may have (47001 past it). */

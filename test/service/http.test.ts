@@ -30,6 +30,19 @@ describe('bad input never crashes the service', () => {
     expect([sim.status, sim.json['errcode']]).toEqual([200, 40066]);
   });
 
+  it('reads a path that starts with // as a path, not a host, and names it as sent', async () => {
+    const query = `?access_token=${encodeURIComponent(t.token)}`;
+    for (const path of ['//cgi-bin/guide/getguidegrouplist', '//elsewhere/cgi-bin/guide/getguidegrouplist']) {
+      const answer = await rawRequest(`${t.url}${path}${query}`, { method: 'POST', body: '{}' });
+      expect(answer.json, path).toEqual({ errcode: 40066, errmsg: `invalid url: no such endpoint ${path}` });
+    }
+    const ok = await rawRequest(`${t.url}/cgi-bin/guide/getguidegrouplist${query}`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(ok.json['errcode']).toBe(0);
+  });
+
   it('answers token requests with only access_token and expires_in', async () => {
     const { appid, secret } = t.service.credentials;
     const stable = await rawRequest(`${t.url}/cgi-bin/stable_token`, {
