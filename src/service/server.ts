@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
@@ -654,9 +655,43 @@ function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** A request body: JSON text of an object (47001 for anything that is not JSON). */
+/** A JSON escape of a surrogate (`\ud800`–`\udfff`): only then can parsed text hold a lone one. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** A surrogate not in a pair: with the `u` flag, a pair is one code point, which `\p{Cs}` does not match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Where in `value` a string (or a key) is not valid Unicode (a lone surrogate, which only a JSON
+ * escape can make), as a field path (`guide_list[0].nickname`); undefined when there is none.
+ */
+function illFormedAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedAt(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+  } else if (isRecord(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path === '' ? key : `${path}.${key}`;
+      if (LONE_SURROGATE.test(key)) return `the key ${JSON.stringify(at)}`;
+      const found = illFormedAt(item, at);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A request body: JSON text of an object, in UTF-8 (47001 for anything that is not JSON, or not
+ * UTF-8: its bytes are not replaced by U+FFFD and stored), every string valid Unicode (40097 naming
+ * the field that holds a lone surrogate, `"\ud800"`, which no UTF-8 text can hold).
+ */
 function parseBody(raw: Buffer): Body {
   let value: unknown;
+  if (!isUtf8(raw)) {
+    throw new ApiError(ERRCODE.invalidJson, 'data format error: the body is not valid UTF-8 text');
+  }
   const text = raw.toString('utf8');
   if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new ApiError(
@@ -671,6 +706,15 @@ function parseBody(raw: Buffer): Body {
   }
   if (!isRecord(value))
     throw new ApiError(ERRCODE.invalidArgs, 'invalid args: the body must be a JSON object');
+  if (SURROGATE_ESCAPE.test(text)) {
+    const at = illFormedAt(value, '');
+    if (at !== undefined) {
+      throw new ApiError(
+        ERRCODE.invalidArgs,
+        `invalid args: ${at} is not valid Unicode: it holds a lone surrogate (a \\ud800-\\udfff escape without its pair)`,
+      );
+    }
+  }
   return value;
 }
 

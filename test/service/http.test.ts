@@ -43,6 +43,44 @@ describe('bad input never crashes the service', () => {
     expect(ok.json['errcode']).toBe(0);
   });
 
+  it('refuses text that is not valid Unicode: 40097 naming the field of a lone surrogate, 47001 for bytes that are not UTF-8', async () => {
+    const lone = await t.call(
+      'addguideacct',
+      '{"guide_account":"uni_wx01","guide_nickname":"a\\ud800b","guide_headimgurl":"https://x.example/a"}',
+    );
+    expect(lone.json['errcode']).toBe(40097);
+    expect(lone.json['errmsg']).toContain('guide_nickname is not valid Unicode');
+    const nested = await t.call(
+      'setguideacctconfig',
+      '{"is_delete":false,"black_keyword":{"values":["ok","\\udc00"]}}',
+    );
+    expect(nested.json['errcode']).toBe(40097);
+    expect(nested.json['errmsg']).toContain('black_keyword.values[1] is not valid Unicode');
+    const bytes = await rawRequest(
+      `${t.url}/cgi-bin/guide/addguideacct?access_token=${encodeURIComponent(t.token)}`,
+      {
+        method: 'POST',
+        body: Buffer.concat([
+          Buffer.from('{"guide_account":"uni_wx02","guide_nickname":"a'),
+          Buffer.from([0xff]),
+          Buffer.from('b","guide_headimgurl":"https://x.example/a"}'),
+        ]),
+      },
+    );
+    expect(bytes.json).toEqual({
+      errcode: 47001,
+      errmsg: 'data format error: the body is not valid UTF-8 text',
+    });
+    // Nothing was stored; a pair (an emoji as escapes) is text like any other.
+    const list = await t.ok('getguideacctlist', { page: 0, num: 100 });
+    expect(JSON.stringify(list)).not.toContain('uni_wx0');
+    await t.ok('addguideacct', {
+      guide_account: 'uni_wx03',
+      guide_nickname: 'a\ud83d\ude00b',
+      guide_headimgurl: 'https://x.example/a',
+    });
+  });
+
   it('answers token requests with only access_token and expires_in', async () => {
     const { appid, secret } = t.service.credentials;
     const stable = await rawRequest(`${t.url}/cgi-bin/stable_token`, {
