@@ -32,10 +32,21 @@ export const NO_FAULTS: FaultSpec = {
   seed: 1,
 };
 
+/**
+ * The longest delay a timer can wait, 2^31 − 1 ms (about 24.8 days): past it, Node warns
+ * (TimeoutOverflowWarning) and waits 1 ms instead.
+ */
+export const MAX_DELAY_MS = 2 ** 31 - 1;
+
+const DELAY_RANGE = `0 to ${MAX_DELAY_MS}ms (about 24.8 days)`;
+
 function duration(name: string, value: string): number {
   const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s)?$/.exec(value);
   if (m === null) throw new UsageError(`faults: ${name}=${value} must be a duration such as 20ms or 0.5s`);
-  return Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+  const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+  if (ms > MAX_DELAY_MS)
+    throw new UsageError(`faults: ${name}=${value} is too long; a duration is ${DELAY_RANGE}`);
+  return ms;
 }
 
 function share(name: string, value: string): number {
@@ -79,6 +90,10 @@ export function parseFaults(text: string): FaultSpec {
   }
   if (spec.systemError + spec.minuteQuota > 1) {
     throw new UsageError('faults: system_error + minute_quota must not exceed 1');
+  }
+  // A held call waits both.
+  if (spec.hold > 0 && spec.latencyMs + spec.holdMs > MAX_DELAY_MS) {
+    throw new UsageError(`faults: latency + hold_time is too long; together they are ${DELAY_RANGE}`);
   }
   return spec;
 }

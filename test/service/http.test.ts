@@ -248,6 +248,23 @@ describe('faults', () => {
     });
     expect(answer.json['errmsg']).toContain('between 0 and 1');
   });
+
+  it('refuses a delay longer than a timer can wait (2^31 - 1 ms), with the range', async () => {
+    for (const faults of [
+      'latency=99999999999ms',
+      'hold=0.1,hold_time=2147484s',
+      'hold=1,latency=2000000s,hold_time=200000s',
+    ]) {
+      const answer = await rawRequest(`${t.url}/__sim/faults`, {
+        method: 'POST',
+        body: JSON.stringify({ faults }),
+      });
+      expect(answer.json['errcode'], faults).toBe(40097);
+      expect(answer.json['errmsg'], faults).toContain('0 to 2147483647ms (about 24.8 days)');
+    }
+    await t.sim('faults', { faults: 'latency=2147483647ms,hold=0' });
+    await t.sim('faults', { faults: '' });
+  });
 });
 
 describe('the call record', () => {

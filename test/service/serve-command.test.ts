@@ -23,6 +23,20 @@ describe('guidectl serve --db', () => {
     expect(existsSync(join(ws.dir, 'missing'))).toBe(false);
   });
 
+  it('refuses --faults with a delay longer than a timer can wait, with the range', async () => {
+    const run = await runCli(
+      ['serve', '--port', '0', '--db', ':memory:', '--faults', 'latency=99999999999ms'],
+      {
+        cwd: ws.dir,
+      },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      "option '--faults <spec>' argument 'latency=99999999999ms' is invalid. faults: latency=99999999999ms is too long; a duration is 0 to 2147483647ms (about 24.8 days)\n",
+    );
+    expect(run.stdout).toBe('');
+  });
+
   it('refuses an empty --db, which would name the working folder, with the fix', async () => {
     const run = await runCli(['serve', '--port', '0', '--db', ''], { cwd: ws.dir });
     expect(run.code).toBe(1);
