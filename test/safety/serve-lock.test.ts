@@ -1,7 +1,9 @@
-import { access, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { access, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Workspace, workspace } from '../helpers/cli.js';
 import { startServeProcess } from '../helpers/serve-process.js';
 import { type Spawned, spawnCli, untilOutput } from '../helpers/spawn.js';
@@ -146,6 +148,40 @@ describe('guidectl serve --db holds the lock of its database', () => {
     const lock = JSON.parse(await readFile(join(ws.dir, 'd.db.lock'), 'utf8'));
     expect(lock).toMatchObject({ pid: second.pid, url: second.url });
   }, 30_000);
+
+  // A process killed with -9 stays a zombie (state Z) until its parent reaps it, and a zombie
+  // answers signal 0: the lock took it for a live holder. Linux only (/proc/PID/stat).
+  it.runIf(existsSync('/proc/self/stat'))(
+    'the lock of a killed serve still a zombie (not reaped yet) is taken over by the next serve',
+    async () => {
+      // sh starts a child, kills it, and becomes `sleep`, which never reaps it: a zombie.
+      const parent = spawn('sh', ['-c', 'sleep 100 & echo $!; kill -9 $!; exec sleep 60'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      try {
+        const pid = Number((await untilOutput(parent.stdout, /^(\d+)\n/))[1]);
+        const stat = (): string => readFileSync(`/proc/${pid}/stat`, 'utf8');
+        await vi.waitFor(() => expect(stat()).toMatch(/\) Z /), { timeout: 10_000 });
+        expect(() => process.kill(pid, 0)).not.toThrow();
+        await writeFile(
+          join(ws.dir, 'd.db.lock'),
+          JSON.stringify({
+            pid,
+            host: hostname(),
+            command: 'guidectl serve --db d.db',
+            since: new Date().toISOString(),
+            token: 'feedfacefeedface',
+          }),
+        );
+        const next = await serve('d.db');
+        const lock = JSON.parse(await readFile(join(ws.dir, 'd.db.lock'), 'utf8'));
+        expect(lock).toMatchObject({ pid: next.pid, url: next.url });
+      } finally {
+        parent.kill('SIGKILL');
+      }
+    },
+    30_000,
+  );
 
   it('an in-memory serve takes no lock', async () => {
     await serve(':memory:');
