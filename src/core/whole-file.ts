@@ -121,11 +121,26 @@ async function checkedPlace(path: string, shown: string, output: OutputFlag): Pr
   return { kind: 'file', real };
 }
 
-/** `cannot write SHOWN: CODE (does its folder exist, and may it be written?)` */
+/**
+ * `cannot write SHOWN: CODE (does its folder exist, and may it be written?)`, or, when the disk is
+ * full (the folder is there and writable: asking about it would send the user the wrong way),
+ * `cannot write SHOWN: the disk is full (ENOSPC); free some space, or write it elsewhere`.
+ */
 function cannotWrite(shown: string, error: unknown): UsageError {
+  const full = diskFull(error);
+  if (full !== undefined)
+    return new UsageError(`cannot write ${shown}: ${full}; free some space, or write it elsewhere`);
   return new UsageError(
     `cannot write ${shown}: ${errorCode(error) ?? String(error)} (does its folder exist, and may it be written?)`,
   );
+}
+
+/** `the disk is full (ENOSPC)` (or the quota, EDQUOT) when `error` says so; undefined otherwise. */
+export function diskFull(error: unknown): string | undefined {
+  const code = errorCode(error);
+  if (code === 'ENOSPC') return 'the disk is full (ENOSPC)';
+  if (code === 'EDQUOT') return 'the disk quota is used up (EDQUOT)';
+  return undefined;
 }
 
 /** Opens `path` to be written whole; `shown` names it in messages (as the user wrote it). */

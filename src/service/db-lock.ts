@@ -4,6 +4,7 @@ import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { realPathOf } from '../core/real-path.js';
+import { diskFull } from '../core/whole-file.js';
 
 /**
  * The lock of a local database file: one writer at a time.
@@ -165,6 +166,8 @@ async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
   try {
     await writeFile(aside, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
   } catch (error) {
+    // Created but not written (a full disk): not left behind, one more at every try.
+    await unlink(aside).catch(() => undefined);
     throw unwritableFolder(file, error);
   }
   try {
@@ -180,9 +183,19 @@ async function tryCreate(file: string, holder: LockHolder): Promise<boolean> {
 
 const asideName = (file: string, holder: LockHolder): string => `${file}.${holder.pid}.${holder.token}.tmp`;
 
-/** The lock cannot be written beside the database: a read-only folder, or one of /proc or /sys. */
+/**
+ * The lock cannot be written beside the database: a full disk, a read-only folder, or one of
+ * /proc or /sys.
+ */
 function unwritableFolder(file: string, error: unknown): UsageError {
   const folder = dirname(file);
+  const full = diskFull(error);
+  if (full !== undefined) {
+    return new UsageError(
+      `cannot write the lock ${basename(file)} in the folder ${folder}: ${full}. A guidectl that writes a local database keeps its lock beside it, and the database needs room too: free some space`,
+      { cause: error },
+    );
+  }
   const why = errorCode(error) ?? errorMessage(error);
   return new UsageError(
     `cannot write in the folder ${folder} (${why}): a guidectl that writes a local database keeps its lock, ${basename(file)}, beside it. Use a database in a folder you can write to, or make ${folder} writable`,

@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { link, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -126,6 +127,21 @@ describe('export -o', () => {
     expect(await readFile(join(target.ws.dir, 'before.yaml'), 'utf8')).toBe('old\n');
     expect((await readdir(target.ws.dir)).sort()).toEqual(['before.yaml', 'one.yaml', 'out.yaml']);
   });
+
+  it.runIf(existsSync('/dev/full'))(
+    'on a full disk (ENOSPC), says the disk is full, not to check the folder',
+    async () => {
+      await target.ws.write('one.yaml', ONE_GUIDE);
+      expect((await target.cli(['apply', 'one.yaml', '--auto-approve'])).code).toBe(0);
+      // /dev/full takes no byte: every write fails with ENOSPC.
+      const exported = await target.cli(['export', '-o', '/dev/full']);
+      expect(exported.code).toBe(1);
+      expect(exported.stderr).toContain(
+        'guidectl: cannot write /dev/full: the disk is full (ENOSPC); free some space, or write it elsewhere\n',
+      );
+      expect(exported.stderr).not.toContain('may it be written');
+    },
+  );
 });
 
 describe('an output path is checked before any work', () => {

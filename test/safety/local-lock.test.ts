@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -205,4 +205,39 @@ describe('the lock of the embedded local database', () => {
       expect(run.stderr).not.toMatch(/\n\s+at /);
     }
   });
+
+  it('on a full disk, says the disk is full (not to make the folder writable) and leaves no file behind', async (ctx) => {
+    // A full disk of its own: a 64 KiB tmpfs, filled. Mounting needs root (as in the CI container);
+    // skipped elsewhere.
+    const tiny = join(ws.dir, 'tiny');
+    await mkdir(tiny);
+    const mounted = await run('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', tiny]);
+    if (!mounted) ctx.skip();
+    try {
+      await writeFile(join(tiny, 'fill'), Buffer.alloc(1 << 20)).catch(() => undefined);
+      await ws.write('g.yaml', SMALL);
+      for (let i = 0; i < 2; i++) {
+        const apply = await runCli(['apply', 'g.yaml', '--auto-approve', '--local-db', 'tiny/x.db'], {
+          cwd: ws.dir,
+        });
+        expect(apply.code, apply.stderr).toBe(1);
+        expect(apply.stderr).toContain(
+          `guidectl: cannot write the lock x.db.lock in the folder ${tiny}: the disk is full (ENOSPC). A guidectl that writes a local database keeps its lock beside it, and the database needs room too: free some space\n`,
+        );
+        expect(apply.stderr).not.toContain('writable');
+      }
+      expect(await readdir(tiny)).toEqual(['fill']);
+    } finally {
+      if (mounted) await run('umount', [tiny]);
+    }
+  });
 });
+
+/** Whether `command ARGS` ran and exited 0. */
+function run(command: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.once('error', () => resolve(false));
+    child.once('close', (code) => resolve(code === 0));
+  });
+}
