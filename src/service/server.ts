@@ -140,8 +140,10 @@ export class GuideService {
   readonly simulation: boolean;
   /**
    * Answers one request given as bytes, by the same rules whatever carried it (the HTTP server
-   * calls it for each request it reads). Rejects only once the service takes no more requests
-   * (`ServiceClosedError`): from when `close` has closed the server, if any.
+   * calls it for each request it reads). Rejects once the service takes no more requests
+   * (`ServiceClosedError`): from when `close` has closed the server, if any; and, in a service
+   * that does not listen (`open`), when its database fails (`StoreFailedError`: damaged, full,
+   * unreadable), so that the command of this process stops at once rather than retry a -1.
    */
   readonly handle: ServiceHandler = (request) => this.handleTracked(request);
   private readonly store: Store;

@@ -445,6 +445,10 @@ function reason(error: unknown, file: string): string {
   if (code.startsWith('SQLITE_CORRUPT'))
     return `it is damaged: ${errorMessage(error)} (${code}); restore it from a copy, or start over with a new file`;
   if (code === 'SQLITE_FULL') return 'the disk is full (SQLITE_FULL); free some space';
+  // SQLite grows the -shm file beside the database as it opens it in WAL mode.
+  if (code === 'SQLITE_IOERR_SHMSIZE')
+    return `${errorMessage(error)} (${code}): ${basename(file)}-shm could not be made beside it; is the disk full?`;
+  if (code.startsWith('SQLITE_IOERR')) return `${errorMessage(error)} (${code})`;
   if (errorCode(error) === 'SQLITE_READONLY')
     return 'it is read-only, and guidectl writes it even to read it (tokens, the clock); make it writable for this user';
   const message = errorMessage(error);

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { mkdir, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -83,3 +85,67 @@ describe('a damaged database', () => {
     expect(plan.stderr).not.toContain('internal error');
   });
 });
+
+describe('a bug of the service', () => {
+  it('is -1 with its stack trace logged once, not at every retry', async () => {
+    const log: string[] = [];
+    const t = await startTestService({ log: (line) => log.push(line) });
+    // A bug: the store used after it was closed (a TypeError of better-sqlite3, no SQLite code).
+    Reflect.get(t.service, 'store').close();
+    for (let i = 0; i < 3; i++) {
+      expect((await t.call('getguideacctlist', { page: 0, num: 10 })).json).toEqual({
+        errcode: -1,
+        errmsg: 'system error',
+      });
+    }
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatch(/^internal error: TypeError: The database connection is not open\n\s+at /);
+    await t.close();
+  });
+});
+
+describe('a full disk', () => {
+  it('embedded: an apply stops at once saying the disk is full (SQLITE_FULL), no retries', async (ctx) => {
+    // A disk of its own: a 512 KiB tmpfs. Mounting needs root (as in the CI container); skipped elsewhere.
+    const disk = join(ws.dir, 'disk');
+    await mkdir(disk);
+    const mounted = await run('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', disk]);
+    if (!mounted) ctx.skip();
+    try {
+      const first = await runCli(['apply', 'a.yaml', '--auto-approve', '--local-db', 'disk/x.db'], {
+        cwd: ws.dir,
+      });
+      expect(first.code, first.stderr).toBe(0);
+      // Full but 64 KiB: room for the lock and for SQLite to open, not for 300 guides.
+      const fill = join(disk, 'fill');
+      await writeFile(fill, Buffer.alloc(1 << 20)).catch(() => undefined);
+      await truncate(fill, (await stat(fill)).size - 65536);
+      const guides = Array.from(
+        { length: 300 },
+        (_, i) =>
+          `  - account: guide${1000 + i}\n    nickname: G${i}\n    head_image_url: https://x.example/a\n`,
+      );
+      await ws.write('many.yaml', `version: 1\nguides:\n${guides.join('')}`);
+      const apply = await runCli(['apply', 'many.yaml', '--auto-approve', '--local-db', 'disk/x.db'], {
+        cwd: ws.dir,
+      });
+      expect(apply.code).toBe(1);
+      expect(apply.stderr).toContain(
+        'the local database disk/x.db cannot be written: the disk is full (SQLITE_FULL)',
+      );
+      expect(apply.stderr).not.toContain('system busy');
+      expect(apply.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      if (mounted) await run('umount', [disk]);
+    }
+  });
+});
+
+/** Whether `command ARGS` ran and exited 0. */
+function run(command: string, args: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.once('error', () => resolve(false));
+    child.once('close', (code) => resolve(code === 0));
+  });
+}
