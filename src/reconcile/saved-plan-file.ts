@@ -1,4 +1,4 @@
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
@@ -10,6 +10,7 @@ import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } fro
 import { parseJson } from '../wire/json.js';
 import type { ApplySource } from './apply-run.js';
 import type { LoadedFiles } from './files.js';
+import { allPathsExist, refuseMadeElsewhere, shellWord } from './made-elsewhere.js';
 import type { PlanRun } from './plan-run.js';
 
 /** Writes the file whole or not at all (a temporary file renamed into place). */
@@ -193,10 +194,13 @@ export async function savedPlanSource(
     files = await load(paths, saved.environment?.name);
     if (files === undefined) return undefined;
   } else if (saved.paths.length > 0 && (await allExist(cwd, saved.paths))) {
+    await refuseMadeElsewhere(saved, file, cwd);
     checked = saved.paths;
     files = await load(saved.paths, saved.environment?.name);
     if (files === undefined) {
-      notice(`the files ${file} was made from (${made}) have errors now`);
+      notice(
+        `the files ${file} was made from (${made}) have errors now (its paths are relative to the folder plan ran in: if it was made in another folder, run apply there, or give the files after the plan)`,
+      );
       return undefined;
     }
   } else if (saved.environment !== undefined) {
@@ -230,11 +234,6 @@ export async function applySourceOf(
   return files && { kind: 'files', files };
 }
 
-/** A word as a shell reads it: as is when plain, else in single quotes. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
-
 /**
  * Why a saved plan of an environment cannot be applied without its files, and the command that
  * can: the files name the environment's target (its base URL and credentials' variables). The
@@ -256,15 +255,8 @@ async function missingEnvironmentFiles(saved: SavedPlan, file: string, cwd: stri
   return `${file} was made for environment ${name} from ${made}, which ${are} not here: the files name the environment's target (its base_url and credentials), so nothing was read or changed. Give them after the plan: ${command}${where}`;
 }
 
-async function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {
-  for (const path of paths) {
-    try {
-      await stat(nodePath.resolve(cwd, path));
-    } catch {
-      return false;
-    }
-  }
-  return true;
+function allExist(cwd: string, paths: readonly string[]): Promise<boolean> {
+  return allPathsExist(paths.map((p) => nodePath.resolve(cwd, p)));
 }
 
 /**

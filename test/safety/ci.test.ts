@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
@@ -96,6 +96,43 @@ describe('saved plans: apply exactly what was reviewed', () => {
     const run = await cli(['apply', 'plan.json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toContain('not here');
+    expect(run.stdout).toContain('Converged: the account matches the files.');
+  });
+
+  it('applied from another folder than plan ran in: says so, naming that folder and the commands that work; nothing changed', async () => {
+    await mkdir(join(ws().dir, 'repo'));
+    await mkdir(join(ws().dir, 'other'));
+    await ws().write('repo/g.yaml', STORE);
+    await ws().write('other/x.yaml', 'version: 1\n');
+    const from = (dir: string, args: string[]) =>
+      runCli([...args, '--base-url', service().url], { env: target.env(), cwd: join(ws().dir, dir) });
+    expect((await from('repo', ['plan', '.', '--out', 'plan.json'])).code).toBe(0);
+    service().resetCalls();
+    // From a folder of other files, and from the folder above (no files): the same cause.
+    for (const [dir, plan, there] of [
+      ['other', '../repo/plan.json', '../repo'],
+      ['.', 'repo/plan.json', 'repo'],
+    ] as const) {
+      const run = await from(dir, ['apply', plan]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `guidectl: ${plan} was made in another folder, ${there}: the paths it recorded (.) are relative to the folder plan ran in, ` +
+          'and from here they are not the files it was made from. Nothing was read or changed. ' +
+          `Run apply there: cd ${there} && guidectl apply plan.json; or give the files after the plan: guidectl apply ${plan} ${there}\n`,
+      );
+    }
+    // A plan copied away from its folder cannot be told from files with errors: the cause is named as possible.
+    await writeFile(join(ws().dir, 'plan.json'), await readFile(join(ws().dir, 'repo', 'plan.json')));
+    const copied = await from('.', ['apply', 'plan.json']);
+    expect(copied.code).toBe(1);
+    expect(copied.stderr).toContain(
+      'guidectl: the files plan.json was made from (.) have errors now (its paths are relative to the folder plan ran in: if it was made in another folder, run apply there, or give the files after the plan)\n',
+    );
+    expect(service().calls()).toEqual([]);
+    // The command it names applies the plan.
+    const run = await from('other', ['apply', '../repo/plan.json', '../repo']);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Converged: the account matches the files.');
   });
 
