@@ -9,6 +9,7 @@ import { environmentHeading } from './envs.js';
 import { escapeControlsKeepingLines } from './escape.js';
 import {
   DEFAULT_MARKDOWN_BUDGET,
+  environmentTitle,
   escapeMarkdown,
   GITHUB_COMMENT_LIMIT,
   MARKDOWN_MARKER,
@@ -245,9 +246,7 @@ function detailedSections(from: Sections, shown: readonly number[]): string | un
 }
 
 function sectionTitle(environment: EnvironmentPlan | undefined): string {
-  if (environment === undefined) return '';
-  const { name, target } = environment;
-  return `### ${escapeMarkdown(name)}${target === undefined ? '' : ` — ${escapeMarkdown(target)}`}\n\n`;
+  return environment === undefined ? '' : `${environmentTitle(environment)}\n\n`;
 }
 
 /** Where a plan not shown in the comment is. */

@@ -35,6 +35,16 @@ export interface MarkdownOptions extends PlanExtras {
 }
 
 /**
+ * `### NAME — TARGET`: the heading of an environment's plan, in `plan --env NAME --markdown` and in
+ * each section of `plan --all-envs --markdown` (without ` — TARGET` when the target was not
+ * resolved). Markdown's own characters of both are escaped.
+ */
+export function environmentTitle(environment: { readonly name: string; readonly target?: string }): string {
+  const { name, target } = environment;
+  return `### ${escapeMarkdown(name)}${target === undefined ? '' : ` — ${escapeMarkdown(target)}`}`;
+}
+
+/**
  * The plan as a pull-request comment body (GitHub-flavoured markdown):
  *
  * 1. the hidden marker {@link MARKDOWN_MARKER}, then (`environment`) `### NAME — TARGET`;
@@ -53,8 +63,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   const head: string[] = [MARKDOWN_MARKER];
   // Which account was planned, as `plan --all-envs --markdown` heads each environment.
   const { environment } = options;
-  if (environment !== undefined)
-    head.push(`### ${escapeMarkdown(environment.name)} — ${escapeMarkdown(environment.target)}`, '');
+  if (environment !== undefined) head.push(environmentTitle(environment), '');
   head.push(`**${summaryLine(plan)}**`, '');
   if (options.drift === true && plan.calls.length > 0) {
     head.push(

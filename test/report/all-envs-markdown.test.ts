@@ -3,6 +3,7 @@ import type { EnvironmentPlan } from '../../src/core/environment-plan.js';
 import { renderAllEnvs } from '../../src/report/all-envs.js';
 import {
   DEFAULT_MARKDOWN_BUDGET,
+  environmentTitle,
   MARKDOWN_RESERVE,
   renderFailureMarkdown,
   renderPlanMarkdown,
@@ -99,5 +100,24 @@ describe('plan --all-envs --markdown within the comment budget', () => {
     const details = Array.from({ length: 200 }, (_, i) => `line ${i}`).join('\n');
     const failure = renderFailureMarkdown('failed', details);
     expect(renderFailureMarkdown('failed', details, failure.length + MARKDOWN_RESERVE)).toBe(failure);
+  });
+});
+
+describe('### NAME — TARGET: one heading for plan --env NAME --markdown and plan --all-envs --markdown', () => {
+  it('is built by environmentTitle in both, markdown escaped, without the target when it is unknown', () => {
+    const target = 'https://brand_x*.example.com (BRAND_X_APPID/BRAND_X_SECRET)';
+    const title = environmentTitle({ name: 'brand_x*', target });
+    expect(title).toBe(
+      '### brand\\_x\\* — https://brand\\_x\\*.example.com (BRAND\\_X\\_APPID/BRAND\\_X\\_SECRET)',
+    );
+    expect(environmentTitle({ name: 'brand-1' })).toBe('### brand-1');
+    const plan = planOf(desiredState({ guides: [desiredGuide('alice_wx')] }));
+    const single = renderPlanMarkdown(plan, { environment: { name: 'brand_x*', target } });
+    expect(single.split('\n')[1]).toBe(title);
+    const all = markdown([
+      { ...environment('brand-2', 1), name: 'brand_x*', target },
+      environment('brand-3', 1),
+    ]);
+    expect(all).toContain(`\n${title}\n\n`);
   });
 });
