@@ -1,9 +1,8 @@
-import { loadConfig } from '../config/index.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { EnvironmentApply, EnvironmentPlan } from '../core/environment-plan.js';
-import { errorMessage, GuidectlError, UsageError } from '../core/errors.js';
+import { errorMessage, GuidectlError } from '../core/errors.js';
 import { mapLimited } from '../core/map-limited.js';
-import type { LoadedFiles } from './files.js';
+import { type LoadedFiles, readAllEnvironments } from './files.js';
 import type { PlanRun } from './plan-run.js';
 
 /** How many environments `plan --all-envs` reads at once unless told (`--env-parallelism`). */
@@ -33,9 +32,10 @@ export type PlanEnvironment = (
 ) => Promise<{ readonly target: string; readonly run: PlanRun }>;
 
 /**
- * `plan --all-envs` as a use case: the files are read and checked once, in every environment;
- * then each environment is planned by `planEnvironment`, at most `parallelism` at once, and one
- * that fails does not stop or hide the others. Files without environments are a UsageError.
+ * `plan --all-envs` as a use case: the files are read once ({@link readAllEnvironments}: files
+ * without environments are a UsageError) and checked in every environment; then each environment
+ * is planned by `planEnvironment`, at most `parallelism` at once, and one that fails does not stop
+ * or hide the others.
  */
 export async function planAllEnvironments(
   paths: readonly string[],
@@ -43,17 +43,12 @@ export async function planAllEnvironments(
   planEnvironment: PlanEnvironment,
   parallelism: number = DEFAULT_ENV_PARALLELISM,
 ): Promise<AllEnvsPlan> {
-  const config = await loadConfig(paths, { cwd });
+  const { config } = await readAllEnvironments(paths, cwd, 'plan');
   const checked = config.check();
   const sources = new Map(checked.files.map((f) => [f.file, f.text]));
   const { diagnostics } = checked;
   if (hasErrors(diagnostics)) return { status: 'invalid', diagnostics, sources };
-  const declared = checked.environments;
-  if (declared === undefined || declared.length === 0) {
-    throw new UsageError(
-      'the files declare no environments: --all-envs plans each environment of "environments:"',
-    );
-  }
+  const declared = checked.environments ?? [];
   const environments = await mapLimited(declared, parallelism, async (environment) => {
     const { name } = environment;
     const state = checked.states?.get(name);

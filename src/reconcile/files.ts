@@ -1,4 +1,5 @@
 import {
+  type DesiredConfig,
   environmentNamed,
   type LoadDesiredStateOptions,
   type LoadDesiredStateResult,
@@ -56,22 +57,39 @@ export async function loadFiles(
 /**
  * `apply --all-envs`: the files at `paths` read and parsed once, then each environment's files
  * (as `loadFiles` gives them for `--env NAME`) without reading them again. A UsageError when the
- * files declare no environments. `read` may give the file-system reads (node:fs by default) and
- * be told the bytes read before they are parsed (see `loadDesiredState`).
+ * files declare no environments (see {@link readAllEnvironments}). `read` may give the file-system
+ * reads (node:fs by default) and be told the bytes read before they are parsed (see
+ * `loadDesiredState`).
  */
 export async function loadEachEnvironment(
   paths: readonly string[],
   cwd: string,
   read: Pick<LoadDesiredStateOptions, 'fs' | 'beforeParse'> = {},
 ): Promise<{ readonly names: readonly string[]; load(name: string): LoadResult }> {
+  const { config, names } = await readAllEnvironments(paths, cwd, 'apply', read);
+  return { names, load: (name) => loadResultOf(config.desiredState(name), name) };
+}
+
+/**
+ * What `--all-envs` starts from, `plan`'s and `apply`'s: the files at `paths` read and parsed
+ * once, and the names of the environments they declare, in the order declared. A UsageError when
+ * they declare none: what kept them from being read when that hides them (a misspelt path, a file
+ * that is not YAML), else that `--all-envs` works on the environments of "environments:".
+ */
+export async function readAllEnvironments(
+  paths: readonly string[],
+  cwd: string,
+  command: 'plan' | 'apply',
+  read: Pick<LoadDesiredStateOptions, 'fs' | 'beforeParse'> = {},
+): Promise<{ readonly config: DesiredConfig; readonly names: readonly string[] }> {
   const config = await loadConfig(paths, { ...read, cwd });
   const names = (config.environments ?? []).map((e) => e.name);
-  if (names.length === 0) {
-    throw new UsageError(
-      'the files declare no environments: --all-envs applies each environment of "environments:"',
-    );
-  }
-  return { names, load: (name) => loadResultOf(config.desiredState(name), name) };
+  if (names.length > 0) return { config, names };
+  if (config.readErrors.length > 0) throw cannotRead(config.readErrors, cwd);
+  const does = command === 'plan' ? 'plans' : 'applies';
+  throw new UsageError(
+    `the files declare no environments: --all-envs ${does} each environment of "environments:"`,
+  );
 }
 
 /** What `loadFiles` gives for a checked result: the files only when they have no error. */
@@ -106,11 +124,15 @@ export async function declaredEnvironment(
   const missing = config.readErrors.filter((d) => d.code === 'path-not-found');
   const found = environments.find((e) => e.name === name);
   if (missing.length > 0 || (found === undefined && config.readErrors.length > 0)) {
-    const errors = missing.length > 0 ? missing : config.readErrors;
-    throw new UsageError(`the environments of the files cannot be read: ${describeReadErrors(errors, cwd)}`);
+    throw cannotRead(missing.length > 0 ? missing : config.readErrors, cwd);
   }
   if (environments.length > 0) return environmentNamed(environments, name);
   throw new UsageError(`no environment "${name}": the files ${paths.join(', ')} declare no environments`);
+}
+
+/** The environments cannot be read for `errors` (the first of them said, as {@link describeReadErrors} says them). */
+function cannotRead(errors: readonly Diagnostic[], cwd: string): UsageError {
+  return new UsageError(`the environments of the files cannot be read: ${describeReadErrors(errors, cwd)}`);
 }
 
 /** The first read errors as `file:line:col: message` (one line, or a list of at most 3). */

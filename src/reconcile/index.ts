@@ -20,6 +20,7 @@ export {
   type LoadResult,
   loadEachEnvironment,
   loadFiles,
+  readAllEnvironments,
 } from './files.js';
 export {
   type CheckedPlan,

@@ -2,8 +2,10 @@ import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type ConfigFs, nodeConfigFs } from '../../src/config/load-files.js';
-import { loadEachEnvironment, loadFiles } from '../../src/reconcile/index.js';
+import { UsageError } from '../../src/core/errors.js';
+import { loadEachEnvironment, loadFiles, readAllEnvironments } from '../../src/reconcile/index.js';
 import { exportEnvironmentOf } from '../../src/report/export-references.js';
+import { runCli, useWorkspace } from '../helpers/cli.js';
 
 const FIXTURES = fileURLToPath(new URL('../config/environments/', import.meta.url));
 const TWO = nodePath.join(FIXTURES, 'two-accounts.yaml');
@@ -71,5 +73,33 @@ describe('exportEnvironmentOf (export --as-environment-file)', () => {
     expect(exported.name).toBe('staging');
     expect(exported.values).toEqual(new Map([['shop_app', 'wx1111111111111111']]));
     expect([...exported.cardMediaIds.values()]).toEqual(['COVER']);
+  });
+});
+
+describe('--all-envs: the files read once, for plan and apply alike (readAllEnvironments)', () => {
+  const ws = useWorkspace();
+
+  it('a misspelt path says so in both, where apply said the files declare no environments', async () => {
+    await ws().write('envs.yaml', 'version: 1\nenvironments:\n  staging:\n    values: {}\n');
+    for (const command of ['plan', 'apply']) {
+      const run = await runCli([command, '--all-envs', 'envs.yml'], { cwd: ws().dir });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'guidectl: the environments of the files cannot be read: envs.yml:1:1: no such file or folder; did you mean envs.yaml?\n',
+      );
+    }
+  });
+
+  it('files without environments: each command says what --all-envs does', async () => {
+    await ws().write('plain.yaml', 'version: 1\nguides: []\n');
+    const plan = await runCli(['plan', '--all-envs', 'plain.yaml'], { cwd: ws().dir });
+    expect(plan.stderr).toBe(
+      'guidectl: the files declare no environments: --all-envs plans each environment of "environments:"\n',
+    );
+    await expect(loadEachEnvironment(['plain.yaml'], ws().dir)).rejects.toThrow(
+      'the files declare no environments: --all-envs applies each environment of "environments:"',
+    );
+    await expect(readAllEnvironments(['plain.yaml'], ws().dir, 'plan')).rejects.toThrow(UsageError);
   });
 });
