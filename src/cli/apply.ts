@@ -124,10 +124,8 @@ async function applyWith(
       if (environment !== undefined && format === 'human')
         ctx.io.stdout.write(environmentHeading(environment.name, now.description));
       const session: Session = { client, events, stopper };
-      const here = {
-        ...output,
-        environment: environment && { name: environment.name, target: now.description },
-      };
+      const named = environment && { name: environment.name, target: now.description };
+      const here = { ...output, environment: named };
       const deps = { ...applyDeps(ctx, session, { ...here, write }, options), target: now.identity };
       const run = await applyRun(source, deps, options);
       const { chunks, exit, bug } = applyRunOutput(
