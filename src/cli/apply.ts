@@ -19,12 +19,12 @@ import {
   applyRunOutput,
   callEventOutput,
   confirmQuestion,
+  environmentOutput,
   noPlanOutput,
   type OutputChunk,
   reviewOutput,
   savedPlanApproval,
 } from '../report/apply-output.js';
-import { environmentHeading } from '../report/envs.js';
 import { applyAllEnvs } from './apply-all-envs.js';
 import { makeCalls, type Session } from './apply-calls.js';
 import { guardOptions } from './guard-flags.js';
@@ -104,6 +104,7 @@ async function applyWith(
   const source = await applySourceOf(split, ctx.io.cwd, load, notice, options.env);
   if (source === undefined) return;
   const environment = source.files?.environment;
+  if (environment !== undefined) write(environmentOutput({ format }, { name: environment.name }));
   const stopper = writeAwareStopper(ctx.io.stopSignal, ctx.io.abandonSignal);
   const lock: LockRequest = {
     command: ['guidectl', 'apply', ...args].join(' '),
@@ -121,10 +122,9 @@ async function applyWith(
     ctx,
     options,
     async (client, events, now) => {
-      if (environment !== undefined && format === 'human')
-        ctx.io.stdout.write(environmentHeading(environment.name, now.description));
-      const session: Session = { client, events, stopper };
       const named = environment && { name: environment.name, target: now.description };
+      if (named !== undefined) write(environmentOutput(output, named));
+      const session: Session = { client, events, stopper };
       const here = { ...output, environment: named };
       const deps = { ...applyDeps(ctx, session, { ...here, write }, options), target: now.identity };
       const run = await applyRun(source, deps, options);

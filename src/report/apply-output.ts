@@ -19,8 +19,9 @@ import {
 } from './apply-stream.js';
 import { countOf } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
+import { environmentHeading } from './envs.js';
 import { escapeControls } from './escape.js';
-import { type EnvironmentInWords, renderPlan } from './plan.js';
+import { type EnvironmentInWords, type EnvironmentSoFar, environmentToJson, renderPlan } from './plan.js';
 import { renderStale } from './stale.js';
 
 /** What apply prints on stdout: human text, one JSON object (`--json`), or events (`--json-stream`). */
@@ -35,6 +36,11 @@ export interface OutputChunk {
    * them (`apply --all-envs`) instead of parsing the text again; absent for other text.
    */
   readonly value?: Readonly<Record<string, unknown>>;
+  /**
+   * The environment the output is of (`--env NAME`), as far as it is known (see
+   * {@link environmentOutput}): the writer names it in a failure's JSON.
+   */
+  readonly environment?: EnvironmentSoFar;
 }
 
 export interface ApplyOutputOptions {
@@ -52,6 +58,20 @@ export interface ApplyOutputOptions {
 /** The format asked for by apply's flags: `--json-stream`, `--json`, or human text. */
 export function applyFormatOf(flags: { readonly json: boolean; readonly jsonStream: boolean }): ApplyFormat {
   return flags.jsonStream ? 'json-stream' : flags.json ? 'json' : 'human';
+}
+
+/**
+ * The environment applied (`--env NAME`), as far as it is known: once the files are read for it,
+ * its name; once its target is resolved, that too, and then the human text's heading. Machines get
+ * no text here, but a failure's JSON names the environment, as `plan --json`'s does.
+ */
+export function environmentOutput(
+  o: Pick<ApplyOutputOptions, 'format'>,
+  environment: EnvironmentSoFar,
+): OutputChunk[] {
+  const { name, target } = environment;
+  const text = o.format === 'human' && target !== undefined ? environmentHeading(name, target) : '';
+  return [{ to: 'stdout', text, environment }];
 }
 
 /** What apply asks before it makes the calls of a plan of files. */
@@ -106,12 +126,14 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
 export function noPlanOutput(
   headline: string,
   diagnostics: readonly Diagnostic[],
-  o: Pick<ApplyOutputOptions, 'format' | 'cwd'>,
+  o: Pick<ApplyOutputOptions, 'format' | 'cwd'> & { readonly environment?: EnvironmentSoFar | undefined },
 ): OutputChunk[] {
-  if (o.format === 'json-stream') return noPlanEvents(headline, diagnostics, o.cwd).map(streamChunk);
+  if (o.format === 'json-stream')
+    return noPlanEvents(headline, diagnostics, o.cwd, o.environment).map(streamChunk);
   if (o.format === 'json') {
     const extra = { outcomes: [], converged: false };
-    return [jsonChunk(failureToJson(headline, diagnostics, { cwd: o.cwd, extra }))];
+    const environment = o.environment && environmentToJson(o.environment);
+    return [jsonChunk(failureToJson(headline, diagnostics, { cwd: o.cwd, extra, environment }))];
   }
   return [];
 }
@@ -137,9 +159,12 @@ export function applyOutputWriter(
 ): ApplyOutputWriter {
   let ended = false;
   let plan: { readonly id: string; readonly calls: number } | undefined;
+  let environment: EnvironmentSoFar | undefined;
   return {
     write(chunks) {
-      for (const { value } of chunks) {
+      for (const chunk of chunks) {
+        const { value } = chunk;
+        environment = chunk.environment ?? environment;
         if (value === undefined) continue;
         if (o.format === 'json' || value['type'] === 'summary') ended = true;
         if (value['type'] === 'plan') plan = { id: String(value['plan_id']), calls: Number(value['calls']) };
@@ -150,8 +175,8 @@ export function applyOutputWriter(
       if (ended || o.format === 'human') return;
       ended = true;
       const message = errorMessage(error);
-      if (o.format === 'json') return write(noPlanOutput(message, [], o));
-      const [diagnostics] = noPlanEvents(message, [], o.cwd);
+      if (o.format === 'json') return write(noPlanOutput(message, [], { ...o, environment }));
+      const [diagnostics] = noPlanEvents(message, [], o.cwd, environment);
       const summary = {
         ...emptySummary(plan?.id),
         calls: plan?.calls ?? 0,

@@ -2,6 +2,7 @@ import type { Applied, CallsEvent } from '../core/apply-run.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { PlannedOperation, PlanSummary } from '../core/plan.js';
 import { diagnosticsToJson } from './diagnostics.js';
+import type { EnvironmentSoFar } from './plan.js';
 
 /**
  * `apply --json-stream`: one JSON object a line on stdout as the apply goes, for CI logs and
@@ -59,6 +60,9 @@ export type ApplyStreamEvent =
     }
   | {
       readonly type: 'diagnostics';
+      /** With `--env NAME`, once the files are read for it: its name, and its target once resolved (as the `plan` event). */
+      readonly environment?: string;
+      readonly target?: string;
       /** Why no plan was made: `the files have errors`, `the plan cannot be made`. */
       readonly error: string;
       /** As `validate --json` gives them. */
@@ -102,9 +106,17 @@ export function noPlanEvents(
   error: string,
   diagnostics: readonly Diagnostic[],
   cwd: string,
+  environment?: EnvironmentSoFar,
 ): ApplyStreamEvent[] {
+  const { name, target } = environment ?? {};
   return [
-    { type: 'diagnostics', error, diagnostics: diagnosticsToJson(diagnostics, { cwd }) },
+    {
+      type: 'diagnostics',
+      ...(name === undefined ? {} : { environment: name }),
+      ...(target === undefined ? {} : { target }),
+      error,
+      diagnostics: diagnosticsToJson(diagnostics, { cwd }),
+    },
     { ...emptySummary(), converged: false, exit_code: 1 },
   ];
 }

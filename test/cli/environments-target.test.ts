@@ -215,6 +215,45 @@ describe('--env NAME on plan and apply', () => {
     expect(environments.production.error).toContain('cannot be used from here');
   });
 
+  it("apply --env NAME's failures name the environment as plan's do: --json's object, --json-stream's diagnostics event", async () => {
+    const onlyStaging = {
+      STAGING_APPID: two.staging.service.credentials.appid,
+      STAGING_SECRET: two.staging.service.credentials.secret,
+    };
+    const unresolved = await cli(['apply', '--env', 'production', '--json', 'guides.yaml'], onlyStaging);
+    expect(unresolved.code).toBe(1);
+    expect(JSON.parse(unresolved.stdout)).toMatchObject({
+      format_version: 1,
+      environment: { name: 'production' },
+      outcomes: [],
+      converged: false,
+    });
+    expect(JSON.parse(unresolved.stdout).environment).toEqual({ name: 'production' });
+    const refused = await cli(['apply', '--env', 'staging', '--json-stream', 'guides.yaml'], {
+      STAGING_ACCESS_TOKEN: 'not-a-token',
+    });
+    expect(refused.code).toBe(1);
+    expect(jsonLines(refused.stdout)[0]).toMatchObject({
+      type: 'diagnostics',
+      environment: 'staging',
+      target: `${two.staging.url} (STAGING_ACCESS_TOKEN)`,
+    });
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve', 'guides.yaml'])).code).toBe(0);
+    await two.ws.write(
+      'guides.yaml',
+      atUrls(FILE, two.staging.url, two.production.url).replace(
+        /guides:\n[\s\S]*$/,
+        'protect:\n  guides: [alice_wx]\nprune:\n  guides: true\nguides: []\n',
+      ),
+    );
+    const invalid = await cli(['apply', '--env', 'staging', '--json', '--auto-approve', 'guides.yaml']);
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({
+      environment: { name: 'staging', target: `${two.staging.url} (STAGING_APPID/STAGING_SECRET)` },
+      error: 'the plan cannot be made',
+    });
+  });
+
   it('a saved plan of an embedded environment applied from another folder: refused before a database is made, naming both in full', async () => {
     await two.ws.write(
       'local.yaml',

@@ -219,6 +219,7 @@ describe('apply --all-envs', () => {
     expect(json.environments).toEqual({
       staging: {
         format_version: 1,
+        environment: { name: 'staging' },
         error: expect.stringContaining('environment staging cannot be used from here'),
         diagnostics: [],
         outcomes: [],
