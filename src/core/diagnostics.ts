@@ -144,6 +144,8 @@ export const PLAN_DIAGNOSTIC_CODES = [
   'task-push-time-too-far',
   'task-executed',
   'task-live-duplicates',
+  // A call the service would refuse for its size (a body over 1 MiB)
+  'request-too-large',
 ] as const;
 
 export const DIAGNOSTIC_CODES = [...CONFIG_DIAGNOSTIC_CODES, ...PLAN_DIAGNOSTIC_CODES] as const;

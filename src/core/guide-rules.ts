@@ -73,6 +73,12 @@ export const CARD_TITLE_MAX_CHARS = 35;
 /** Welcome messages (auto replies) of one guide or of the account: `guide_auto_reply` and `_plus`. */
 export const MAX_WELCOME_MESSAGES = 2;
 
+/**
+ * The largest request body, in bytes, that `guidectl serve` takes (45002 past it; WeChat documents
+ * no limit): the planner splits what it can append in several calls and refuses the rest.
+ */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+
 /** The offline auto reply of the account, in code points. */
 export const OFFLINE_REPLY_MAX_CHARS = 300;
 /** Most quick replies one guide holds. */

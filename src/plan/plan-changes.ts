@@ -13,6 +13,7 @@ import { type Diagnostic, type DiagnosticCode, hasErrors } from '../core/diagnos
 import { MAX_SENSITIVE_WORDS } from '../core/guide-rules.js';
 import type { LiveGroup, LiveGuide, LiveState } from '../core/live.js';
 import {
+  type CallBody,
   type FieldChange,
   type GroupRef,
   type JsonValue,
@@ -21,6 +22,7 @@ import {
   type Unmanaged,
 } from '../core/plan.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
+import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from './call-size.js';
 import { PlanBuilder } from './plan-builder.js';
 import { planTasks } from './tasks.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from './welcome.js';
@@ -78,10 +80,11 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const { guideFields, addedAt } = planGuides(b, desiredGuides, liveGuides);
 
   // 3. Configuration: each guide's quick replies and welcome messages, then the account.
+  const tooLarge: Diagnostic[] = [];
   for (const guide of desiredGuides) {
     const key = guideKey(guide.id);
     const fields = guideFields.get(key) ?? [];
-    planGuideConfig(b, guide, liveGuides.get(key), fields);
+    planGuideConfig(b, guide, liveGuides.get(key), fields, tooLarge);
     if (fields.length > 0) {
       b.change({
         resource: 'guide',
@@ -91,7 +94,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
       });
     }
   }
-  planAccount(b, desired, live);
+  planAccount(b, desired, live, tooLarge);
 
   // 4. Memberships of the groups the file names.
   const deletedAccounts = new Set(
@@ -118,7 +121,8 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
       ...(desired.prune.guides ? [] : live.guides.map((g) => guideKey(g.id))),
     ]),
   });
-  if (hasErrors(tasks.diagnostics)) return { diagnostics: tasks.diagnostics };
+  if (tooLarge.length > 0 || hasErrors(tasks.diagnostics))
+    return { diagnostics: [...tooLarge, ...tasks.diagnostics] };
 
   // 6. Deletions, or mentions of what is left alone.
   const unmanaged = [...planDeletions(b, desired, live, desiredKeys), ...tasks.unmanaged];
@@ -190,13 +194,16 @@ function planGuides(
 /**
  * Quick replies and welcome messages of one guide in the fewest calls: one `is_delete: true` call
  * for what must go (all quick replies, both welcome messages), then one `is_delete: false` call
- * for what is added (the missing tail of the quick replies, or all of them; the welcome messages).
+ * for what is added (the missing tail of the quick replies, or all of them; the welcome messages),
+ * or several when the quick replies added would make a request too large. A call the service
+ * would refuse for its size is an error in `errors`.
  */
 function planGuideConfig(
   b: PlanBuilder,
   guide: DesiredGuide,
   live: LiveGuide | undefined,
   fields: FieldChange[],
+  errors: Diagnostic[],
 ): void {
   const key = guideKey(guide.id);
   const liveReplies = live?.config?.quickReplies ?? [];
@@ -235,13 +242,29 @@ function planGuideConfig(
       ...(clearWelcome ? { guide_auto_reply: { msgtype: 1 } } : {}),
     });
   }
-  if (addReplies.length > 0 || setWelcome) {
-    b.call('guide', key, 'setguideconfig', {
-      ...id,
-      is_delete: false,
-      ...(addReplies.length > 0 ? { guide_fast_reply_list: addReplies.map((content) => ({ content })) } : {}),
-      ...(setWelcome ? welcomeBody(guide.welcome ?? []) : {}),
-    });
+  // Quick replies are appended, so a long list goes in runs well under the request limit, in order
+  // (each call waits for the one before it on the guide's lane); the welcome rides with the first.
+  const bodies: CallBody[] = splitByBytes(addReplies.map((content) => ({ content }))).map((run) => ({
+    ...id,
+    is_delete: false,
+    guide_fast_reply_list: run,
+  }));
+  if (setWelcome) {
+    const welcome = welcomeBody(guide.welcome ?? []);
+    const [first] = bodies;
+    if (first !== undefined && jsonBytes(first) + jsonBytes(welcome) <= APPEND_BUDGET_BYTES)
+      bodies[0] = { ...first, ...welcome };
+    else bodies.push({ ...id, is_delete: false, ...welcome });
+  }
+  for (const body of bodies) {
+    const tooLarge = checkBodySize(
+      body,
+      guide.source,
+      `the setguideconfig request of guide ${describeGuideId(guide.id)} (a quick reply or its welcome messages)`,
+      'one quick reply or one welcome message this long cannot be sent in a request: shorten it',
+    );
+    if (tooLarge !== undefined) errors.push(tooLarge);
+    b.call('guide', key, 'setguideconfig', body);
   }
 }
 
@@ -257,19 +280,22 @@ function welcomeBody(messages: readonly WelcomeMessage[]): Record<string, JsonVa
  * The account: offline reply and sensitive words through `setguideacctconfig`, the default
  * welcome through `setguideconfig` without a guide. Sensitive words follow the semantics the file
  * states: under `append`, add what is missing (`is_delete: false`) and delete what is extra
- * (`is_delete: true`); under `replace`, one call sets the whole list.
+ * (`is_delete: true`), each in runs well under the request limit; under `replace`, one call sets
+ * the whole list (an error in `errors` when that passes the limit).
  *
- * The add goes first, so that if the second call fails the account still holds every word of both
+ * The add goes first, so that if a later call fails the account still holds every word of both
  * lists (a blocklist errs on the side of blocking); unless the two lists together pass the limit
  * of the account's words: the add would then be refused (9300814) on every apply, so the delete
  * goes first. Either way, no word that both lists hold is ever missing in between.
  */
-function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): void {
+function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState, errors: Diagnostic[]): void {
   const account = desired.account;
   if (account === undefined) return;
   const fields: FieldChange[] = [];
   const keep: Record<string, JsonValue> = {};
   const remove: Record<string, JsonValue> = {};
+  let adds: string[][] = [];
+  let drops: string[][] = [];
 
   if (account.offlineAutoReply !== undefined) {
     const before = live.account.offlineAutoReply ?? null;
@@ -295,28 +321,31 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
       if (words.semantics === 'replace') {
         keep['black_keyword'] = { values: [...words.words] };
       } else {
-        if (missing.length > 0) keep['black_keyword'] = { values: missing };
-        if (extra.length > 0) remove['black_keyword'] = { values: extra };
+        adds = splitByBytes(missing);
+        drops = splitByBytes(extra);
         deleteFirst = before.length + missing.length > MAX_SENSITIVE_WORDS;
       }
     }
   }
 
-  const add = (): void => {
-    if (Object.keys(keep).length > 0)
-      b.call('account', 'account', 'setguideacctconfig', { is_delete: false, ...keep });
-  };
-  const drop = (): void => {
-    if (Object.keys(remove).length > 0)
-      b.call('account', 'account', 'setguideacctconfig', { is_delete: true, ...remove });
-  };
-  if (deleteFirst) {
-    drop();
-    add();
-  } else {
-    add();
-    drop();
+  const addBodies = wordBodies(false, keep, adds);
+  const dropBodies = wordBodies(true, remove, drops);
+  const replace = words?.semantics === 'replace';
+  for (const body of [...addBodies, ...dropBodies]) {
+    const tooLarge = checkBodySize(
+      body,
+      account.source,
+      replace
+        ? 'under semantics: replace, all the sensitive words go in one setguideacctconfig request, which'
+        : 'a setguideacctconfig request of the sensitive words',
+      replace
+        ? 'shorten or remove sensitive words; a target that appends (semantics: append) takes them in several requests'
+        : 'one sensitive word this long cannot be sent in a request: shorten it',
+    );
+    if (tooLarge !== undefined) errors.push(tooLarge);
   }
+  for (const body of deleteFirst ? [...dropBodies, ...addBodies] : [...addBodies, ...dropBodies])
+    b.call('account', 'account', 'setguideacctconfig', body);
 
   if (account.defaultWelcome !== undefined) {
     const before = live.account.defaultWelcome ?? [];
@@ -337,6 +366,20 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState): vo
     }
   }
   if (fields.length > 0) b.change({ resource: 'account', action: 'update', address: 'account', fields });
+}
+
+/**
+ * The `setguideacctconfig` bodies of one `is_delete`: `settings` (the offline reply, or the whole
+ * list under `replace`) with the first run of words, or alone; then one body per further run.
+ */
+function wordBodies(isDelete: boolean, settings: Record<string, JsonValue>, runs: string[][]): CallBody[] {
+  if (runs.length === 0)
+    return Object.keys(settings).length > 0 ? [{ is_delete: isDelete, ...settings }] : [];
+  return runs.map((run, i) => ({
+    is_delete: isDelete,
+    ...(i === 0 ? settings : {}),
+    black_keyword: { values: run },
+  }));
 }
 
 interface GroupMatch {

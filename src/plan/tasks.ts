@@ -11,9 +11,10 @@ import {
 import type { Diagnostic } from '../core/diagnostics.js';
 import { PUSH_WINDOW_SECONDS } from '../core/guide-rules.js';
 import type { LiveMaterial, LiveState, LiveTask } from '../core/live.js';
-import type { FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
+import type { CallBody, FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
+import { checkBodySize, groupDigits } from './call-size.js';
 import type { PlanBuilder } from './plan-builder.js';
 import { messageToJson, sameWelcome } from './welcome.js';
 
@@ -108,13 +109,11 @@ function planTask(
   const address = describeTask(task.guide, task.name);
   if (current === undefined) {
     if (!inWindow(task, ctx.now, diagnostics)) return;
-    b.call(
-      'task',
-      taskKey(task.guide, task.name),
-      'addguidemassendjob',
-      { ...wireGuideIdentity(task.guide), ...taskBody(task) },
-      [ctx.addedAt.get(guideKey(task.guide))],
-    );
+    const body = { ...wireGuideIdentity(task.guide), ...taskBody(task) };
+    if (!fitsOneRequest(task, 'addguidemassendjob', body, diagnostics)) return;
+    b.call('task', taskKey(task.guide, task.name), 'addguidemassendjob', body, [
+      ctx.addedAt.get(guideKey(task.guide)),
+    ]);
     b.change({ resource: 'task', action: 'create', address, fields: createdFields(task) });
     return;
   }
@@ -131,11 +130,30 @@ function planTask(
     return;
   }
   if (!inWindow(task, ctx.now, diagnostics)) return;
-  b.call('task', taskKey(task.guide, task.name), 'updateguidemassendjob', {
-    task_id: current.id,
-    ...taskBody(task),
-  });
+  const body = { task_id: current.id, ...taskBody(task) };
+  if (!fitsOneRequest(task, 'updateguidemassendjob', body, diagnostics)) return;
+  b.call('task', taskKey(task.guide, task.name), 'updateguidemassendjob', body);
   b.change({ resource: 'task', action: 'update', address, fields });
+}
+
+/**
+ * A task goes in one request, recipients and all (a task cannot be split between calls): one the
+ * service would refuse for its size is an error that says how many recipients it has.
+ */
+function fitsOneRequest(
+  task: DesiredTask,
+  operation: 'addguidemassendjob' | 'updateguidemassendjob',
+  body: CallBody,
+  diagnostics: Diagnostic[],
+): boolean {
+  const tooLarge = checkBodySize(
+    body,
+    task.source,
+    `task ${JSON.stringify(task.name)} goes in one ${operation} request with its ${groupDigits(task.recipients.length)} recipients, which`,
+    'a task is sent whole: split its recipients between several tasks (each with a name of its own)',
+  );
+  if (tooLarge !== undefined) diagnostics.push(tooLarge);
+  return tooLarge === undefined;
 }
 
 /** A task to create or update must be pushed from now to one month ahead; else an error that says when. */

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
 import { errorCode, errorStack, GuidectlError, UsageError } from '../core/errors.js';
+import { MAX_REQUEST_BODY_BYTES } from '../core/guide-rules.js';
 import { InFlight } from '../core/in-flight.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
@@ -180,7 +181,7 @@ export class GuideService {
     this.store = new Store(options.db ?? ':memory:', options.durability ?? 'normal');
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.simulation = options.simulation === true;
-    this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+    this.maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
     this.log = options.log ?? (() => {});
     this.dbName = options.dbName ?? options.db ?? ':memory:';
     const faults = options.faults ?? NO_FAULTS;

@@ -1,0 +1,121 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_REQUEST_BODY_BYTES } from '../../src/core/guide-rules.js';
+import { parseJson, stringifyJson } from '../../src/wire/json.js';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+/**
+ * Files that validate made request bodies over the service's 1 MiB limit, refused (45002) on every
+ * apply: 1,000 long quick replies or sensitive words appended in one call, or a task with 20,000
+ * recipients. Appends now go in several calls well under the limit, in order; what cannot be split
+ * (a task, the words under `replace`) is refused at plan, before any call, naming the place.
+ */
+
+let t: TestService;
+let replacing: TestService;
+let ws: Workspace;
+beforeAll(async () => {
+  t = await startTestService();
+  replacing = await startTestService({ settings: { sensitiveWords: 'replace' } });
+});
+afterAll(async () => {
+  await t.close();
+  await replacing.close();
+});
+beforeEach(async () => {
+  ws = await workspace();
+  await t.sim('reset');
+  await replacing.sim('reset');
+});
+afterEach(() => ws.remove());
+
+const cli = (args: string[], target = t): Promise<CliRun> =>
+  runCli([...args, '--base-url', target.url], {
+    env: { WECHAT_APPID: target.service.credentials.appid, WECHAT_SECRET: target.service.credentials.secret },
+    cwd: ws.dir,
+  });
+
+interface JsonCall {
+  operation: string;
+  body: Record<string, unknown>;
+  depends_on: number[];
+}
+const planCalls = async (name: string): Promise<JsonCall[]> => {
+  const run = await cli(['plan', name, '--json']);
+  expect(run.code, run.stderr).toBe(0);
+  return (parseJson(run.stdout) as { calls: JsonCall[] }).calls;
+};
+const bytes = (body: unknown): number => Buffer.byteLength(stringifyJson(body), 'utf8');
+/** `n` distinct texts of `chars` CJK characters each (3 bytes of UTF-8 apiece). */
+const cjk = (n: number, chars: number): string[] =>
+  Array.from({ length: n }, (_, i) => `${i}`.padStart(4, '0') + '说'.repeat(chars - 4));
+
+const guide = (replies: string[]): string =>
+  `version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n    quick_replies: ${JSON.stringify(replies)}\n    welcome:\n      - text: Hello\n`;
+const words = (semantics: string, list: string[]): string =>
+  `version: 1\naccount:\n  sensitive_words:\n    semantics: ${semantics}\n    words: ${JSON.stringify(list)}\n`;
+
+describe('appends too large for one request', () => {
+  it('sends 1,000 quick replies of 400 CJK characters in several calls, in order, and converges', async () => {
+    const replies = cjk(1000, 400);
+    await ws.write('g.yaml', guide(replies));
+    const calls = (await planCalls('g.yaml')).filter((c) => c.operation === 'setguideconfig');
+    expect(calls.length).toBeGreaterThan(1);
+    for (const c of calls) expect(bytes(c.body)).toBeLessThan(MAX_REQUEST_BODY_BYTES / 2);
+    // In order, one after the other; the welcome rides with the first.
+    const sent = calls.flatMap((c) =>
+      (c.body['guide_fast_reply_list'] as { content: string }[]).map((r) => r.content),
+    );
+    expect(sent).toEqual(replies);
+    expect(calls[0]?.body['guide_auto_reply']).toEqual({ msgtype: 1, content: 'Hello' });
+    for (const [i, c] of calls.entries()) if (i > 0) expect(c.depends_on).toContain(i);
+
+    const run = await cli(['apply', 'g.yaml', '--auto-approve']);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expect(run.stdout).toContain('Converged');
+    expect(await planCalls('g.yaml')).toEqual([]);
+  });
+
+  it('sends 1,000 long sensitive words under append in several calls, and converges', async () => {
+    const list = cjk(1000, 400).sort();
+    await ws.write('w.yaml', words('append', list));
+    const calls = await planCalls('w.yaml');
+    expect(calls.length).toBeGreaterThan(1);
+    for (const c of calls) expect(bytes(c.body)).toBeLessThan(MAX_REQUEST_BODY_BYTES / 2);
+    const run = await cli(['apply', 'w.yaml', '--auto-approve']);
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expect(await planCalls('w.yaml')).toEqual([]);
+  });
+});
+
+describe('requests that cannot be split', () => {
+  it('refuses the words under replace before any call, naming the place, the size and the limit', async () => {
+    await ws.write('w.yaml', words('replace', cjk(1000, 400).sort()));
+    replacing.service.resetCalls();
+    for (const args of [['plan'], ['apply', '--auto-approve']]) {
+      const run = await cli([...args, 'w.yaml'], replacing);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /w\.yaml:2:1: error: under semantics: replace, all the sensitive words go in one setguideacctconfig request, which would be 1,\d{3},\d{3} bytes \(1\.\d\d MiB\); the limit of one request is 1,048,576 bytes \(1 MiB\) \[request-too-large\]/,
+      );
+      expect(run.stderr).toContain('hint: shorten or remove sensitive words');
+    }
+    expect(replacing.service.calls().filter((c) => c.writes)).toEqual([]);
+  });
+
+  it('refuses a task of 20,000 long recipients before any call', async () => {
+    const recipients = Array.from({ length: 20_000 }, (_, i) => `o${String(i).padStart(63, '0')}`);
+    const file =
+      'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n' +
+      `tasks:\n  - name: Big\n    guide: alice_wx\n    push_at: 2026-11-25T10:00:00Z\n    recipients: ${JSON.stringify(recipients)}\n    materials:\n      - text: Hi\n`;
+    await ws.write('t.yaml', file);
+    t.service.resetCalls();
+    const run = await cli(['apply', 't.yaml', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /t\.yaml:7:5: error: task "Big" goes in one addguidemassendjob request with its 20,000 recipients, which would be 1,3\d\d,\d{3} bytes \(1\.\d\d MiB\); the limit of one request is 1,048,576 bytes \(1 MiB\) \[request-too-large\]/,
+    );
+    expect(run.stderr).toContain('split its recipients between several tasks');
+    expect(t.service.calls().filter((c) => c.writes)).toEqual([]);
+  });
+});
