@@ -5,6 +5,7 @@ import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
 import { type CheckInput, checkEnvironment, mergeEnvironmentDiagnostics } from './check-environment.js';
 import { type CompiledSchema, loadSchema } from './check-schema.js';
+import { checkLoneSurrogates } from './check-text.js';
 import { checkReferences, declaredEnvironments, type Environment, EnvironmentFile } from './environments.js';
 import {
   type ConfigFs,
@@ -182,7 +183,9 @@ function parseFiles(
       continue;
     }
     shown.push(source);
-    if (parsed !== undefined) files.push(new EnvironmentFile(parsed, source.text));
+    if (parsed === undefined) continue;
+    for (const d of checkLoneSurrogates(parsed, source.text)) diagnostics.push(d);
+    files.push(new EnvironmentFile(parsed, source.text));
   }
   return { files, shown };
 }

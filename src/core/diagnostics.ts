@@ -46,6 +46,7 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'wrong-type',
   'schema-violation',
   // Values
+  'text-lone-surrogate',
   'nickname-empty',
   'nickname-too-long',
   'head-image-url-invalid',
