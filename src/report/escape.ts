@@ -6,16 +6,23 @@
  * machines needs none (JSON escapes what it must, and machines do not render text).
  *
  * Escaped: C0 controls (U+0000–U+001F, tab included), DEL and C1 controls (U+007F–U+009F), the
- * line and paragraph separators (U+2028, U+2029), the bidirectional marks, embeddings, overrides
- * and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), and the byte-order mark —
- * as `\n`, `\r`, `\t` or `\u001b`, the way JSON writes them.
+ * line and paragraph separators (U+2028, U+2029), every format character (Unicode Cf: the
+ * zero-width space, joiners and word joiner U+200B–U+200D and U+2060, the bidirectional marks,
+ * embeddings, overrides and isolates U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069, the
+ * byte-order mark U+FEFF, the soft hyphen, tag characters…), which print as nothing, so that
+ * `"B\u200bye"` cannot pass for `"Bye"`, and a surrogate without its pair — as `\n`, `\r`, `\t`
+ * or `\u001b`, the way JSON writes them (a character beyond U+FFFF as its two UTF-16 halves).
  */
-const UNSAFE = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/gu;
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/gu;
 
 const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeOne(c: string): string {
-  return SHORT[c] ?? `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
+  const short = SHORT[c];
+  if (short !== undefined) return short;
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
 }
 
 const UNSAFE_BESIDES_LINES = new RegExp(`(?!\\n)${UNSAFE.source}`, 'u');

@@ -174,7 +174,8 @@ function fieldLines(field: FieldChange, action: ChangeAction): PlanLine[] {
 function asLines(value: JsonValue | undefined): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return [show(value)];
-  return value.map((v) => (typeof v === 'string' ? escapeControls(v) : showJson(v)));
+  // Quoted, as a nickname is: "Hello " and "Hello" must not look alike.
+  return value.map((v) => showJson(v));
 }
 
 function show(value: JsonValue | undefined): string {

@@ -48,12 +48,12 @@ describe('control characters in the files never reach the terminal', () => {
     const plan = await cli(['plan', 'evil.yaml']);
     expect(plan.code, plan.stderr).toBe(0);
     expectSafe(plan);
-    expect(plan.stdout).toContain('+ bad\\u001b[2Jword');
-    expect(plan.stdout).toContain('+ over\\rPlan: 0 to add');
-    expect(plan.stdout).toContain('+ hi\\u001b[1A\\u001b[2K');
-    expect(plan.stdout).toContain('+ line\\nPlan: 0 to add, 0 to change');
+    expect(plan.stdout).toContain('+ "bad\\u001b[2Jword"');
+    expect(plan.stdout).toContain('+ "over\\rPlan: 0 to add"');
+    expect(plan.stdout).toContain('+ "hi\\u001b[1A\\u001b[2K"');
+    expect(plan.stdout).toContain('+ "line\\nPlan: 0 to add, 0 to change"');
     expect(plan.stdout).toContain('+ group "Grp\\u001b[31mRed\\u009b"');
-    expect(plan.stdout).toContain('+ rtl\\u202eword');
+    expect(plan.stdout).toContain('+ "rtl\\u202eword"');
     expect(plan.stdout.match(/^Plan: /gm)).toHaveLength(1);
 
     const markdown = await cli(['plan', 'evil.yaml', '--markdown']);
@@ -71,7 +71,7 @@ describe('control characters in the files never reach the terminal', () => {
     );
     const change = await cli(['plan', 'evil.yaml']);
     expectSafe(change);
-    expect(change.stdout).toContain('- hi\\u001b[1A\\u001b[2K');
+    expect(change.stdout).toContain('- "hi\\u001b[1A\\u001b[2K"');
   });
 
   it('validate escapes them in messages and in the quoted source line, with the carets measured on that', async () => {
@@ -100,5 +100,42 @@ describe('the one helper', () => {
       'a\\u001b[2Jb\\r\\n\\t\\u0007\\u007f\\u0085\\u009b\\u2028\\u202e\\u2066\\ufeffz 退款 😀',
     );
     expect(showJson({ text: 'x\u009b\u202e\u001b' })).toBe('{"text":"x\\u009b\\u202e\\u001b"}');
+  });
+});
+
+describe('what prints as nothing in a plan', () => {
+  it('quotes list entries and escapes zero-width and format characters, in text and markdown', async () => {
+    // Applied, then planned against a file that differs only by a trailing space and a U+200B: the
+    // plan used to show "- Hello / + Hello", two lines that look the same.
+    const file = (replies: string, words: string): string =>
+      `version: 1\naccount:\n  sensitive_words:\n    semantics: append\n    words: ${words}\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n    quick_replies: ${replies}\n`;
+    await ws().write('a.yaml', file('["Hello ", "B\\u200bye"]', '["w\\u2060x", "y\\ufeff"]'));
+    expect((await cli(['apply', 'a.yaml', '--auto-approve'])).code).toBe(0);
+    await ws().write('a.yaml', file('["Hello", "Bye"]', '["wx", "y"]'));
+    const plan = await cli(['plan', 'a.yaml']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expectSafe(plan);
+    for (const line of [
+      '- "Hello "',
+      '- "B\\u200bye"',
+      '+ "Hello"',
+      '+ "Bye"',
+      '- "w\\u2060x"',
+      '- "y\\ufeff"',
+    ])
+      expect(plan.stdout).toContain(line);
+    const markdown = await cli(['plan', 'a.yaml', '--markdown']);
+    expectSafe(markdown);
+    expect(markdown.stdout).toContain('-         "B\\u200bye"');
+    expect(markdown.stdout).toContain('-         "Hello "');
+  });
+});
+
+describe('the one helper, on format characters', () => {
+  it('escapes every format character, a lone surrogate, and a format character beyond U+FFFF as its halves', () => {
+    expect(escapeControls('a\u200bb\u200c\u200d\u2060\u00ad\ud800z')).toBe(
+      'a\\u200bb\\u200c\\u200d\\u2060\\u00ad\\ud800z',
+    );
+    expect(escapeControls('tag\u{e0041}')).toBe('tag\\udb40\\udc41');
   });
 });

@@ -64,18 +64,18 @@ describe('renderPlan', () => {
     const replies = lines.indexOf('      ~ quick_replies:');
     expect(lines.slice(replies, replies + 5)).toEqual([
       '      ~ quick_replies:',
-      '            Hello',
-      '          - Old',
-      '          + Prices?',
-      '            Bye',
+      '            "Hello"',
+      '          - "Old"',
+      '          + "Prices?"',
+      '            "Bye"',
     ]);
     // North: dave_wx leaves with his deletion, carol_wx joins.
     const north = lines.indexOf('  ~ group North');
     expect(lines.slice(north + 1, north + 6)).toEqual([
       '      ~ members:',
-      '            bob_wx',
-      '          - dave_wx',
-      '          + carol_wx',
+      '            "bob_wx"',
+      '          - "dave_wx"',
+      '          + "carol_wx"',
       '',
     ]);
     expect(lines).toContain('      + nickname: "alice_wx"');
@@ -141,8 +141,8 @@ describe('renderPlan', () => {
     expect(shown).not.toMatch(UNSAFE);
     expect(resourceLines(shown)).toEqual(['  + group "Ops\\nTeam"', '  + guide eve_wx']);
     expect(shown).toContain('+ nickname: "Eve\\u001b[2J\\n  + guide x"');
-    expect(shown).toContain('+ a\\rb');
-    expect(shown).toContain('+ \\u202eevil');
+    expect(shown).toContain('+ "a\\rb"');
+    expect(shown).toContain('+ "\\u202eevil"');
   });
 
   it('colours only when asked', () => {

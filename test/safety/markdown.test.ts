@@ -125,7 +125,9 @@ describe('plan --markdown', () => {
     expect(text).not.toContain('cut:');
     expect(text).toContain('<details><summary>Details: 2 changes, 2 API calls</summary>');
     // A fence longer than any backtick run inside, so that no quick reply can close it.
-    expect(text).toContain('\n````diff\n+ guide alice_wx\n+     quick_replies:\n+         Use ```code```\n');
+    expect(text).toContain(
+      '\n````diff\n+ guide alice_wx\n+     quick_replies:\n+         "Use ```code```"\n',
+    );
     expect(text).toContain('- group "Old <b>|"');
     expect(text).toContain('| groups | 0 | 0 | 1 |');
     expect(text).toContain('x\\_\\*wx\\*');
