@@ -109,11 +109,11 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             if (run.status === 'invalid')
               return reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
             printDiagnostics(ctx, run.diagnostics, files.sources);
-            const { plan, planId, guards } = run;
-            const color = useColor(ctx, 'stdout');
+            const { plan, planId, guards, warnings } = run;
             const shown = environment && { environment: { name: environment.name, target: where } };
             const drift = options.expectNoChanges;
-            ctx.io.stdout.write(formatPlan(format, plan, { planId, guards, drift, color, ...shown }));
+            const extras = { planId, guards, drift, warnings, cwd: ctx.io.cwd, ...shown };
+            ctx.io.stdout.write(formatPlan(format, plan, { ...extras, color: useColor(ctx, 'stdout') }));
             printed = true;
             if (out !== undefined) {
               await savePlanRun(ctx.io.cwd, out, run, paths, where);

@@ -20,6 +20,8 @@ export interface LoadedFiles {
   readonly environment?: DeclaredEnvironment;
   /** The values of `environment` as written, by name (for `export --as-environment-file`). */
   readonly values?: ReadonlyMap<string, string>;
+  /** The warnings of the files (they have no error), for outputs that carry them (`plan --json`). */
+  readonly warnings?: readonly Diagnostic[];
 }
 
 /** The files, when they have no error; every diagnostic (warnings too); the texts either way. */
@@ -103,6 +105,7 @@ function loadResultOf(result: LoadDesiredStateResult, environment?: string): Loa
     sources,
     ...(chosen === undefined ? {} : { environment: chosen }),
     ...(result.values === undefined ? {} : { values: result.values }),
+    ...(diagnostics.length === 0 ? {} : { warnings: diagnostics }),
   };
   return { files, diagnostics, sources };
 }

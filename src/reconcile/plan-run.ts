@@ -97,6 +97,8 @@ export type PlanRun =
       readonly guards: readonly GuardResult[];
       /** Warnings of the plan (errors make the run `invalid`). */
       readonly diagnostics: readonly Diagnostic[];
+      /** Every warning: the files' (told when they were loaded), then the plan's (`diagnostics`). */
+      readonly warnings: readonly Diagnostic[];
     };
 
 /**
@@ -119,5 +121,6 @@ export async function planRun(files: LoadedFiles, source: LiveSource, flags: Gua
     planId: planId(plan, basis),
     guards: evaluateGuards(files.state.safety, plan, live, flags),
     diagnostics,
+    warnings: [...(files.warnings ?? []), ...diagnostics],
   };
 }

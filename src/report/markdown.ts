@@ -1,6 +1,9 @@
+import { type Diagnostic, sortDiagnostics } from '../core/diagnostics.js';
+import { displayPath } from '../core/paths.js';
 import type { Change, Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
+import { escapeControls } from './escape.js';
 import {
   changeLines,
   describeGuard,
@@ -64,13 +67,14 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   // Which account was planned, as `plan --all-envs --markdown` heads each environment.
   const { environment } = options;
   if (environment !== undefined) head.push(environmentTitle(environment), '');
-  head.push(`**${summaryLine(plan)}**`, '');
+  head.push(`**${summaryLine(plan, options.warnings?.length)}**`, '');
   if (options.drift === true && plan.calls.length > 0) {
     head.push(
       '**Drift:** the account no longer matches the files; applying this plan would bring it back.',
       '',
     );
   }
+  head.push(...warningLines(options.warnings ?? [], options.cwd));
   if (options.planId !== undefined) head.push(`Plan id: \`${options.planId}\``, '');
 
   const guards = shownGuards(options.guards);
@@ -167,6 +171,22 @@ export function renderFailureMarkdown(
     ...(cut > 0 ? ['', `> … cut: ${countOf(cut, 'more line')}; see the job log.`] : []),
     '',
   ].join('\n');
+}
+
+/** Most warnings a comment lists, so that its head stays small; the job log has them all. */
+const MAX_WARNINGS_SHOWN = 10;
+
+/** The warnings as a warning block, each `file:line:col: message (code)`, in the order of the files. */
+function warningLines(warnings: readonly Diagnostic[], cwd: string | undefined): string[] {
+  if (warnings.length === 0) return [];
+  const lines = ['> [!WARNING]', `> **${countOf(warnings.length, 'warning')}:**`];
+  for (const d of sortDiagnostics(warnings).slice(0, MAX_WARNINGS_SHOWN)) {
+    const place = `${displayPath(d.file, cwd)}:${d.line}:${d.column}`;
+    lines.push(`> - ${escapeMarkdown(escapeControls(`${place}: ${d.message}`))} (\`${d.code}\`)`);
+  }
+  const rest = warnings.length - MAX_WARNINGS_SHOWN;
+  if (rest > 0) lines.push(`> - … and ${countOf(rest, 'more warning')}: see the job log.`);
+  return [...lines, ''];
 }
 
 /** A guard in words, with the flags it names as code, ready to copy. */

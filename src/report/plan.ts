@@ -1,9 +1,11 @@
 import { diffArrays, diffLines } from 'diff';
 import type { DeleteKind } from '../core/desired.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallTarget, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
+import { diagnosticsToJson } from './diagnostics.js';
 import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';
 
@@ -40,6 +42,13 @@ export interface PlanExtras {
    * machine formats and the markdown comment; human text has its own heading.
    */
   readonly environment?: EnvironmentInWords;
+  /**
+   * The warnings of the files and of the plan (human text has them on stderr): the machine formats
+   * carry them, and with any the summary line does not say that the account matches the files.
+   */
+  readonly warnings?: readonly Diagnostic[];
+  /** The folder the warnings' files are named relative to. */
+  readonly cwd?: string;
 }
 
 /**
@@ -67,14 +76,20 @@ export function renderPlan(plan: Plan, options: { readonly color?: boolean } & P
     }
     out.push('');
   }
-  out.push(p.bold(summaryLine(plan)));
+  out.push(p.bold(summaryLine(plan, options.warnings?.length)));
   if (options.planId !== undefined) out.push(`Plan id: ${options.planId}`);
   return `${out.join('\n')}\n`;
 }
 
-/** `Plan: 3 to add, 2 to change, 1 to delete (14 API calls).` or `No changes.` */
-export function summaryLine(plan: Plan): string {
+/**
+ * `Plan: 3 to add, 2 to change, 1 to delete (14 API calls).` or `No changes.`, which says that the
+ * account matches the files only when there is no warning: one may tell of a difference no call
+ * can mend (a task already executed).
+ */
+export function summaryLine(plan: Plan, warnings = 0): string {
   const { add, change, delete: del, calls } = plan.summary;
+  if (calls === 0 && warnings > 0)
+    return `No changes to make, but ${countOf(warnings, 'warning')}: read ${warnings === 1 ? 'it' : 'them'} before taking the account as matching the files.`;
   if (calls === 0) return 'No changes. The account matches the files.';
   return `Plan: ${formatCount(add)} to add, ${formatCount(change)} to change, ${formatCount(del)} to delete (${countOf(calls, 'API call')}).`;
 }
@@ -319,6 +334,14 @@ export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, 
     summary,
     ...rest,
     ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),
+    ...(extras.warnings === undefined
+      ? {}
+      : {
+          diagnostics: diagnosticsToJson(
+            extras.warnings,
+            extras.cwd === undefined ? {} : { cwd: extras.cwd },
+          ),
+        }),
   };
 }
 

@@ -31,7 +31,12 @@ describe('guidectl show', () => {
     expect(shown.stdout).toContain('apply exactly these calls with: guidectl apply saved.json');
 
     const shownJson = await runCli(['show', 'saved.json', '--json'], { cwd: ws().dir });
-    const { guards: _guards, ...planJson } = parseJson(json.stdout) as Record<string, unknown>;
+    // show leaves out what depends on the account and the files when applied: guards, warnings.
+    const {
+      guards: _guards,
+      diagnostics: _warnings,
+      ...planJson
+    } = parseJson(json.stdout) as Record<string, unknown>;
     expect(parseJson(shownJson.stdout)).toEqual(planJson);
 
     const shownMarkdown = await runCli(['show', 'saved.json', '--markdown'], { cwd: ws().dir });

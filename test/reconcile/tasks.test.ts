@@ -133,12 +133,28 @@ describe('tasks as code', () => {
     );
     const late = await cli(['plan', path, '--detailed-exitcode']);
     expect(late.code, late.stderr + late.stdout).toBe(0);
-    expect(late.stdout).toContain('No changes.');
+    // The headline does not say the account matches the files: the warning says it differs.
+    expect(late.stdout).toContain(
+      'No changes to make, but 1 warning: read it before taking the account as matching the files.',
+    );
+    expect(late.stdout).not.toContain('matches the files');
     expect(late.stderr).toMatch(
       /warning: task "Spring sale" of alice_wx was already executed at .*\+08:00; it cannot change \(remark differ\)/,
     );
-    const json = (await plan(path)).plan;
+    // The machine formats carry the warning, as stderr tells it to people.
+    const json = (await plan(path)).plan as JsonPlan & { diagnostics: Record<string, unknown>[] };
     expect(json.summary).toEqual({ add: 0, change: 0, delete: 0, calls: 0 });
+    expect(json.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'warning', code: 'task-executed', file: 'tasks.yaml', line: 7 }),
+    ]);
+    const markdown = await cli(['plan', path, '--markdown']);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout).toContain(
+      '**No changes to make, but 1 warning: read it before taking the account as matching the files.**',
+    );
+    expect(markdown.stdout).toMatch(
+      /> \[!WARNING\]\n> \*\*1 warning:\*\*\n> - tasks\.yaml:7:5: task "Spring sale" of alice\\_wx was already executed at .*; it cannot change \(remark differ\) \(`task-executed`\)\n/,
+    );
   });
 
   it('refuses a push time in the past or more than a month ahead, naming the range in the file offset', async () => {
