@@ -175,7 +175,8 @@ function fieldLines(field: FieldChange, action: ChangeAction): PlanLine[] {
     const lines: PlanLine[] = [{ indent, mark: '~', text: `${field.field}:` }];
     for (const part of diffLines(`${before}\n`, `${after}\n`)) {
       for (const line of part.value.replace(/\n$/, '').split('\n')) {
-        const text = escapeControls(line);
+        // Quoted, as short values are: a trailing space must show.
+        const text = showJson(line);
         if (part.added) lines.push({ indent: indent + 4, mark: '+', text });
         else if (part.removed) lines.push({ indent: indent + 4, mark: '-', text });
         else lines.push({ indent: indent + 6, text, style: 'context' });

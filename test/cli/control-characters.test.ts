@@ -129,6 +129,23 @@ describe('what prints as nothing in a plan', () => {
     expect(markdown.stdout).toContain('-         "B\\u200bye"');
     expect(markdown.stdout).toContain('-         "Hello "');
   });
+
+  it('quotes the lines of a long text shown as a line diff, so that a trailing space shows', async () => {
+    const long = 'We are offline now and will answer every message when we are back at nine. ';
+    const file = (offline: string): string =>
+      `version: 1
+account:
+  offline_auto_reply: ${JSON.stringify(offline)}
+`;
+    await ws().write('o.yaml', file(`${long}\nSee you `));
+    expect((await cli(['apply', 'o.yaml', '--auto-approve'])).code).toBe(0);
+    await ws().write('o.yaml', file(`${long}\nSee you`));
+    const plan = await cli(['plan', 'o.yaml']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('- "See you "');
+    expect(plan.stdout).toContain('+ "See you"');
+    expect(plan.stdout).toContain(`  ${JSON.stringify(long)}`);
+  });
 });
 
 describe('the one helper, on format characters', () => {
