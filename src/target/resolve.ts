@@ -99,7 +99,17 @@ export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target
       : appid !== undefined && secret !== undefined
         ? { appid, secret }
         : undefined;
-  const flagUrl = flags.baseUrl === undefined || flags.baseUrl === '' ? undefined : flags.baseUrl;
+  // An empty URL is a variable that expanded to nothing (`--base-url "$STAGING_URL"` in CI with it
+  // unset): read as not given, it would send these credentials, and any writes, to WeChat itself.
+  if (flags.baseUrl === '')
+    throw new UsageError(
+      `--base-url is empty; give the URL (a guidectl serve for staging, say), or leave the flag out for ${DEFAULT_BASE_URL}`,
+    );
+  if (auth !== undefined && env['GUIDECTL_BASE_URL'] === '')
+    throw new UsageError(
+      `GUIDECTL_BASE_URL is set but empty; give the URL, or unset it for ${DEFAULT_BASE_URL}`,
+    );
+  const flagUrl = flags.baseUrl;
   const envUrl = given(env, 'GUIDECTL_BASE_URL');
   const baseUrl =
     flagUrl !== undefined

@@ -38,6 +38,18 @@ describe('the target room, as a library user reaches it', () => {
     expect((await stat(join(cwd, '.guidectl/local.db'))).isFile()).toBe(true);
   });
 
+  it('refuses an empty base URL, which would send the credentials and writes to WeChat itself', () => {
+    const credentials = { WECHAT_APPID: 'wx0000000000000001', WECHAT_SECRET: 's' };
+    expect(() => resolveTarget(credentials, { baseUrl: '' }, ws().dir)).toThrow(
+      '--base-url is empty; give the URL (a guidectl serve for staging, say), or leave the flag out for https://api.weixin.qq.com',
+    );
+    expect(() => resolveTarget({ ...credentials, GUIDECTL_BASE_URL: '' }, {}, ws().dir)).toThrow(
+      'GUIDECTL_BASE_URL is set but empty; give the URL, or unset it for https://api.weixin.qq.com',
+    );
+    // Without credentials an empty variable is unset, as every variable: the embedded service.
+    expect(resolveTarget({ GUIDECTL_BASE_URL: '' }, {}, ws().dir).kind).toBe('embedded');
+  });
+
   it('refuses an empty --local-db, which would name the working folder, with the fix', () => {
     expect(() => resolveTarget({}, { localDb: '' }, ws().dir)).toThrow(
       '--local-db takes a database file, e.g. --local-db .guidectl/staging.db; it is empty',
