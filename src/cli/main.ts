@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import process from 'node:process';
+import { errorCode } from '../core/errors.js';
 import type { CliIo, Output } from './io.js';
 import { runProgram } from './program.js';
 import { createAsk } from './prompt.js';
@@ -11,16 +12,34 @@ import { createAsk } from './prompt.js';
 /**
  * An output over a process stream. When its reader goes away (`guidectl … | head -1` closes the
  * pipe: EPIPE), what follows is dropped quietly: a closed stdout must never crash the program or
- * cut an apply short; the exit status still tells how the work went.
+ * cut an apply short; the exit status still tells how the work went. Any other failure (a full
+ * disk, an I/O error) is kept for `failure`: output that was lost must not end in success.
  */
-function processOutput(stream: NodeJS.WriteStream): Output {
+function processOutput(stream: NodeJS.WriteStream): Output & { failure(): Promise<string | undefined> } {
   let open = true;
-  stream.on('error', () => {
+  let wrote = false;
+  let failed: string | undefined;
+  const fail = (error: Error): void => {
     open = false;
-  });
+    const code = errorCode(error);
+    if (code !== 'EPIPE' && code !== 'ERR_STREAM_DESTROYED') failed ??= code ?? error.message;
+  };
+  stream.on('error', fail);
   return {
+    // Once what was written is flushed: a write can fail after it was queued.
+    failure: () =>
+      new Promise((resolve) => {
+        // An empty write fails too on a full device: flush only what was written.
+        if (!open || !wrote) return resolve(failed);
+        stream.write('', (error) => {
+          if (error) fail(error);
+          resolve(failed);
+        });
+      }),
     write: (text) => {
-      if (open && !stream.destroyed) stream.write(text);
+      if (!open || stream.destroyed) return;
+      wrote = true;
+      stream.write(text);
     },
     isTTY: stream.isTTY === true,
     drain: () =>
@@ -79,3 +98,10 @@ const io: CliIo = {
 };
 
 process.exitCode = await runProgram(process.argv.slice(2), io);
+const lost = await stdout.failure();
+if (lost !== undefined) {
+  process.stderr.write(
+    `guidectl: the output could not be written (${lost}); what it printed is incomplete\n`,
+  );
+  process.exitCode = 1;
+}

@@ -1,3 +1,5 @@
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
 import { useServiceTarget } from '../helpers/cli.js';
@@ -62,5 +64,41 @@ describe('a closed stdout', () => {
     const { code, stderr } = await spawnCli(args, { cwd: ws().dir, closeStdout: true }).ended;
     noCrash(stderr);
     expect(code, stderr).toBe(0);
+  });
+});
+
+describe('a stdout that cannot be written (a full disk)', () => {
+  it.each([
+    ['validate --json', ['validate', 'big.yaml', '--json']],
+    ['plan --json', ['plan', 'big.yaml', '--json', '--base-url', 'URL']],
+    ['export', ['export', '--base-url', 'URL']],
+  ])('%s says the output is incomplete and exits 1, not 0', async (_name, command) => {
+    await ws().write('big.yaml', bigFile());
+    const args = command.map((a) => (a === 'URL' ? service().url : a));
+    const full = openSync('/dev/full', 'w');
+    try {
+      const run = spawnCli(args, { cwd: ws().dir, env: env(), stdoutFd: full });
+      const { code, stderr } = await run.ended;
+      noCrash(stderr);
+      expect(stderr).toContain(
+        'guidectl: the output could not be written (ENOSPC); what it printed is incomplete',
+      );
+      expect(code).toBe(1);
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  it('is no failure when nothing was printed on it (export -o writes a file)', async () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const args = ['export', '-o', 'e.yaml', '--base-url', service().url];
+      const { code, stderr } = await spawnCli(args, { cwd: ws().dir, env: env(), stdoutFd: full }).ended;
+      expect(stderr).not.toContain('could not be written');
+      expect(code, stderr).toBe(0);
+      expect(readFileSync(join(ws().dir, 'e.yaml'), 'utf8')).toContain('version: 1');
+    } finally {
+      closeSync(full);
+    }
   });
 });

@@ -26,13 +26,20 @@ export interface Spawned {
  */
 export function spawnCli(
   args: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; closeStdout?: boolean; preload?: string },
+  options: {
+    cwd: string;
+    env?: Record<string, string>;
+    closeStdout?: boolean;
+    preload?: string;
+    /** A file descriptor to write stdout to (say, of /dev/full), instead of a pipe read here. */
+    stdoutFd?: number;
+  },
 ): Spawned {
   const preload = options.preload === undefined ? [] : ['--require', options.preload];
   const child = spawn(process.execPath, [...preload, CLI, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', options.stdoutFd ?? 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
