@@ -73,6 +73,7 @@ async function applyOnce(
 ): Promise<void> {
   // --json is one object and --json-stream ends with its summary whatever happens: a failure
   // (the target, the read, Ctrl-C) is written there before it goes on to stderr and the exit code.
+  if (applyFormatOf(options) !== 'human') ctx.io.catchSignals?.();
   const out = applyOutputWriter(
     { format: applyFormatOf(options), cwd: ctx.io.cwd },
     how.write ?? ((chunks) => writeChunks(ctx, chunks)),

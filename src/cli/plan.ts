@@ -68,6 +68,8 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
     )
     .action(async (paths: string[], options: PlanOptions) => {
       const format = chooseFormat(options);
+      // A machine format always ends with its object, a Ctrl-C while the files load included.
+      if (format !== 'human') ctx.io.catchSignals?.();
       if (options.detailedExitcode && options.expectNoChanges) {
         throw new UsageError(
           '--detailed-exitcode and --expect-no-changes ask for different exit codes; give one',

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { guideEntries, useServiceTarget } from '../helpers/cli.js';
+import { guideEntries, runCli, useServiceTarget } from '../helpers/cli.js';
 import { holdingGate } from '../helpers/holding-gate.js';
 import { spawnCli, untilOutput } from '../helpers/spawn.js';
 
@@ -147,16 +147,26 @@ describe('Ctrl-C during apply', () => {
 describe('Ctrl-C while reading the live state', () => {
   it.each([['plan'], ['apply']])('%s says "interrupted", not that a call failed', async (command) => {
     await ws().write('g.yaml', guides(2));
-    const stop = new AbortController();
-    stop.abort();
-    const extra = command === 'apply' ? ['--auto-approve'] : [];
-    const run = await target.cli([command, 'g.yaml', ...extra], {
-      stop: stop.signal,
-    });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('guidectl: interrupted while reading the live state');
-    expect(run.stderr).not.toContain('failed');
-    expect(writes()).toEqual([]);
+    // The first read is held at a gate; Ctrl-C comes while it waits there.
+    const gate = await holdingGate(slow().url, 'getguideacctlist');
+    try {
+      const stop = new AbortController();
+      const extra = command === 'apply' ? ['--auto-approve'] : [];
+      const running = runCli([command, 'g.yaml', ...extra, '--base-url', gate.url], {
+        env: env(),
+        cwd: ws().dir,
+        stop: stop.signal,
+      });
+      await gate.held;
+      stop.abort();
+      const run = await running;
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('guidectl: interrupted while reading the live state');
+      expect(run.stderr).not.toContain('failed');
+      expect(writes()).toEqual([]);
+    } finally {
+      gate.close();
+    }
   });
 });
 
@@ -197,5 +207,38 @@ describe('a signal during synchronous work (the parse of a huge file)', () => {
         expect({ code: ended.code, signal: ended.signal }).toEqual({ code: null, signal });
       });
     }
+  }
+});
+
+describe('a signal while the files load, with a machine format', () => {
+  // --json and --json-stream end with their object whatever happens: such a command asks for the
+  // signals from its start, so a Ctrl-C during the parse is seen once the parse is over.
+  for (const [command, format] of [
+    ['plan', '--json'],
+    ['apply', '--json'],
+    ['apply', '--json-stream'],
+  ] as const) {
+    it(`${command} ${format}: interrupted, nothing read or changed, and still the object on stdout`, async () => {
+      await ws().write('block.yaml', guides(3));
+      const before = slow().calls().length;
+      const args = [command, 'block.yaml', format, '--base-url', slow().url, '--auto-approve'];
+      const spawned = spawnCli(command === 'plan' ? args.slice(0, -1) : args, {
+        cwd: ws().dir,
+        env: { ...env(), GUIDECTL_TEST_BLOCK_MS: '1500' },
+        preload: BLOCKING_READ,
+      });
+      await untilOutput(spawned.child.stderr, /block: parsing block\.yaml/);
+      spawned.child.kill('SIGINT');
+      const { code, stdout, stderr } = await spawned.ended;
+      expect(code, stderr).toBe(1);
+      expect(stderr).toContain('guidectl: interrupted while reading the files; nothing was read or changed');
+      const told = format === '--json' ? [JSON.parse(stdout)] : events(stdout);
+      expect(told[0]).toMatchObject({
+        error: 'interrupted while reading the files; nothing was read or changed',
+      });
+      if (format === '--json-stream')
+        expect(told.at(-1)).toMatchObject({ type: 'summary', interrupted: true });
+      expect(slow().calls().length).toBe(before);
+    });
   }
 });
