@@ -8,7 +8,7 @@ import { stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';
 import { type TargetOptions, withClient } from './session.js';
-import { targetOptions } from './target-flags.js';
+import { lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 export function registerApiCommand(program: Command, ctx: CommandContext): void {
   targetOptions(
@@ -24,33 +24,40 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
         'https://api.weixin.qq.com); with none of them, the embedded local service.\n' +
         `Example: guidectl api getguideacct '{"guide_account": "alice_wx"}'\n`,
     )
-    .action(async (operation: string, json: string | undefined, options: TargetOptions) => {
-      const { io } = ctx;
-      if (!isOperationName(operation)) {
-        throw new UsageError(
-          `unknown operation ${showJson(operation)}; the guide operations are:\n${renderOperationList()}`,
+    .addOption(lockTimeoutFlag())
+    .action(
+      async (
+        operation: string,
+        json: string | undefined,
+        options: TargetOptions & { lockTimeout: number },
+      ) => {
+        const { io } = ctx;
+        if (!isOperationName(operation)) {
+          throw new UsageError(
+            `unknown operation ${showJson(operation)}; the guide operations are:\n${renderOperationList()}`,
+          );
+        }
+        const body = parseRequestBody(json);
+        await withClient(
+          ctx,
+          options,
+          async (client) => {
+            // An error answer of the operation is still its answer: printed on stdout, the error on
+            // stderr, exit 1.
+            const { answer, error } = await callByHand(client, operation, body, io.stopSignal);
+            io.stdout.write(`${stringifyJsonPretty(answer)}\n`);
+            if (error !== undefined) throw error;
+          },
+          {
+            // A call that writes holds the local database's lock, as apply does.
+            ...(OPERATIONS[operation].writes
+              ? { lock: { command: `guidectl api ${operation}`, timeoutSeconds: options.lockTimeout } }
+              : {}),
+            // Nothing reads after a raw call, so an append is confirmed by a read before it, as the
+            // library client does by default.
+            readBeforeAppends: true,
+          },
         );
-      }
-      const body = parseRequestBody(json);
-      await withClient(
-        ctx,
-        options,
-        async (client) => {
-          // An error answer of the operation is still its answer: printed on stdout, the error on
-          // stderr, exit 1.
-          const { answer, error } = await callByHand(client, operation, body, io.stopSignal);
-          io.stdout.write(`${stringifyJsonPretty(answer)}\n`);
-          if (error !== undefined) throw error;
-        },
-        {
-          // A call that writes holds the local database's lock, as apply does.
-          ...(OPERATIONS[operation].writes
-            ? { lock: { command: `guidectl api ${operation}`, timeoutSeconds: 0 } }
-            : {}),
-          // Nothing reads after a raw call, so an append is confirmed by a read before it, as the
-          // library client does by default.
-          readBeforeAppends: true,
-        },
-      );
-    });
+      },
+    );
 }

@@ -38,7 +38,7 @@ import {
   type TargetOptions,
   withClient,
 } from './session.js';
-import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
+import { allEnvsChosen, envOption, lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, ApplyFlags {
   lockTimeout: number;
@@ -174,12 +174,7 @@ function applyOptions(program: Command): Command {
       '--plan-id <id>',
       'refuse unless the plan made now has this id (the "Plan id:" a reviewed plan printed; hex, either case)',
     )
-    .option(
-      '--lock-timeout <seconds>',
-      'with the embedded local database: wait this long for another guidectl using it; 0 refuses at once',
-      wholeNumber('--lock-timeout', 0),
-      0,
-    )
+    .addOption(lockTimeoutFlag())
     .addOption(
       new Option(
         '--verify <mode>',

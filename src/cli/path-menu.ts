@@ -3,10 +3,11 @@ import { parseGuideName, pathMenuRequest, sendPathMenu } from '../inspect/index.
 import { pathMenuSentNotice } from '../report/path-menu.js';
 import type { CommandContext } from './io.js';
 import { type TargetOptions, withClient } from './session.js';
-import { targetOptions } from './target-flags.js';
+import { lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 interface PathMenuOptions extends TargetOptions {
   appid: string;
+  lockTimeout: number;
 }
 
 /** `guidectl path-menu GUIDE --appid APPID`: `pushshowwxapathmenu` to the guide's WeChat ID. */
@@ -18,6 +19,7 @@ export function registerPathMenuCommand(program: Command, ctx: CommandContext): 
       .argument('<guide>', 'the guide, by its account (the menu goes to that WeChat ID)'),
   )
     .requiredOption('--appid <appid>', 'the mini program (wx and 16 hex digits)')
+    .addOption(lockTimeoutFlag())
     .action(async (name: string, options: PathMenuOptions) => {
       const guide = parseGuideName(name, 'GUIDE');
       const request = pathMenuRequest(guide, options.appid);
@@ -29,7 +31,7 @@ export function registerPathMenuCommand(program: Command, ctx: CommandContext): 
           ctx.io.stdout.write(pathMenuSentNotice(options.appid, guide));
           ctx.setExit(0);
         },
-        { lock: { command: 'guidectl path-menu', timeoutSeconds: 0 } },
+        { lock: { command: 'guidectl path-menu', timeoutSeconds: options.lockTimeout } },
       );
     });
 }

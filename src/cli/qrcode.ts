@@ -4,11 +4,12 @@ import { qrcodeToJson } from '../report/qrcode.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import { type TargetOptions, withClient } from './session.js';
-import { targetOptions } from './target-flags.js';
+import { lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 interface QrcodeOptions extends TargetOptions {
   info?: string;
   json: boolean;
+  lockTimeout: number;
 }
 
 /** `guidectl qrcode GUIDE`: makes the guide's QR code (`guidecreateqrcode`) and prints its URL. */
@@ -21,6 +22,7 @@ export function registerQrcodeCommand(program: Command, ctx: CommandContext): vo
   )
     .option('--info <text>', 'text the scan event carries back (qrcode_info), e.g. the shop it hangs in')
     .option('--json', 'print JSON ({"format_version": 1, "qrcode_url": …})', false)
+    .addOption(lockTimeoutFlag())
     .action(async (name: string, options: QrcodeOptions) => {
       const guide = parseGuideName(name, 'GUIDE');
       await withClient(
@@ -33,7 +35,7 @@ export function registerQrcodeCommand(program: Command, ctx: CommandContext): vo
           );
           ctx.setExit(0);
         },
-        { lock: { command: 'guidectl qrcode', timeoutSeconds: 0 } },
+        { lock: { command: 'guidectl qrcode', timeoutSeconds: options.lockTimeout } },
       );
     });
 }

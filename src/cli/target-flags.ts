@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 
 /**
@@ -39,6 +39,16 @@ export function targetOptions(command: Command): Command {
       seconds('--read-retry'),
     )
     .option('--verbose', 'log each exchange with the API on stderr (access tokens redacted)', false);
+}
+
+/** `--lock-timeout SECONDS`, of the commands that write (apply, api, qrcode, path-menu). */
+export function lockTimeoutFlag(): Option {
+  return new Option(
+    '--lock-timeout <seconds>',
+    'with the embedded local database: wait this long for another guidectl using it; 0 refuses at once',
+  )
+    .argParser(wholeNumber('--lock-timeout', 0))
+    .default(0);
 }
 
 /** `--env NAME`: the environment of the files to plan or apply, and so its target (plan, apply). */

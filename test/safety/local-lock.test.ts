@@ -179,6 +179,30 @@ describe('the lock of the embedded local database', () => {
     expect(io.out()).toContain('Converged');
   });
 
+  it('every command the refusal names it to takes --lock-timeout: api, qrcode and path-menu wait too', async () => {
+    await ws.write('g.yaml', SMALL);
+    expect((await cli(['apply', 'g.yaml', '--auto-approve'])).code).toBe(0);
+    for (const args of [
+      ['api', 'newguidegroup', '{"group_name": "Waited"}'],
+      ['qrcode', 'alice_wx'],
+      ['path-menu', 'alice_wx', '--appid', 'wx0123456789abcdef'],
+    ]) {
+      const lock = await holdLock(process.pid);
+      let waiting: () => void = () => {};
+      const saidWaiting = new Promise<void>((resolve) => (waiting = resolve));
+      const io = captureIo({}, ws.dir, {
+        onStderr: (text) => {
+          if (text.includes('waiting up to 600 s for the local database d.db')) waiting();
+        },
+      });
+      const running = runProgram([...args, '--local-db', 'd.db', '--lock-timeout', '600'], io);
+      await saidWaiting;
+      expect(io.out(), args[0]).toBe('');
+      await rm(lock);
+      expect(await running, io.err()).toBe(0);
+    }
+  });
+
   it('refuses a lock file it cannot read, without guessing', async () => {
     await ws.write('g.yaml', SMALL);
     await writeFile(join(ws.dir, 'd.db.lock'), 'garbage');
