@@ -1,5 +1,6 @@
 import { compareText } from '../core/compare-text.js';
 import {
+  type DesiredAccount,
   type DesiredGroup,
   type DesiredGuide,
   type DesiredState,
@@ -347,25 +348,38 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState, err
   for (const body of deleteFirst ? [...dropBodies, ...addBodies] : [...addBodies, ...dropBodies])
     b.call('account', 'account', 'setguideacctconfig', body);
 
-  if (account.defaultWelcome !== undefined) {
-    const before = live.account.defaultWelcome ?? [];
-    if (!sameWelcomeList(account.defaultWelcome, before)) {
-      fields.push({
-        field: 'default_welcome',
-        before: before.map(messageToJson),
-        after: account.defaultWelcome.map(messageToJson),
-      });
-      b.call(
-        'account',
-        'account',
-        'setguideconfig',
-        account.defaultWelcome.length === 0
-          ? { is_delete: true, guide_auto_reply: { msgtype: 1 } }
-          : { is_delete: false, ...welcomeBody(account.defaultWelcome) },
-      );
-    }
-  }
+  planDefaultWelcome(b, account, live, fields, errors);
   if (fields.length > 0) b.change({ resource: 'account', action: 'update', address: 'account', fields });
+}
+
+/** The account's default welcome messages: one `setguideconfig` without a guide sets or deletes both. */
+function planDefaultWelcome(
+  b: PlanBuilder,
+  account: DesiredAccount,
+  live: LiveState,
+  fields: FieldChange[],
+  errors: Diagnostic[],
+): void {
+  if (account.defaultWelcome === undefined) return;
+  const before = live.account.defaultWelcome ?? [];
+  if (sameWelcomeList(account.defaultWelcome, before)) return;
+  fields.push({
+    field: 'default_welcome',
+    before: before.map(messageToJson),
+    after: account.defaultWelcome.map(messageToJson),
+  });
+  const body: CallBody =
+    account.defaultWelcome.length === 0
+      ? { is_delete: true, guide_auto_reply: { msgtype: 1 } }
+      : { is_delete: false, ...welcomeBody(account.defaultWelcome) };
+  const tooLarge = checkBodySize(
+    body,
+    account.source,
+    'the setguideconfig request of the default welcome messages',
+    'a welcome message this long cannot be sent in a request: shorten it',
+  );
+  if (tooLarge !== undefined) errors.push(tooLarge);
+  b.call('account', 'account', 'setguideconfig', body);
 }
 
 /**

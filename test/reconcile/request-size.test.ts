@@ -103,6 +103,18 @@ describe('requests that cannot be split', () => {
     expect(replacing.service.calls().filter((c) => c.writes)).toEqual([]);
   });
 
+  it('refuses a default welcome message too long for one request, at the account', async () => {
+    const text = '说'.repeat(400_000);
+    await ws.write('d.yaml', `version: 1\naccount:\n  default_welcome:\n    - text: ${text}\n`);
+    t.service.resetCalls();
+    const run = await cli(['apply', 'd.yaml', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /d\.yaml:2:1: error: the setguideconfig request of the default welcome messages would be 1,200,\d{3} bytes \(1\.14 MiB\); the limit of one request is 1,048,576 bytes \(1 MiB\) \[request-too-large\]/,
+    );
+    expect(t.service.calls().filter((c) => c.writes)).toEqual([]);
+  });
+
   it('refuses a task of 20,000 long recipients before any call', async () => {
     const recipients = Array.from({ length: 20_000 }, (_, i) => `o${String(i).padStart(63, '0')}`);
     const file =
