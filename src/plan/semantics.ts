@@ -5,10 +5,11 @@ import type { Plan } from '../core/plan.js';
 
 /**
  * Whether a target that was told `semantics: append` in fact replaces the sensitive-word list. Under
- * `append` the plan adds the missing words with one `is_delete: false` call, trusting the target to
- * keep the others; a target that replaces drops them instead, and every apply then swaps the list
- * for its missing half. The read after apply shows it: every appended word is there, and words
- * that were there and were not to be deleted are gone. Pure.
+ * `append` the plan adds the missing words with `is_delete: false` calls (several for a long list),
+ * trusting the target to keep the others; a target that replaces drops them instead, and every
+ * apply then swaps the list for its missing half. The read after apply shows it: every word of the
+ * last append is there (each append replaced the one before it), and words that were there and
+ * were not to be deleted are gone. Pure.
  */
 export function detectReplacedWords(
   plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>,
@@ -17,14 +18,17 @@ export function detectReplacedWords(
 ): WordsReplaced | undefined {
   if (plan.sensitiveWordSemantics !== 'append') return undefined;
   if (before.sensitiveWords === undefined || after.sensitiveWords === undefined) return undefined;
-  const words = (isDelete: boolean): string[] =>
+  const of = (isDelete: boolean): string[][] =>
     plan.calls.flatMap((c) =>
       c.operation === 'setguideacctconfig' && c.body['is_delete'] === isDelete
-        ? valuesOf(c.body['black_keyword'])
+        ? [valuesOf(c.body['black_keyword'])]
         : [],
     );
-  const appended = words(false);
-  const deleted = new Set(words(true));
+  const appended =
+    of(false)
+      .filter((values) => values.length > 0)
+      .at(-1) ?? [];
+  const deleted = new Set(of(true).flat());
   const now = new Set(after.sensitiveWords);
   // No append, or one that did not take effect (it failed): no evidence either way.
   if (appended.length === 0 || !appended.every((w) => now.has(w))) return undefined;

@@ -88,6 +88,19 @@ describe('appends too large for one request', () => {
   });
 });
 
+describe('a long append on a target that replaces', () => {
+  it('is seen for what it is though the words went in several calls, each replacing the one before', async () => {
+    await ws.write('w.yaml', words('append', ['a', 'b']));
+    expect((await cli(['apply', 'w.yaml', '--auto-approve'], replacing)).code).toBe(0);
+    await ws.write('w.yaml', words('append', ['a', 'b', ...cjk(998, 400)].sort()));
+    const run = await cli(['apply', 'w.yaml', '--auto-approve'], replacing);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'the target replaces the sensitive-word list instead of appending to it: the words appended replaced the list, and 2 words that were to stay are gone ("a", "b")',
+    );
+  });
+});
+
 describe('requests that cannot be split', () => {
   it('refuses the words under replace before any call, naming the place, the size and the limit', async () => {
     await ws.write('w.yaml', words('replace', cjk(1000, 400).sort()));
