@@ -3,10 +3,10 @@ import { readOnlyClient } from '../live/index.js';
 import type { GuardFlags } from '../plan/index.js';
 import { liveSourceOf, planAllEnvironments, planRun } from '../reconcile/index.js';
 import { renderAllEnvs } from '../report/all-envs.js';
-import type { PlanFormat } from '../report/plan-output.js';
+import { type PlanFormat, planFailureOutput } from '../report/plan-output.js';
 import type { CommandContext } from './io.js';
-import { printDiagnostics, useColor } from './output.js';
-import { reportInvalidPlan, type TargetOptions, withClient } from './session.js';
+import { printDiagnostics, reportNoPlan, useColor } from './output.js';
+import { type TargetOptions, withClient } from './session.js';
 
 export interface AllEnvsOptions extends TargetOptions, GuardFlags {
   allEnvs?: boolean;
@@ -43,8 +43,10 @@ export async function planAllEnvs(
     options.envParallelism,
   );
   if (result.status === 'invalid') {
-    reportInvalidPlan(ctx, result.diagnostics, result.sources);
-    return;
+    // As plan says it; for machines, stdout still holds the failure (its JSON object, its comment).
+    const why = { ...result, cwd: io.cwd, outcome: 'nothing was read or changed' };
+    const headline = 'the files have errors';
+    return reportNoPlan(ctx, headline, why, () => io.stdout.write(planFailureOutput(format, headline, why)));
   }
   printDiagnostics(ctx, result.diagnostics, result.sources);
   const out = renderAllEnvs(result.environments, format, {

@@ -147,6 +147,26 @@ describe('plan --all-envs', () => {
     expect(human.stdout).toMatch(/\nproduction {5}- {7}- {7}- {2}failed\n$/);
   });
 
+  it('files with errors: said as plan says it, and --json and --markdown still print the failure on stdout', async () => {
+    const file = atUrls(FILE, two.staging.url, two.production.url);
+    await two.ws.write('bad.yaml', file.replace(/nickname: (\w+)/, 'nickname: $1 the great and powerful'));
+    const human = await cli(['plan', '--all-envs', 'bad.yaml']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toMatch(
+      /error: .*nickname.*\nguidectl: the files have errors; nothing was read or changed\n$/s,
+    );
+    const json = await cli(['plan', '--all-envs', '--json', 'bad.yaml']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      format_version: 1,
+      error: 'the files have errors',
+      diagnostics: [{ code: 'nickname-too-long', file: 'bad.yaml' }],
+    });
+    const markdown = await cli(['plan', '--all-envs', '--markdown', 'bad.yaml']);
+    expect(markdown.stdout).toContain('**guidectl plan failed: the files have errors**');
+  });
+
   it('usage: files without environments, and --env with --all-envs, are refused', async () => {
     const plain = await two.ws.write('plain.yaml', 'version: 1\nguides: []\n');
     const a = await cli(['plan', '--all-envs', plain]);
