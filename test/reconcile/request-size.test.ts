@@ -130,9 +130,11 @@ describe('requests that cannot be split', () => {
 
   it('refuses a task of 20,000 long recipients before any call', async () => {
     const recipients = Array.from({ length: 20_000 }, (_, i) => `o${String(i).padStart(63, '0')}`);
+    // Inside the push window whatever the day the test runs (the window is checked first).
+    const pushAt = `${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 19)}Z`;
     const file =
       'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n' +
-      `tasks:\n  - name: Big\n    guide: alice_wx\n    push_at: 2026-11-25T10:00:00Z\n    recipients: ${JSON.stringify(recipients)}\n    materials:\n      - text: Hi\n`;
+      `tasks:\n  - name: Big\n    guide: alice_wx\n    push_at: ${pushAt}\n    recipients: ${JSON.stringify(recipients)}\n    materials:\n      - text: Hi\n`;
     await ws.write('t.yaml', file);
     t.service.resetCalls();
     const run = await cli(['apply', 't.yaml', '--auto-approve']);
