@@ -1,4 +1,5 @@
 import { GuidectlError, UsageError } from '../core/errors.js';
+import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import {
   applyEnvironmentsInOrder,
   loadEachEnvironment,
@@ -6,7 +7,7 @@ import {
   splitSavedPlans,
 } from '../reconcile/index.js';
 import { allEnvsApplyOutput, environmentStderrLine } from '../report/all-envs-apply.js';
-import { applyFormatOf, type OutputChunk } from '../report/apply-output.js';
+import { applyFormatOf, applyOutputWriter, type OutputChunk } from '../report/apply-output.js';
 import type { CommandContext, ExitStatus } from './io.js';
 import { writeChunks } from './output.js';
 import { type LoadFiles, sizeHeapFor } from './session.js';
@@ -47,6 +48,13 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     throw new UsageError("a saved plan is one environment's: apply it without --all-envs");
   // The files are read and parsed once; each environment is checked as it comes.
   const each = await loadEachEnvironment(paths, ctx.io.cwd, { beforeParse: sizeHeapFor });
+  // A Ctrl-C during the parse: said as one apply says it, in its format (--json: one object).
+  await throwIfStopped(ctx.io.stopSignal, FILES_INTERRUPTED).catch((error: unknown) => {
+    applyOutputWriter({ format: applyFormatOf(options), cwd: ctx.io.cwd }, (c) => writeChunks(ctx, c)).failed(
+      error,
+    );
+    throw error;
+  });
   const out = allEnvsApplyOutput(applyFormatOf(options), (chunk) => writeChunks(ctx, [chunk]));
   const results = await applyEnvironmentsInOrder(
     each.names,

@@ -58,6 +58,9 @@ interface ApplyOptions extends TargetOptions, ApplyFlags {
 export function registerApplyCommand(program: Command, ctx: CommandContext): void {
   applyOptions(program).action(async (args: string[], options: ApplyOptions) => {
     checkFlags(options);
+    // --json is one object and --json-stream ends with its summary whatever happens: a failure
+    // (the target, the read, Ctrl-C from the start) is written there, then to stderr and the exit code.
+    if (applyFormatOf(options) !== 'human') ctx.io.catchSignals?.();
     if (allEnvsChosen(options)) await applyAllEnvs(ctx, args, options, applyOnce);
     else await applyOnce(ctx, args, await splitSavedPlans(ctx.io.cwd, args), options);
   });
@@ -71,9 +74,6 @@ async function applyOnce(
   options: ApplyOptions,
   how: { readonly load?: LoadFiles; readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
 ): Promise<void> {
-  // --json is one object and --json-stream ends with its summary whatever happens: a failure
-  // (the target, the read, Ctrl-C) is written there before it goes on to stderr and the exit code.
-  if (applyFormatOf(options) !== 'human') ctx.io.catchSignals?.();
   const out = applyOutputWriter(
     { format: applyFormatOf(options), cwd: ctx.io.cwd },
     how.write ?? ((chunks) => writeChunks(ctx, chunks)),

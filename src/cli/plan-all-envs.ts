@@ -41,6 +41,7 @@ export async function planAllEnvs(
         files.environment === undefined ? {} : { environment: files.environment },
       ),
     options.envParallelism,
+    io.stopSignal,
   );
   if (result.status === 'invalid') {
     // As plan says it; for machines, stdout still holds the failure (its JSON object, its comment).

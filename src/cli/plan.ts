@@ -75,10 +75,6 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           '--detailed-exitcode and --expect-no-changes ask for different exit codes; give one',
         );
       }
-      if (allEnvsChosen(options)) {
-        await refuseSavedPlans(ctx.io.cwd, paths);
-        return planAllEnvs(ctx, paths, options, format);
-      }
       const out = options.out === undefined ? undefined : await checkPlanOut(ctx.io.cwd, options.out);
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
       // to stderr only, as every failure of human text does.
@@ -93,6 +89,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
       };
       try {
         await refuseSavedPlans(ctx.io.cwd, paths);
+        if (allEnvsChosen(options)) return await planAllEnvs(ctx, paths, options, format);
         const files = await loadFiles(ctx, paths, onFailure, options.env);
         if (files === undefined) return;
         const { environment } = files;

@@ -4,6 +4,7 @@ import { eventLine } from '../client/event-line.js';
 import type { GuideClient } from '../client/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
+import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
 import { type LoadedFiles, type LoadResult, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
@@ -55,12 +56,8 @@ export async function loadFiles(
   load: LoadFiles = (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor),
 ): Promise<LoadedFiles | undefined> {
   const { files, diagnostics, sources } = await load(paths, environment);
-  // A Ctrl-C while they were read (a machine format catches it from the start: see plan and apply):
-  // a signal that came during the parse is handled when the event loop next polls, which the
-  // second of two turns waits for (the first may end the poll that the parse was part of).
-  for (let turn = 0; turn < 2; turn++) await new Promise((turned) => setImmediate(turned));
-  if (ctx.io.stopSignal.aborted)
-    throw new InterruptedError('interrupted while reading the files; nothing was read or changed');
+  // A Ctrl-C while they were read (a machine format catches it from the start: see plan and apply).
+  await throwIfStopped(ctx.io.stopSignal, FILES_INTERRUPTED);
   if (files === undefined) {
     const outcome = 'nothing was read or changed';
     reportNoPlan(ctx, 'the files have errors', { diagnostics, sources, outcome }, onFailure);

@@ -2,6 +2,7 @@ import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { EnvironmentApply, EnvironmentPlan } from '../core/environment-plan.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { mapLimited } from '../core/map-limited.js';
+import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import { type LoadedFiles, readAllEnvironments } from './files.js';
 import type { PlanRun } from './plan-run.js';
 
@@ -42,9 +43,12 @@ export async function planAllEnvironments(
   cwd: string,
   planEnvironment: PlanEnvironment,
   parallelism: number = DEFAULT_ENV_PARALLELISM,
+  /** The stop signal: aborted while the files are read and checked, no environment is planned. */
+  signal?: AbortSignal,
 ): Promise<AllEnvsPlan> {
   const { config } = await readAllEnvironments(paths, cwd, 'plan');
   const checked = config.check();
+  await throwIfStopped(signal, FILES_INTERRUPTED);
   const sources = new Map(checked.files.map((f) => [f.file, f.text]));
   const { diagnostics } = checked;
   if (hasErrors(diagnostics)) return { status: 'invalid', diagnostics, sources };

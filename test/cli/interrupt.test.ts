@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { guideEntries, runCli, useServiceTarget } from '../helpers/cli.js';
@@ -213,22 +216,29 @@ describe('a signal during synchronous work (the parse of a huge file)', () => {
 describe('a signal while the files load, with a machine format', () => {
   // --json and --json-stream end with their object whatever happens: such a command asks for the
   // signals from its start, so a Ctrl-C during the parse is seen once the parse is over.
-  for (const [command, format] of [
-    ['plan', '--json'],
-    ['apply', '--json'],
-    ['apply', '--json-stream'],
+  const ENVS = 'version: 1\nenvironments:\n  a: {}\n  b: {}\nguides: []\n';
+  for (const [command, format, allEnvs] of [
+    ['plan', '--json', false],
+    ['apply', '--json', false],
+    ['apply', '--json-stream', false],
+    ['plan', '--json', true],
+    ['apply', '--json', true],
   ] as const) {
-    it(`${command} ${format}: interrupted, nothing read or changed, and still the object on stdout`, async () => {
-      await ws().write('block.yaml', guides(3));
+    const name = `${command}${allEnvs ? ' --all-envs' : ''} ${format}`;
+    it(`${name}: interrupted, nothing read or changed, and still the object on stdout`, async () => {
+      await ws().write('block.yaml', allEnvs ? ENVS : guides(3));
       const before = slow().calls().length;
-      const args = [command, 'block.yaml', format, '--base-url', slow().url, '--auto-approve'];
-      const spawned = spawnCli(command === 'plan' ? args.slice(0, -1) : args, {
+      const args = [command, 'block.yaml', format, ...(command === 'apply' ? ['--auto-approve'] : [])];
+      const target = allEnvs ? ['--all-envs'] : ['--base-url', slow().url];
+      const marker = join(ws().dir, 'signalled');
+      const spawned = spawnCli([...args, ...target], {
         cwd: ws().dir,
-        env: { ...env(), GUIDECTL_TEST_BLOCK_MS: '1500' },
+        env: { ...env(), GUIDECTL_TEST_BLOCK_UNTIL: marker },
         preload: BLOCKING_READ,
       });
       await untilOutput(spawned.child.stderr, /block: parsing block\.yaml/);
       spawned.child.kill('SIGINT');
+      await writeFile(marker, '');
       const { code, stdout, stderr } = await spawned.ended;
       expect(code, stderr).toBe(1);
       expect(stderr).toContain('guidectl: interrupted while reading the files; nothing was read or changed');
@@ -239,6 +249,8 @@ describe('a signal while the files load, with a machine format', () => {
       if (format === '--json-stream')
         expect(told.at(-1)).toMatchObject({ type: 'summary', interrupted: true });
       expect(slow().calls().length).toBe(before);
+      // No environment's embedded database was opened (nor its folder made).
+      expect(existsSync(join(ws().dir, '.guidectl'))).toBe(false);
     });
   }
 });
