@@ -322,6 +322,7 @@ export function checkSchema(
   const { value } = parsed;
   const diagnostics: Diagnostic[] = [];
   const declarations = new Set<Diagnostic>();
+  const unversioned = !isRecord(value) || !('version' in value);
   const emit = (
     code: DiagnosticCode,
     path: ValuePath,
@@ -338,7 +339,9 @@ export function checkSchema(
       hint === undefined
         ? { severity: 'error', code, message, file, line, column, endLine, endColumn }
         : { severity: 'error', code, message, file, line, column, endLine, endColumn, hint };
-    const shown = secret === true || mayHoldSecret(path) ? { ...d, mayHoldSecret: true as const } : d;
+    // A file without "version" is not known to be a desired-state file: none of its lines is shown.
+    const hidden = secret === true || unversioned || mayHoldSecret(path);
+    const shown = hidden ? { ...d, mayHoldSecret: true as const } : d;
     diagnostics.push(shown);
     if (path[0] === 'environments') declarations.add(shown);
   };

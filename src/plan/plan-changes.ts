@@ -301,8 +301,8 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState, err
   if (account.offlineAutoReply !== undefined) {
     const before = live.account.offlineAutoReply ?? null;
     if (before !== account.offlineAutoReply) {
-      // Deleting needs is_delete: true (a null guide_auto_reply counts as absent, since SDKs send
-      // unset keys as null).
+      // Deleted with is_delete: true, which every source agrees on (a null guide_auto_reply deletes
+      // it too, by the API's contract, but SDKs send unset keys as null, so null is not relied on).
       if (account.offlineAutoReply === null) remove['guide_auto_reply'] = { content: before ?? '' };
       else keep['guide_auto_reply'] = { content: account.offlineAutoReply };
       fields.push({ field: 'offline_auto_reply', before, after: account.offlineAutoReply });

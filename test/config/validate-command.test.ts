@@ -235,6 +235,18 @@ describe('files that are not desired-state files are never quoted', () => {
     expect(stdout).not.toContain('0123456789abcdef');
   });
 
+  it('a file without "version" shows none of its lines, though it has a key of the format', async () => {
+    const file = nodePath.join(tmp, 'deploy.yaml');
+    writeFileSync(file, 'WECHAT_SECRET: topsecret123\naccount: admin\n');
+    for (const command of [['validate'], ['validate', '--json'], ['plan']]) {
+      const { status, stdout, stderr } = await run([file], { command });
+      expect(status).toBe(1);
+      expect(stdout + stderr).toContain('version-missing');
+      expect(stdout + stderr).not.toContain('topsecret123');
+      expect(stdout + stderr).not.toMatch(/^\s*\d+ \| /m);
+    }
+  });
+
   it('a mapping with none of the keys of the format is not a desired-state file: no line of it is shown', async () => {
     const creds = nodePath.join(tmp, 'creds.yaml');
     writeFileSync(creds, 'appid: wx1234567890abcdef\nsecret: 0123456789abcdef0123456789abcdef\n');
