@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
@@ -72,41 +71,6 @@ export interface HeldLock {
 }
 
 const POLL_MS = 250;
-
-/**
- * Whether a process of this host has `pid` and still runs. Signal 0 only asks whether the pid
- * exists (EPERM: it does, under another user). A zombie — a process that ended (a `kill -9`) and
- * that its parent has not reaped yet — still has its pid and answers signal 0, but holds nothing:
- * Linux shows it in state Z (or X, dead) in /proc/PID/stat, and it counts as not running, so that
- * a serve restarted right after a `kill -9` of the last one is not refused. Without /proc the
- * signal's answer stands.
- */
-export function isProcessRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return errorCode(error) !== 'ESRCH';
-  }
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    // Gone between the two looks; otherwise no /proc here (not Linux): the signal said it runs.
-    return errorCode(error) !== 'ENOENT' || !readableProc();
-  }
-  // `PID (COMMAND) STATE …`: the command may hold spaces and parentheses, so the state follows the last `)`.
-  const state = stat.slice(stat.lastIndexOf(')') + 1).trim()[0];
-  return state !== 'Z' && state !== 'X';
-}
-
-function readableProc(): boolean {
-  try {
-    readFileSync('/proc/self/stat', 'utf8');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The lock file of a database file. */
 export function lockFileOf(dbFile: string): string {
