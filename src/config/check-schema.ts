@@ -652,17 +652,18 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     message: `the account has at most ${limit} default welcome messages; this list has ${Array.isArray(data) ? data.length : '?'}`,
     hint: 'WeChat sends the first and the second message only; remove the others',
   }),
-  'welcomeMessage/minProperties': () => ({
+  'welcomeMessage/minProperties': ({ path }) => ({
     code: 'welcome-form-missing',
-    message: 'this welcome message is empty; it needs one of "text", "image" or "miniprogram"',
+    message: `this ${messageWord(path)} is empty; it needs one of "text", "image" or "miniprogram"`,
     hint: 'for example: - text: "Welcome!"',
   }),
-  'welcomeMessage/maxProperties': ({ data }) => ({
+  'welcomeMessage/maxProperties': ({ data, path }) => ({
     code: 'welcome-form-multiple',
-    message: `a welcome message has exactly one of "text", "image" or "miniprogram"; this one has ${listKeys(data)}`,
+    message: `a ${messageWord(path)} has exactly one of "text", "image" or "miniprogram"; this one has ${listKeys(data)}`,
     hint: 'make each of them its own entry of the list (each starting with "- ")',
   }),
-  'welcomeText/minLength': empty('welcome-text-empty', 'the text of this welcome message'),
+  'welcomeText/minLength': (ctx) =>
+    empty('welcome-text-empty', `the text of this ${messageWord(ctx.path)}`)(ctx),
   'mediaId/pattern': ({ data, name }) => ({
     code: 'media-id-invalid',
     message:
@@ -715,6 +716,11 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   }),
   'maxDeleteShare/minimum': shareOutOfRange,
   'maxDeleteShare/maximum': shareOutOfRange,
+  'maxDeleteShare/pattern': ({ written }) => ({
+    code: 'safety-limit-invalid',
+    message: `safety.max_delete_share is ${quote(written)}; it must be a share from 0 to 1, or a percentage from 0% to 100%`,
+    hint: 'write 0.25 or "25%" for 25% of the live count (the default)',
+  }),
   'taskName/minLength': empty('task-name-empty', 'the task name', 'write 1 to 16 characters'),
   'taskName/maxLength': tooLong('task-name-too-long', 'task name'),
   'taskRemark/maxLength': tooLong('task-remark-too-long', 'remark'),
@@ -930,15 +936,59 @@ function wrongTypeError(
       data === null
         ? `${name} has no value; it must be ${expected}`
         : `${name} must be ${expected}, not ${describeValue(data, written)}`,
-    ...(data === null
-      ? { hint: 'write a value after the colon, or remove the key' }
-      : textHint !== undefined
-        ? { hint: textHint }
-        : expected === 'true or false' && typeof data === 'string'
-          ? { hint: 'write true or false (YAML 1.2 reads yes, no, on and off as text)' }
-          : {}),
+    ...(textHint !== undefined ? { hint: textHint } : typeHint(data, expected, path, written)),
   };
 }
+
+/** The fix for a value of the wrong type: what to write instead, when it can be told. */
+function typeHint(data: unknown, expected: string, path: ValuePath, written: string): { hint?: string } {
+  const key = path.at(-1);
+  if (data === null) {
+    return typeof key === 'number'
+      ? { hint: 'write its value, or remove the empty item of the list (a "-" or ~ with nothing else)' }
+      : { hint: 'write a value after the colon, or remove the key' };
+  }
+  if (typeof data === 'string' && expected === 'true or false') {
+    return /^(true|false)$/i.test(data.trim())
+      ? { hint: `remove the quotes: write ${data.trim().toLowerCase()}` }
+      : { hint: 'write true or false (YAML 1.2 reads yes, no, on and off as text)' };
+  }
+  if (
+    typeof data === 'string' &&
+    /number/.test(expected) &&
+    data.trim() !== '' &&
+    Number.isFinite(Number(data))
+  )
+    return { hint: `remove the quotes: write ${data.trim()}` };
+  if (expected === 'a list') return listHint(data, key, written);
+  if (key === 'sensitive_words' && Array.isArray(data))
+    return { hint: 'write the words under "words:", with "semantics: append" (or replace) beside it' };
+  return {};
+}
+
+/** A list is wanted: one value to put in brackets, or entries to start with "- ". */
+function listHint(data: unknown, key: string | number | undefined, written: string): { hint?: string } {
+  const entries = typeof key === 'string' ? ENTRY_EXAMPLES[key] : undefined;
+  if (entries !== undefined)
+    return {
+      hint: `start each entry on its own line with "- " under "${String(key)}:" (${entries}), or write [] for none`,
+    };
+  if (typeof data === 'string' || typeof data === 'number' || typeof data === 'boolean')
+    return {
+      hint: `write a list, even of one: ${typeof key === 'string' ? `${key}: ` : ''}[${typeof data === 'string' ? data : written}]`,
+    };
+  return {};
+}
+
+/** The first line of an entry of each list of mappings, for hints. */
+const ENTRY_EXAMPLES: Readonly<Record<string, string>> = {
+  guides: '- account: alice_wx',
+  groups: '- name: North',
+  tasks: '- name: Spring sale',
+  welcome: '- text: Welcome!',
+  default_welcome: '- text: Welcome!',
+  materials: '- text: Hello',
+};
 
 /**
  * A key that `environments` (or an environment's `values`) refuses: a name that breaks the rule of
@@ -1025,6 +1075,11 @@ function isIndex(segment: string): boolean {
     if (c < 0x30 || c > 0x39) return false;
   }
   return true;
+}
+
+/** What a welcome message is called where it is: a task's is a material. */
+function messageWord(path: ValuePath): string {
+  return path.includes('materials') ? 'material' : 'welcome message';
 }
 
 const ITEM_NAMES: Readonly<Record<string, string>> = {

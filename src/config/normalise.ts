@@ -153,9 +153,14 @@ function normaliseSafety(written: WrittenSafety, parsed: ParsedYaml): SafetyPoli
       ...(max.groups === undefined ? {} : { groups: max.groups }),
       ...(max.memberships === undefined ? {} : { memberships: max.memberships }),
     },
-    ...(written.max_delete_share === undefined ? {} : { maxDeleteShare: written.max_delete_share }),
+    ...(written.max_delete_share === undefined ? {} : { maxDeleteShare: shareOf(written.max_delete_share) }),
     source: sourceOf(parsed, ['safety'], 'key'),
   };
+}
+
+/** `0.25`, or `25%` as the schema's pattern allows it, as a share from 0 to 1. */
+function shareOf(written: number | string): number {
+  return typeof written === 'number' ? written : Number(written.slice(0, -1)) / 100;
 }
 
 function sourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value' = 'value'): SourceRef {

@@ -104,7 +104,8 @@ export interface WrittenSafety {
     readonly memberships?: number;
     readonly tasks?: number;
   };
-  readonly max_delete_share?: number;
+  /** A share from 0 to 1, or a percentage such as `25%` (the schema's pattern: 0% to 100%). */
+  readonly max_delete_share?: number | string;
 }
 
 /** An entry of a list with its index in the list as written, so that it can still be located. */

@@ -73,7 +73,9 @@ describe('validate: numbers as written', () => {
       '1:10 version 99999999999999999999999999 is not supported; this guidectl reads version 1 | the file is newer than this guidectl: upgrade guidectl',
     ]);
     const guides = await validate('g.yaml', 'version: 1\nguides: 1e400\n');
-    expect(summary(guides.stdout)).toEqual(['2:9 "guides" must be a list, not the number 1e400 | ']);
+    expect(summary(guides.stdout)).toEqual([
+      '2:9 "guides" must be a list, not the number 1e400 | start each entry on its own line with "- " under "guides:" (- account: alice_wx), or write [] for none',
+    ]);
     const share = await validate('s.yaml', 'version: 1\nsafety:\n  max_delete_share: 1.50\n');
     expect(summary(share.stdout)).toEqual([
       '3:21 safety.max_delete_share is 1.50; it must be a share from 0 to 1 | write 0.25 for 25% of the live count (the default)',

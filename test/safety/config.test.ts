@@ -67,12 +67,12 @@ describe('protect and safety in the files', () => {
   it('checks types and names with the usual diagnostics', async () => {
     const { diagnostics } = await load({
       'a.yaml':
-        'version: 1\nsafety:\n  max_deletes: {guides: 1.5, group: 2}\n  max_delete_share: 30%\nprotect:\n  guides: [not an account]\n',
+        'version: 1\nsafety:\n  max_deletes: {guides: 1.5, group: 2}\n  max_delete_share: [0.3]\nprotect:\n  guides: [not an account]\n',
     });
     expect(diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`)).toEqual([
       'wrong-type 3:25 "guides" must be a whole number, not the number 1.5',
       'unknown-key 3:30 unknown key "group" in "max_deletes"; did you mean "groups"?',
-      'wrong-type 4:21 "max_delete_share" must be a number, not the text "30%"',
+      'wrong-type 4:21 "max_delete_share" must be a number or text, not a list',
       'guide-account-invalid 6:12 invalid WeChat ID: account "not an account" contains a space; a WeChat ID has 6 to 20 characters: a letter first, then letters, digits, "_" or "-"',
     ]);
   });
