@@ -17,6 +17,8 @@ export interface ConfigFs {
    * links that lead out of the folder.
    */
   realpath?(path: string): Promise<string>;
+  /** The target of a symbolic link (to tell a broken link from a missing file). */
+  readlink?(path: string): Promise<string>;
 }
 
 export const nodeConfigFs: ConfigFs = {
@@ -24,6 +26,7 @@ export const nodeConfigFs: ConfigFs = {
   readdir: (path) => fsp.readdir(path),
   readFile: (path) => fsp.readFile(path),
   realpath: (path) => fsp.realpath(path),
+  readlink: (path) => fsp.readlink(path),
 };
 
 /**
@@ -88,7 +91,9 @@ export async function loadFiles(
     try {
       stats = await fs.stat(path);
     } catch (error) {
-      diagnostics.push(pathDiagnostic(path, error, await nearName(fs, path, given)));
+      diagnostics.push(
+        (await brokenLink(fs, path, error)) ?? pathDiagnostic(path, error, await nearName(fs, path, given)),
+      );
       continue;
     }
     if (stats.isDirectory()) {
@@ -114,7 +119,7 @@ export async function loadFiles(
             files.push({ file, real });
           else diagnostics.push(outsideDiagnostic(file, real));
         } catch (error) {
-          diagnostics.push(pathDiagnostic(file, error));
+          diagnostics.push((await brokenLink(fs, file, error)) ?? pathDiagnostic(file, error));
         }
       }
       if (files.length === 0 && diagnostics.length === problemsBefore) {
@@ -135,7 +140,7 @@ export async function loadFiles(
         fileDiagnostic(
           path,
           'path-unreadable',
-          'this is neither a file nor a folder',
+          'this is neither a file nor a folder (a named pipe, a device or a socket); it is not read',
           'give a YAML file or a folder',
         ),
       );
@@ -181,7 +186,10 @@ export async function readSourceFile(
 ): Promise<{ source: SourceFile; bytes: number } | { diagnostic: Diagnostic }> {
   const { fs, maxFileBytes } = options;
   try {
-    const { size } = await fs.stat(file);
+    const stats = await fs.stat(file);
+    // A named pipe or a device would block the read, or never end: refused before it is opened.
+    if (!stats.isFile()) return { diagnostic: notRegular(file, stats) };
+    const { size } = stats;
     if (size > maxFileBytes) return { diagnostic: tooLarge(file, size, maxFileBytes) };
     const bytes = await fs.readFile(file);
     // The file may have grown between stat and read.
@@ -189,8 +197,36 @@ export async function readSourceFile(
     const decoded = decodeText(file, bytes);
     return 'text' in decoded ? { source: decoded, bytes: bytes.length } : { diagnostic: decoded };
   } catch (error) {
-    return { diagnostic: pathDiagnostic(file, error) };
+    return { diagnostic: (await brokenLink(fs, file, error)) ?? pathDiagnostic(file, error) };
   }
+}
+
+function notRegular(file: string, stats: { isDirectory(): boolean }): Diagnostic {
+  return stats.isDirectory()
+    ? fileDiagnostic(file, 'path-unreadable', 'this is a folder, not a file')
+    : fileDiagnostic(
+        file,
+        'path-unreadable',
+        'this is not a regular file (a named pipe, a device or a socket); it is not read',
+        'give a YAML file or a folder',
+      );
+}
+
+/** A path not found because it is a symbolic link to nothing: said so, with where it leads. */
+async function brokenLink(fs: ConfigFs, path: string, error: unknown): Promise<Diagnostic | undefined> {
+  if (errorCode(error) !== 'ENOENT' || fs.readlink === undefined) return undefined;
+  let target: string;
+  try {
+    target = await fs.readlink(path);
+  } catch {
+    return undefined;
+  }
+  return fileDiagnostic(
+    path,
+    'path-not-found',
+    `this is a broken symbolic link: it leads to ${target}, which does not exist`,
+    'create what it leads to, point the link elsewhere, or remove the link',
+  );
 }
 
 function tooLarge(file: string, size: number, limit: number): Diagnostic {

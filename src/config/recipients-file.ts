@@ -190,6 +190,14 @@ export async function readRecipientsFiles(
         continue;
       }
       const file = await readSourceFile(place.path, { fs, maxFileBytes });
+      if ('diagnostic' in file && file.diagnostic.code === 'file-not-text') {
+        fail(
+          'recipients-file-not-text',
+          `recipients_file ${quote(task.recipients_file)} is not UTF-8 text (line ${file.diagnostic.line}: ${file.diagnostic.message.replace(/^the file is not UTF-8 text: /, '')})`,
+          'save the list as UTF-8 (a spreadsheet: "CSV UTF-8"); an openid is letters, digits, "_" and "-"',
+        );
+        continue;
+      }
       if ('diagnostic' in file) {
         fail(
           'recipients-file-not-found',

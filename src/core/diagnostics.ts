@@ -94,6 +94,7 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'recipients-file-hidden',
   'recipients-file-empty',
   'recipients-file-bad-line',
+  'recipients-file-not-text',
   'recipient-invalid',
   'recipient-duplicate',
   // Rules across the whole desired state

@@ -1,4 +1,4 @@
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
@@ -68,6 +68,8 @@ const SNIFF_BYTES = 4096;
 export async function isSavedPlanFile(file: string): Promise<boolean> {
   let head: string;
   try {
+    // Opening a named pipe waits for a writer: only a regular file is opened.
+    if (!(await stat(file)).isFile()) return false;
     const handle = await open(file, 'r');
     try {
       if (!(await handle.stat()).isFile()) return false;
