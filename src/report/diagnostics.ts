@@ -2,7 +2,7 @@ import { compareText } from '../core/compare-text.js';
 import type { DesiredState } from '../core/desired.js';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
-import { countOf } from './count.js';
+import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { type Paint, paint } from './paint.js';
 
@@ -75,7 +75,10 @@ export function renderSummary(
   const files = countOf(facts.files, 'file');
   if (errors > 0) {
     const parts = [countOf(errors, 'error'), ...(warnings > 0 ? [countOf(warnings, 'warning')] : [])];
-    return `${p.red(parts.join(', '))} in ${files}\n`;
+    // "in 1 of 3 files": the files the problems are in, of those read.
+    const named = new Set(diagnostics.map((d) => d.file)).size;
+    const where = named > 0 && named < facts.files ? `${formatCount(named)} of ${files}` : files;
+    return `${p.red(parts.join(', '))} in ${where}\n`;
   }
   const contents = [files];
   if (facts.guides !== undefined) contents.push(countOf(facts.guides, 'guide'));

@@ -78,10 +78,20 @@ describe('renderDiagnosticsJson', () => {
 });
 
 describe('renderSummary', () => {
+  it('counts the files the errors are in, of those read', () => {
+    const error = { ...diagnostic, severity: 'error' } as const;
+    const two = [
+      { ...error, file: 'a.yaml' },
+      { ...error, file: 'b.yaml' },
+    ];
+    expect(renderSummary(two, { files: 3 })).toBe('2 errors in 2 of 3 files\n');
+    expect(renderSummary(two, { files: 2 })).toBe('2 errors in 2 files\n');
+  });
+
   const warning: Diagnostic = { ...diagnostic, severity: 'warning', code: 'member-unknown' };
   it('counts errors and warnings, or says what is valid', () => {
     expect(renderSummary([diagnostic, diagnostic, warning], { files: 3 })).toBe(
-      '2 errors, 1 warning in 3 files\n',
+      '2 errors, 1 warning in 1 of 3 files\n',
     );
     expect(renderSummary([], { files: 1, guides: 10000, groups: 1 })).toBe(
       'valid: 1 file, 10,000 guides, 1 group\n',
