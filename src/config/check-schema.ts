@@ -547,7 +547,7 @@ const PUSH_AT_FORM = 'such as 2026-12-01T10:00:00+08:00 (or Z for UTC)';
 
 /** What is wrong with a push_at that is not ISO 8601 with an offset, and what to write instead. */
 function pushAtProblem(text: string): { message: string; hint: string } {
-  const zone = '(Z|[+-]\\d{2}(?::?\\d{2})?)';
+  const zone = '(Z|[+-]\\d{2}:?\\d{2})';
   const fraction = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2})(\\.\\d+)${zone}$`).exec(text);
   if (fraction !== null) {
     return {
@@ -567,6 +567,13 @@ function pushAtProblem(text: string): { message: string; hint: string } {
     return {
       message: `push_at ${quote(text)} has a space between the date and the time; ISO 8601 puts a T there`,
       hint: `write ${space[1]}T${space[2]}${space[3]}`,
+    };
+  }
+  const hours = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)([+-]\d{2})$/.exec(text);
+  if (hours !== null) {
+    return {
+      message: `push_at ${quote(text)} has an offset of hours only`,
+      hint: `write the offset with its minutes: ${hours[1]}${hours[2]}:00`,
     };
   }
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {

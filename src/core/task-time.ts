@@ -13,19 +13,17 @@ export interface WrittenTime {
 
 /**
  * ISO 8601 with an offset: seconds optional, a fraction of a second only of zeros (what
- * `toISOString` writes, `.000`: the API takes whole seconds), the offset `Z`, `+08:00`, `+0800` or
- * `+08`. The schema's pattern for push_at says the same.
+ * `toISOString` writes, `.000`: the API takes whole seconds), the offset `Z`, `+08:00` or `+0800`
+ * (as `parseUtcOffset` takes it for --since too). The schema's pattern for push_at says the same.
  */
-const ISO_WITH_OFFSET =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.0+)?)?(Z|[+-]\d{2}(?::?\d{2})?)$/;
+const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.0+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** Parses ISO 8601 with an offset; undefined when it is not one, or names no real date and time. */
 export function parseWrittenTime(text: string): WrittenTime | undefined {
   const m = ISO_WITH_OFFSET.exec(text);
   if (m === null) return undefined;
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? '0'));
-  const zone = m[7] ?? '';
-  const offsetMinutes = parseUtcOffset(zone.length === 3 ? `${zone}:00` : zone);
+  const offsetMinutes = parseUtcOffset(m[7] ?? '');
   if (offsetMinutes === undefined) return undefined;
   if (year === undefined || month === undefined || day === undefined) return undefined;
   if (hour === undefined || minute === undefined || second === undefined) return undefined;

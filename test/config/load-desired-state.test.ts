@@ -435,20 +435,22 @@ describe('push_at', () => {
   const pushAtOf = async (pushAt: string) =>
     (await loadDesiredState([writeTemp(taskWith(pushAt))])).state?.tasks?.[0];
 
-  it('takes what toISOString writes (.000), and offsets written +0800 or +08', async () => {
+  it('takes what toISOString writes (.000), and offsets written +0800', async () => {
     const unix = Date.UTC(2026, 11, 1, 2, 0, 0) / 1000;
     expect(await pushAtOf('2026-12-01T02:00:00.000Z')).toMatchObject({ pushAt: unix, offsetMinutes: 0 });
     expect(await pushAtOf('2026-12-01T10:00:00+0800')).toMatchObject({ pushAt: unix, offsetMinutes: 480 });
-    expect(await pushAtOf('2026-12-01T10:00:00+08')).toMatchObject({ pushAt: unix, offsetMinutes: 480 });
   });
 
-  it('says what is wrong and what to write: a fraction of a second, no offset, a space for the T', async () => {
+  it('says what is wrong and what to write: a fraction of a second, an offset of hours, no offset, a space for the T', async () => {
     const said = async (pushAt: string) =>
       (await loadDesiredState([writeTemp(taskWith(pushAt))])).diagnostics.map(
         (d) => `${d.code}: ${d.message}; ${d.hint}`,
       );
     expect(await said('2026-12-01T02:00:00.250Z')).toEqual([
       'push-at-invalid: push_at "2026-12-01T02:00:00.250Z" has a fraction of a second (.250); the API takes whole seconds; write 2026-12-01T02:00:00Z, or the second you mean',
+    ]);
+    expect(await said('2026-12-01T10:00:00+08')).toEqual([
+      'push-at-invalid: push_at "2026-12-01T10:00:00+08" has an offset of hours only; write the offset with its minutes: 2026-12-01T10:00:00+08:00',
     ]);
     expect(await said('2026-12-01T10:00:00')).toEqual([
       'push-at-invalid: push_at "2026-12-01T10:00:00" has no UTC offset, so the moment it names is not known; add the offset of the time: 2026-12-01T10:00:00+08:00 for China, or Z for UTC',
