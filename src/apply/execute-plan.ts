@@ -1,7 +1,9 @@
 import type { GuideClient } from '../client/index.js';
 import { appendedReplies } from '../client/outcomes.js';
 import { toId64 } from '../client/wire-names.js';
+import { guideKey } from '../core/desired.js';
 import { errorMessage } from '../core/errors.js';
+import type { LiveState } from '../core/live.js';
 import {
   type ApplyResult,
   type CallBody,
@@ -43,6 +45,11 @@ export interface ExecuteOptions {
   readonly onEvent?: (event: ApplyEvent) => void;
   /** When aborted (Ctrl-C), nothing new starts; the calls in flight end as they end. */
   readonly signal?: AbortSignal;
+  /**
+   * The account as the plan read it: what a lost answer of an append is settled against (see
+   * {@link appendsKnownBefore}). Without it, a lost task add is an unknown outcome.
+   */
+  readonly live?: LiveState;
 }
 
 /**
@@ -62,7 +69,7 @@ export async function executePlan(
   const reasons = new Map<number, string>();
   const createdGroups = new Map<string, string>();
   const vouched = new Set<number>();
-  const before = appendsKnownBefore(plan);
+  const before = appendsKnownBefore(plan, options.live);
   let stopped = false;
   let next = 0; // every call before `next` has been started or settled as not started
   const running = new Set<Promise<void>>();
@@ -168,8 +175,16 @@ export function fillBody(
  * - `newguidegroup`: the plan creates a group only when no live group has its name: none.
  * - a quick-reply append: the guide's quick replies as planned (the change's `after`) less the
  *   appended tail — the live list, or nothing after the plan's delete-all.
+ * - `addguidemassendjob`, given the live state the plan was made from with its tasks read: the
+ *   ids of the guide's tasks as read (none for a guide the plan creates). The plan adds a task
+ *   only when none of the guide's tasks is it, so a lost add is settled by one read of them.
  */
-export function appendsKnownBefore(plan: Plan): Map<number, readonly string[]> {
+export function appendsKnownBefore(plan: Plan, live?: LiveState): Map<number, readonly string[]> {
+  const tasksByGuide = new Map<string, string[]>();
+  for (const task of live?.tasks ?? []) {
+    const key = guideKey(task.guide);
+    tasksByGuide.set(key, [...(tasksByGuide.get(key) ?? []), task.id]);
+  }
   const afterByGuide = new Map<string, readonly string[]>();
   for (const change of plan.changes) {
     if (change.resource !== 'guide') continue;
@@ -180,6 +195,8 @@ export function appendsKnownBefore(plan: Plan): Map<number, readonly string[]> {
   const known = new Map<number, readonly string[]>();
   plan.calls.forEach((call, index) => {
     if (call.operation === 'newguidegroup') known.set(index, []);
+    if (call.operation === 'addguidemassendjob' && live?.tasks !== undefined)
+      known.set(index, tasksByGuide.get(callGuideKey(call)) ?? []);
     const added = call.operation === 'setguideconfig' ? appendedReplies(call.body) : undefined;
     const after = added === undefined ? undefined : afterByGuide.get(guideAddress(call));
     if (added === undefined || after === undefined || added.length > after.length) return;
@@ -187,6 +204,13 @@ export function appendsKnownBefore(plan: Plan): Map<number, readonly string[]> {
     if (after.slice(head.length).every((r, i) => r === added[i])) known.set(index, head);
   });
   return known;
+}
+
+/** The key ({@link guideKey}) of the guide a call names. */
+function callGuideKey(call: PlannedCall): string {
+  const account = call.body['guide_account'];
+  if (typeof account === 'string' && account !== '') return guideKey({ kind: 'account', account });
+  return guideKey({ kind: 'openid', openid: String(call.body['guide_openid']) });
 }
 
 /** The guide a call names, as the plan's changes address it (`alice_wx`, `openid oXYZ`). */

@@ -1,5 +1,6 @@
 import { CallOutcomeUnknownError, type GuideClient } from '../client/index.js';
 import type { CallsEvent } from '../core/apply-run.js';
+import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
 import { executePlan, type PlanWriter } from './execute-plan.js';
 
@@ -44,6 +45,8 @@ export interface RunCallsOptions {
   /** The client's stopper (see {@link writeAwareStopper}): marked writing while the calls run. */
   readonly stopper?: Stopper;
   readonly onEvent: (event: CallsEvent) => void;
+  /** The account as the plan read it (see `executePlan`'s option). */
+  readonly live?: LiveState;
 }
 
 /**
@@ -72,6 +75,7 @@ export async function runCalls(
       parallelism: options.parallelism,
       continueOnError: options.continueOnError,
       signal: stopSignal,
+      ...(options.live === undefined ? {} : { live: options.live }),
       onEvent: ({ type, index, operation, error }) => {
         if (type === 'start') inFlight.add(index);
         else inFlight.delete(index);

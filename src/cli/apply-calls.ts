@@ -1,4 +1,4 @@
-import { type ApplyResult, runCalls, type Stopper } from '../apply/index.js';
+import { type ApplyResult, type RunCallsOptions, runCalls, type Stopper } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
 import type { CallsEvent } from '../core/apply-run.js';
 import type { Plan } from '../core/plan.js';
@@ -14,11 +14,8 @@ export interface Session {
   readonly stopper: Stopper;
 }
 
-/** How the calls are made: their parallelism, and whether to go on after a failure. */
-export interface CallSettings {
-  readonly parallelism: number;
-  readonly continueOnError: boolean;
-}
+/** How the calls are made: parallelism, going on after a failure, the account as the plan read it. */
+export type CallSettings = Pick<RunCallsOptions, 'parallelism' | 'continueOnError' | 'live'>;
 
 /**
  * Runs the plan's calls (`runCalls`) with a progress line, the `--json-stream` events, and Ctrl-C

@@ -233,8 +233,8 @@ function applyDeps(
       }
       return options.autoApprove || (await confirm(ctx, reviewed));
     },
-    execute: (plan) =>
-      makeCalls(ctx, session, plan, options, (event) => write(callEventOutput(event, output))),
+    execute: (plan, live) =>
+      makeCalls(ctx, session, plan, { ...options, live }, (event) => write(callEventOutput(event, output))),
     abandonedWrites: () => session.client.abandonedWrites,
     signal: ctx.io.stopSignal,
   };

@@ -37,7 +37,7 @@ import type { OPERATIONS, OperationName } from '../wire/operations.js';
  * | addguide2guidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getgroupbyguide`: member → done |
  * | delguide2guidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getgroupbyguide`: not a member → done |
  * | delguidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getguidegrouplist`: gone → done |
- * | addguidemassendjob | **no** (each call makes a task) | read-before-resend: the guide's tasks of status 1–2 before the call; after the loss, read again: exactly one new task with the same name, push time and recipients → done, with its task_id; none → not applied, send again; several → outcome unknown |
+ * | addguidemassendjob | **no** (each call makes a task) | read-before-resend: the guide's tasks of status 1–2 before the call (read first, or given by the caller, as apply does from the tasks its plan read); after the loss, read again: exactly one new task with the same name, push time and recipients → done, with its task_id; none → not applied, send again; several → outcome unknown |
  * | updateguidemassendjob | yes while the task is pending | resend; 40097 on the resend → read `getguidemassendjob`: fields as requested → done |
  * | cancelguidemassendjob | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getguidemassendjob`: status 4 → done |
  *

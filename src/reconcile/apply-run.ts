@@ -42,8 +42,11 @@ export interface ApplyDeps extends LiveSource {
   review?(reviewed: Reviewed): void;
   /** Whether to make the calls (a confirmation): false (the user said no) or `cancelled` cancels. */
   approve(reviewed: Reviewed, source: ApplySource): Promise<boolean | { readonly cancelled: CancelReason }>;
-  /** Makes the plan's calls (e.g. `executePlan` with a client) and says how each went. */
-  execute(plan: Plan): Promise<ApplyResult>;
+  /**
+   * Makes the plan's calls (e.g. `executePlan` with a client) and says how each went; `live` is
+   * the account as the plan read it, which a lost answer of an append is settled against.
+   */
+  execute(plan: Plan, live: LiveState): Promise<ApplyResult>;
   /** Writes given up without an answer, which may still land (see the client's `abandonedWrites`). */
   abandonedWrites(): number;
   /** Aborted when the user stops the run: the check after the calls is then skipped. */
@@ -90,7 +93,7 @@ async function applyFiles(
   refusals.push(...guardRefusals(guards));
   const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics };
   const verify = flags.verify ?? 'targeted';
-  return proceed(source, deps, reviewed, refusals, verify, (result) =>
+  return proceed(source, deps, { reviewed, live }, refusals, verify, (result) =>
     planAgain(deps, source.files, basis, verifyRead(verify, scope, plan, result, live), plan, live),
   );
 }
@@ -138,7 +141,7 @@ async function applySaved(
             saved.plan,
             live,
           );
-  return proceed(source, deps, reviewed, refusals, verify, check);
+  return proceed(source, deps, { reviewed, live }, refusals, verify, check);
 }
 
 /**
@@ -200,7 +203,7 @@ interface Check {
 async function proceed(
   source: ApplySource,
   deps: ApplyDeps,
-  reviewed: Reviewed,
+  { reviewed, live }: { readonly reviewed: Reviewed; readonly live: LiveState },
   refusals: readonly Refusal[],
   verify: VerifyMode,
   check: ((result: ApplyResult) => Promise<Check>) | undefined,
@@ -211,17 +214,18 @@ async function proceed(
   const approval = await deps.approve(reviewed, source);
   if (approval !== true)
     return { status: 'cancelled', reviewed, reason: approval === false ? 'declined' : approval.cancelled };
-  return makeCalls(deps, reviewed, verify, check);
+  return makeCalls(deps, reviewed, live, verify, check);
 }
 
 /** Makes the calls, then (when it can) checks that the account converged. */
 async function makeCalls(
   deps: ApplyDeps,
   reviewed: Reviewed,
+  live: LiveState,
   verify: VerifyMode,
   check: ((result: ApplyResult) => Promise<Check>) | undefined,
 ): Promise<Applied> {
-  const result = await deps.execute(reviewed.plan);
+  const result = await deps.execute(reviewed.plan, live);
   // Interrupted: skip the convergence check (it could not run anyway). Whatever fails after the
   // writes, the outcome of the writes is returned.
   const stopped = (): boolean => deps.signal?.aborted === true;

@@ -1,5 +1,5 @@
 import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
-import type { ApplyResult, Plan } from '../core/plan.js';
+import type { ApplyResult, CallOutcome, Plan } from '../core/plan.js';
 import type { Refusal } from '../core/safety.js';
 import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
@@ -178,9 +178,7 @@ function convergenceText(run: Applied, options: { readonly color?: boolean }): s
   const { drift, allDone } = run;
   if (drift === undefined) return '';
   if (drift.plan.calls.length === 0)
-    return allDone
-      ? 'Converged: the account matches the files.\n'
-      : 'The calls that were made took effect.\n';
+    return allDone ? 'Converged: the account matches the files.\n' : convergedAnyway(run.result.outcomes);
   if (drift.wordsReplaced !== undefined)
     return '\nNot converged: the target replaces the sensitive-word list (see the error above); set semantics: replace and apply again.\n';
   const heading = allDone
@@ -188,6 +186,21 @@ function convergenceText(run: Applied, options: { readonly color?: boolean }): s
       'under the wrong semantics, or a change made by someone else meanwhile):\n\n'
     : '\nStill to do (run apply again once the failure is fixed):\n\n';
   return heading + renderPlan(drift.plan, { ...options, planId: drift.planId });
+}
+
+/**
+ * Read back, the account matches the files although some calls did not succeed: what they were
+ * to change is there all the same (a write whose answer was lost took effect, or someone else made
+ * the change meanwhile). Said as it is, since the failures above stand (the exit is still 1).
+ */
+function convergedAnyway(outcomes: readonly CallOutcome[]): string {
+  const failed = outcomes.filter((o) => o.status === 'failed').length;
+  const notStarted = outcomes.filter((o) => o.status === 'not-started').length;
+  const parts = [
+    ...(failed > 0 ? [`${countOf(failed, 'call')} failed`] : []),
+    ...(notStarted > 0 ? [`${countOf(notStarted, 'call')} not started`] : []),
+  ];
+  return `Converged all the same: read back, the account matches the files, although ${parts.join(' and ')}: what ${failed + notStarted === 1 ? 'it was' : 'they were'} to change is there (a write whose answer was lost took effect, or the change was made meanwhile by someone else).\n`;
 }
 
 /**

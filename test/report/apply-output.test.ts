@@ -51,6 +51,27 @@ describe('applyRunOutput', () => {
     expect(chunks[0]?.text).toContain('Apply: 2 calls done, 0 failed, 0 not started (of 2).');
   });
 
+  it('says a run whose calls failed yet whose account converged as it is, not "the calls made took effect"; exit 1', () => {
+    const outcomes = plan.calls.map((c, index) => ({
+      index,
+      operation: c.operation,
+      status: index === 0 ? ('failed' as const) : ('done' as const),
+      ...(index === 0 ? { reason: 'the outcome is unknown' } : {}),
+    }));
+    const run = applied({
+      result: { outcomes, createdGroups: new Map() },
+      allDone: false,
+      drift: { plan: { ...plan, calls: [], changes: [] }, planId: 'abcdef012345' },
+    });
+    const { chunks, exit } = applyRunOutput(run, options('human'));
+    expect(exit).toBe(1);
+    const text = chunks.map((c) => c.text).join('');
+    expect(text).not.toContain('The calls that were made took effect.');
+    expect(text).toContain(
+      'Converged all the same: read back, the account matches the files, although 1 call failed: what it was to change is there',
+    );
+  });
+
   it('says a failed check after the report it refers to ("the report above stands"), exit 1', () => {
     const run = applied({
       converged: false,
