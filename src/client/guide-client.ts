@@ -805,7 +805,7 @@ class Client implements GuideClient {
         call.lost = undefined;
       }
     }
-    const cause = retryCauseOf(failure);
+    const cause = retryCauseOf(failure, this.sender.reached);
     const wait = cause === undefined ? undefined : budget.nextDelay(cause);
     if (wait === undefined) {
       if (call.lost !== undefined)

@@ -17,7 +17,9 @@ import { type ApiErrorKind, TransportError } from './errors.js';
  *   cannot lead to doubling, so they are not counted, but attempts whose answer was lost (which
  *   the client must settle before resending) count towards `maxAttempts`;
  * - a connection that cannot be made at all counts towards `maxAttempts` for every call, so that
- *   a wrong address or a service that is down is reported in seconds, not minutes.
+ *   a wrong address or a service that is down is reported in seconds, not minutes — except a
+ *   connection refused by a target that has answered this client before (a service restarting):
+ *   nothing was sent, so any call, a write too, is retried uncounted, within its time budget.
  */
 export interface RetryPolicy {
   /** Most attempts of one call that count (see above), the first included. */
@@ -61,9 +63,11 @@ export function checkRetryPolicy(policy: RetryPolicy): RetryPolicy {
  * - `quota`: 45011, answered without effect (slow base delay);
  * - `busy`: -1, answered without effect;
  * - `unreachable`: no connection could be made, so nothing was sent;
+ * - `restarting`: the connection was refused (ECONNREFUSED) by a target that had answered before,
+ *   so nothing was sent, and the service is likely restarting;
  * - `lost`: sent, and no usable answer came (timeout, broken connection, an HTTP error of a proxy).
  */
-export type RetryCause = 'quota' | 'busy' | 'unreachable' | 'lost';
+export type RetryCause = 'quota' | 'busy' | 'unreachable' | 'restarting' | 'lost';
 
 /**
  * Whether the service itself failed while answering (an in-process handler threw): final, for the
@@ -78,16 +82,19 @@ export function isServiceFailure(failure: TransportError): boolean {
 /**
  * Why a failed attempt may be retried, or undefined when it must not be: an exchange that failed
  * (but not on an HTTP 4xx other than 429: the request itself is wrong, nor in the service itself:
- * {@link isServiceFailure}), or an answer of -1 or 45011.
+ * {@link isServiceFailure}), or an answer of -1 or 45011. `reached`: whether the target has
+ * answered this client before (then a refused connection is `restarting`, not `unreachable`).
  */
 export function retryCauseOf(
   failure: TransportError | { readonly kind: ApiErrorKind },
+  reached = false,
 ): RetryCause | undefined {
   if (failure instanceof TransportError) {
     if (isServiceFailure(failure)) return undefined;
     const retryable = failure.kind !== 'http' || failure.status === 429 || (failure.status ?? 0) >= 500;
     if (!retryable) return undefined;
-    return failure.sent ? 'lost' : 'unreachable';
+    if (failure.sent) return 'lost';
+    return reached && failure.reason === 'ECONNREFUSED' ? 'restarting' : 'unreachable';
   }
   if (failure.kind === 'minute-quota') return 'quota';
   return failure.kind === 'busy' ? 'busy' : undefined;

@@ -89,6 +89,8 @@ export class Sender {
    * time, or stopped by the caller's signal while on the wire.
    */
   abandonedWrites = 0;
+  /** Whether an exchange has had an answer (of any HTTP status): the target was reached. */
+  reached = false;
   private readonly origin: string;
   private readonly prefix: string;
   private readonly headers: Readonly<Record<string, string>>;
@@ -214,6 +216,7 @@ export class Sender {
     let text: string | undefined;
     try {
       ({ status, text } = await exchange.done);
+      this.reached = true;
     } catch (error) {
       status = exchange.status;
       if (error instanceof TransportError) {

@@ -176,7 +176,7 @@ export class StableTokenSource implements TokenSource {
         }
         failure = error;
       }
-      const cause = retryCauseOf(failure);
+      const cause = retryCauseOf(failure, sender.reached);
       const delay = cause === undefined ? undefined : budget.nextDelay(cause);
       if (delay === undefined) {
         report(false);
