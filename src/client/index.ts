@@ -13,7 +13,7 @@ export {
   TransportError,
   type TransportErrorKind,
 } from './errors.js';
-export { eventLine } from './event-line.js';
+export { eventLine, isThrottledTokenWait } from './event-line.js';
 export type {
   CallEndEvent,
   CallStartEvent,

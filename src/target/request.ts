@@ -1,4 +1,4 @@
-import type { ClientEvent } from '../client/index.js';
+import { type ClientEvent, isThrottledTokenWait } from '../client/index.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import type { TargetNow } from '../core/target-identity.js';
 import type { TargetRequest } from './connect.js';
@@ -34,7 +34,10 @@ export interface TargetSettings {
   readonly environment?: DeclaredEnvironment;
   /** A check of the target resolved, before it is opened (see `TargetRequest.beforeOpen`). */
   readonly beforeOpen?: (target: Target, now: TargetNow) => void;
-  /** With `--verbose`: told each event, the exchanges with the API among them, to log it. */
+  /**
+   * Told, to log it, each event with `--verbose` (the exchanges with the API among them), and
+   * without it each wait of the token throttle (`isThrottledTokenWait`).
+   */
   readonly log?: (event: ClientEvent) => void;
 }
 
@@ -68,7 +71,8 @@ export function targetRequestOf(
       // Only --verbose prints the exchanges; without it, building them is waste.
       httpEvents: flags.verbose,
       onEvent: (event) => {
-        if (flags.verbose) log?.(event);
+        // A wait of the token throttle is told without --verbose too: it can last a minute.
+        if (flags.verbose || isThrottledTokenWait(event)) log?.(event);
         for (const listener of listeners) listener(event);
       },
     },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import type { GuideService } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { fetchToken, rawRequest } from '../helpers/service.js';
+import { fetchToken, frozenClock, rawRequest, simCall } from '../helpers/service.js';
 import { fakeIo, guide, startService } from './helpers.js';
 
 // `guidectl api OPERATION [JSON]`, run in-process against the service over real HTTP.
@@ -33,6 +33,42 @@ async function api(args: string[], environment: Record<string, string | undefine
 }
 
 describe('guidectl api against --base-url', () => {
+  test('a wait forced by the token throttle (45011) is told on stderr without --verbose, then the call is made', async () => {
+    // One wrong secret blocks the appid for a minute of the service's clock (frozen): the right
+    // one is refused 45011 until the test moves the clock on, once the wait was told.
+    const throttled = await startService({
+      tokenThrottle: { limit: 1, windowMs: 60_000 },
+      clock: frozenClock(),
+    });
+    try {
+      const { appid, secret } = throttled.credentials;
+      await rawRequest(`${throttled.url}/cgi-bin/stable_token`, {
+        method: 'POST',
+        body: JSON.stringify({
+          grant_type: 'client_credential',
+          appid,
+          secret: 'wrong',
+          force_refresh: false,
+        }),
+      });
+      const io = fakeIo({ WECHAT_APPID: appid, WECHAT_SECRET: secret }, dir, {
+        onStderr: (text) => {
+          if (text.includes('token requests are throttled'))
+            void simCall(throttled.url, 'clock', { advance: 61 });
+        },
+      });
+      // A few seconds of retries at most: without the line, the clock never moves on.
+      const args = ['api', 'getguidegrouplist', '--base-url', throttled.url, '--read-retry', '8'];
+      const status = await runProgram(args, io);
+      expect(status, io.err()).toBe(0);
+      expect(io.err()).toMatch(
+        /^(guidectl: waiting [0-9]+\.[0-9] s: token requests are throttled \(45011, after repeated failed token requests\)\n)+$/,
+      );
+    } finally {
+      await throttled.close();
+    }
+  }, 30_000);
+
   test('prints the answer as JSON; 64-bit ids stay exact, as bare numbers, through create → list → use', async () => {
     const add = await api(['addguideacct', JSON.stringify(guide(1)), '--base-url', service.url]);
     expect(add).toEqual({ status: 0, out: '{\n  "errcode": 0,\n  "errmsg": "ok"\n}\n', err: '' });
