@@ -244,6 +244,35 @@ export interface TransportErrorInit {
 }
 
 /**
+ * What a low-level failure code (a `TransportError`'s `reason`) means, in words, for messages and
+ * retry reasons: undici's own codes (`UND_ERR_SOCKET`) mean nothing to a user, and the system's
+ * (`ECONNRESET`) little more. A code not known here is said as it is.
+ */
+const REASON_WORDS: Readonly<Record<string, string>> = {
+  UND_ERR_SOCKET: 'the connection was closed before the answer',
+  ECONNRESET: 'the connection was reset before the answer',
+  EPIPE: 'the connection was closed while the request was sent',
+  ECONNREFUSED: 'the connection was refused',
+  ENOTFOUND: 'the host name was not found',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  EADDRNOTAVAIL: 'the address is not available',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection could not be made in time',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the answer stopped arriving',
+  ETIMEDOUT: 'the connection timed out',
+  timeout: 'no answer in time',
+};
+
+export function reasonInWords(reason: string): string {
+  return (
+    REASON_WORDS[reason] ??
+    (reason.startsWith('UND_ERR_') ? 'the connection failed before the answer' : reason)
+  );
+}
+
+/**
  * The network failed the call. Carries no `cause` (low-level errors can hold the request URL, and
  * with it the access token), except for kind `service`: the error of the caller's own handler.
  */
@@ -259,7 +288,7 @@ export class TransportError extends GuidectlError {
 
   constructor(init: TransportErrorInit) {
     super(
-      `${init.operation} failed: ${init.description} (${init.reason})${attemptsNote(init.attempts ?? 1, init.elapsedMs)}`,
+      `${init.operation} failed: ${init.description}${codeNote(init.reason)}${attemptsNote(init.attempts ?? 1, init.elapsedMs)}`,
       init.cause === undefined ? undefined : { cause: init.cause },
     );
     this.operation = init.operation;
@@ -285,6 +314,14 @@ export class TransportError extends GuidectlError {
       elapsedMs,
     });
   }
+}
+
+/**
+ * The code after a transport failure's description, ` (ECONNREFUSED)`, for a search or a support
+ * request; none for undici's own codes (in words in the description) and for a plain timeout.
+ */
+function codeNote(reason: string): string {
+  return reason.startsWith('UND_ERR_') || reason === 'timeout' ? '' : ` (${reason})`;
 }
 
 /**

@@ -49,7 +49,7 @@ export interface RetryEvent {
   /** The attempt that failed (1 = the first). */
   readonly attempt: number;
   readonly delayMs: number;
-  /** Why, e.g. `-1 system busy`, `45011 per-minute quota reached`, `timeout`, `ECONNRESET`. */
+  /** Why, in words: `-1 system busy`, `45011 per-minute quota reached`, `no answer in time`, `the connection was closed before the answer` (see `reasonInWords`). */
   readonly reason: string;
   readonly errcode?: number;
 }

@@ -63,6 +63,7 @@ import {
   GuideApiError,
   MalformedAnswerError,
   QuotaExhaustedError,
+  reasonInWords,
   TokenRejectedError,
   TransportError,
 } from './errors.js';
@@ -739,7 +740,10 @@ class Client implements GuideClient {
             if (wait === undefined) {
               const error = new GuideApiError(init);
               if (call.lost !== undefined)
-                throw this.unknown(call, `the answer was lost (${call.lost.reason}); then ${error.message}`);
+                throw this.unknown(
+                  call,
+                  `the answer was lost (${reasonInWords(call.lost.reason)}); then ${error.message}`,
+                );
               throw error;
             }
             const reason = `${errcode} ${ERRCODE_MEANING[errcode] ?? ''}`.trim();
@@ -788,7 +792,7 @@ class Client implements GuideClient {
       if (policy.kind === 'confirm' && !call.confirmable) {
         throw this.unknown(
           call,
-          `the answer was lost (${failure.reason}); an append cannot be resent, and no state was read before it`,
+          `the answer was lost (${reasonInWords(failure.reason)}); an append cannot be resent, and no state was read before it`,
         );
       }
       if (policy.kind === 'confirm') {
@@ -800,7 +804,10 @@ class Client implements GuideClient {
           return settled.answer;
         }
         if (settled.outcome === 'unknown')
-          throw this.unknown(call, `the answer was lost (${failure.reason}); ${settled.detail}`);
+          throw this.unknown(
+            call,
+            `the answer was lost (${reasonInWords(failure.reason)}); ${settled.detail}`,
+          );
         // Settled: the lost attempt did nothing, so the next one starts from a clean slate.
         call.lost = undefined;
       }
@@ -811,11 +818,11 @@ class Client implements GuideClient {
       if (call.lost !== undefined)
         throw this.unknown(
           call,
-          `the answer was lost (${call.lost.reason}) and the retries ran out (last: ${failure.description})`,
+          `the answer was lost (${reasonInWords(call.lost.reason)}) and the retries ran out (last: ${failure.description})`,
         );
       throw budget.attempts > 1 ? failure.withAttempts(budget.attempts, budget.elapsedMs()) : failure;
     }
-    await this.retry(call, wait, failure.reason, undefined);
+    await this.retry(call, wait, reasonInWords(failure.reason), undefined);
     return undefined;
   }
 
@@ -856,7 +863,7 @@ class Client implements GuideClient {
       !(error instanceof GuideApiError && error.kind === 'call')
     ) {
       const why = errorMessage(error);
-      return this.unknown(call, `the answer was lost (${call.lost.reason}); then ${why}`);
+      return this.unknown(call, `the answer was lost (${reasonInWords(call.lost.reason)}); then ${why}`);
     }
     return error;
   }

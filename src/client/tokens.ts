@@ -11,6 +11,7 @@ import {
   GuideApiError,
   MalformedAnswerError,
   QuotaExhaustedError,
+  reasonInWords,
   TransportError,
 } from './errors.js';
 import type { ClientEvent } from './events.js';
@@ -196,7 +197,7 @@ export class StableTokenSource implements TokenSource {
         operation: 'stable_token',
         attempt,
         delayMs: delay,
-        reason: failure instanceof TransportError ? failure.reason : `${failure.errcode}`,
+        reason: failure instanceof TransportError ? reasonInWords(failure.reason) : `${failure.errcode}`,
         ...(failure instanceof GuideApiError ? { errcode: failure.errcode } : {}),
       });
       try {

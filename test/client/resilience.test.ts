@@ -398,7 +398,11 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
     expect(error).toBeInstanceOf(TransportError);
     expect(error).toMatchObject({ code: 'GUIDE_TRANSPORT', kind: 'timeout', attempts: 4 });
     const retries = events.filter((e) => e.type === 'retry' && e.operation === 'getguidegrouplist');
-    expect(retries.map((e) => e.type === 'retry' && e.reason)).toEqual(['timeout', 'timeout', 'timeout']);
+    expect(retries.map((e) => e.type === 'retry' && e.reason)).toEqual([
+      'no answer in time',
+      'no answer in time',
+      'no answer in time',
+    ]);
     await client.close();
     await api.close();
   });
@@ -721,5 +725,43 @@ describe('redaction', () => {
       expect.not.objectContaining({ requestBody: expect.anything() }),
     ]);
     await client.close();
+  });
+});
+
+describe('failures below the API in words', () => {
+  test('a lost answer is said in words in retry reasons and errors, with no undici code', async () => {
+    const lossy = await startService({ faults: 'lost_answer=1,seed=1' });
+    const events: ClientEvent[] = [];
+    const client = tracked(
+      createGuideClient({
+        baseUrl: lossy.url,
+        auth: lossy.credentials,
+        // Reads are retried for a second (the token exchange comes first), a few times.
+        retry: { ...FAST_RETRY, baseDelayMs: 100, maxDelayMs: 200, readBudgetMs: 1_000 },
+        readBeforeAppends: false,
+        onEvent: (e) => events.push(e),
+      }),
+    );
+    try {
+      const read = await client.getguidegrouplist().catch((e: unknown) => e);
+      const append = await client.newguidegroup({ group_name: 'Lost' }).catch((e: unknown) => e);
+      expect(read).toBeInstanceOf(TransportError);
+      expect(append).toBeInstanceOf(CallOutcomeUnknownError);
+      expect((append as Error).message).toMatch(
+        /^newguidegroup failed: the outcome is unknown: the answer was lost \(the connection was (closed|reset) before the answer\); an append cannot be resent/,
+      );
+      const reasons = new Set(events.flatMap((e) => (e.type === 'retry' ? [e.reason] : [])));
+      expect(
+        reasons.size,
+        `${(read as Error).message} ${JSON.stringify(events.map((e) => e.type))}`,
+      ).toBeGreaterThan(0);
+      for (const reason of reasons)
+        expect(reason).toMatch(/^the connection was (closed|reset) before the answer$/);
+      for (const text of [(read as Error).message, (append as Error).message])
+        expect(text).not.toMatch(/UND_ERR|ECONNRESET/);
+    } finally {
+      await client.close();
+      await lossy.close();
+    }
   });
 });

@@ -47,7 +47,8 @@ async function restartable(): Promise<{
       retry: RETRY,
       onEvent: (e) => {
         events.push(e);
-        if (e.type === 'retry' && e.reason.includes('ECONNREFUSED') && ++refused === REFUSALS) onRefused?.();
+        if (e.type === 'retry' && e.reason === 'the connection was refused' && ++refused === REFUSALS)
+          onRefused?.();
       },
     }),
   );
