@@ -146,6 +146,16 @@ export function emptySummary(
   };
 }
 
+/**
+ * `converged` as both JSON outputs of an apply that made its calls say it: null when that could
+ * not be checked — interrupted, the check failed, writes abandoned (held past the settling time,
+ * or by a second Ctrl-C: they may still land), a saved plan applied without its files.
+ */
+export function convergedToJson(run: Applied, checkMessage: string | undefined): boolean | null {
+  const unchecked = !run.canCheck || run.interrupted || checkMessage !== undefined || run.abandoned > 0;
+  return unchecked ? null : run.converged;
+}
+
 /** The `summary` event of an apply that made its calls. */
 export function appliedSummary(
   run: Applied,
@@ -162,8 +172,7 @@ export function appliedSummary(
     failed: count('failed'),
     not_started: count('not-started'),
     interrupted,
-    converged:
-      (!run.canCheck && abandoned === 0) || interrupted || checkMessage !== undefined ? null : converged,
+    converged: convergedToJson(run, checkMessage),
     ...(drift === undefined ? {} : { verify: run.verify }),
     ...(drift === undefined || converged ? {} : { drift_calls: drift.plan.calls.length }),
     ...(checkMessage === undefined ? {} : { check_error: checkMessage }),

@@ -1,6 +1,7 @@
 import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
 import type { ApplyResult, CallOutcome, Plan } from '../core/plan.js';
 import type { Refusal } from '../core/safety.js';
+import { convergedToJson } from './apply-stream.js';
 import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
@@ -121,7 +122,8 @@ export function appliedToJson(
   return {
     plan: reviewedToJson(run.reviewed, environment),
     outcomes: run.result.outcomes,
-    converged,
+    converged: convergedToJson(run, checkMessage),
+    ...(run.abandoned === 0 ? {} : { abandoned_writes: run.abandoned }),
     ...(run.drift === undefined ? {} : { verify: run.verify }),
     ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
     ...(drift === undefined || converged

@@ -52,3 +52,43 @@ it('a write given up while the server may still apply it: not resent, and conver
     await ws.remove();
   }
 }, 30_000);
+
+it('--json and --json-stream agree on a write given up: converged null, abandoned_writes 1', async () => {
+  const service = await GuideService.start({ db: ':memory:', simulation: true });
+  const ws = await workspace();
+  try {
+    const env = { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret };
+    const path = await ws.write('g.yaml', file('Alice'));
+    const target = ['--base-url', service.url];
+    expect((await runCli(['apply', path, '--auto-approve', ...target], { env, cwd: ws.dir })).code).toBe(0);
+    const landed = (n: number) => (): boolean =>
+      service.calls().filter((c) => c.operation === 'updateguideacct').length >= n;
+    /** An apply whose update is held past its settling time (as above), in `format`. */
+    const heldApply = async (format: string, nickname: string, n: number) => {
+      await ws.write('g.yaml', file(nickname));
+      const io = {
+        ...captureIo(env, ws.dir),
+        ask: async (): Promise<string> => {
+          service.setFaults(parseFaults('hold=1,hold_time=1s'));
+          void (async () => {
+            while (!landed(n)()) await new Promise((resolve) => setTimeout(resolve, 20));
+            service.setFaults(parseFaults(''));
+          })();
+          return 'yes';
+        },
+      };
+      const args = ['apply', path, format, '--timeout', '0.2', '--settle-timeout', '0.2', ...target];
+      const code = await runProgram(args, io);
+      expect(code, io.err()).toBe(1);
+      return io.out();
+    };
+    const json = JSON.parse(await heldApply('--json', 'Alice Chen', 1)) as Record<string, unknown>;
+    expect(json).toMatchObject({ converged: null, abandoned_writes: 1 });
+    const lines = (await heldApply('--json-stream', 'Alice Wong', 2)).trim().split('\n');
+    const summary = JSON.parse(lines.at(-1) ?? '{}') as Record<string, unknown>;
+    expect(summary).toMatchObject({ type: 'summary', converged: null, abandoned_writes: 1 });
+  } finally {
+    await service.close();
+    await ws.remove();
+  }
+}, 30_000);
