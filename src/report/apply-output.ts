@@ -160,6 +160,19 @@ export function applyOutputWriter(
   let ended = false;
   let plan: { readonly id: string; readonly calls: number } | undefined;
   let environment: EnvironmentSoFar | undefined;
+  let interruptTold = false;
+  // The stream tells every Ctrl-C: one that came while no call was running (during the read, the
+  // wait for the lock, or the convergence check) is told just before the summary it ended.
+  const tellInterrupt = (chunks: readonly OutputChunk[]): readonly OutputChunk[] => {
+    if (o.format !== 'json-stream' || interruptTold) return chunks;
+    return chunks.flatMap((chunk) => {
+      const type = chunk.value?.['type'];
+      if (type === 'interrupt') interruptTold = true;
+      if (type !== 'summary' || chunk.value?.['interrupted'] !== true || interruptTold) return [chunk];
+      interruptTold = true;
+      return [streamChunk({ type: 'interrupt', action: 'stop', in_flight: 0 }), chunk];
+    });
+  };
   return {
     write(chunks) {
       for (const chunk of chunks) {
@@ -169,7 +182,7 @@ export function applyOutputWriter(
         if (o.format === 'json' || value['type'] === 'summary') ended = true;
         if (value['type'] === 'plan') plan = { id: String(value['plan_id']), calls: Number(value['calls']) };
       }
-      write(chunks);
+      write(tellInterrupt(chunks));
     },
     failed(error) {
       if (ended || o.format === 'human') return;
@@ -184,7 +197,7 @@ export function applyOutputWriter(
         converged: false,
         exit_code: 1,
       } as const;
-      write([diagnostics, summary].flatMap((e) => (e === undefined ? [] : [streamChunk(e)])));
+      write(tellInterrupt([diagnostics, summary].flatMap((e) => (e === undefined ? [] : [streamChunk(e)]))));
     },
   };
 }

@@ -56,6 +56,9 @@ export function renderApplyResult(
 export function renderInterrupted(result: ApplyResult): string {
   const notStarted = result.outcomes.filter((o) => o.status === 'not-started').length;
   const abandoned = result.outcomes.filter((o) => o.abandoned === true).map((o) => `#${o.index + 1}`);
+  // Every call was made (the stop came during the convergence check): nothing is left to finish.
+  if (result.outcomes.every((o) => o.status === 'done'))
+    return 'Interrupted: every call was made, but convergence was not checked; run guidectl plan to see whether the account matches the files.\n';
   const notMade =
     notStarted === 0
       ? 'convergence was not checked'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { errorCode, errorMessage, UsageError } from '../core/errors.js';
+import { errorCode, errorMessage, InterruptedError, UsageError } from '../core/errors.js';
 import { realPathOf } from '../core/real-path.js';
 import { diskFull } from '../core/whole-file.js';
 
@@ -116,7 +116,7 @@ export async function acquireDbLock(dbFile: string, options: LockOptions): Promi
       options.onWait?.(holder);
     }
     if (options.signal?.aborted)
-      throw new UsageError(`stopped while waiting for the lock on ${options.shownPath}`);
+      throw new InterruptedError(`stopped while waiting for the lock on ${options.shownPath}`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

@@ -173,6 +173,48 @@ describe('Ctrl-C while reading the live state', () => {
   });
 });
 
+describe('Ctrl-C during the convergence check, every call made', () => {
+  /** Apply of one guide, stopped while the check's read of the guides is held by a gate. */
+  async function stoppedInCheck(format: string[]) {
+    await ws().write('g.yaml', guides(1));
+    // The plan's read of the guides goes through; the check's is held until the Ctrl-C.
+    const gate = await holdingGate(slow().url, 'getguideacctlist', 1);
+    const stop = new AbortController();
+    try {
+      const running = runCli(['apply', 'g.yaml', '--auto-approve', ...format, '--base-url', gate.url], {
+        env: env(),
+        cwd: ws().dir,
+        stop: stop.signal,
+      });
+      await gate.held;
+      stop.abort();
+      return await running;
+    } finally {
+      gate.close();
+    }
+  }
+
+  it('points to guidectl plan, not to an apply that has nothing left to finish', async () => {
+    const run = await stoppedInCheck([]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Apply: 1 call done, 0 failed, 0 not started (of 1).');
+    expect(run.stdout).toContain(
+      'Interrupted: every call was made, but convergence was not checked; run guidectl plan to see whether the account matches the files.\n',
+    );
+    expect(run.stdout).not.toContain('run apply again');
+  });
+
+  it('--json-stream tells the interrupt before the summary', async () => {
+    const run = await stoppedInCheck(['--json-stream']);
+    expect(run.code).toBe(1);
+    const stream = events(run.stdout);
+    expect(stream.slice(-2)).toMatchObject([
+      { type: 'interrupt', action: 'stop', in_flight: 0 },
+      { type: 'summary', done: 1, interrupted: true, converged: null },
+    ]);
+  });
+});
+
 describe('a signal during work that has nothing in flight', () => {
   it('ends validate at once, even in the middle of its work', async () => {
     // The preload makes the read of stall.yaml never end: the signal surely comes mid-work.

@@ -3,11 +3,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A gate in front of the service: it forwards every request, except the `operation` calls, which
- * it holds unanswered (`held` resolves at the first) and sends on only at `release` — as a server
- * may apply a write whose client has given up on it.
+ * A gate in front of the service: it forwards every request, except the `operation` calls (after
+ * the first `after` of them), which it holds unanswered (`held` resolves at the first) and sends
+ * on only at `release` — as a server may apply a write whose client has given up on it.
  */
-export async function holdingGate(service: string, operation: string) {
+export async function holdingGate(service: string, operation: string, after = 0) {
+  let passed = 0;
   const held: (() => Promise<unknown>)[] = [];
   let arrived: () => void = () => {};
   const first = new Promise<void>((resolve) => (arrived = resolve));
@@ -20,7 +21,7 @@ export async function holdingGate(service: string, operation: string) {
         headers: { 'content-type': 'application/json' },
         ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
       });
-    if (req.url?.startsWith(`/cgi-bin/guide/${operation}?`)) {
+    if (req.url?.startsWith(`/cgi-bin/guide/${operation}?`) && ++passed > after) {
       held.push(forward);
       arrived();
       return;

@@ -225,8 +225,9 @@ describe('applyOutputWriter: the machine output ends whatever fails', () => {
     const { out, lines } = writer('json-stream');
     out.write(reviewOutput(reviewed, options('json-stream')));
     out.failed(new InterruptedError('interrupted while reading the live state'));
-    expect(lines().map((e) => e.type)).toEqual(['plan', 'diagnostics', 'summary']);
-    expect(lines()[2]).toMatchObject({ plan_id: 'abcdef012345', calls: 2, interrupted: true, exit_code: 1 });
+    // The Ctrl-C is told (it came with no call running), then the summary.
+    expect(lines().map((e) => e.type)).toEqual(['plan', 'diagnostics', 'interrupt', 'summary']);
+    expect(lines()[3]).toMatchObject({ plan_id: 'abcdef012345', calls: 2, interrupted: true, exit_code: 1 });
   });
 
   it('writes nothing more once the output ended, nor for human text', () => {

@@ -203,6 +203,39 @@ describe('the lock of the embedded local database', () => {
     }
   });
 
+  it('Ctrl-C while waiting for the lock: --json-stream tells the interrupt, and the summary says interrupted', async () => {
+    await ws.write('g.yaml', SMALL);
+    await holdLock(process.pid);
+    const stop = new AbortController();
+    const io = captureIo({}, ws.dir, {
+      stop: stop.signal,
+      onStderr: (text) => {
+        if (text.includes('waiting up to 600 s for the local database d.db')) stop.abort();
+      },
+    });
+    const args = [
+      'apply',
+      'g.yaml',
+      '--auto-approve',
+      '--json-stream',
+      '--local-db',
+      'd.db',
+      '--lock-timeout',
+      '600',
+    ];
+    expect(await runProgram(args, io)).toBe(1);
+    expect(io.err()).toContain('stopped while waiting for the lock on d.db');
+    const stream = io
+      .out()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(stream.slice(-2)).toMatchObject([
+      { type: 'interrupt', action: 'stop', in_flight: 0 },
+      { type: 'summary', interrupted: true, converged: false, done: 0 },
+    ]);
+  });
+
   it('refuses a lock file it cannot read, without guessing', async () => {
     await ws.write('g.yaml', SMALL);
     await writeFile(join(ws.dir, 'd.db.lock'), 'garbage');
