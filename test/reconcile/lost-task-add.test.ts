@@ -67,7 +67,7 @@ describe('apply: lost answers to appends', () => {
   it('task adds and quick-reply appends are settled by a read against what the plan read: every call done once, one run', async () => {
     const now = Number((await t.sim('clock'))['now']);
     const file = await ws.write('tasks.yaml', tasksYaml(now, 8));
-    t.service.setFaults(parseFaults('lost_answer=0.3,seed=4'));
+    t.service.setFaults(parseFaults('lost_answer=0.2,seed=4'));
     const run = await runCli(
       ['apply', file, '--auto-approve', '--continue-on-error', '--json', '--base-url', t.url],
       {
