@@ -205,18 +205,14 @@ export function referenceSpans(
   span: Span,
   use: StringUse,
 ): Span[] {
-  const start = offsetOf(lineStarts, span.line, span.column);
-  const end = offsetOf(lineStarts, span.endLine, span.endColumn);
-  const found = parseTemplate(text.slice(start, end)).references;
-  const wanted = use.template.references;
-  const same = found.length === wanted.length && found.every((r, i) => r.name === wanted[i]?.name);
-  return wanted.map((_, i) => {
-    const r = same ? found[i] : undefined;
-    if (r === undefined) return span;
-    const a = positionAt(lineStarts, start + r.start);
-    const b = positionAt(lineStarts, start + r.end);
-    return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
-  });
+  return partSpans(
+    text,
+    lineStarts,
+    span,
+    use,
+    (t) => t.references,
+    (r) => r.name,
+  );
 }
 
 /**
@@ -229,11 +225,38 @@ export function problemSpans(
   span: Span,
   use: StringUse,
 ): Span[] {
+  return partSpans(
+    text,
+    lineStarts,
+    span,
+    use,
+    (t) => t.problems,
+    (p) => p.text,
+  );
+}
+
+/**
+ * The spans of the parts `of` a template (its references, or its problems) as the source of the
+ * string writes them, when it holds the same parts (compared by `key`); else the string's span.
+ */
+function partSpans<P extends { readonly start: number; readonly end: number }>(
+  text: string,
+  lineStarts: readonly number[],
+  span: Span,
+  use: StringUse,
+  of: (template: Template) => readonly P[],
+  key: (part: P) => string,
+): Span[] {
   const start = offsetOf(lineStarts, span.line, span.column);
   const end = offsetOf(lineStarts, span.endLine, span.endColumn);
-  const found = parseTemplate(text.slice(start, end)).problems;
-  const wanted = use.template.problems;
-  const same = found.length === wanted.length && found.every((p, i) => p.text === wanted[i]?.text);
+  const found = of(parseTemplate(text.slice(start, end)));
+  const wanted = of(use.template);
+  const same =
+    found.length === wanted.length &&
+    found.every((p, i) => {
+      const w = wanted[i];
+      return w !== undefined && key(p) === key(w);
+    });
   return wanted.map((_, i) => {
     const p = same ? found[i] : undefined;
     if (p === undefined) return span;
