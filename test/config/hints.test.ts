@@ -1,21 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as nodePath from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
+import { ONE_GUIDE, tempFiles } from '../helpers/temp-files.js';
 
 // A value that breaks the schema gets a hint that says what to write instead.
 
-const tmp = mkdtempSync(nodePath.join(tmpdir(), 'guidectl-hints-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-let n = 0;
-const write = (text: string, name = `f${++n}.yaml`): string => {
-  const path = nodePath.join(tmp, name);
-  writeFileSync(path, text);
-  return path;
-};
-const GUIDE =
-  'version: 1\nguides:\n  - account: alice_wx\n    nickname: A\n    head_image_url: https://x.example/a\n';
+const { write } = tempFiles('hints');
+
 const hintsOf = async (text: string): Promise<string[]> =>
   (await loadDesiredState([write(text)])).diagnostics.map(
     (d) => `${d.code}: ${d.message}; ${d.hint ?? '(no hint)'}`,
@@ -37,9 +27,9 @@ describe('a value of the wrong type says what to write', () => {
       'write the words under "words:", with "semantics: append"',
     ],
     ['version: 1\nsafety:\n  max_deletes:\n    guides: "5"\n', 'remove the quotes: write 5'],
-    [`${GUIDE}    protected: "true"\n`, 'remove the quotes: write true'],
-    [`${GUIDE}    quick_replies: [~]\n`, 'remove the empty item of the list'],
-    [`${GUIDE}    quick_replies:\n      -\n      - hi\n`, 'remove the empty item of the list'],
+    [`${ONE_GUIDE}    protected: "true"\n`, 'remove the quotes: write true'],
+    [`${ONE_GUIDE}    quick_replies: [~]\n`, 'remove the empty item of the list'],
+    [`${ONE_GUIDE}    quick_replies:\n      -\n      - hi\n`, 'remove the empty item of the list'],
   ])('%j', async (text, hint) => {
     const [said, ...rest] = await hintsOf(text);
     expect(rest).toEqual([]);
@@ -61,7 +51,7 @@ describe('a value of the wrong type says what to write', () => {
   it('a task material is called a material, not a welcome message', async () => {
     const task =
       'tasks:\n  - name: t\n    guide: alice_wx\n    push_at: "2026-12-01T10:00:00Z"\n    recipients: [o1]\n    materials: [{}, {text: ""}]\n';
-    const said = await hintsOf(GUIDE + task);
+    const said = await hintsOf(ONE_GUIDE + task);
     expect(said).toEqual([
       'welcome-form-missing: this material is empty; it needs one of "text", "image" or "miniprogram"; for example: - text: "Welcome!"',
       'welcome-text-empty: the text of this material is empty; (no hint)',
