@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
 import { type CliRun, guideEntries, jsonLines, runCli, useServiceTarget } from '../helpers/cli.js';
-import { holdingGate } from '../helpers/holding-gate.js';
+import { interruptedAt } from '../helpers/holding-gate.js';
 
 // `apply --json` is one JSON object and `apply --json-stream` ends with a `summary` event, also
 // when the run fails with an error before it has a plan: the target refuses the credentials, it
@@ -28,20 +28,8 @@ async function applyFailing(failure: Failure, format: '--json' | '--json-stream'
       cwd,
     });
   // Ctrl-C while the first read waits at a gate (one set before the run is seen at the files).
-  const gate = await holdingGate(target.service.url, 'getguideacctlist');
-  try {
-    const stop = new AbortController();
-    const running = runCli([...args, '--base-url', gate.url], {
-      env: { WECHAT_APPID: appid, WECHAT_SECRET: secret },
-      cwd,
-      stop: stop.signal,
-    });
-    await gate.held;
-    stop.abort();
-    return await running;
-  } finally {
-    gate.close();
-  }
+  const env = { WECHAT_APPID: appid, WECHAT_SECRET: secret };
+  return (await interruptedAt(target.service.url, 'getguideacctlist', args, { env, cwd })).run;
 }
 
 const FAILURES: readonly Failure[] = ['wrong secret', 'unreachable', 'interrupted'];

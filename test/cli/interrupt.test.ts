@@ -3,8 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { guideEntries, runCli, useServiceTarget } from '../helpers/cli.js';
-import { holdingGate } from '../helpers/holding-gate.js';
+import { guideEntries, useServiceTarget } from '../helpers/cli.js';
+import { holdingGate, interruptedAt } from '../helpers/holding-gate.js';
 import { spawnCli, untilOutput } from '../helpers/spawn.js';
 
 // Ctrl-C as Terraform has it: the first starts nothing new and lets the calls in flight finish,
@@ -151,25 +151,15 @@ describe('Ctrl-C while reading the live state', () => {
   it.each([['plan'], ['apply']])('%s says "interrupted", not that a call failed', async (command) => {
     await ws().write('g.yaml', guides(2));
     // The first read is held at a gate; Ctrl-C comes while it waits there.
-    const gate = await holdingGate(slow().url, 'getguideacctlist');
-    try {
-      const stop = new AbortController();
-      const extra = command === 'apply' ? ['--auto-approve'] : [];
-      const running = runCli([command, 'g.yaml', ...extra, '--base-url', gate.url], {
-        env: env(),
-        cwd: ws().dir,
-        stop: stop.signal,
-      });
-      await gate.held;
-      stop.abort();
-      const run = await running;
-      expect(run.code).toBe(1);
-      expect(run.stderr).toContain('guidectl: interrupted while reading the live state');
-      expect(run.stderr).not.toContain('failed');
-      expect(writes()).toEqual([]);
-    } finally {
-      gate.close();
-    }
+    const extra = command === 'apply' ? ['--auto-approve'] : [];
+    const { run } = await interruptedAt(slow().url, 'getguideacctlist', [command, 'g.yaml', ...extra], {
+      env: env(),
+      cwd: ws().dir,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('guidectl: interrupted while reading the live state');
+    expect(run.stderr).not.toContain('failed');
+    expect(writes()).toEqual([]);
   });
 });
 
@@ -178,20 +168,10 @@ describe('Ctrl-C during the convergence check, every call made', () => {
   async function stoppedInCheck(format: string[]) {
     await ws().write('g.yaml', guides(1));
     // The plan's read of the guides goes through; the check's is held until the Ctrl-C.
-    const gate = await holdingGate(slow().url, 'getguideacctlist', 1);
-    const stop = new AbortController();
-    try {
-      const running = runCli(['apply', 'g.yaml', '--auto-approve', ...format, '--base-url', gate.url], {
-        env: env(),
-        cwd: ws().dir,
-        stop: stop.signal,
-      });
-      await gate.held;
-      stop.abort();
-      return await running;
-    } finally {
-      gate.close();
-    }
+    const args = ['apply', 'g.yaml', '--auto-approve', ...format];
+    return (
+      await interruptedAt(slow().url, 'getguideacctlist', args, { env: env(), cwd: ws().dir, after: 1 })
+    ).run;
   }
 
   it('points to guidectl plan, not to an apply that has nothing left to finish', async () => {

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type CliRun, runCli } from './cli.js';
 
 /**
  * A gate in front of the service: it forwards every request, except the `operation` calls (after
@@ -42,4 +43,30 @@ export async function holdingGate(service: string, operation: string, after = 0)
       server.close();
     },
   };
+}
+
+/**
+ * Runs `guidectl ARGS` against `service` through a gate holding its `operation` calls (once
+ * `after` of them went through), with Ctrl-C once the gate holds one: a stop that surely comes
+ * while that call waits. `release` sends the held calls on afterwards.
+ */
+export async function interruptedAt(
+  service: string,
+  operation: string,
+  args: readonly string[],
+  options: { readonly env: Record<string, string>; readonly cwd: string; readonly after?: number },
+): Promise<{ run: CliRun; release: () => Promise<unknown> }> {
+  const gate = await holdingGate(service, operation, options.after);
+  const stop = new AbortController();
+  void gate.held.then(() => stop.abort());
+  try {
+    const run = await runCli([...args, '--base-url', gate.url], {
+      env: options.env,
+      cwd: options.cwd,
+      stop: stop.signal,
+    });
+    return { run, release: gate.release };
+  } finally {
+    gate.close();
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCli, useServiceTarget } from '../helpers/cli.js';
-import { holdingGate } from '../helpers/holding-gate.js';
+import { useServiceTarget } from '../helpers/cli.js';
+import { interruptedAt as stoppedAt } from '../helpers/holding-gate.js';
 import { guideBody, simCall } from '../helpers/service.js';
 
 // Ctrl-C during tasks, chats and api says "interrupted", as plan does, not that the call it cut
@@ -10,21 +10,8 @@ import { guideBody, simCall } from '../helpers/service.js';
 const target = useServiceTarget({ reset: true });
 
 /** Runs guidectl through a gate holding `operation`, with Ctrl-C once the gate holds it. */
-async function interruptedAt(operation: string, args: readonly string[]) {
-  const gate = await holdingGate(target.service.url, operation);
-  const stop = new AbortController();
-  void gate.held.then(() => stop.abort());
-  try {
-    const run = await runCli([...args, '--base-url', gate.url], {
-      env: target.env(),
-      cwd: target.ws.dir,
-      stop: stop.signal,
-    });
-    return { run, release: gate.release };
-  } finally {
-    gate.close();
-  }
-}
+const interruptedAt = (operation: string, args: readonly string[]) =>
+  stoppedAt(target.service.url, operation, args, { env: target.env(), cwd: target.ws.dir });
 
 const groups = async () => (await target.ok('getguidegrouplist'))['group_list'];
 
