@@ -107,12 +107,12 @@ export async function loadFiles(
       const candidates = names.filter(isConfigFileName).sort(compareText);
       const problemsBefore = diagnostics.length;
       const files: { file: string; real: string | undefined }[] = [];
-      const folder = await realPathOf(fs, path);
+      const folder = await realPathIn(fs, path);
       for (const name of candidates) {
         const file = nodePath.join(path, name);
         try {
           if (!(await fs.stat(file)).isFile()) continue;
-          const real = await realPathOf(fs, file);
+          const real = await realPathIn(fs, file);
           // A folder given is a promise about what is read: a link to `~/.env` must not be read as
           // YAML and quoted in diagnostics.
           if (folder === undefined || real === undefined || pathInside(folder, real) !== undefined)
@@ -134,7 +134,7 @@ export async function loadFiles(
       }
       for (const { file, real } of files) add(file, real);
     } else if (stats.isFile()) {
-      add(path, await realPathOf(fs, path).catch(() => undefined));
+      add(path, await realPathIn(fs, path).catch(() => undefined));
     } else {
       diagnostics.push(
         fileDiagnostic(
@@ -161,8 +161,8 @@ export async function loadFiles(
   return { files, diagnostics, bytes };
 }
 
-/** The path with its symbolic links resolved; undefined when the file system cannot say. */
-async function realPathOf(fs: ConfigFs, path: string): Promise<string | undefined> {
+/** The path with its symbolic links resolved by the injected file system (not core's realPathOf); undefined when it cannot say. */
+async function realPathIn(fs: ConfigFs, path: string): Promise<string | undefined> {
   return fs.realpath === undefined ? undefined : fs.realpath(path);
 }
 
@@ -368,7 +368,7 @@ async function nearName(fs: ConfigFs, path: string, given: string): Promise<stri
   }
   const fixed: string[] = [];
   for (const name of rest) {
-    const found = fixed.length > 0 && (await exists(fs, nodePath.join(folder, name)));
+    const found = fixed.length > 0 && (await kindOf(fs, nodePath.join(folder, name))) !== 'none';
     const near = found ? name : await nearIn(fs, folder, name);
     if (near === undefined) break;
     fixed.push(near);
@@ -403,15 +403,6 @@ async function kindOf(fs: ConfigFs, path: string): Promise<'folder' | 'file' | '
     return (await fs.stat(path)).isDirectory() ? 'folder' : 'file';
   } catch {
     return 'none';
-  }
-}
-
-async function exists(fs: ConfigFs, path: string): Promise<boolean> {
-  try {
-    await fs.stat(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 
