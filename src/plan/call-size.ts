@@ -1,3 +1,4 @@
+import { formatCount } from '../core/count.js';
 import type { SourceRef } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { MAX_REQUEST_BODY_BYTES } from '../core/guide-rules.js';
@@ -60,10 +61,5 @@ export function checkBodySize(
 
 /** `1,345,678 bytes (1.28 MiB)`. */
 function formatBytes(n: number): string {
-  return `${groupDigits(n)} bytes (${Number((n / (1024 * 1024)).toFixed(2))} MiB)`;
-}
-
-/** A whole number with its thousands separated, `20,000`, as human output writes counts. */
-export function groupDigits(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${formatCount(n)} bytes (${Number((n / (1024 * 1024)).toFixed(2))} MiB)`;
 }

@@ -1,4 +1,5 @@
 import { compareText } from '../core/compare-text.js';
+import { formatCount } from '../core/count.js';
 import {
   type DesiredState,
   type DesiredTask,
@@ -14,7 +15,7 @@ import type { LiveMaterial, LiveState, LiveTask } from '../core/live.js';
 import type { CallBody, FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
-import { checkBodySize, groupDigits } from './call-size.js';
+import { checkBodySize } from './call-size.js';
 import type { PlanBuilder } from './plan-builder.js';
 import { messageToJson, sameWelcome } from './welcome.js';
 
@@ -149,7 +150,7 @@ function fitsOneRequest(
   const tooLarge = checkBodySize(
     body,
     task.source,
-    `task ${JSON.stringify(task.name)} goes in one ${operation} request with its ${groupDigits(task.recipients.length)} recipients, which`,
+    `task ${JSON.stringify(task.name)} goes in one ${operation} request with its ${formatCount(task.recipients.length)} recipients, which`,
     'a task is sent whole: split its recipients between several tasks (each with a name of its own)',
   );
   if (tooLarge !== undefined) diagnostics.push(tooLarge);

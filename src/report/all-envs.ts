@@ -1,9 +1,9 @@
+import { countOf, formatCount } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
 import { isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { environmentStderrLine } from './all-envs-apply.js';
-import { countOf, formatCount } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControlsKeepingLines } from './escape.js';

@@ -1,4 +1,5 @@
 import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../core/apply-run.js';
+import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorMessage, GuidectlError, InterruptedError } from '../core/errors.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -17,7 +18,6 @@ import {
   streamEventJson,
   streamEventOf,
 } from './apply-stream.js';
-import { countOf } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls } from './escape.js';

@@ -1,8 +1,8 @@
 import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
+import { countOf, formatCount } from '../core/count.js';
 import type { ApplyResult, CallOutcome, Plan } from '../core/plan.js';
 import type { Refusal } from '../core/safety.js';
 import { convergedToJson } from './apply-stream.js';
-import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
 import { callSubject, type EnvironmentInWords, guardMessage, planToJson, renderPlan } from './plan.js';

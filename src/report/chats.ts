@@ -1,5 +1,5 @@
 import type { ChatRecord } from '../core/account-records.js';
-import { countOf } from './count.js';
+import { countOf } from '../core/count.js';
 import { escapeControlsKeepingLines, showJson } from './escape.js';
 import { isoLocalTime } from './local-time.js';
 

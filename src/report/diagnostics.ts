@@ -1,8 +1,8 @@
 import { compareText } from '../core/compare-text.js';
+import { countOf, formatCount } from '../core/count.js';
 import type { DesiredState } from '../core/desired.js';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
-import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { type Paint, paint } from './paint.js';
 

@@ -1,6 +1,6 @@
+import { countOf } from '../core/count.js';
 import type { EnvironmentTarget } from '../core/environment-target.js';
 import { displayPath } from '../core/paths.js';
-import { countOf } from './count.js';
 import { escapeControls } from './escape.js';
 import { alignColumns } from './table.js';
 

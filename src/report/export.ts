@@ -1,9 +1,9 @@
 import { Document, visit } from 'yaml';
 import { compareText } from '../core/compare-text.js';
+import { countOf } from '../core/count.js';
 import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
 import type { LiveGroup, LiveMaterial, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
 import { formatWrittenTime } from '../core/task-time.js';
-import { countOf } from './count.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 import { cardKey, type ExportEnvironment, referenceAll } from './export-references.js';
 

@@ -1,8 +1,8 @@
+import { countOf, formatCount } from '../core/count.js';
 import { type Diagnostic, sortDiagnostics } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import type { Change, Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
-import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import {
   changeLines,

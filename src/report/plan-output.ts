@@ -1,9 +1,9 @@
+import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Plan } from '../core/plan.js';
 import { type GuardResult, isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
-import { countOf } from './count.js';
 import { failureToJson, renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';

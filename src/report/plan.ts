@@ -1,10 +1,10 @@
 import { diffArrays, diffLines } from 'diff';
+import { countOf, formatCount } from '../core/count.js';
 import type { DeleteKind } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallTarget, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
-import { countOf, formatCount } from './count.js';
 import { diagnosticsToJson } from './diagnostics.js';
 import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';

@@ -1,4 +1,4 @@
-import { formatCount } from './count.js';
+import { formatCount } from '../core/count.js';
 
 /** Where long work stands, as a progress line shows it. */
 export interface ProgressState {

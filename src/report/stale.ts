@@ -1,6 +1,6 @@
+import { countOf, formatCount } from '../core/count.js';
 import type { PlannedCall } from '../core/plan.js';
 import type { StaleReport } from '../core/safety.js';
-import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
 import { callSubject } from './plan.js';

@@ -1,7 +1,7 @@
 import type { TaskSummary } from '../core/account-records.js';
 import { compareText } from '../core/compare-text.js';
+import { countOf, formatCount } from '../core/count.js';
 import { describeGuideId } from '../core/desired.js';
-import { countOf, formatCount } from './count.js';
 import { escapeControls } from './escape.js';
 import { isoLocalTime, shortLocalTime } from './local-time.js';
 import { alignColumns } from './table.js';

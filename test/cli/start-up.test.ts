@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandsFor } from '../../src/cli/program.js';
-import { formatCount } from '../../src/report/count.js';
+import { formatCount } from '../../src/core/count.js';
 import { CLI } from '../helpers/spawn.js';
 
 // Start-up is most of a small command's time (issue 10, goal 4): a command loads only the
