@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
-import type { TaskStatusFilter } from '../core/account-records.js';
-import { listTasks, parseGuideName, TASK_STATUS_FILTERS } from '../inspect/index.js';
+import { TASK_STATUS_FILTERS, type TaskStatusFilter } from '../core/account-records.js';
+import { listTasks, parseGuideName } from '../inspect/index.js';
 import { renderTaskTable, tasksToJson } from '../report/tasks.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';

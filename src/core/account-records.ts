@@ -9,10 +9,12 @@ import type { LiveTask, LiveTaskStatus } from './live.js';
 export type TaskState = LiveTaskStatus | 'cancelled';
 
 /**
- * The states a `--status` filter names: the words the task table shows. `executed` covers executed
- * and completed tasks (both are history); `completed`, only those delivered.
+ * The states a `--status` filter names: the words the task table shows, in the order a task goes
+ * through them. `executed` covers executed and completed tasks (both are history); `completed`,
+ * only those delivered.
  */
-export type TaskStatusFilter = 'pending' | 'executed' | 'completed' | 'cancelled';
+export const TASK_STATUS_FILTERS = ['pending', 'executed', 'completed', 'cancelled'] as const;
+export type TaskStatusFilter = (typeof TASK_STATUS_FILTERS)[number];
 
 /**
  * A live mass-send task as `guidectl tasks` shows it: the {@link LiveTask} the planner reads, its

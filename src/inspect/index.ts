@@ -9,5 +9,5 @@ export {
 } from './export-chats.js';
 export { createGuideQrcode, pathMenuRequest, sendPathMenu } from './guide-actions.js';
 export { parseCustomer, parseGuideName } from './guide-name.js';
-export { listTasks, TASK_STATUS_FILTERS, type TaskQuery } from './list-tasks.js';
+export { listTasks, type TaskQuery } from './list-tasks.js';
 export { type OutputFile, openOutputFile, streamOutput, type TextStream } from './output-file.js';

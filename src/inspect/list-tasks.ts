@@ -17,9 +17,6 @@ const FILTERS: Readonly<Record<TaskStatusFilter, readonly TaskStatus[]>> = {
   cancelled: [4],
 };
 
-/** What `--status` accepts: every state the task table shows, in the order a task goes through them. */
-export const TASK_STATUS_FILTERS = Object.keys(FILTERS) as readonly TaskStatusFilter[];
-
 const STATES: Readonly<Record<TaskStatus, TaskState>> = {
   1: 'pending',
   2: 'executed',
