@@ -265,6 +265,11 @@ const REASON_WORDS: Readonly<Record<string, string>> = {
   timeout: 'no answer in time',
 };
 
+/** How a call whose answer was lost by `reason` is told: `the answer was lost (no answer in time)`. */
+export function answerLost(reason: string): string {
+  return `the answer was lost (${reasonInWords(reason)})`;
+}
+
 export function reasonInWords(reason: string): string {
   return (
     REASON_WORDS[reason] ??

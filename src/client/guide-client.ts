@@ -56,6 +56,7 @@ import { DEFAULT_BASE_URL, OPERATIONS, type OperationName, operationPath } from 
 import { parseBaseUrl } from './base-url.js';
 import {
   ApiUnauthorizedError,
+  answerLost,
   apiErrorKind,
   CallAbortedError,
   CallOutcomeUnknownError,
@@ -740,10 +741,7 @@ class Client implements GuideClient {
             if (wait === undefined) {
               const error = new GuideApiError(init);
               if (call.lost !== undefined)
-                throw this.unknown(
-                  call,
-                  `the answer was lost (${reasonInWords(call.lost.reason)}); then ${error.message}`,
-                );
+                throw this.unknown(call, `${answerLost(call.lost.reason)}; then ${error.message}`);
               throw error;
             }
             const reason = `${errcode} ${ERRCODE_MEANING[errcode] ?? ''}`.trim();
@@ -792,7 +790,7 @@ class Client implements GuideClient {
       if (policy.kind === 'confirm' && !call.confirmable) {
         throw this.unknown(
           call,
-          `the answer was lost (${reasonInWords(failure.reason)}); an append cannot be resent, and no state was read before it`,
+          `${answerLost(failure.reason)}; an append cannot be resent, and no state was read before it`,
         );
       }
       if (policy.kind === 'confirm') {
@@ -804,10 +802,7 @@ class Client implements GuideClient {
           return settled.answer;
         }
         if (settled.outcome === 'unknown')
-          throw this.unknown(
-            call,
-            `the answer was lost (${reasonInWords(failure.reason)}); ${settled.detail}`,
-          );
+          throw this.unknown(call, `${answerLost(failure.reason)}; ${settled.detail}`);
         // Settled: the lost attempt did nothing, so the next one starts from a clean slate.
         call.lost = undefined;
       }
@@ -818,7 +813,7 @@ class Client implements GuideClient {
       if (call.lost !== undefined)
         throw this.unknown(
           call,
-          `the answer was lost (${reasonInWords(call.lost.reason)}) and the retries ran out (last: ${failure.description})`,
+          `${answerLost(call.lost.reason)} and the retries ran out (last: ${failure.description})`,
         );
       throw budget.attempts > 1 ? failure.withAttempts(budget.attempts, budget.elapsedMs()) : failure;
     }
@@ -863,7 +858,7 @@ class Client implements GuideClient {
       !(error instanceof GuideApiError && error.kind === 'call')
     ) {
       const why = errorMessage(error);
-      return this.unknown(call, `the answer was lost (${reasonInWords(call.lost.reason)}); then ${why}`);
+      return this.unknown(call, `${answerLost(call.lost.reason)}; then ${why}`);
     }
     return error;
   }
