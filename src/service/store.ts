@@ -33,6 +33,10 @@ export class StoreFailedError extends GuidectlError {
  * SQLITE_CANTOPEN and their extended codes); undefined for anything else (SQLITE_BUSY is busy,
  * a constraint is a bug).
  */
+/** What a damaged database, and a full disk, are told with (at open, and when a call fails). */
+const DAMAGED_FIX = 'restore it from a copy, or start over with a new file';
+const DISK_FULL = 'the disk is full (SQLITE_FULL); free some space';
+
 export function storeFailure(error: unknown, name: string): StoreFailedError | undefined {
   if (error instanceof StoreFailedError) return error;
   const code = errorCode(error);
@@ -44,15 +48,9 @@ export function storeFailure(error: unknown, name: string): StoreFailedError | u
     case 'SQLITE_NOTADB':
       return fail(`is not a database, or is damaged: ${said} (${code})`, 'is damaged');
     case 'SQLITE_CORRUPT':
-      return fail(
-        `is damaged: ${said} (${code}); restore it from a copy, or start over with a new file`,
-        'is damaged',
-      );
+      return fail(`is damaged: ${said} (${code}); ${DAMAGED_FIX}`, 'is damaged');
     case 'SQLITE_FULL':
-      return fail(
-        'cannot be written: the disk is full (SQLITE_FULL); free some space',
-        'cannot be written: the disk is full',
-      );
+      return fail(`cannot be written: ${DISK_FULL}`, 'cannot be written: the disk is full');
     case 'SQLITE_IOERR':
       return fail(
         `cannot be read or written: an I/O error (${code}): ${said}`,
@@ -443,13 +441,13 @@ function checkKnown(version: number): void {
 function reason(error: unknown, file: string): string {
   const code = errorCode(error) ?? '';
   if (code.startsWith('SQLITE_CORRUPT'))
-    return `it is damaged: ${errorMessage(error)} (${code}); restore it from a copy, or start over with a new file`;
-  if (code === 'SQLITE_FULL') return 'the disk is full (SQLITE_FULL); free some space';
+    return `it is damaged: ${errorMessage(error)} (${code}); ${DAMAGED_FIX}`;
+  if (code === 'SQLITE_FULL') return DISK_FULL;
   // SQLite grows the -shm file beside the database as it opens it in WAL mode.
   if (code === 'SQLITE_IOERR_SHMSIZE')
     return `${errorMessage(error)} (${code}): ${basename(file)}-shm could not be made beside it; is the disk full?`;
   if (code.startsWith('SQLITE_IOERR')) return `${errorMessage(error)} (${code})`;
-  if (errorCode(error) === 'SQLITE_READONLY')
+  if (code === 'SQLITE_READONLY')
     return 'it is read-only, and guidectl writes it even to read it (tokens, the clock); make it writable for this user';
   const message = errorMessage(error);
   return message === 'unable to open database file'
