@@ -189,15 +189,12 @@ export function applyOutputWriter(
       ended = true;
       const message = errorMessage(error);
       if (o.format === 'json') return write(noPlanOutput(message, [], { ...o, environment }));
-      const [diagnostics] = noPlanEvents(message, [], o.cwd, environment);
-      const summary = {
-        ...emptySummary(plan?.id),
-        calls: plan?.calls ?? 0,
-        interrupted: error instanceof InterruptedError,
-        converged: false,
-        exit_code: 1,
-      } as const;
-      write(tellInterrupt([diagnostics, summary].flatMap((e) => (e === undefined ? [] : [streamChunk(e)]))));
+      const interrupted = error instanceof InterruptedError;
+      const events = noPlanEvents(message, [], o.cwd, environment, {
+        ...(plan === undefined ? {} : { plan }),
+        interrupted,
+      });
+      write(tellInterrupt(events.map(streamChunk)));
     },
   };
 }

@@ -107,8 +107,14 @@ export function noPlanEvents(
   diagnostics: readonly Diagnostic[],
   cwd: string,
   environment?: EnvironmentSoFar,
+  /** What the summary can say already: the plan announced before the failure, a Ctrl-C. */
+  known: {
+    readonly plan?: { readonly id: string; readonly calls: number };
+    readonly interrupted?: boolean;
+  } = {},
 ): ApplyStreamEvent[] {
   const { name, target } = environment ?? {};
+  const { plan, interrupted = false } = known;
   return [
     {
       type: 'diagnostics',
@@ -117,7 +123,7 @@ export function noPlanEvents(
       error,
       diagnostics: diagnosticsToJson(diagnostics, { cwd }),
     },
-    { ...emptySummary(), converged: false, exit_code: 1 },
+    { ...emptySummary(plan?.id, plan?.calls), interrupted, converged: false, exit_code: 1 },
   ];
 }
 
