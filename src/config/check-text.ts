@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../core/diagnostics.js';
+import { LONE_SURROGATE } from '../core/guide-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 
 /**
@@ -7,8 +8,6 @@ import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
  * the text, so that files without such an escape (nearly all) cost one search and no walk.
  */
 const SURROGATE_ESCAPE = /\\(?:u|U0000)[dD][89a-fA-F]/;
-/** In a `u` regular expression a pair is one code point, so this finds only a lone half. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Every text of a file (keys and values) that holds a lone surrogate: not a character, so no

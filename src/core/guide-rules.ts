@@ -131,3 +131,10 @@ export function explainWechatId(id: string): string | undefined {
   const bad = chars.find((c) => !/^[A-Za-z0-9_-]$/.test(c)) ?? '';
   return `contains ${bad === ' ' ? 'a space' : JSON.stringify(bad)}`;
 }
+
+/**
+ * Half of a surrogate pair without its other half, which only an escape (`"\ud800"`) can write:
+ * not a character, so no text may hold one (WeChat would store U+FFFD). Under the `u` flag a pair
+ * is one code point, which `\p{Cs}` does not match. The file's check and the service's both use it.
+ */
+export const LONE_SURROGATE = /\p{Cs}/u;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type Clock, systemClock } from '../core/clock.js';
 import { errorCode, errorStack, GuidectlError, UsageError } from '../core/errors.js';
-import { MAX_REQUEST_BODY_BYTES } from '../core/guide-rules.js';
+import { LONE_SURROGATE, MAX_REQUEST_BODY_BYTES } from '../core/guide-rules.js';
 import { InFlight } from '../core/in-flight.js';
 import { isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
@@ -660,8 +660,6 @@ function nestedDeeperThan(text: string, max: number): boolean {
 
 /** A JSON escape of a surrogate (`\ud800`–`\udfff`): only then can parsed text hold a lone one. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-/** A surrogate not in a pair: with the `u` flag, a pair is one code point, which `\p{Cs}` does not match. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Where in `value` a string (or a key) is not valid Unicode (a lone surrogate, which only a JSON
