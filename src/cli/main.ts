@@ -37,7 +37,8 @@ function processOutput(stream: NodeJS.WriteStream): Output & { failure(): Promis
         });
       }),
     write: (text) => {
-      if (!open || stream.destroyed) return;
+      // Nothing to write is no write: on a full device even an empty one fails.
+      if (!open || stream.destroyed || text === '') return;
       wrote = true;
       stream.write(text);
     },

@@ -89,6 +89,23 @@ describe('a stdout that cannot be written (a full disk)', () => {
     }
   });
 
+  it('is no failure when what was printed is empty (chats of a guide with no records)', async () => {
+    await target.ok('addguideacct', {
+      guide_account: 'quiet_wx',
+      guide_headimgurl: 'https://img.example/q',
+      guide_nickname: 'Q',
+    });
+    const full = openSync('/dev/full', 'w');
+    try {
+      const args = ['chats', 'quiet_wx', '--base-url', service().url];
+      const { code, stderr } = await spawnCli(args, { cwd: ws().dir, env: env(), stdoutFd: full }).ended;
+      expect(stderr).not.toContain('could not be written');
+      expect(code, stderr).toBe(0);
+    } finally {
+      closeSync(full);
+    }
+  });
+
   it('is no failure when nothing was printed on it (export -o writes a file)', async () => {
     const full = openSync('/dev/full', 'w');
     try {
