@@ -69,7 +69,7 @@ describe('apply: lost answers to appends', () => {
     const file = await ws.write('tasks.yaml', tasksYaml(now, 8));
     t.service.setFaults(parseFaults('lost_answer=0.2,seed=4'));
     const run = await runCli(
-      ['apply', file, '--auto-approve', '--continue-on-error', '--json', '--base-url', t.url],
+      ['apply', file, '--auto-approve', '--continue-on-error', '--json', '--verbose', '--base-url', t.url],
       {
         env: { WECHAT_APPID: t.service.credentials.appid, WECHAT_SECRET: t.service.credentials.secret },
         cwd: ws.dir,
@@ -80,6 +80,8 @@ describe('apply: lost answers to appends', () => {
     const result = parseJson(run.stdout) as JsonApply;
     const failed = result.outcomes.filter((o) => o.status !== 'done');
     expect(failed).toEqual([]);
+    // The run did lose the answer of a task add, and settled it by a read: not a run without loss.
+    expect(run.stderr).toMatch(/addguidemassendjob: the answer was lost; confirmed by reading: applied/);
     expect(result.converged).toBe(true);
     expect(run.code, run.stderr).toBe(0);
     for (const account of GUIDES) {
