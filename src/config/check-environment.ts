@@ -124,7 +124,7 @@ function environmentView(file: EnvironmentFile, environment: Environment, marks:
   const value = replacements.length > 0 && isRecord(root) ? replaceStrings(root, replacements) : root;
   const locate = (path: ValuePath, part: SpanPart = 'value'): Span => {
     const use = part === 'value' ? file.useAt(path) : undefined;
-    const span = use === undefined ? undefined : file.spansOf(use)[0];
+    const span = use === undefined ? undefined : file.spansOf(use).references[0];
     if (use === undefined || span === undefined) return parsed.locate(path, part);
     marks.mark(parsed.file, span, unresolved.has(use) ? DROP : noteOf(use, environment));
     return span;

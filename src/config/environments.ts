@@ -6,9 +6,9 @@ import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
 import {
   findStringUses,
   lineStartsOf,
-  problemSpans,
-  referenceSpans,
+  type SourceSpans,
   type StringUse,
+  sourceSpans,
   VALUE_NAME,
   type ValueReference,
 } from './substitute-values.js';
@@ -47,7 +47,7 @@ export interface Environment extends DeclaredEnvironment {
 export class EnvironmentFile {
   readonly uses: readonly StringUse[];
   private lineStarts: number[] | undefined;
-  private readonly spans = new Map<StringUse, Span[]>();
+  private readonly spans = new Map<StringUse, SourceSpans>();
   private byPath: Map<string, StringUse> | undefined;
 
   constructor(
@@ -66,18 +66,12 @@ export class EnvironmentFile {
     return this.byPath.get(pathKey(path));
   }
 
-  /** Where each malformed `${` of `use` is written. */
-  problemSpansOf(use: StringUse): Span[] {
-    this.lineStarts ??= lineStartsOf(this.text);
-    return problemSpans(this.text, this.lineStarts, this.parsed.locate(use.path), use);
-  }
-
-  /** Where each reference of `use` is written. */
-  spansOf(use: StringUse): Span[] {
+  /** Where each reference and each malformed `${` of `use` is written (found in one pass, kept). */
+  spansOf(use: StringUse): SourceSpans {
     let spans = this.spans.get(use);
     if (spans === undefined) {
       this.lineStarts ??= lineStartsOf(this.text);
-      spans = referenceSpans(this.text, this.lineStarts, this.parsed.locate(use.path), use);
+      spans = sourceSpans(this.text, this.lineStarts, this.parsed.locate(use.path), use);
       this.spans.set(use, spans);
     }
     return spans;
@@ -286,7 +280,7 @@ export function checkReferences(
 
 function undeclared(file: EnvironmentFile, use: StringUse, out: Diagnostic[]): void {
   const first = use.template.references[0];
-  const span = file.spansOf(use)[0];
+  const span = file.spansOf(use).references[0];
   if (first === undefined || span === undefined) return;
   out.push({
     ...spanDiagnostic(file.parsed.file, span, 'environments-undeclared', 'warning'),
@@ -302,7 +296,7 @@ function checkUse(
   out: Diagnostic[],
 ): void {
   const { parsed } = file;
-  const problemSpans = use.template.problems.length === 0 ? [] : file.problemSpansOf(use);
+  const { problems: problemSpans, references: spans } = file.spansOf(use);
   use.template.problems.forEach((problem, i) => {
     const span = problemSpans[i] ?? parsed.locate(use.path);
     out.push({
@@ -311,7 +305,6 @@ function checkUse(
       hint: `write \${name} with a name of letters, digits and "_"; write $\${ for a literal \${`,
     });
   });
-  const spans = file.spansOf(use);
   const known = new Set(environments.flatMap((e) => [...e.values.keys(), ...e.refusedValues]));
   use.template.references.forEach((reference, i) => {
     const span = spans[i];
@@ -333,7 +326,7 @@ export function missingValues(
   const out: Diagnostic[] = [];
   for (const use of file.uses) {
     if (!useExistsIn(file, use.path, environment.name)) continue;
-    const spans = file.spansOf(use);
+    const spans = file.spansOf(use).references;
     use.template.references.forEach((reference, i) => {
       const span = spans[i];
       const { name } = reference;

@@ -193,64 +193,50 @@ function writeAt(container: Container, key: string | number, value: unknown): vo
   else setOwn(container, String(key), value);
 }
 
-/**
- * Where each reference of `use` is written in the file `text`, given the span of its string: the
- * references are found again in the source of the string (quotes included). When the source does
- * not show them as the value does (an escape such as `\x24{` made one), each is placed at the start
- * of the string.
- */
-export function referenceSpans(
-  text: string,
-  lineStarts: readonly number[],
-  span: Span,
-  use: StringUse,
-): Span[] {
-  return partSpans(
-    text,
-    lineStarts,
-    span,
-    use,
-    (t) => t.references,
-    (r) => r.name,
-  );
+/** Where the references and the malformed `${` of a string are written, in the order of the template's. */
+export interface SourceSpans {
+  readonly references: readonly Span[];
+  readonly problems: readonly Span[];
 }
 
 /**
- * Where each malformed `${` of `use` is written (from the `${` to its `}` or the string's end), as
- * {@link referenceSpans}: the whole string when the source does not hold the same ones.
+ * Where each reference of `use` and each malformed `${` (from the `${` to its `}` or the string's
+ * end) is written in the file `text`, given the span of its string: the source of the string
+ * (quotes included) is parsed once and its parts matched with the value's. When the source does
+ * not show the references (or the problems) as the value does (an escape such as `\x24{` made
+ * one), each of that kind is placed at the whole string.
  */
-export function problemSpans(
+export function sourceSpans(
   text: string,
   lineStarts: readonly number[],
   span: Span,
   use: StringUse,
-): Span[] {
-  return partSpans(
-    text,
-    lineStarts,
-    span,
-    use,
-    (t) => t.problems,
-    (p) => p.text,
-  );
-}
-
-/**
- * The spans of the parts `of` a template (its references, or its problems) as the source of the
- * string writes them, when it holds the same parts (compared by `key`); else the string's span.
- */
-function partSpans<P extends { readonly start: number; readonly end: number }>(
-  text: string,
-  lineStarts: readonly number[],
-  span: Span,
-  use: StringUse,
-  of: (template: Template) => readonly P[],
-  key: (part: P) => string,
-): Span[] {
+): SourceSpans {
   const start = offsetOf(lineStarts, span.line, span.column);
   const end = offsetOf(lineStarts, span.endLine, span.endColumn);
-  const found = of(parseTemplate(text.slice(start, end)));
-  const wanted = of(use.template);
+  const found = parseTemplate(text.slice(start, end));
+  const place = (part: { readonly start: number; readonly end: number }): Span => {
+    const a = positionAt(lineStarts, start + part.start);
+    const b = positionAt(lineStarts, start + part.end);
+    return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
+  };
+  return {
+    references: matchParts(found.references, use.template.references, (r) => r.name, place, span),
+    problems: matchParts(found.problems, use.template.problems, (p) => p.text, place, span),
+  };
+}
+
+/**
+ * The span of each `wanted` part: that of the `found` one at its index when the two lists hold the
+ * same parts (compared by `key`), else `whole`.
+ */
+function matchParts<P extends { readonly start: number; readonly end: number }>(
+  found: readonly P[],
+  wanted: readonly P[],
+  key: (part: P) => string,
+  place: (part: P) => Span,
+  whole: Span,
+): Span[] {
   const same =
     found.length === wanted.length &&
     found.every((p, i) => {
@@ -259,10 +245,7 @@ function partSpans<P extends { readonly start: number; readonly end: number }>(
     });
   return wanted.map((_, i) => {
     const p = same ? found[i] : undefined;
-    if (p === undefined) return span;
-    const a = positionAt(lineStarts, start + p.start);
-    const b = positionAt(lineStarts, start + p.end);
-    return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
+    return p === undefined ? whole : place(p);
   });
 }
 

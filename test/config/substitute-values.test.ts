@@ -6,8 +6,8 @@ import {
   findStringUses,
   lineStartsOf,
   parseTemplate,
-  referenceSpans,
   replaceStrings,
+  sourceSpans,
 } from '../../src/config/substitute-values.js';
 
 const values = new Map([
@@ -105,18 +105,20 @@ describe('replaceStrings', () => {
   });
 });
 
-describe('referenceSpans', () => {
-  const spansIn = (text: string, path: (string | number)[]): string[] => {
+describe('sourceSpans', () => {
+  const show = (s: { line: number; column: number; endLine: number; endColumn: number }): string =>
+    `${s.line}:${s.column}-${s.endLine}:${s.endColumn}`;
+  const both = (text: string, path: (string | number)[]): { references: string[]; problems: string[] } => {
     const { parsed } = parseYaml('f.yaml', text);
     if (parsed === undefined) throw new Error('parses');
     const use = findStringUses(parsed.value as Record<string, unknown>).find(
       (u) => u.path.join('.') === path.join('.'),
     );
     if (use === undefined) throw new Error('found');
-    return referenceSpans(text, lineStartsOf(text), parsed.locate(path), use).map(
-      (s) => `${s.line}:${s.column}-${s.endLine}:${s.endColumn}`,
-    );
+    const spans = sourceSpans(text, lineStartsOf(text), parsed.locate(path), use);
+    return { references: spans.references.map(show), problems: spans.problems.map(show) };
   };
+  const spansIn = (text: string, path: (string | number)[]): string[] => both(text, path).references;
 
   it('points at each ${…} in plain and quoted text', () => {
     const text = 'version: 1\nguides:\n  - nickname: x ${a} ${b}\n    head_image_url: "u${a}"\n';
@@ -143,5 +145,21 @@ describe('referenceSpans', () => {
   it('at the start of the string when the source does not show the reference (an escape made it)', () => {
     const text = 'version: 1\nguides:\n  - nickname: "\\x24{a}"\n';
     expect(spansIn(text, ['guides', 0, 'nickname'])).toEqual(['3:15-3:24']);
+  });
+
+  it('gives the references and the malformed ${ of one string together, each where it is written', () => {
+    const text = 'version: 1\nguides:\n  - nickname: ${a} ${two words} ${b} ${open\n';
+    expect(both(text, ['guides', 0, 'nickname'])).toEqual({
+      references: ['3:15-3:19', '3:33-3:37'],
+      problems: ['3:20-3:32', '3:38-3:44'],
+    });
+  });
+
+  it('places each kind at the whole string when the source does not show it as the value does', () => {
+    const text = 'version: 1\nguides:\n  - nickname: "\\x24{a} ${bad name}"\n';
+    expect(both(text, ['guides', 0, 'nickname'])).toEqual({
+      references: ['3:15-3:36'],
+      problems: ['3:24-3:35'],
+    });
   });
 });
