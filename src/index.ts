@@ -55,6 +55,7 @@ export {
   applyRun,
   applySourceOf,
   checkSourceTarget,
+  type FilesLoad,
   type LiveSource,
   type LoadedFiles,
   liveSourceOf,

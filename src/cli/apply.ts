@@ -31,9 +31,9 @@ import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, useColor, writeChunks } from './output.js';
 import {
+  filesLoad,
   type LoadFiles,
   type LockRequest,
-  loadFiles,
   readLive,
   type TargetOptions,
   withClient,
@@ -99,8 +99,7 @@ async function applyWith(
   const { write } = how;
   const onFailure: FailureSink = (headline, diagnostics) =>
     write(noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
-  const load = (p: readonly string[], env?: string) =>
-    loadFiles(ctx, p, onFailure, options.env ?? env, how.load);
+  const load = filesLoad(ctx, onFailure, how.load);
   const notice = (line: string) => ctx.io.stderr.write(`guidectl: ${line}\n`);
   const source = await applySourceOf(split, ctx.io.cwd, load, notice, options.env);
   if (source === undefined) return;

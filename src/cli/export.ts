@@ -5,11 +5,11 @@ import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
-import { declaredEnvironment } from '../reconcile/index.js';
+import { declaredEnvironment, loadWith } from '../reconcile/index.js';
 import { exportWrittenNotice, renderExport } from '../report/export.js';
 import { type ExportEnvironment, exportEnvironmentOf } from '../report/export-references.js';
 import type { CommandContext } from './io.js';
-import { loadFiles, readLive, type TargetOptions, withClient } from './session.js';
+import { filesLoad, readLive, type TargetOptions, withClient } from './session.js';
 import { targetOptions } from './target-flags.js';
 
 interface ExportOptions extends TargetOptions {
@@ -49,7 +49,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
         // The files are read once: whole (checked as the environment sees them) for its values,
         // else only for where the environment is.
         if (options.asEnvironmentFile === true) {
-          const files = await loadFiles(ctx, options.files, undefined, options.env);
+          const files = await loadWith(filesLoad(ctx), options.files, options.env);
           if (files?.environment === undefined) return;
           environment = files.environment;
           asFile = exportEnvironmentOf({ ...files, environment });

@@ -7,7 +7,7 @@ import type { LiveReadScope, LiveState } from '../core/live.js';
 import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
-import { type LoadedFiles, type LoadResult, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
+import { type FilesLoad, type LoadResult, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import {
   type ClientEvents,
@@ -47,24 +47,24 @@ export function sizeHeapFor(bytes: number): void {
 /** How the files of a command are loaded: read now (`loadFiles` of reconcile), or taken from a run that read them once. */
 export type LoadFiles = (paths: readonly string[], environment?: string) => Promise<LoadResult> | LoadResult;
 
-/** Loads and validates the files; prints every diagnostic; undefined (exit 1 set) on an error. */
-export async function loadFiles(
+/** A command's files, read and then reported (see `FilesLoad`): every diagnostic printed; exit 1 on an error. */
+export function filesLoad(
   ctx: CommandContext,
-  paths: readonly string[],
   onFailure?: FailureSink,
-  environment?: string,
-  load: LoadFiles = (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor),
-): Promise<LoadedFiles | undefined> {
-  const { files, diagnostics, sources } = await load(paths, environment);
-  // A Ctrl-C while they were read (a machine format catches it from the start: see plan and apply).
-  await throwIfStopped(ctx.io.stopSignal, FILES_INTERRUPTED);
-  if (files === undefined) {
-    const outcome = 'nothing was read or changed';
-    reportNoPlan(ctx, 'the files have errors', { diagnostics, sources, outcome }, onFailure);
-  } else {
-    printDiagnostics(ctx, diagnostics, sources);
-  }
-  return files;
+  read: LoadFiles = (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor),
+): FilesLoad {
+  return {
+    read,
+    async report({ files, diagnostics, sources }) {
+      // A Ctrl-C while they were read (a machine format catches it from the start: see plan and apply).
+      await throwIfStopped(ctx.io.stopSignal, FILES_INTERRUPTED);
+      const outcome = 'nothing was read or changed';
+      if (files === undefined)
+        reportNoPlan(ctx, 'the files have errors', { diagnostics, sources, outcome }, onFailure);
+      else printDiagnostics(ctx, diagnostics, sources);
+      return files;
+    },
+  };
 }
 
 /**

@@ -32,6 +32,26 @@ export interface LoadResult {
 }
 
 /**
+ * How a command loads its files in two steps, so that a load can be looked at before anything is
+ * said of it (apply of a saved plan: were these the plan's files?): `read` reads and checks them
+ * and says nothing (`loadFiles`, as a rule); `report` says what a read found (its diagnostics)
+ * and gives the files when they have no error.
+ */
+export interface FilesLoad {
+  read(paths: readonly string[], environment?: string): Promise<LoadResult> | LoadResult;
+  report(result: LoadResult): Promise<LoadedFiles | undefined>;
+}
+
+/** The files at `paths` read by `load`, as `environment` sees them, and reported: undefined when they have errors. */
+export async function loadWith(
+  load: FilesLoad,
+  paths: readonly string[],
+  environment?: string,
+): Promise<LoadedFiles | undefined> {
+  return load.report(await load.read(paths, environment));
+}
+
+/**
  * Loads, checks and merges the files and folders at `paths` (relative to `cwd`), as `environment`
  * sees them when it is given. Files that declare environments need one (a UsageError naming them
  * otherwise, once what does not depend on an environment is found without error): a plan of one

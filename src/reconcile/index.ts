@@ -16,10 +16,12 @@ export {
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
 export {
   declaredEnvironment,
+  type FilesLoad,
   type LoadedFiles,
   type LoadResult,
   loadEachEnvironment,
   loadFiles,
+  loadWith,
   readAllEnvironments,
 } from './files.js';
 export {

@@ -9,8 +9,9 @@ import { liveFingerprints } from '../plan/digest.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
 import { parseJson } from '../wire/json.js';
 import type { ApplySource } from './apply-run.js';
-import type { LoadedFiles } from './files.js';
-import { allPathsExist, refuseMadeElsewhere, shellWord } from './made-elsewhere.js';
+// Types only: `show` reads saved plans too, and has no YAML to parse.
+import type { FilesLoad, LoadedFiles } from './files.js';
+import { allPathsExist, readPlanFiles, refuseMadeElsewhere, shellWord } from './made-elsewhere.js';
 import type { PlanRun } from './plan-run.js';
 
 /** Writes the file whole or not at all (a temporary file renamed into place). */
@@ -177,13 +178,13 @@ export function recordedPath(cwd: string, path: string): string {
  * not, only the account is checked, and `notice` says so — but a plan of an environment needs
  * them (they name its target): a UsageError with the command to run. A plan made for another
  * environment than `environment` (`--env`) is refused first. Undefined when the files have errors
- * (`load` has reported them).
+ * (`load` has reported them). The files are read once.
  */
 export async function savedPlanSource(
   file: string,
   paths: readonly string[],
   cwd: string,
-  load: (paths: readonly string[], environment: string | undefined) => Promise<LoadedFiles | undefined>,
+  load: FilesLoad,
   notice: (line: string) => void,
   environment?: string,
 ): Promise<ApplySource | undefined> {
@@ -193,12 +194,11 @@ export async function savedPlanSource(
   let checked: readonly string[] = paths;
   const made = saved.paths.join(', ');
   if (paths.length > 0) {
-    files = await load(paths, saved.environment?.name);
+    files = await load.report(await load.read(paths, saved.environment?.name));
     if (files === undefined) return undefined;
   } else if (saved.paths.length > 0 && (await allExist(cwd, saved.paths))) {
-    await refuseMadeElsewhere(saved, file, cwd);
     checked = saved.paths;
-    files = await load(saved.paths, saved.environment?.name);
+    files = await loadPlanFiles(saved, file, cwd, load);
     if (files === undefined) {
       notice(
         `the files ${file} was made from (${made}) have errors now (its paths are relative to the folder plan ran in: if it was made in another folder, run apply there, or give the files after the plan)`,
@@ -223,7 +223,7 @@ export async function savedPlanSource(
 export async function applySourceOf(
   { savedPlans, paths }: SplitPaths,
   cwd: string,
-  load: (paths: readonly string[], environment?: string) => Promise<LoadedFiles | undefined>,
+  load: FilesLoad,
   notice: (line: string) => void,
   environment?: string,
 ): Promise<ApplySource | undefined> {
@@ -232,8 +232,25 @@ export async function applySourceOf(
   }
   const [savedPlan] = savedPlans;
   if (savedPlan !== undefined) return savedPlanSource(savedPlan, paths, cwd, load, notice, environment);
-  const files = await load(paths);
+  const files = await load.report(await load.read(paths, environment));
   return files && { kind: 'files', files };
+}
+
+/**
+ * The files a saved plan was made from, at the paths it recorded, read once: when they are not its
+ * files, whether it was made in another folder is told first (see {@link refuseMadeElsewhere}),
+ * then what the read found is reported. Undefined when the files have errors.
+ */
+async function loadPlanFiles(
+  saved: SavedPlan,
+  file: string,
+  cwd: string,
+  load: FilesLoad,
+): Promise<LoadedFiles | undefined> {
+  const here = await readPlanFiles(load.read, saved.paths, saved.environment?.name);
+  await refuseMadeElsewhere(saved, file, cwd, here, load.read);
+  if (here instanceof UsageError) throw here;
+  return load.report(here);
 }
 
 /**

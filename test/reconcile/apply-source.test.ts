@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applySourceOf, checkSourceTarget, planRun } from '../../src/index.js';
-import type { LoadedFiles } from '../../src/reconcile/index.js';
+import type { FilesLoad, LoadedFiles } from '../../src/reconcile/index.js';
 import { savePlanRun } from '../../src/reconcile/index.js';
 import { useWorkspace } from '../helpers/cli.js';
 import { desiredGuide, desiredState, liveState } from '../helpers/plan-builder.js';
@@ -19,27 +19,45 @@ const OTHER = {
   identity: { kind: 'remote', baseUrl: 'https://api.example', account: 'token' },
 } as const;
 
+/** A load whose reads give what `read` gives (undefined: files with errors), said nothing of. */
+function loadOf(read: (paths: readonly string[]) => Promise<LoadedFiles | undefined>): FilesLoad {
+  return {
+    read: async (paths) => {
+      const loaded = await read(paths);
+      return { ...(loaded === undefined ? {} : { files: loaded }), diagnostics: [], sources: new Map() };
+    },
+    report: async (result) => result.files,
+  };
+}
+
 describe('applySourceOf', () => {
   const ws = useWorkspace();
   const notice = (): void => {};
 
   it('takes the files when no saved plan is among the paths; undefined when they have errors', async () => {
     const asked: (readonly string[])[] = [];
-    const load = async (paths: readonly string[]) => {
+    const load = loadOf(async (paths) => {
       asked.push(paths);
       return files;
-    };
+    });
     const split = { savedPlans: [], paths: ['guides.yaml'] };
     expect(await applySourceOf(split, ws().dir, load, notice)).toEqual({ kind: 'files', files });
     expect(asked).toEqual([['guides.yaml']]);
-    expect(await applySourceOf(split, ws().dir, async () => undefined, notice)).toBeUndefined();
+    expect(
+      await applySourceOf(
+        split,
+        ws().dir,
+        loadOf(async () => undefined),
+        notice,
+      ),
+    ).toBeUndefined();
   });
 
   it('refuses more than one saved plan before reading anything', async () => {
     const split = { savedPlans: ['a.json', 'b.json'], paths: [] };
-    const load = async () => {
+    const load = loadOf(async () => {
       throw new Error('read');
-    };
+    });
     await expect(applySourceOf(split, ws().dir, load, notice)).rejects.toThrow(
       'give one saved plan, not 2 (a.json, b.json)',
     );
@@ -53,7 +71,7 @@ describe('applySourceOf', () => {
     const saved = await applySourceOf(
       { savedPlans: ['plan.json'], paths: ['guides.yaml'] },
       cwd,
-      async () => files,
+      loadOf(async () => files),
       notice,
     );
     if (saved?.kind !== 'saved') throw new Error('expected the saved plan');
@@ -65,7 +83,13 @@ describe('applySourceOf', () => {
     expect(() => checkSourceTarget({ kind: 'files', files }, OTHER)).not.toThrow();
     // Another environment than --env is refused as the plan is read, before any target.
     await expect(
-      applySourceOf({ savedPlans: ['plan.json'], paths: [] }, cwd, async () => files, notice, 'production'),
+      applySourceOf(
+        { savedPlans: ['plan.json'], paths: [] },
+        cwd,
+        loadOf(async () => files),
+        notice,
+        'production',
+      ),
     ).rejects.toThrow('plan.json was made for environment staging, not production; nothing was changed');
   });
 });
