@@ -8,7 +8,8 @@ import type { RuleTask } from './written.js';
 /**
  * Tasks: one per guide and name across the files; a guide the files declare (else a warning: it
  * must be live); a push time that is a real date; texts of at most 300 bytes; each inline recipient
- * once (a warning: recipients are a set).
+ * once (a warning: recipients are a set). A task without its name and guide (they broke the
+ * schema, which says so) has the checks of its own values only.
  */
 export function checkTasks(
   files: readonly RuleFile[],
@@ -19,36 +20,51 @@ export function checkTasks(
   const tasks = new Map<string, Ref>();
   for (const { parsed, parts } of files) {
     for (const { index, value: task } of parts.tasks) {
-      const guide = task.guide === undefined ? `openid ${task.guide_openid ?? ''}` : task.guide;
-      const key = `${guide}\u0000${task.name}`;
-      const firstRef = tasks.get(key);
-      if (firstRef !== undefined) {
-        const first = out.placeOf(firstRef);
-        out.report(
-          'error',
-          'task-duplicate',
-          parsed,
-          ['tasks', index, 'name'],
-          'value',
-          `task ${quote(task.name)} of ${guide} is also defined at ${out.describePlace(first, parsed.file)}`,
-          {
-            hint: 'task names are unique per guide; rename one, or merge the two',
-            related: [{ ...first, message: `task ${quote(task.name)} first defined here` }],
-          },
-        );
-      } else {
-        tasks.set(key, { parsed, path: ['tasks', index, 'name'] });
+      const { name } = task;
+      if (name !== undefined) {
+        checkTaskDuplicate(parsed, index, task, name, tasks, out);
+        checkTaskGuide(parsed, index, task, name, known, complete, out);
       }
-      checkTaskGuide(parsed, index, task, known, complete, out);
       checkTaskValues(parsed, index, task, out);
     }
   }
+}
+
+function checkTaskDuplicate(
+  parsed: ParsedYaml,
+  index: number,
+  task: RuleTask,
+  name: string,
+  tasks: Map<string, Ref>,
+  out: Reporter,
+): void {
+  const guide = task.guide === undefined ? `openid ${task.guide_openid ?? ''}` : task.guide;
+  const key = `${guide}\u0000${name}`;
+  const firstRef = tasks.get(key);
+  if (firstRef === undefined) {
+    tasks.set(key, { parsed, path: ['tasks', index, 'name'] });
+    return;
+  }
+  const first = out.placeOf(firstRef);
+  out.report(
+    'error',
+    'task-duplicate',
+    parsed,
+    ['tasks', index, 'name'],
+    'value',
+    `task ${quote(name)} of ${guide} is also defined at ${out.describePlace(first, parsed.file)}`,
+    {
+      hint: 'task names are unique per guide; rename one, or merge the two',
+      related: [{ ...first, message: `task ${quote(name)} first defined here` }],
+    },
+  );
 }
 
 function checkTaskGuide(
   parsed: ParsedYaml,
   index: number,
   task: RuleTask,
+  taskName: string,
   known: KnownGuides,
   complete: boolean,
   out: Reporter,
@@ -64,7 +80,7 @@ function checkTaskGuide(
     parsed,
     ['tasks', index, key],
     'value',
-    `guide ${name} of task ${quote(task.name)} is not a guide in the files given; plan will require it to exist in the account`,
+    `guide ${name} of task ${quote(taskName)} is not a guide in the files given; plan will require it to exist in the account`,
     { hint: 'add the guide under "guides", or check the spelling' },
   );
 }

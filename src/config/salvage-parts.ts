@@ -5,11 +5,13 @@ import type { Indexed, RuleGroup, RuleGuide, RuleTask, WrittenParts, WrittenWelc
 
 /**
  * The parts of a file that broke the schema, for the rules across entries: the sections that pass
- * on their own, and each guide, group and task whose key fields passed (a guide's account or
- * openid, a group's name, a task's name and guide), with those of its other fields that passed.
- * So a guide with a nickname too long still takes part in the duplicate check, and a task with a
- * wrong remark in the recipients checks. An entry whose key fields did not pass is left out, and
- * the parts are marked incomplete when it is a guide (a member or task may name it).
+ * on their own, and each guide and group whose key fields passed (a guide's account or openid, a
+ * group's name), with those of its other fields that passed. So a guide with a nickname too long
+ * still takes part in the duplicate check. A guide or group whose key fields did not pass is left
+ * out, and the parts are marked incomplete when it is a guide (a member or task may name it).
+ * Every task that is a mapping is kept, with the fields that passed: one with no guide (or a name
+ * or guide that did not pass) takes part in the checks of its own values (its recipients, push
+ * time and texts) though not in those that need its name and guide, so one run shows them all.
  */
 export function salvageParts(
   value: Record<string, unknown>,
@@ -65,7 +67,11 @@ export function salvageParts(
 interface FailedPlaces {
   /** Each error's place and every place that holds it. */
   readonly under: ReadonlySet<string>;
-  /** Places that fail as a whole (the wrong type, neither or both of a pair of keys). */
+  /**
+   * Places that fail as a whole (the wrong type). Not a missing or unknown key, nor neither or both
+   * of a pair of keys (`oneOf`): those leave the other keys as they are, and each salvage function
+   * checks the pair of its entry's key fields itself.
+   */
   readonly whole: ReadonlySet<string>;
 }
 
@@ -75,7 +81,8 @@ function failedPlaces(errors: readonly ErrorObject[]): FailedPlaces {
   for (const e of errors) {
     const pointer = e.instancePath;
     // A missing or unknown key is an error of the mapping, but leaves its other keys as they are.
-    if (e.keyword !== 'required' && e.keyword !== 'additionalProperties') whole.add(pointer);
+    if (e.keyword !== 'required' && e.keyword !== 'additionalProperties' && e.keyword !== 'oneOf')
+      whole.add(pointer);
     if (under.has(pointer)) continue;
     for (let i = pointer.length; i > 0; i = pointer.lastIndexOf('/', i - 1)) under.add(pointer.slice(0, i));
   }
@@ -138,12 +145,15 @@ function salvageGroup(_: Record<string, unknown>, at: FieldCheck): RuleGroup | u
   return { name, ...(members === undefined ? {} : { members }), ...only };
 }
 
-function salvageTask(item: Record<string, unknown>, at: FieldCheck): RuleTask | undefined {
+function salvageTask(item: Record<string, unknown>, at: FieldCheck): RuleTask {
   const name = at.text('name');
   const guide = at.text('guide');
   const openid = at.text('guide_openid');
-  if (name === undefined || (guide === undefined) === (openid === undefined)) return undefined;
-  if (at.has('guide') && at.has('guide_openid')) return undefined;
+  // Named by its guide and name only when both passed and exactly one guide key is written.
+  const keyed =
+    name !== undefined &&
+    (guide === undefined) !== (openid === undefined) &&
+    !(at.has('guide') && at.has('guide_openid'));
   const pushAt = at.text('push_at');
   // Written but wrong: still written, for "both recipients and recipients_file" (not "neither").
   const recipients = at.texts('recipients') ?? (at.has('recipients') ? [] : undefined);
@@ -156,9 +166,9 @@ function salvageTask(item: Record<string, unknown>, at: FieldCheck): RuleTask | 
       )
     : undefined;
   return {
-    name,
-    ...(guide === undefined ? {} : { guide }),
-    ...(openid === undefined ? {} : { guide_openid: openid }),
+    ...(keyed ? { name } : {}),
+    ...(keyed && guide !== undefined ? { guide } : {}),
+    ...(keyed && openid !== undefined ? { guide_openid: openid } : {}),
     ...(pushAt === undefined ? {} : { push_at: pushAt }),
     ...(recipients === undefined ? {} : { recipients }),
     ...(file === undefined ? {} : { recipients_file: file }),

@@ -150,12 +150,14 @@ export interface RuleGroup {
 }
 
 /**
- * What the rules read of a task: its name and exactly one of `guide` and `guide_openid`; the rest
- * when it passed. `recipients` and `recipients_file` are there when written, even if wrong (then
- * empty), and a material is undefined when it did not pass.
+ * What the rules read of a task: its name and exactly one of `guide` and `guide_openid`, or none
+ * of the three when they did not all pass (a task that broke the schema there: it takes part only
+ * in the checks of its own values); the rest when it passed. `recipients` and `recipients_file`
+ * are there when written, even if wrong (then empty), and a material is undefined when it did not
+ * pass.
  */
 export interface RuleTask {
-  readonly name: string;
+  readonly name?: string;
   readonly guide?: string;
   readonly guide_openid?: string;
   readonly push_at?: string;

@@ -413,6 +413,45 @@ describe('all problems in one run, where an entry broke the schema', () => {
     ]);
   });
 
+  it('a task without its guide, or with a name or guide that did not pass, has the checks of its own values', async () => {
+    const text = [
+      'version: 1',
+      'guides:',
+      '  - account: alice_wx',
+      '    nickname: Alice',
+      '    head_image_url: https://x.example/a',
+      'tasks:',
+      '  - name: no guide',
+      '    push_at: "2026-02-30T10:00:00+08:00"',
+      `    materials: [{text: ${'x'.repeat(301)}}]`,
+      '  - name: both guides',
+      '    guide: alice_wx',
+      '    guide_openid: oAlice',
+      '    push_at: "2026-12-01T10:00:00+08:00"',
+      '    recipients: [o1, o1]',
+      '    recipients_file: r.csv',
+      '    materials: [{text: Hi}]',
+      '  - name: ""',
+      '    guide: 1bob',
+      '    push_at: "2026-12-01T10:00:00+08:00"',
+      '    recipients: [o2, o2]',
+      '    materials: [{text: Hi}]',
+      '',
+    ].join('\n');
+    expect(await diagnose(text)).toEqual([
+      'error task-guide-missing 7:5',
+      'error task-recipients-missing 7:5',
+      'error push-at-invalid 8:14',
+      'error task-text-too-long 9:24',
+      'error task-guide-both 10:5',
+      'warning recipient-duplicate 14:22',
+      'error task-recipients-both 15:5',
+      'error task-name-empty 17:11',
+      'error guide-account-invalid 18:12',
+      'warning recipient-duplicate 20:22',
+    ]);
+  });
+
   it('a guide whose account did not pass may be the member: no member-unknown then', async () => {
     const text = [
       'version: 1',
