@@ -49,7 +49,7 @@ export interface EnvironmentCheck {
  * replaced by its value there, and the guides and groups that are not in it (`only_in`) left out.
  * A problem in a string made from `${…}` is reported at the `${` and noted with the values used; a
  * string with a value missing in this environment is reported once as that and not checked further.
- * Without an environment, the files are checked as written.
+ * Without an environment, the files are checked as written, but for `$${`, a literal `${` there too.
  */
 export function checkEnvironment(input: CheckInput, environment: Environment | undefined): EnvironmentCheck {
   const diagnostics: Diagnostic[] = [];
@@ -60,7 +60,7 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
   const name = environment?.name;
   const include = name === undefined ? undefined : (item: unknown): boolean => existsIn(item, name);
   for (const file of input.files) {
-    const parsed = environment === undefined ? file.parsed : environmentView(file, environment, marks);
+    const parsed = environment === undefined ? writtenView(file) : environmentView(file, environment, marks);
     const checked = checkSchema(
       parsed,
       input.schema,
@@ -100,6 +100,23 @@ function partsIn(parts: WrittenParts, environment: string | undefined): WrittenP
     guides: parts.guides.filter((g) => existsIn(g.value, environment)),
     groups: parts.groups.filter((g) => existsIn(g.value, environment)),
   };
+}
+
+/**
+ * The file without an environment: each `${name}` kept as written (`checkReferences` warns of it),
+ * and each `$${` the literal `${` it writes, as in a file with environments. Positions are those
+ * of the file, as no string changes but for its `$${`.
+ */
+function writtenView(file: EnvironmentFile): ParsedYaml {
+  const { parsed } = file;
+  const replacements: { path: ValuePath; value: string }[] = [];
+  for (const use of file.uses) {
+    const value = fillTemplate(use.template, (name) => `\${${name}}`) ?? use.text;
+    if (value !== use.text) replacements.push({ path: use.path, value });
+  }
+  const root = parsed.value;
+  if (replacements.length === 0 || !isRecord(root)) return parsed;
+  return { ...parsed, value: replaceStrings(root, replacements) };
 }
 
 /**

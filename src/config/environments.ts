@@ -260,8 +260,9 @@ function readEnvironments(parsed: ParsedYaml, written: unknown, diagnostics: Dia
 
 /**
  * The checks of references and `only_in` that do not depend on one environment: malformed `${`,
- * names that no environment has, and `only_in` entries that name no environment. Without environments, a `${name}` is a warning
- * (it stays as written) and `only_in` an error.
+ * names that no environment has, and `only_in` entries that name no environment. Without
+ * environments, a `${name}` is a warning (it stays as written; `$${` is the literal `${` there too)
+ * and `only_in` an error.
  */
 export function checkReferences(
   files: readonly EnvironmentFile[],
@@ -285,7 +286,7 @@ function undeclared(file: EnvironmentFile, use: StringUse, out: Diagnostic[]): v
   out.push({
     ...spanDiagnostic(file.parsed.file, span, 'environments-undeclared', 'warning'),
     message: `\${${first.name}} is kept as written: no file given declares "environments", so it takes no value`,
-    hint: `declare the environments with a value "${first.name}" under "environments:", or give the file that declares them too`,
+    hint: `declare the environments with a value "${first.name}" under "environments:", or give the file that declares them too; for the text \${${first.name}} itself, write $\${${first.name}}`,
   });
 }
 

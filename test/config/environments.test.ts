@@ -154,16 +154,48 @@ describe('a file with environments', () => {
 });
 
 describe('a file without environments', () => {
-  it('is read as before: one state, no environments, ${…} kept as written with a warning', async () => {
+  it('is read as before: one state, no environments, ${…} kept as written with a warning that says how to write it', async () => {
     const text =
       'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://mmbiz.qpic.cn/a/0\n    quick_replies: ["${x} and $${y}"]\n';
     const { fs, path } = memoryFile(text);
     const result = await loadDesiredState([path], { fs });
     expect(result.environments).toBeUndefined();
     expect(result.states).toBeUndefined();
-    expect(result.state?.guides[0]?.quickReplies).toEqual(['${x} and $${y}']);
-    expect(result.diagnostics.map((d) => `${d.severity} ${d.code} ${d.line}:${d.column}`)).toEqual([
-      'warning environments-undeclared 6:22',
+    expect(result.state?.guides[0]?.quickReplies).toEqual(['${x} and ${y}']);
+    expect(result.diagnostics.map((d) => `${d.severity} ${d.code} ${d.line}:${d.column} ${d.hint}`)).toEqual([
+      'warning environments-undeclared 6:22 declare the environments with a value "x" under "environments:", or give the file that declares them too; for the text ${x} itself, write $${x}',
+    ]);
+  });
+
+  it('$${ is a literal ${ there too: no warning, and the text ${…} itself', async () => {
+    const text = [
+      'version: 1',
+      'guides:',
+      '  - account: alice_wx',
+      '    nickname: $${nick}',
+      '    head_image_url: https://mmbiz.qpic.cn/a/0',
+      '    quick_replies: ["Prices in $${currency}", "cost: $5, $$5", "$$${a}", "${not a name"]',
+      '',
+    ].join('\n');
+    const { fs, path } = memoryFile(text);
+    const result = await loadDesiredState([path], { fs });
+    expect(result.diagnostics).toEqual([]);
+    expect(result.state?.guides[0]?.nickname).toBe('${nick}');
+    expect(result.state?.guides[0]?.quickReplies).toEqual([
+      'Prices in ${currency}',
+      'cost: $5, $$5',
+      '$${a}',
+      '${not a name',
+    ]);
+  });
+
+  it('a value made from $${ is checked as the text it makes, at its place in the file', async () => {
+    const text =
+      'version: 1\nguides:\n  - account: alice_wx\n    nickname: $${seventeen_chars}\n    head_image_url: https://mmbiz.qpic.cn/a/0\n';
+    const { fs, path } = memoryFile(text);
+    const { diagnostics } = await loadDesiredState([path], { fs });
+    expect(diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`)).toEqual([
+      'nickname-too-long 4:15 nickname "${seventeen_chars}" is 18 characters; the limit is 16',
     ]);
   });
 });
