@@ -18,6 +18,7 @@ import {
 } from '../core/guide-rules.js';
 import { isRecord } from '../core/records.js';
 import { formatWrittenTime } from '../core/task-time.js';
+import { checkedSchemaOf } from './checked-schema.js';
 import type { PartValidators, StrictValidators } from './compile-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { salvageParts } from './salvage-parts.js';
@@ -119,7 +120,7 @@ export const VALIDATOR_MODULES = { strict: 'schema-strict.js', parts: 'schema-pa
  * Identifies the schema text and the way its validators are made: the digest a validator module
  * records. Raise `VALIDATOR_CODE_VERSION` when compile-schema.ts changes the validators' options.
  */
-const VALIDATOR_CODE_VERSION = 1;
+const VALIDATOR_CODE_VERSION = 2;
 export function schemaDigest(text: string): string {
   return createHash('sha256').update(`${VALIDATOR_CODE_VERSION}\n${text}`).digest('hex');
 }
@@ -135,11 +136,14 @@ async function compileSchema(schemaFile: string | undefined): Promise<CompiledSc
     throw new SchemaLoadError(`cannot read the schema ${file}: ${String(error)}`, { cause: error });
   }
   if (!isSchemaObject(parsed)) throw new SchemaLoadError(`${file} is not a JSON Schema object`);
+  // The file is the published schema, which lets a `${name}` stand for a value; values are checked
+  // after substitution, against the constraints alone.
+  const checked = checkedSchemaOf(parsed);
   // The package's own schema has its validators built beside this module (in dist/, not src/).
   const built = schemaFile === undefined ? await builtValidators(schemaDigest(text)) : undefined;
-  if (built !== undefined) return compiledSchemaOf(parsed, built.strict, () => built.parts);
+  if (built !== undefined) return compiledSchemaOf(checked, built.strict, () => built.parts);
   const { compileSchemaObject } = await import('./compile-schema.js');
-  return compileSchemaObject(parsed);
+  return compileSchemaObject(checked);
 }
 
 /** The validators `npm run build` wrote for the schema of this digest; undefined when there are none. */

@@ -11,6 +11,7 @@ import {
   VALIDATOR_MODULES,
   withoutListItems,
 } from './check-schema.js';
+import { checkedSchemaOf } from './checked-schema.js';
 import type {
   WrittenAccount,
   WrittenGroup,
@@ -160,13 +161,14 @@ export function compileSchemaObject(schema: SchemaObject): CompiledSchema {
 }
 
 /**
- * The modules `npm run build` writes into dist/config/ for the schema file's text: the validators,
+ * The modules `npm run build` writes into dist/config/ for the schema file's text (the published
+ * schema; its validators check the schema guidectl checks with, `checkedSchemaOf`): the validators,
  * each recording the digest of the schema they check (check-schema.ts loads them only for that).
  */
 export function validatorModules(schemaText: string): Record<string, string> {
   const schema: unknown = JSON.parse(schemaText);
   if (!isSchemaObject(schema)) throw new SchemaLoadError('the schema is not a JSON Schema object');
-  const sources = validatorSources(schema);
+  const sources = validatorSources(checkedSchemaOf(schema));
   const digest = `\nexport const schemaDigest = ${JSON.stringify(schemaDigest(schemaText))};\n`;
   return {
     [VALIDATOR_MODULES.strict]: sources.strict + digest,

@@ -1,16 +1,22 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type SchemaObject } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { findSchemaFile, SCHEMA_MESSAGES } from '../../src/config/check-schema.js';
+import { checkedSchemaOf, VALUE_REFERENCE_DEF } from '../../src/config/checked-schema.js';
 import { compileSchemaObject } from '../../src/config/compile-schema.js';
 import { loadDesiredState } from '../../src/config/index.js';
+import { parseYaml } from '../../src/config/parse-yaml.js';
 import * as rules from '../../src/core/guide-rules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCHEMA_FILE = nodePath.join(ROOT, 'schema', 'guidectl.schema.json');
-const schema: SchemaObject = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'));
+/** The file: the schema editors check with, where a `${name}` may stand for a value. */
+const published: SchemaObject = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'));
+/** What guidectl checks a file with, after it has put in the values. */
+const schema: SchemaObject = checkedSchemaOf(published);
 const defs: Record<string, SchemaObject> = schema['$defs'];
 
 /** Keywords that constrain a value (as opposed to describing or structuring it). */
@@ -64,9 +70,11 @@ describe('schema/guidectl.schema.json', () => {
   it('compiles under ajv strict mode', () => {
     expect(() => compileSchemaObject(schema)).not.toThrow();
     // Strict in every respect; union types are allowed for `offline_auto_reply` (text or null).
-    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
-    expect(() => ajv.compile(schema)).not.toThrow();
-    expect(schema['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
+    for (const s of [published, schema]) {
+      const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+      expect(() => ajv.compile(s)).not.toThrow();
+      expect(s['$schema']).toBe('https://json-schema.org/draft/2020-12/schema');
+    }
   });
 
   it('gives every constraint a code and a message of its own', () => {
@@ -100,7 +108,7 @@ describe('schema/guidectl.schema.json', () => {
 
   it('describes every property, for editors to show on hover', () => {
     const undescribed: string[] = [];
-    for (const [pointer, node] of walk(schema)) {
+    for (const [pointer, node] of walk(published)) {
       const properties: unknown = node['properties'];
       if (typeof properties !== 'object' || properties === null) continue;
       for (const [key, value] of Object.entries(properties as Record<string, SchemaObject | boolean>)) {
@@ -117,7 +125,7 @@ describe('schema/guidectl.schema.json', () => {
   });
 
   it('closes every mapping: additionalProperties is false', () => {
-    for (const [pointer, node] of walk(schema)) {
+    for (const [pointer, node] of walk(published)) {
       if (node['type'] === 'object' && !/\/oneOf\/\d+$/.test(pointer)) {
         expect(node['additionalProperties'], pointer).toBe(false);
       }
@@ -155,6 +163,145 @@ describe('schema/guidectl.schema.json', () => {
     expect(validate(guide('😀'.repeat(16)))).toBe(true);
     expect(validate(guide('😀'.repeat(17)))).toBe(false);
     expect(validate(guide('导'.repeat(16)))).toBe(true);
+  });
+});
+
+/**
+ * The `$defs` entries that can hold a string guidectl puts values into: every part of the file but
+ * `version`, `environments`, the `x-` keys, `only_in` and `recipients_file` (as findStringUses).
+ */
+function substitutedDefs(): Set<string> {
+  const found = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as SchemaObject;
+    const ref: unknown = n['$ref'];
+    if (typeof ref === 'string') {
+      const name = ref.replace('#/$defs/', '');
+      if (found.has(name) || name === VALUE_REFERENCE_DEF) return;
+      found.add(name);
+      visit(defs[name]);
+    }
+    for (const [key, value] of Object.entries((n['properties'] ?? {}) as Record<string, unknown>)) {
+      if (key !== 'only_in' && key !== 'recipients_file') visit(value);
+    }
+    visit(n['items']);
+    for (const list of ['oneOf', 'anyOf', 'allOf'])
+      for (const sub of (n[list] ?? []) as unknown[]) visit(sub);
+  };
+  for (const [key, value] of Object.entries(schema['properties'] as Record<string, unknown>)) {
+    if (key !== 'version' && key !== 'environments') visit(value);
+  }
+  return found;
+}
+
+describe('the published schema (for editors) and the one guidectl checks with', () => {
+  const validatorsOf = (s: SchemaObject) => {
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    ajv.addSchema(s, 'schema');
+    return {
+      def: (name: string) => (value: unknown) => ajv.validate(`schema#/$defs/${name}`, value),
+      file: (value: unknown) => ajv.validate('schema', value),
+    };
+  };
+  const editor = validatorsOf(published);
+  const checked = validatorsOf(schema);
+  const substituted = substitutedDefs();
+  /** The defs a reference could break: a pattern, a length limit or a list of values. */
+  const constrained = Object.keys(defs).filter((name) =>
+    ['pattern', 'maxLength', 'enum'].some((k) => defs[name]?.[k] !== undefined),
+  );
+
+  it('the checked one is the published one without the reference alternatives', () => {
+    expect(JSON.stringify(schema)).not.toContain(VALUE_REFERENCE_DEF);
+    expect(JSON.stringify(schema)).not.toContain('anyOf');
+    expect(defs['appid']?.['pattern']).toBe(rules.APPID.source);
+    expect(published['$defs']['appid']['pattern']).toBeUndefined();
+    // Every other entry is the same.
+    for (const [name, def] of Object.entries(defs)) {
+      if (published['$defs'][name]['anyOf'] === undefined) expect(def, name).toBe(published['$defs'][name]);
+    }
+  });
+
+  it('lets a ${name} stand in every field guidectl puts values into that a reference would break', () => {
+    const reference = '${shop_app}';
+    const long = `${reference}${'x'.repeat(2100)}`;
+    const lifted = constrained.filter((name) => substituted.has(name));
+    expect(lifted).toEqual(
+      expect.arrayContaining(['appid', 'mediaId', 'guideAccount', 'nickname', 'pushAt']),
+    );
+    for (const name of lifted) {
+      expect(editor.def(name)(reference), name).toBe(true);
+      expect(editor.def(name)(`a ${reference} b`), name).toBe(true);
+      // guidectl holds the value to the constraint: a long text with a reference breaks it there.
+      expect(checked.def(name)(long), name).toBe(false);
+      expect(editor.def(name)(long), name).toBe(true);
+    }
+    // Where no value is put in (environments, only_in, recipients_file), the two agree.
+    for (const name of constrained.filter((n) => !substituted.has(n))) {
+      expect(published['$defs'][name]['anyOf'], name).toBeUndefined();
+    }
+  });
+
+  it('agree on every value without a reference', () => {
+    const probes: unknown[] = [
+      '',
+      ' ',
+      'x',
+      'alice_wx',
+      'wx1111111111111111',
+      'wx2222',
+      'Alexandra the Great',
+      'https://x.example/a',
+      'append',
+      'UNKNOWN_MEDIA_ID',
+      '2026-12-01T10:00:00+08:00',
+      '25%',
+      'x'.repeat(301),
+      '$${shop_app}',
+      '$$${shop_app}',
+      '${two words}',
+      '${',
+      '$shop_app',
+      0.5,
+      null,
+    ];
+    for (const name of constrained) {
+      for (const probe of probes) {
+        expect(editor.def(name)(probe), `${name} ${JSON.stringify(probe)}`).toBe(checked.def(name)(probe));
+      }
+    }
+  });
+
+  it('agree on every fixture file without a reference; the published one takes those with one', async () => {
+    const dir = fileURLToPath(new URL('./fixtures/', import.meta.url));
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml'));
+    let compared = 0;
+    for (const file of files) {
+      const { parsed } = parseYaml(file, readFileSync(nodePath.join(dir, file), 'utf8'));
+      if (parsed === undefined) continue;
+      const value = parsed.value;
+      if (/(?:^|[^$])\$\{[A-Za-z_]/.test(JSON.stringify(value))) {
+        if (checked.file(value)) expect(editor.file(value), file).toBe(true);
+        continue;
+      }
+      expect(editor.file(value), file).toBe(checked.file(value));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(50);
+  });
+
+  it('an editor takes appid: ${shop_app}; guidectl checks the value each environment gives it', async () => {
+    const file = nodePath.join(ROOT, 'test', 'config', 'environments', 'bad-production-value.yaml');
+    const { parsed } = parseYaml(file, readFileSync(file, 'utf8'));
+    expect(editor.file(parsed?.value)).toBe(true);
+    expect(checked.file(parsed?.value)).toBe(false);
+    const { diagnostics } = await loadDesiredState([file]);
+    expect(diagnostics.map((d) => `${d.severity} ${d.code} ${d.line}:${d.column} ${d.message}`)).toEqual([
+      'error appid-invalid 15:18 in environment production (${shop_app} = "wx2222"): appid "wx2222" is not a mini-program appid',
+    ]);
+    const two = nodePath.join(ROOT, 'test', 'config', 'environments', 'two-accounts.yaml');
+    expect(editor.file(parseYaml(two, readFileSync(two, 'utf8')).parsed?.value)).toBe(true);
   });
 });
 
