@@ -68,7 +68,6 @@ const onSignal = (signal: NodeJS.Signals): void => {
     process.exit(1);
   }
 };
-let catching = false;
 
 const stdout = processOutput(process.stdout);
 const stderr = processOutput(process.stderr);
@@ -80,10 +79,8 @@ const io: CliIo = {
   stopSignal: stop.signal,
   abandonSignal: abandon.signal,
   catchSignals: () => {
-    if (catching) return;
-    catching = true;
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    if (!process.listeners('SIGINT').includes(onSignal))
+      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   },
   ...(process.stdin.isTTY === true
     ? {
@@ -98,11 +95,13 @@ const io: CliIo = {
   // `now` and `every` are left to their defaults: the real clock and an unref'd setInterval.
 };
 
-process.exitCode = await runProgram(process.argv.slice(2), io);
+const status = await runProgram(process.argv.slice(2), io);
 const lost = await stdout.failure();
-if (lost !== undefined) {
+if (lost !== undefined)
   process.stderr.write(
     `guidectl: the output could not be written (${lost}); what it printed is incomplete\n`,
   );
-  process.exitCode = 1;
-}
+await stderr.failure();
+// Ended here, not by Node's teardown, which first gives SIGINT and SIGTERM back their default: a
+// Ctrl-C then (the second, as an interrupted apply ends) would end it by the signal (130).
+process.exit(lost === undefined ? status : 1);

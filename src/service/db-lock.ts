@@ -224,10 +224,11 @@ const isMine = (holder: LockHolder | 'gone' | 'unreadable', token: string): bool
   holder !== 'gone' && holder !== 'unreadable' && holder.token === token;
 
 function heldLock(file: string, mine: LockHolder): HeldLock {
-  let released = false;
+  let released: Promise<void> | undefined;
   return {
     async noteUrl(url) {
-      if (released || !isMine(await readHolder(file).catch(() => 'gone' as const), mine.token)) return;
+      if (released !== undefined || !isMine(await readHolder(file).catch(() => 'gone' as const), mine.token))
+        return;
       // Rewritten aside and renamed over, so that a reader never sees half a lock.
       const aside = asideName(file, mine);
       try {
@@ -237,10 +238,13 @@ function heldLock(file: string, mine: LockHolder): HeldLock {
         await unlink(aside).catch(() => undefined);
       }
     },
-    async release() {
-      if (released) return;
-      released = true;
-      if (isMine(await readHolder(file), mine.token)) await unlink(file).catch(() => undefined);
+    release() {
+      // Once, and every caller waits for that one: a second release that returned at once would let
+      // the process end (serve's stop after a second signal) before the lock file is gone.
+      released ??= readHolder(file).then(async (holder) => {
+        if (isMine(holder, mine.token)) await unlink(file).catch(() => undefined);
+      });
+      return released;
     },
   };
 }

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,28 @@ const writes = () =>
 
 const STALL_READ = fileURLToPath(new URL('./fixtures/stall-read.cjs', import.meta.url));
 const BLOCKING_READ = fileURLToPath(new URL('./fixtures/block-after-read.cjs', import.meta.url));
+const HOLD_EXIT = fileURLToPath(new URL('./fixtures/hold-exit.cjs', import.meta.url));
+
+/** Whether process `pid` runs and has a handler for SIGINT (its `SigCgt` mask; Linux). */
+function catchesSigint(pid: number | undefined): boolean {
+  try {
+    const caught = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return caught !== undefined && (BigInt(`0x${caught}`) & 2n) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
+/** Lets a process held by hold-exit.cjs on `fifo` end; nothing when it has ended already. */
+function release(fifo: string): void {
+  try {
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(fd, 'x');
+    closeSync(fd);
+  } catch {
+    // ENXIO: no reader, the process is gone.
+  }
+}
 
 /** `n` guides: `n` independent calls to an empty account. */
 const guides = (n: number): string => `version: 1\nguides:\n${guideEntries(n)}`;
@@ -122,6 +145,37 @@ describe('Ctrl-C during apply', () => {
       expect(writes()).toHaveLength(1);
       const plan = await target.cli(['plan', 'g.yaml']);
       expect(plan.stdout).toContain('Plan: 1 to add');
+    } finally {
+      gate.close();
+    }
+  });
+
+  it('a second Ctrl-C once the calls in flight are done, as the process ends: still exit 1, not the signal', async () => {
+    await ws().write('g.yaml', guides(2));
+    const gate = await holdingGate(slow().url, 'addguideacct');
+    const fifo = join(ws().dir, 'hold');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      const args = ['apply', 'g.yaml', '--auto-approve', '--parallelism', '1', '--base-url', gate.url];
+      const spawned = spawnCli(args, {
+        cwd: ws().dir,
+        env: { ...env(), GUIDECTL_TEST_HOLD_FIFO: fifo },
+        preload: HOLD_EXIT,
+      });
+      const { pid } = spawned.child;
+      await gate.held;
+      spawned.child.kill('SIGINT');
+      await untilOutput(spawned.child.stderr, /stopping: waiting for 1 call in flight/);
+      // The call in flight is answered: the apply reports it and ends, held there by the preload.
+      const ending = untilOutput(spawned.child.stderr, /hold: ending \(by (Node|itself)\)/);
+      await gate.answer();
+      // The worst moment for the second: once it no longer catches SIGINT, if that comes before its end.
+      if ((await ending)[1] === 'Node') while (catchesSigint(pid)) await new Promise(setImmediate);
+      spawned.child.kill('SIGINT');
+      release(fifo);
+      const { code, signal, stdout, stderr } = await spawned.ended;
+      expect({ code, signal }, stderr).toEqual({ code: 1, signal: null });
+      expect(stdout).toContain('Apply: 1 call done, 0 failed, 1 not started (of 2).\n');
     } finally {
       gate.close();
     }

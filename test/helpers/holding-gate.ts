@@ -1,16 +1,17 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CliRun, runCli } from './cli.js';
 
 /**
  * A gate in front of the service: it forwards every request, except the `operation` calls (after
  * the first `after` of them), which it holds unanswered (`held` resolves at the first) and sends
- * on only at `release` — as a server may apply a write whose client has given up on it.
+ * on only at `release` — as a server may apply a write whose client has given up on it — or at
+ * `answer`, which also gives their answers back, as a slow server does.
  */
 export async function holdingGate(service: string, operation: string, after = 0) {
   let passed = 0;
-  const held: (() => Promise<unknown>)[] = [];
+  const held: { send: () => Promise<Response>; res: ServerResponse }[] = [];
   let arrived: () => void = () => {};
   const first = new Promise<void>((resolve) => (arrived = resolve));
   const server = createServer(async (req, res) => {
@@ -23,13 +24,11 @@ export async function holdingGate(service: string, operation: string, after = 0)
         ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
       });
     if (req.url?.startsWith(`/cgi-bin/guide/${operation}?`) && ++passed > after) {
-      held.push(forward);
+      held.push({ send: forward, res });
       arrived();
       return;
     }
-    const answer = await forward();
-    res.writeHead(answer.status, { 'content-type': 'application/json' });
-    res.end(Buffer.from(await answer.arrayBuffer()));
+    await reply(res, await forward());
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -37,12 +36,18 @@ export async function holdingGate(service: string, operation: string, after = 0)
   return {
     url: `http://127.0.0.1:${port}`,
     held: first,
-    release: () => Promise.all(held.map((send) => send())),
+    release: () => Promise.all(held.map(({ send }) => send())),
+    answer: () => Promise.all(held.splice(0).map(async ({ send, res }) => reply(res, await send()))),
     close: () => {
       server.closeAllConnections();
       server.close();
     },
   };
+}
+
+async function reply(res: ServerResponse, answer: Response): Promise<void> {
+  res.writeHead(answer.status, { 'content-type': 'application/json' });
+  res.end(Buffer.from(await answer.arrayBuffer()));
 }
 
 /**
