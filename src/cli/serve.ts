@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { renderServeBanner, simulationExposedWarning } from '../report/serve.js';
+import { renderServeBanner, SERVE_STOP, simulationExposedWarning } from '../report/serve.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { type FaultSpec, parseFaults } from '../service/faults.js';
 import type { CommandContext } from './io.js';
@@ -135,10 +135,8 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   if (!io.stopSignal.aborted) {
     await new Promise<void>((done) => io.stopSignal.addEventListener('abort', () => done(), { once: true }));
   }
-  io.stderr.write('guidectl serve: stopping: finishing calls in flight (Ctrl-C again stops at once)\n');
-  if ((await serve.stop(io.abandonSignal)) === 'finished') io.stderr.write('guidectl serve: stopped\n');
-  else {
-    io.stderr.write('guidectl serve: stopped at once: the calls in flight were not answered\n');
-    ctx.setExit(1);
-  }
+  io.stderr.write(SERVE_STOP.stopping);
+  const ended = await serve.stop(io.abandonSignal);
+  io.stderr.write(SERVE_STOP[ended]);
+  if (ended === 'abandoned') ctx.setExit(1);
 }

@@ -221,9 +221,9 @@ export function callNote(event: CallsEvent): string | undefined {
     case 'stop':
       return event.inFlight === 0
         ? 'guidectl: stopping: no call is in flight\n'
-        : `guidectl: stopping: waiting for ${countOf(event.inFlight, 'call')} in flight; Ctrl-C again to abandon them\n`;
+        : `guidectl: stopping: waiting for ${countOf(event.inFlight, 'call')} in flight; a second Ctrl-C or SIGTERM abandons ${event.inFlight === 1 ? 'it' : 'them'}\n`;
     case 'abandon':
-      return `guidectl: abandoning ${countOf(event.inFlight, 'call')} in flight; their outcome is unknown\n`;
+      return `guidectl: abandoning ${countOf(event.inFlight, 'call')} in flight; ${event.inFlight === 1 ? 'its' : 'their'} outcome is unknown\n`;
     default:
       return undefined;
   }

@@ -32,3 +32,14 @@ export function renderServeBanner(f: ServeFacts): string {
 export function simulationExposedWarning(host: string): string {
   return `guidectl serve: warning: the simulation is on at ${host}, an address other machines may reach: /__sim/ can reset the account, move its clock and inject faults, so each /__sim/ call must carry ?access_token= (a token of this app); use --host 127.0.0.1 unless others must reach it\n`;
 }
+
+/**
+ * The lines of a serve's stop: as it begins (a first SIGINT or SIGTERM came), and as it ended,
+ * `finished` (the calls in flight were answered) or `abandoned` (a second signal came first).
+ */
+export const SERVE_STOP = {
+  stopping:
+    'guidectl serve: stopping: finishing calls in flight (a second Ctrl-C or SIGTERM stops at once)\n',
+  finished: 'guidectl serve: stopped\n',
+  abandoned: 'guidectl serve: stopped at once: the calls in flight were not answered\n',
+} as const;

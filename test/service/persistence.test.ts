@@ -125,9 +125,12 @@ describe('durability', { timeout: 20_000 }, () => {
     // its body is sent only once the service is stopping, so SIGTERM certainly lands mid-call.
     const inFlight = addInTwoSteps(url, token, 'in_flight_wx');
     await inFlight.arrived;
-    const stopping = untilOutput(child.stderr, /stopping/);
+    const stopping = untilOutput(child.stderr, /stopping: .*\n/);
     child.kill('SIGTERM');
-    await stopping;
+    // Words true after a SIGTERM too: it is not a Ctrl-C.
+    expect((await stopping)[0]).toBe(
+      'stopping: finishing calls in flight (a second Ctrl-C or SIGTERM stops at once)\n',
+    );
     inFlight.sendBody();
     expect(await inFlight.errcode).toBe(0);
     expect(await exited).toBe(0);
@@ -160,7 +163,9 @@ describe('durability', { timeout: 20_000 }, () => {
     );
     const stopping = untilOutput(child.stderr, /stopping: .*\n/);
     child.kill('SIGINT');
-    expect((await stopping)[0]).toBe('stopping: finishing calls in flight (Ctrl-C again stops at once)\n');
+    expect((await stopping)[0]).toBe(
+      'stopping: finishing calls in flight (a second Ctrl-C or SIGTERM stops at once)\n',
+    );
     child.kill('SIGINT');
     expect(await exited).toBe(1);
     expect(await answered).toBe('unanswered');
