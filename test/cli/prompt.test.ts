@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { createAsk } from '../../src/cli/prompt.js';
 import { useServiceTarget } from '../helpers/cli.js';
 
 const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 /** A question asked on a terminal whose keys the test types. */
 function terminal(signal?: AbortSignal): {
@@ -65,5 +67,15 @@ describe('apply, cancelled at the question', () => {
     expect(run.stderr).toContain('guidectl: apply cancelled; nothing was changed');
     expect(run.stderr).not.toContain('no terminal');
     expect(target.service.calls().filter((c) => c.writes)).toEqual([]);
+  });
+
+  it('--json, declined: the object says what stderr says, and the README quotes it as printed', async () => {
+    const run = await target.cli(['apply', SMALL_STORE, '--json'], { ask: async () => 'no' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('guidectl: apply cancelled; nothing was changed\n');
+    const { refused } = JSON.parse(run.stdout) as { refused: string[] };
+    expect(refused).toEqual(['apply cancelled; nothing was changed']);
+    const readme = readFileSync(README, 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain(`\`"refused": ${JSON.stringify(refused)}\` for a confirmation declined`);
   });
 });
