@@ -116,13 +116,13 @@ export function renderExport(
     groups,
     guides,
   };
+  const tasks = live.tasks === undefined ? {} : { tasks: exportTasks(live.tasks, warnings) };
+  // Every string is read with ${…} substituted and $${ as a literal ${, in a file with environments
+  // or without: each ${ of a live text is written $${ (a plain export has no values to reference).
   const body = safeYaml({
     version: 1,
-    ...(environment === undefined
-      ? managed
-      : // Tasks take no ${…}: only account, groups and guides are written with references.
-        { environments: environmentSection(environment), ...referenceEach(managed, environment.values) }),
-    ...(live.tasks === undefined ? {} : { tasks: exportTasks(live.tasks, warnings) }),
+    ...(environment === undefined ? {} : { environments: environmentSection(environment) }),
+    ...referenceEach({ ...managed, ...tasks }, environment?.values ?? new Map()),
   });
   const header = exportHeader(options.schemaPath, live.tasks !== undefined, environment);
   return { text: `${header.join('\n')}\n${body}`, warnings };

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type ConfigFs, loadDesiredState } from '../../src/config/index.js';
@@ -89,6 +90,71 @@ describe('renderExport', () => {
     const { plan, diagnostics } = planChanges(loaded.state, live);
     expect(diagnostics).toEqual([]);
     expect(plan?.calls).toEqual([]);
+  });
+
+  it('writes each ${ of a live text as $${, so that the file reads back as the same texts, without a warning', async () => {
+    // A file is read with ${name} substituted (or warned of, without environments) and $${ as a
+    // literal ${: live texts holding either must be written so that they read back unchanged.
+    const NOW = 1_796_000_000;
+    const texts = ['Pay in ${currency}', 'Use $${code} to save', '$5 or $$5', '${unclosed', 'a $${ b ${ c'];
+    const dollars: LiveState = {
+      ...liveState({
+        guides: [liveGuide('amy_wx', { nickname: '${nick}', config: { quickReplies: texts, welcome: [] } })],
+        groups: [liveGroup('1860131524965138433', '${group}', ['amy_wx'])],
+        account: { offlineAutoReply: 'Back at ${time}', sensitiveWords: ['${w}'], defaultWelcome: [] },
+      }),
+      tasks: [
+        {
+          id: '9007199254740993',
+          guide: { kind: 'account', account: 'amy_wx' },
+          name: 'Sale ${n}',
+          remark: '$${r}',
+          pushAt: NOW + 3600,
+          status: 'pending',
+          recipients: ['oA'],
+          materials: [{ type: 'text', text: 'Only ${price}' }],
+        },
+      ],
+      readAt: NOW,
+    };
+    const exported = renderExport(dollars);
+    expect(exported.warnings).toEqual([]);
+    expect(exported.text).toContain('      - Pay in $${currency}\n      - Use $$${code} to save\n');
+    const loaded = await loadDesiredState(['export.yaml'], { fs: memoryFs(exported.text) });
+    expect(loaded.diagnostics).toEqual([]);
+    if (loaded.state === undefined) throw new Error('not loaded');
+    const { plan, diagnostics } = planChanges(loaded.state, dollars);
+    expect(diagnostics).toEqual([]);
+    expect(plan?.calls).toEqual([]);
+    expect(plan?.unmanaged).toEqual([]);
+  });
+
+  it('as an environment file, writes the values as references in tasks too, and every other ${ as $${', () => {
+    const NOW = 1_796_000_000;
+    const greeting = 'Welcome to the flagship store';
+    const withTask: LiveState = {
+      ...liveState({ guides: [liveGuide('amy_wx')] }),
+      tasks: [
+        {
+          id: '9007199254740993',
+          guide: { kind: 'account', account: 'amy_wx' },
+          name: 'Sale',
+          remark: '',
+          pushAt: NOW + 3600,
+          status: 'pending',
+          recipients: ['oA'],
+          materials: [{ type: 'text', text: `${greeting}: only \${price}` }],
+        },
+      ],
+      readAt: NOW,
+    };
+    const environment = {
+      name: 'production',
+      values: new Map([['greeting', greeting]]),
+      cardMediaIds: new Map<string, string>(),
+    };
+    const file = parse(renderExport(withTask, { environment }).text) as { tasks: { materials: unknown[] }[] };
+    expect(file.tasks[0]?.materials).toEqual([{ text: '${greeting}: only $${price}' }]);
   });
 
   it('warns of what it cannot export exactly: a card (its media id), an unknown message, groups sharing a name', () => {
