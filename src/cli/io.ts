@@ -12,7 +12,7 @@ export interface CliIo {
    * apply lets its calls in flight finish, then reports.
    */
   readonly stopSignal: AbortSignal;
-  /** Aborted by the second Ctrl-C: apply abandons its calls in flight (their outcome unknown). */
+  /** Aborted by the second Ctrl-C or SIGTERM: apply abandons its calls in flight (outcome unknown). */
   readonly abandonSignal?: AbortSignal;
   /**
    * Asks for the signals above. Until a command calls it, SIGINT and SIGTERM end the process at
