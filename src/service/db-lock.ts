@@ -58,6 +58,8 @@ export interface LockOptions {
   readonly shownPath: string;
   /** What the asker can do about a holder, in the refusal (e.g. which flag waits for it). */
   readonly fix: (holder: LockHolder) => string;
+  /** The database's real path (`realPathOf`) when the caller has it already; else found here. */
+  readonly realPath?: string;
 }
 
 export interface HeldLock {
@@ -82,7 +84,7 @@ export function lockFileOf(dbFile: string): string {
  * a live holder; throws `UsageError`.
  */
 export async function acquireDbLock(dbFile: string, options: LockOptions): Promise<HeldLock> {
-  const real = await realPathOf(dbFile);
+  const real = options.realPath ?? (await realPathOf(dbFile));
   const file = lockFileOf(real);
   // The lock file as messages name it: beside the path the user gave, unless that is a link.
   const shownLock = real === dbFile ? lockFileOf(options.shownPath) : file;

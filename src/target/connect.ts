@@ -39,7 +39,15 @@ export async function withTarget<T>(
       : resolveEnvironmentTarget(host.env, environment, flags, host.cwd);
   const now = await targetNow(target, host.cwd);
   request.beforeOpen?.(target, now);
-  const open = await openTarget(target, host, request.client, request.lock);
+  // The lock is taken on the database's real path, found once here (the identity's).
+  const { lock } = request;
+  const realPath = now.identity.kind === 'embedded' ? now.identity.database : undefined;
+  const open = await openTarget(
+    target,
+    host,
+    request.client,
+    lock && realPath ? { ...lock, realPath } : lock,
+  );
   try {
     return await fn(open.client, target, now);
   } finally {

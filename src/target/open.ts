@@ -44,6 +44,8 @@ export interface TargetLock {
   readonly timeoutSeconds: number;
   /** This process, as the lock records and checks it. */
   readonly self: LockProcess;
+  /** The database's real path when already found (`withTarget` gives its identity's); else the lock finds it. */
+  readonly realPath?: string;
 }
 
 /** What a writer refused by the lock can do: wait for an apply; use or stop a serve. */
@@ -110,6 +112,7 @@ export async function openTarget(
       timeoutMs: lock.timeoutSeconds * 1000,
       shownPath: shown,
       signal: host.stopSignal,
+      ...(lock.realPath === undefined ? {} : { realPath: lock.realPath }),
       onWait: (holder) =>
         host.notice(
           `waiting up to ${lock.timeoutSeconds} s for the local database ${shown}, in use by another guidectl: ${describeHolder(holder)}`,
