@@ -242,8 +242,8 @@ export class Store {
       useWal(this.db);
       this.db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
       this.db.pragma('foreign_keys = ON');
-      this.migrate();
-      if (this.db.name !== ':memory:') this.checkWritable();
+      // A migration that wrote has shown the file writable.
+      if (!this.migrate() && this.db.name !== ':memory:') this.checkWritable();
     } catch (error) {
       this.db.close();
       if (error instanceof StoreError) throw error;
@@ -274,15 +274,16 @@ export class Store {
    * Brings a new or older database to this schema. Other processes may be opening the same file
    * at the same moment (two commands started together on a fresh folder): the version is read
    * again under the write lock (BEGIN IMMEDIATE), so that only the first creates the tables and
-   * the others find them made.
+   * the others find them made. True when it wrote (the tables, or an older database brought up).
    */
-  private migrate(): void {
+  private migrate(): boolean {
     const seen = this.userVersion();
-    if (seen === SCHEMA_VERSION) return;
+    if (seen === SCHEMA_VERSION) return false;
     checkKnown(seen);
     // Only a version-1 database gets old pages zeroed (see hashSecrets); set outside a transaction.
     if (seen === 1) this.db.pragma('secure_delete = ON');
     let from = SCHEMA_VERSION;
+    let wrote = false;
     this.db
       .transaction(() => {
         from = this.userVersion();
@@ -291,10 +292,12 @@ export class Store {
         if (from === 1) this.hashSecrets();
         else this.db.exec(SCHEMA);
         this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+        wrote = true;
       })
       .immediate();
     if (from === 1) this.compact();
     if (seen === 1) this.db.pragma('secure_delete = OFF');
+    return wrote;
   }
 
   /**
