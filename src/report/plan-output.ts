@@ -9,6 +9,7 @@ import { environmentHeading } from './envs.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from './markdown.js';
 import {
+  allowDeleteFlag,
   type EnvironmentSoFar,
   environmentToJson,
   guardMessage,
@@ -96,7 +97,7 @@ export function savedPlanNotice(
   // A plan a guard refuses is saved too (for review); its command carries the allowance it needs.
   const allow = guards
     .filter((g) => g.status === 'refused')
-    .map((g) => ` --allow-delete ${g.kind}=${g.deletes}`)
+    .map((g) => ` ${allowDeleteFlag(g)}`)
     .join('');
   const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}${allow}\n`;
   return format === 'human'

@@ -282,6 +282,11 @@ function originNote(setting: Setting, fileKey: string, flag: string): string {
   }
 }
 
+/** The flag that allows exactly the deletions of a guard: `--allow-delete guides=12`. */
+export function allowDeleteFlag(g: Pick<GuardResult, 'kind' | 'deletes'>): string {
+  return `--allow-delete ${g.kind}=${g.deletes}`;
+}
+
 /**
  * One guard in words, naming the counts, the limit and why, and — when refused — the exact flag
  * that allows these deletions: `refused` + `the plan deletes 12 guides (of 40 live); the limit is
@@ -291,7 +296,7 @@ function originNote(setting: Setting, fileKey: string, flag: string): string {
 export function describeGuard(g: GuardResult): { readonly status: GuardStatus; readonly text: string } {
   const verb = g.kind === 'tasks' ? 'cancels' : 'deletes';
   const what = `the plan ${verb} ${counted(g.deletes, g.kind)} (of ${formatCount(g.live)} live)`;
-  const fix = `To allow exactly these deletions, pass --allow-delete ${g.kind}=${g.deletes}.`;
+  const fix = `To allow exactly these deletions, pass ${allowDeleteFlag(g)}.`;
   const allowance =
     g.allowance === undefined
       ? undefined

@@ -11,7 +11,8 @@ import {
   planChanges,
   resolveGuardPolicy,
 } from '../../src/plan/index.js';
-import { guardMessage } from '../../src/report/plan.js';
+import { allowDeleteFlag, guardMessage } from '../../src/report/plan.js';
+import { savedPlanNotice } from '../../src/report/plan-output.js';
 
 const counts = (kind: DeleteKind, n: number): DeleteCounts => ({
   guides: 0,
@@ -115,6 +116,16 @@ describe('deletion guards', () => {
     expect(guardMessage(guard('guides', 1, 100, { maxDeleteShare: 0.005 }, safety))).toBe(
       'ok: the plan deletes 1 guide (of 100 live); the limit is 1 (the smaller of 20 (safety.max_deletes.guides) and 0.5% (--max-delete-share 0.005) of live guides, but at least 1).',
     );
+  });
+
+  it("the refusal's fix and the command that applies a refused saved plan pass the same flag", () => {
+    const refused = [guard('guides', 12, 40), guard('tasks', 3, 4, { allowDelete: { tasks: 2 } })];
+    const command = savedPlanNotice('human', 'p.json', refused).text;
+    for (const g of refused) {
+      expect(guardMessage(g)).toContain(`pass ${allowDeleteFlag(g)}.`);
+      expect(command).toContain(` ${allowDeleteFlag(g)}`);
+    }
+    expect(command).toContain('guidectl apply p.json --allow-delete guides=12 --allow-delete tasks=3\n');
   });
 });
 
