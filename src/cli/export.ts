@@ -65,7 +65,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
           const out = options.output === undefined ? undefined : resolve(ctx.io.cwd, options.output);
           const schema = fileURLToPath(new URL('../../schema/guidectl.schema.json', import.meta.url));
           const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);
-          const { text, warnings } = renderExport(live, {
+          const { text, warnings, counts } = renderExport(live, {
             schemaPath,
             ...(asFile === undefined ? {} : { environment: asFile }),
           });
@@ -74,7 +74,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
             ctx.io.stdout.write(text);
           } else {
             await writeWholeFile(out, text, options.output ?? out);
-            ctx.io.stderr.write(exportWrittenNotice(options.output ?? out, live));
+            ctx.io.stderr.write(exportWrittenNotice(options.output ?? out, counts));
           }
           ctx.setExit(0);
         },

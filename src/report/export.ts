@@ -12,24 +12,29 @@ export interface ExportResult {
   readonly text: string;
   /** What could not be exported exactly, in plain words. */
   readonly warnings: readonly string[];
+  /** What the file holds, as `export -o` says it (see {@link exportWrittenNotice}). */
+  readonly counts: ExportCounts;
+}
+
+/** The guides, groups and pending tasks an exported file writes. */
+export interface ExportCounts {
+  readonly guides: number;
+  readonly groups: number;
+  readonly tasks: number;
 }
 
 /**
  * What `export -o FILE` says once the file is written (`shown`: its path as the user gave it): what
- * the file holds — the groups that share a name are left out, the tasks counted when there are any.
+ * the file holds, as `renderExport` counted it — the groups that share a name are left out, the
+ * tasks named when there are any.
  */
-export function exportWrittenNotice(
-  shown: string,
-  live: Pick<LiveState, 'guides' | 'groups' | 'tasks'>,
-): string {
-  const tasks =
-    live.tasks === undefined ? 0 : pendingTasksToWrite(live.tasks).filter((t) => t.written).length;
-  const counts = [
-    countOf(live.guides.length, 'guide'),
-    countOf(exportedGroups(live.groups).length, 'group'),
-    ...(tasks === 0 ? [] : [countOf(tasks, 'task')]),
+export function exportWrittenNotice(shown: string, counts: ExportCounts): string {
+  const said = [
+    countOf(counts.guides, 'guide'),
+    countOf(counts.groups, 'group'),
+    ...(counts.tasks === 0 ? [] : [countOf(counts.tasks, 'task')]),
   ];
-  return `guidectl: wrote ${shown}: ${counts.join(', ')}\n`;
+  return `guidectl: wrote ${shown}: ${said.join(', ')}\n`;
 }
 
 /**
@@ -116,16 +121,20 @@ export function renderExport(
     groups,
     guides,
   };
-  const tasks = live.tasks === undefined ? {} : { tasks: exportTasks(live.tasks, warnings) };
+  const tasks = live.tasks === undefined ? undefined : exportTasks(live.tasks, warnings);
   // Every string is read with ${…} substituted and $${ as a literal ${, in a file with environments
   // or without: each ${ of a live text is written $${ (a plain export has no values to reference).
   const body = safeYaml({
     version: 1,
     ...(environment === undefined ? {} : { environments: environmentSection(environment) }),
-    ...referenceEach({ ...managed, ...tasks }, environment?.values ?? new Map()),
+    ...referenceEach(
+      { ...managed, ...(tasks === undefined ? {} : { tasks }) },
+      environment?.values ?? new Map(),
+    ),
   });
   const header = exportHeader(options.schemaPath, live.tasks !== undefined, environment);
-  return { text: `${header.join('\n')}\n${body}`, warnings };
+  const counts = { guides: guides.length, groups: groups.length, tasks: tasks?.length ?? 0 };
+  return { text: `${header.join('\n')}\n${body}`, warnings, counts };
 }
 
 function exportHeader(

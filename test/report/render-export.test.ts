@@ -5,7 +5,7 @@ import { type ConfigFs, loadDesiredState } from '../../src/config/index.js';
 import { UNKNOWN_MEDIA_ID } from '../../src/core/guide-rules.js';
 import type { LiveState, LiveTask } from '../../src/core/live.js';
 import { planChanges } from '../../src/plan/index.js';
-import { renderExport } from '../../src/report/export.js';
+import { exportWrittenNotice, renderExport } from '../../src/report/export.js';
 import { liveGroup, liveGuide, liveState } from '../helpers/plan-builder.js';
 import { UNSAFE } from '../helpers/unsafe-text.js';
 
@@ -195,6 +195,11 @@ describe('renderExport', () => {
       },
     ]);
     expect(file.groups).toEqual([{ name: 'Solo', members: [] }]);
+    // Counted as written: the groups sharing a name are not.
+    expect(exported.counts).toEqual({ guides: 1, groups: 1, tasks: 0 });
+    expect(exportWrittenNotice('out.yaml', exported.counts)).toBe(
+      'guidectl: wrote out.yaml: 1 guide, 1 group\n',
+    );
   });
 
   it('writes every control character, line separator and bidi override escaped: export prints to a terminal', () => {
@@ -261,6 +266,11 @@ describe('renderExport', () => {
       `task "Pic" of amy_wx: an image's media_id cannot be read back (only its picture URL); ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced`,
       'task "Sale" of amy_wx (id 9007199254740995) has the name of another pending task of the guide and was left out',
     ]);
+    // Counted as written: the executed task and the second pending copy of a name are not.
+    expect(exported.counts).toEqual({ guides: 1, groups: 0, tasks: 2 });
+    expect(exportWrittenNotice('out.yaml', exported.counts)).toBe(
+      'guidectl: wrote out.yaml: 1 guide, 0 groups, 2 tasks\n',
+    );
     // Without the image, the file plans to no change (the second copy aside, left alone).
     const noPicture: LiveState = {
       ...withTasks,
