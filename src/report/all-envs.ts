@@ -4,7 +4,7 @@ import type { EnvironmentPlan } from '../core/environment-plan.js';
 import { isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { environmentStderrLine } from './all-envs-apply.js';
-import { failureToJson, renderDiagnostics } from './diagnostics.js';
+import { renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControlsKeepingLines } from './escape.js';
 import {
@@ -17,7 +17,7 @@ import {
   renderFailureMarkdown,
   renderPlanMarkdown,
 } from './markdown.js';
-import { environmentToJson, planToJson, summaryLine } from './plan.js';
+import { failureToJson, planToJson, summaryLine } from './plan.js';
 import {
   formatPlan,
   type PlanFormat,
@@ -331,8 +331,10 @@ function shareRoom(wants: readonly number[], room: number, floor: number): numbe
 function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): object {
   const entries = environments.map(({ name, target, outcome }) => {
     const where = target === undefined ? {} : { target };
-    const environment = environmentToJson({ name, target });
-    const failed = { ...(options.cwd === undefined ? {} : { cwd: options.cwd }), environment };
+    const failed = {
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      environment: { name, target },
+    };
     switch (outcome.kind) {
       case 'planned': {
         const { plan, planId, guards } = outcome;

@@ -18,10 +18,10 @@ import {
   streamEventJson,
   streamEventOf,
 } from './apply-stream.js';
-import { failureToJson, renderDiagnostics } from './diagnostics.js';
+import { renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls } from './escape.js';
-import { type EnvironmentInWords, type EnvironmentSoFar, environmentToJson, renderPlan } from './plan.js';
+import { type EnvironmentInWords, type EnvironmentSoFar, failureToJson, renderPlan } from './plan.js';
 import { renderStale } from './stale.js';
 
 /** What apply prints on stdout: human text, one JSON object (`--json`), or events (`--json-stream`). */
@@ -132,8 +132,9 @@ export function noPlanOutput(
     return noPlanEvents(headline, diagnostics, o.cwd, o.environment).map(streamChunk);
   if (o.format === 'json') {
     const extra = { outcomes: [], converged: false };
-    const environment = o.environment && environmentToJson(o.environment);
-    return [jsonChunk(failureToJson(headline, diagnostics, { cwd: o.cwd, extra, environment }))];
+    return [
+      jsonChunk(failureToJson(headline, diagnostics, { cwd: o.cwd, extra, environment: o.environment })),
+    ];
   }
   return [];
 }

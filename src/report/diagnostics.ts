@@ -147,31 +147,6 @@ export function renderDiagnosticsJson(
   return `${JSON.stringify(diagnosticsToJson(diagnostics, options), null, 2)}\n`;
 }
 
-/**
- * Why `plan --json` or `apply --json` made no plan, for machines: one object,
- * `{"format_version": 1, "error": "the files have errors", "diagnostics": [...]}` (each diagnostic as
- * in {@link renderDiagnosticsJson}), with `extra` keys after them (apply adds `outcomes: []` and
- * `converged: false`). `environment` (an object: name, and target once resolved) comes after
- * `format_version`, where a plan has it.
- */
-export function failureToJson(
-  error: string,
-  diagnostics: readonly Diagnostic[],
-  options: {
-    readonly cwd?: string;
-    readonly extra?: Readonly<Record<string, unknown>>;
-    readonly environment?: Readonly<Record<string, string>> | undefined;
-  } = {},
-): Record<string, unknown> {
-  return {
-    format_version: 1,
-    ...(options.environment === undefined ? {} : { environment: options.environment }),
-    error,
-    diagnostics: diagnosticsToJson(diagnostics, options),
-    ...options.extra,
-  };
-}
-
 /** The objects of {@link renderDiagnosticsJson}, for JSON outputs that hold diagnostics. */
 export function diagnosticsToJson(
   diagnostics: readonly Diagnostic[],

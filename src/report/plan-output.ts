@@ -4,14 +4,14 @@ import type { Plan } from '../core/plan.js';
 import { type GuardResult, isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
-import { failureToJson, renderDiagnostics } from './diagnostics.js';
+import { renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from './markdown.js';
 import {
   allowDeleteFlag,
   type EnvironmentSoFar,
-  environmentToJson,
+  failureToJson,
   guardMessage,
   type PlanExtras,
   planToJson,
@@ -68,7 +68,7 @@ export function planFailureOutput(
     return renderFailureMarkdown(`guidectl plan failed: ${headline}`, details);
   }
   if (format === 'json') {
-    const environment = failure.environment && environmentToJson(failure.environment);
+    const { environment } = failure;
     return `${stringifyJsonPretty(failureToJson(headline, failure.diagnostics, { ...cwd, environment }))}\n`;
   }
   return '';
@@ -81,10 +81,7 @@ export function planFailureOutput(
 export function planErrorOutput(format: PlanFormat, message: string, environment?: EnvironmentSoFar): string {
   if (format === 'markdown')
     return renderFailureMarkdown('guidectl plan failed', `guidectl: ${escapeControlsKeepingLines(message)}`);
-  if (format === 'json') {
-    const named = environment && environmentToJson(environment);
-    return `${stringifyJsonPretty(failureToJson(message, [], { environment: named }))}\n`;
-  }
+  if (format === 'json') return `${stringifyJsonPretty(failureToJson(message, [], { environment }))}\n`;
   return '';
 }
 

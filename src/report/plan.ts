@@ -31,6 +31,31 @@ export function environmentToJson(environment: EnvironmentSoFar): Record<string,
   return target === undefined ? { name } : { name, target };
 }
 
+/**
+ * Why `plan --json` or `apply --json` made no plan, for machines: one object,
+ * `{"format_version": 1, "error": "the files have errors", "diagnostics": [...]}` (each diagnostic as
+ * in `renderDiagnosticsJson`), with `extra` keys after them (apply adds `outcomes: []` and
+ * `converged: false`). `environment` (name, and target once resolved: {@link environmentToJson})
+ * comes after `format_version`, where a plan has it.
+ */
+export function failureToJson(
+  error: string,
+  diagnostics: readonly Diagnostic[],
+  options: {
+    readonly cwd?: string;
+    readonly extra?: Readonly<Record<string, unknown>>;
+    readonly environment?: EnvironmentSoFar | undefined;
+  } = {},
+): Record<string, unknown> {
+  return {
+    format_version: 1,
+    ...(options.environment === undefined ? {} : { environment: environmentToJson(options.environment) }),
+    error,
+    diagnostics: diagnosticsToJson(diagnostics, options),
+    ...options.extra,
+  };
+}
+
 /** What the renderers show besides the plan itself; each part is shown when given. */
 export interface PlanExtras {
   /** The plan id (`planId` of `plan/`), printed after the summary line. */

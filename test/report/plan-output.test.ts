@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { GuardResult } from '../../src/core/safety.js';
 import { checkDeleteGuards, resolveGuardPolicy } from '../../src/plan/index.js';
+import { noPlanOutput } from '../../src/report/apply-output.js';
+import { failureToJson } from '../../src/report/plan.js';
 import {
   planErrorOutput,
   planFailureOutput,
@@ -68,5 +70,22 @@ describe('planFailureOutput and planErrorOutput', () => {
     expect(markdown).toContain('guidectl: line');
     expect(markdown).not.toContain('\u001b');
     expect(JSON.parse(planErrorOutput('json', 'no answer'))).toMatchObject({ error: 'no answer' });
+  });
+
+  it('name the environment as far as it is known, after format_version, as failureToJson puts it', () => {
+    const before = { name: 'staging', target: undefined };
+    const after = { name: 'staging', target: 'https://api.example' };
+    const failed = failureToJson('no answer', [], { environment: before });
+    expect(Object.keys(failed)).toEqual(['format_version', 'environment', 'error', 'diagnostics']);
+    expect(failed['environment']).toStrictEqual({ name: 'staging' });
+    expect(failureToJson('no answer', [], { environment: after })['environment']).toStrictEqual(after);
+    // plan --json's failures and apply --json's give it the environment as it is known.
+    const bodies = [
+      planErrorOutput('json', 'no answer', before),
+      planFailureOutput('json', 'no answer', { diagnostics: [], environment: before }),
+      ...noPlanOutput('no answer', [], { format: 'json', cwd: '/w', environment: before }).map((c) => c.text),
+    ];
+    for (const body of bodies) expect(JSON.parse(body)).toMatchObject({ environment: { name: 'staging' } });
+    expect(bodies.map((b) => Object.keys(JSON.parse(b).environment))).toEqual([['name'], ['name'], ['name']]);
   });
 });
