@@ -7,13 +7,24 @@ import { type CliRun, runCli } from './cli.js';
  * A gate in front of the service: it forwards every request, except the `operation` calls (after
  * the first `after` of them), which it holds unanswered (`held` resolves at the first) and sends
  * on only at `release` — as a server may apply a write whose client has given up on it — or at
- * `answer`, which also gives their answers back, as a slow server does.
+ * `answer`, which also gives their answers back, as a slow server does. With `landBefore`, the
+ * held calls are also sent on (and answered by the service) as a call of that operation arrives,
+ * before it is: a write given up on that lands just before the next read.
  */
-export async function holdingGate(service: string, operation: string, after = 0) {
+export async function holdingGate(
+  service: string,
+  operation: string,
+  after = 0,
+  options: { readonly landBefore?: string } = {},
+) {
   let passed = 0;
   const held: { send: () => Promise<Response>; res: ServerResponse }[] = [];
   let arrived: () => void = () => {};
   const first = new Promise<void>((resolve) => (arrived = resolve));
+  // Each held call is sent on once, whichever of `release`, `answer` and `landBefore` comes first.
+  const release = () => Promise.all(held.splice(0).map(({ send }) => send()));
+  const isCall = (url: string | undefined, op: string): boolean =>
+    url?.startsWith(`/cgi-bin/guide/${op}?`) === true;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -23,11 +34,12 @@ export async function holdingGate(service: string, operation: string, after = 0)
         headers: { 'content-type': 'application/json' },
         ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
       });
-    if (req.url?.startsWith(`/cgi-bin/guide/${operation}?`) && ++passed > after) {
+    if (isCall(req.url, operation) && ++passed > after) {
       held.push({ send: forward, res });
       arrived();
       return;
     }
+    if (options.landBefore !== undefined && isCall(req.url, options.landBefore)) await release();
     await reply(res, await forward());
   });
   server.listen(0, '127.0.0.1');
@@ -36,7 +48,7 @@ export async function holdingGate(service: string, operation: string, after = 0)
   return {
     url: `http://127.0.0.1:${port}`,
     held: first,
-    release: () => Promise.all(held.map(({ send }) => send())),
+    release,
     answer: () => Promise.all(held.splice(0).map(async ({ send, res }) => reply(res, await send()))),
     close: () => {
       server.closeAllConnections();
