@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import { loadSchema } from '../../src/config/check-schema.js';
-import { GuideService } from '../../src/service/index.js';
+import type { GuideService, GuideServiceOptions } from '../../src/service/index.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { type CaptureOptions, captureIo } from './capture-io.js';
-import { fetchToken, type RawAnswer, rawRequest, simCall } from './service.js';
+import { fetchToken, type RawAnswer, rawRequest, simCall, startCheckedService } from './service.js';
 
 export { type CaptureOptions, captureIo };
 
@@ -76,17 +76,21 @@ export function useWorkspace(): () => Workspace {
   };
 }
 
-/** A CLI run against a test's service, with the options `runCli` takes. */
+/**
+ * A CLI run against a test's service, with the options `runCli` takes; `baseUrl` sends it to a gate
+ * or proxy in front of the service instead.
+ */
 export type TargetCli = (
   args: readonly string[],
-  options?: CaptureOptions & { tty?: boolean; answer?: string },
+  options?: CaptureOptions & { tty?: boolean; answer?: string; baseUrl?: string },
 ) => Promise<CliRun>;
 
 /**
  * One guide service for the test file (or the describe block it is called in: in memory,
- * simulation on, with `faults` if given) and a fresh workspace per test, registered as vitest
- * hooks; `cli` runs guidectl in the workspace against the service with its credentials (`env`).
- * `reset` empties the account and forgets the calls seen before each test.
+ * simulation on, with the `faults`, `settings` and `clock` given; closing it fails the file if it
+ * logged an internal error) and a fresh workspace per test, registered as vitest hooks; `cli` runs
+ * guidectl in the workspace against the service with its credentials (`env`). `reset` empties the
+ * account and forgets the calls seen before each test.
  */
 export interface ServiceTarget {
   readonly service: GuideService;
@@ -99,27 +103,31 @@ export interface ServiceTarget {
    * asserting errcode 0 and returning the answer; `body` is serialised losslessly.
    */
   ok(op: string, body?: unknown): Promise<Record<string, unknown>>;
+  /** POST /__sim/<verb>, asserting errcode 0 and returning the answer. */
+  sim(verb: string, body?: unknown): Promise<Record<string, unknown>>;
 }
 
-export function useServiceTarget(options: { reset?: boolean; faults?: string } = {}): ServiceTarget {
-  let service: GuideService | undefined;
+export function useServiceTarget(
+  options: { readonly reset?: boolean } & Pick<GuideServiceOptions, 'faults' | 'settings' | 'clock'> = {},
+): ServiceTarget {
+  const { reset, ...serviceOptions } = options;
+  let started: { service: GuideService; close(): Promise<void> } | undefined;
   beforeAll(async () => {
-    const faults = options.faults === undefined ? {} : { faults: options.faults };
-    service = await GuideService.start({ db: ':memory:', simulation: true, ...faults });
+    started = await startCheckedService(serviceOptions);
   });
-  afterAll(() => service?.close());
+  afterAll(() => started?.close());
   const ws = useWorkspace();
   let token: string | undefined;
   beforeEach(async () => {
-    if (options.reset) {
+    if (reset) {
       await simCall(target.service.url, 'reset');
       target.service.resetCalls();
     }
   });
   const target: ServiceTarget = {
     get service(): GuideService {
-      if (service === undefined) throw new Error('the service starts in beforeAll');
-      return service;
+      if (started === undefined) throw new Error('the service starts in beforeAll');
+      return started.service;
     },
     get ws(): Workspace {
       return ws();
@@ -146,8 +154,9 @@ export function useServiceTarget(options: { reset?: boolean; faults?: string } =
       if (answer.json['errcode'] !== 0) throw new Error(`${op} failed: ${answer.text}`);
       return answer.json;
     },
-    cli: (args, runOptions = {}) =>
-      runCli([...args, '--base-url', target.service.url], {
+    sim: (verb, body = {}) => simCall(target.service.url, verb, body),
+    cli: (args, { baseUrl, ...runOptions } = {}) =>
+      runCli([...args, '--base-url', baseUrl ?? target.service.url], {
         env: target.env(),
         cwd: target.ws.dir,
         ...runOptions,

@@ -64,18 +64,36 @@ export function frozenClock(): { now(): number } {
   return { now: () => Date.UTC(2026, 10, 20, 8, 0, 0) };
 }
 
-export async function startTestService(options: GuideServiceOptions = {}): Promise<TestService> {
-  // An internal error is answered as -1 and logged; a test run must never see one.
+/**
+ * A service on 127.0.0.1 (in-memory store, simulation on, `options` over that) whose `close` also
+ * fails if it logged an internal error: one is answered as -1 and logged, and a test run must
+ * never see one.
+ */
+export async function startCheckedService(
+  options: GuideServiceOptions = {},
+): Promise<{ service: GuideService; close(): Promise<void> }> {
   const internalErrors: string[] = [];
   const service = await GuideService.start({
     db: ':memory:',
     simulation: true,
     log: (line) => internalErrors.push(line),
-    // Time stands still unless a test moves it (/__sim/clock): limits at a boundary of time
-    // (push_time a month ahead, the 3-minute follow window) must not depend on the second ticking.
-    clock: frozenClock(),
     ...options,
   });
+  return {
+    service,
+    async close() {
+      await service.close();
+      if (internalErrors.length > 0)
+        throw new Error(`the service logged internal errors:\n${internalErrors.join('\n')}`);
+    },
+  };
+}
+
+export async function startTestService(options: GuideServiceOptions = {}): Promise<TestService> {
+  // Time stands still unless a test moves it (/__sim/clock): limits at a boundary of time
+  // (push_time a month ahead, the 3-minute follow window) must not depend on the second ticking.
+  const checked = await startCheckedService({ clock: frozenClock(), ...options });
+  const { service } = checked;
   const url = service.url;
   const { appid, secret } = service.credentials;
   let token = await fetchToken(url, appid, secret);
@@ -101,11 +119,7 @@ export async function startTestService(options: GuideServiceOptions = {}): Promi
       return answer.json;
     },
     sim: (verb, body = {}) => simCall(url, verb, body),
-    async close() {
-      await service.close();
-      if (internalErrors.length > 0)
-        throw new Error(`the service logged internal errors:\n${internalErrors.join('\n')}`);
-    },
+    close: checked.close,
   };
 }
 

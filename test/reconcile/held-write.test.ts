@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, jsonLines, runCli, useServiceTarget } from '../helpers/cli.js';
+import { type CliRun, jsonLines, useServiceTarget } from '../helpers/cli.js';
 import { holdingGate } from '../helpers/holding-gate.js';
 
 // A write that the server holds past the client's timeout and its settling time may still land
@@ -25,17 +25,10 @@ async function heldApply(format: readonly string[]): Promise<CliRun> {
     landBefore: 'getguideacctlist',
   });
   try {
-    const args = [
-      'apply',
-      'g.yaml',
-      '--auto-approve',
-      ...format,
-      '--timeout',
-      '0.2',
-      '--settle-timeout',
-      '0.2',
-    ];
-    return await runCli([...args, '--base-url', gate.url], { env: target.env(), cwd: target.ws.dir });
+    const timeouts = ['--timeout', '0.2', '--settle-timeout', '0.2'];
+    return await target.cli(['apply', 'g.yaml', '--auto-approve', ...format, ...timeouts], {
+      baseUrl: gate.url,
+    });
   } finally {
     gate.close();
   }

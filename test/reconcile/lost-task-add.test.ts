@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseFaults } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { guideBody, startTestService, type TestService } from '../helpers/service.js';
+import { useServiceTarget } from '../helpers/cli.js';
+import { frozenClock, guideBody } from '../helpers/service.js';
 
 // A task add whose answer is lost is an append: it cannot be resent blindly. Apply settles it by
 // one read of the guide's tasks after the loss, against the tasks its plan had just read, and
 // goes on, as the README says of every lost write.
 
-let t: TestService;
-let ws: Workspace;
+// Time stands still, so that the CLI's clock (given as the service's) and the service's agree.
+const t = useServiceTarget({ clock: frozenClock() });
 const GUIDES = ['guide_one', 'guide_two', 'guide_three', 'guide_four', 'guide_five'];
 
 beforeAll(async () => {
-  t = await startTestService();
-  ws = await workspace();
   for (const account of GUIDES) {
     await t.ok('addguideacct', guideBody(account));
     await t.ok('setguideconfig', {
@@ -30,10 +28,6 @@ beforeAll(async () => {
       await t.sim('scan', { openid, qrcode_url });
     }
   }
-});
-afterAll(async () => {
-  await ws.remove();
-  await t.close();
 });
 
 function tasksYaml(now: number, perGuide: number): string {
@@ -66,16 +60,11 @@ interface JsonApply {
 describe('apply: lost answers to appends', () => {
   it('task adds and quick-reply appends are settled by a read against what the plan read: every call done once, one run', async () => {
     const now = Number((await t.sim('clock'))['now']);
-    const file = await ws.write('tasks.yaml', tasksYaml(now, 8));
+    const file = await t.ws.write('tasks.yaml', tasksYaml(now, 8));
     t.service.setFaults(parseFaults('lost_answer=0.2,seed=4'));
-    const run = await runCli(
-      ['apply', file, '--auto-approve', '--continue-on-error', '--json', '--verbose', '--base-url', t.url],
-      {
-        env: { WECHAT_APPID: t.service.credentials.appid, WECHAT_SECRET: t.service.credentials.secret },
-        cwd: ws.dir,
-        now: () => now * 1000,
-      },
-    );
+    const run = await t.cli(['apply', file, '--auto-approve', '--continue-on-error', '--json', '--verbose'], {
+      now: () => now * 1000,
+    });
     t.service.setFaults(parseFaults(''));
     const result = parseJson(run.stdout) as JsonApply;
     const failed = result.outcomes.filter((o) => o.status !== 'done');

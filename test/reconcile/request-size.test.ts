@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_REQUEST_BODY_BYTES } from '../../src/core/guide-rules.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type CliRun, useServiceTarget } from '../helpers/cli.js';
 
 /**
  * Files that validate made request bodies over the service's 1 MiB limit, refused (45002) on every
@@ -11,29 +10,10 @@ import { startTestService, type TestService } from '../helpers/service.js';
  * (a task, the words under `replace`) is refused at plan, before any call, naming the place.
  */
 
-let t: TestService;
-let replacing: TestService;
-let ws: Workspace;
-beforeAll(async () => {
-  t = await startTestService();
-  replacing = await startTestService({ settings: { sensitiveWords: 'replace' } });
-});
-afterAll(async () => {
-  await t.close();
-  await replacing.close();
-});
-beforeEach(async () => {
-  ws = await workspace();
-  await t.sim('reset');
-  await replacing.sim('reset');
-});
-afterEach(() => ws.remove());
+const t = useServiceTarget({ reset: true });
+const replacing = useServiceTarget({ reset: true, settings: { sensitiveWords: 'replace' } });
 
-const cli = (args: string[], target = t): Promise<CliRun> =>
-  runCli([...args, '--base-url', target.url], {
-    env: { WECHAT_APPID: target.service.credentials.appid, WECHAT_SECRET: target.service.credentials.secret },
-    cwd: ws.dir,
-  });
+const cli = (args: string[], target = t): Promise<CliRun> => target.cli(args);
 
 interface JsonCall {
   operation: string;
@@ -58,7 +38,7 @@ const words = (semantics: string, list: string[]): string =>
 describe('appends too large for one request', () => {
   it('sends 1,000 quick replies of 400 CJK characters in several calls, in order, and converges', async () => {
     const replies = cjk(1000, 400);
-    await ws.write('g.yaml', guide(replies));
+    await t.ws.write('g.yaml', guide(replies));
     const calls = (await planCalls('g.yaml')).filter((c) => c.operation === 'setguideconfig');
     expect(calls.length).toBeGreaterThan(1);
     for (const c of calls) expect(bytes(c.body)).toBeLessThan(MAX_REQUEST_BODY_BYTES / 2);
@@ -78,7 +58,7 @@ describe('appends too large for one request', () => {
 
   it('sends 1,000 long sensitive words under append in several calls, and converges', async () => {
     const list = cjk(1000, 400).sort();
-    await ws.write('w.yaml', words('append', list));
+    await t.ws.write('w.yaml', words('append', list));
     const calls = await planCalls('w.yaml');
     expect(calls.length).toBeGreaterThan(1);
     for (const c of calls) expect(bytes(c.body)).toBeLessThan(MAX_REQUEST_BODY_BYTES / 2);
@@ -90,9 +70,9 @@ describe('appends too large for one request', () => {
 
 describe('a long append on a target that replaces', () => {
   it('is seen for what it is though the words went in several calls, each replacing the one before', async () => {
-    await ws.write('w.yaml', words('append', ['a', 'b']));
+    await replacing.ws.write('w.yaml', words('append', ['a', 'b']));
     expect((await cli(['apply', 'w.yaml', '--auto-approve'], replacing)).code).toBe(0);
-    await ws.write('w.yaml', words('append', ['a', 'b', ...cjk(998, 400)].sort()));
+    await replacing.ws.write('w.yaml', words('append', ['a', 'b', ...cjk(998, 400)].sort()));
     const run = await cli(['apply', 'w.yaml', '--auto-approve'], replacing);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
@@ -103,7 +83,7 @@ describe('a long append on a target that replaces', () => {
 
 describe('requests that cannot be split', () => {
   it('refuses the words under replace before any call, naming the place, the size and the limit', async () => {
-    await ws.write('w.yaml', words('replace', cjk(1000, 400).sort()));
+    await replacing.ws.write('w.yaml', words('replace', cjk(1000, 400).sort()));
     replacing.service.resetCalls();
     for (const args of [['plan'], ['apply', '--auto-approve']]) {
       const run = await cli([...args, 'w.yaml'], replacing);
@@ -118,7 +98,7 @@ describe('requests that cannot be split', () => {
 
   it('refuses a default welcome message too long for one request, at the account', async () => {
     const text = '说'.repeat(400_000);
-    await ws.write('d.yaml', `version: 1\naccount:\n  default_welcome:\n    - text: ${text}\n`);
+    await t.ws.write('d.yaml', `version: 1\naccount:\n  default_welcome:\n    - text: ${text}\n`);
     t.service.resetCalls();
     const run = await cli(['apply', 'd.yaml', '--auto-approve']);
     expect(run.code).toBe(1);
@@ -135,7 +115,7 @@ describe('requests that cannot be split', () => {
     const file =
       'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n' +
       `tasks:\n  - name: Big\n    guide: alice_wx\n    push_at: ${pushAt}\n    recipients: ${JSON.stringify(recipients)}\n    materials:\n      - text: Hi\n`;
-    await ws.write('t.yaml', file);
+    await t.ws.write('t.yaml', file);
     t.service.resetCalls();
     const run = await cli(['apply', 't.yaml', '--auto-approve']);
     expect(run.code).toBe(1);

@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { useServiceTarget } from '../helpers/cli.js';
 
 /**
  * At the 1,000-word limit, a change that swaps words never applied under `semantics: append`: the
@@ -9,23 +8,8 @@ import { startTestService, type TestService } from '../helpers/service.js';
  * (9300814) on every apply. The plan now deletes first when the two lists together pass the limit.
  */
 
-let t: TestService;
-let ws: Workspace;
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
-beforeEach(async () => {
-  ws = await workspace();
-  await t.sim('reset');
-});
-afterEach(() => ws.remove());
-
-const cli = (args: string[]): Promise<CliRun> =>
-  runCli([...args, '--base-url', t.url], {
-    env: { WECHAT_APPID: t.service.credentials.appid, WECHAT_SECRET: t.service.credentials.secret },
-    cwd: ws.dir,
-  });
+const target = useServiceTarget({ reset: true });
+const { cli } = target;
 const file = (words: string[]): string =>
   `version: 1\naccount:\n  sensitive_words:\n    semantics: append\n    words: ${JSON.stringify(words)}\n`;
 const calls = async (name: string): Promise<Array<{ body: Record<string, unknown> }>> => {
@@ -38,11 +22,11 @@ describe('sensitive words at the limit', () => {
   const full = Array.from({ length: 1000 }, (_, i) => `w${i}`);
 
   it('deletes the extra words before adding the missing ones, and converges', async () => {
-    await ws.write('a.yaml', file(full));
+    await target.ws.write('a.yaml', file(full));
     const first = await cli(['apply', 'a.yaml', '--auto-approve']);
     expect(first.code, first.stderr).toBe(0);
 
-    await ws.write('b.yaml', file([...full.slice(1), 'new']));
+    await target.ws.write('b.yaml', file([...full.slice(1), 'new']));
     expect((await calls('b.yaml')).map((c) => c.body)).toEqual([
       { is_delete: true, black_keyword: { values: ['w0'] } },
       { is_delete: false, black_keyword: { values: ['new'] } },
@@ -54,9 +38,9 @@ describe('sensitive words at the limit', () => {
   });
 
   it('adds first while both lists fit, so the account never lacks a word of either in between', async () => {
-    await ws.write('a.yaml', file(['a', 'b']));
+    await target.ws.write('a.yaml', file(['a', 'b']));
     expect((await cli(['apply', 'a.yaml', '--auto-approve'])).code).toBe(0);
-    await ws.write('b.yaml', file(['b', 'c']));
+    await target.ws.write('b.yaml', file(['b', 'c']));
     expect((await calls('b.yaml')).map((c) => c.body)).toEqual([
       { is_delete: false, black_keyword: { values: ['c'] } },
       { is_delete: true, black_keyword: { values: ['a'] } },
