@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, useWorkspace } from '../helpers/cli.js';
+import { frozenClock } from '../helpers/service.js';
 
 // The errors that only the plan can find point at the value they are about, with its end.
 
@@ -35,7 +36,9 @@ describe('plan-time errors point at the value', () => {
 
   it('push_at and the guide of a task, with the end column in --json', async () => {
     await ws().write('t.yaml', FILE);
-    const { stdout } = await runCli(['plan', '--env', 'a', '--json', 't.yaml'], { cwd: ws().dir });
+    // By a clock that stands still: by the real one, the "far" push_at would not stay too far.
+    const { now } = frozenClock();
+    const { stdout } = await runCli(['plan', '--env', 'a', '--json', 't.yaml'], { cwd: ws().dir, now });
     const { diagnostics } = JSON.parse(stdout) as { diagnostics: Record<string, unknown>[] };
     const places = diagnostics
       .filter((d) => d['severity'] === 'error')
