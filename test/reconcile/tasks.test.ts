@@ -1,26 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { guideBody, startTestService, type TestService } from '../helpers/service.js';
+import { type CliRun, runCli, useServiceTarget } from '../helpers/cli.js';
+import { frozenClock, guideBody } from '../helpers/service.js';
 
 // Mass-send tasks as code, end to end: the CLI over real HTTP against the service, whose clock
 // (frozen unless a test moves it through /__sim/clock) the CLI is given as its own, so that "now"
 // is the same on both sides.
 
-let t: TestService;
-let ws: Workspace;
+const t = useServiceTarget({ reset: true, clock: frozenClock() });
 let now: number;
 
-beforeAll(async () => {
-  t = await startTestService();
-});
-afterAll(() => t.close());
 beforeEach(async () => {
-  ws = await workspace();
-  await t.sim('reset');
   now = Number((await t.sim('clock'))['now']);
   await t.ok('addguideacct', guideBody('alice_wx'));
   for (const openid of ['oCustomer1', 'oCustomer2', 'oCustomer3']) {
@@ -29,16 +22,10 @@ beforeEach(async () => {
     await t.sim('scan', { openid, qrcode_url });
   }
 });
-afterEach(() => ws.remove());
 
 async function cli(args: readonly string[]): Promise<CliRun> {
   const clock = Number((await t.sim('clock'))['now']);
-  await t.renewToken();
-  return runCli([...args, '--base-url', t.url], {
-    env: { WECHAT_APPID: t.service.credentials.appid, WECHAT_SECRET: t.service.credentials.secret },
-    cwd: ws.dir,
-    now: () => clock * 1000,
-  });
+  return t.cli(args, { now: () => clock * 1000 });
 }
 
 const HEAD = `version: 1
@@ -89,7 +76,7 @@ async function liveTasks(): Promise<LiveTask[]> {
 
 describe('tasks as code', () => {
   it('creates, updates while pending, then an executed task is history: a warning and no call', async () => {
-    const path = await ws.write('tasks.yaml', file(task('Spring sale', now + 3600)));
+    const path = await t.ws.write('tasks.yaml', file(task('Spring sale', now + 3600)));
     const created = await cli(['apply', path, '--auto-approve']);
     expect(created.code, created.stderr + created.stdout).toBe(0);
     expect(created.stdout).toContain('task "Spring sale" of alice_wx');
@@ -103,7 +90,7 @@ describe('tasks as code', () => {
 
     // Recipients are a set: the same openids in another order and repeated change nothing.
     const reordered = task('Spring sale', now + 3600, 'recipients: [oCustomer2, oCustomer1, oCustomer2]\n');
-    await ws.write('tasks.yaml', file(reordered));
+    await t.ws.write('tasks.yaml', file(reordered));
     expect((await plan(path)).plan.summary.calls).toBe(0);
 
     // Pending and different: one update of the whole task, by its exact id.
@@ -112,7 +99,7 @@ describe('tasks as code', () => {
       now + 1800,
       'remark: VIPs first\n    recipients: [oCustomer1, oCustomer3]\n',
     );
-    await ws.write('tasks.yaml', file(changed));
+    await t.ws.write('tasks.yaml', file(changed));
     const { plan: update, run } = await plan(path);
     expect(update.calls.map((c) => c.operation)).toEqual(['updateguidemassendjob']);
     expect(update.calls[0]?.body['task_id']).toBe(id);
@@ -127,7 +114,7 @@ describe('tasks as code', () => {
 
     // The push time passes: the task is executed, and a change of it is a warning, not a call.
     await t.sim('clock', { advance: 3600 });
-    await ws.write(
+    await t.ws.write(
       'tasks.yaml',
       file(task('Spring sale', now + 1800, 'remark: too late\n    recipients: [oCustomer1, oCustomer3]\n')),
     );
@@ -158,7 +145,7 @@ describe('tasks as code', () => {
   });
 
   it('refuses a push time in the past or more than a month ahead, naming the range in the file offset', async () => {
-    const path = await ws.write('tasks.yaml', file(task('Old', now - 60) + task('Far', now + 40 * 86_400)));
+    const path = await t.ws.write('tasks.yaml', file(task('Old', now - 60) + task('Far', now + 40 * 86_400)));
     const run = await cli(['plan', path]);
     expect(run.code).toBe(1);
     const from = formatWrittenTime(now, 480);
@@ -181,12 +168,12 @@ describe('tasks as code', () => {
     await t.ok('addguidemassendjob', body('Done', now + 60));
     await t.sim('clock', { advance: 120 });
     await t.ok('addguidemassendjob', body('Later', now + 3600));
-    const path = await ws.write('tasks.yaml', `${HEAD}tasks: []\n`);
+    const path = await t.ws.write('tasks.yaml', `${HEAD}tasks: []\n`);
     const leftAlone = await cli(['plan', path]);
     expect(leftAlone.stdout).toContain(
       'Pending tasks not in the files, left alone: 1 task ("Later" of alice_wx',
     );
-    await ws.write('tasks.yaml', `${HEAD}tasks: []\nprune:\n  tasks: true\n`);
+    await t.ws.write('tasks.yaml', `${HEAD}tasks: []\nprune:\n  tasks: true\n`);
     const { plan: prune } = await plan(path);
     expect(prune.calls.map((c) => c.operation)).toEqual(['cancelguidemassendjob']);
     expect(prune.summary.delete).toBe(1);
@@ -206,7 +193,7 @@ describe('tasks as code', () => {
     const statuses = Object.fromEntries((await liveTasks()).map((x) => [x.task_name, x.task_status]));
     expect(statuses).toEqual({ Done: 3, Later: 4 });
     // A cancelled task is not matched: listing it again creates a new one.
-    await ws.write('tasks.yaml', file(task('Later', now + 7200)));
+    await t.ws.write('tasks.yaml', file(task('Later', now + 7200)));
     expect((await plan(path)).plan.calls.map((c) => c.operation)).toEqual(['addguidemassendjob']);
   });
 
@@ -228,7 +215,7 @@ describe('tasks as code', () => {
       'Spring sale starts now!',
       'hi',
     );
-    const path = await ws.write('tasks.yaml', file(keep, 'prune:\n  tasks: true\n'));
+    const path = await t.ws.write('tasks.yaml', file(keep, 'prune:\n  tasks: true\n'));
     const run = await cli(['plan', path]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
@@ -239,7 +226,7 @@ describe('tasks as code', () => {
   it('protect.tasks keeps a task from being cancelled once the files no longer list it', async () => {
     await addKeep();
     const protect = 'protect:\n  tasks:\n    - {guide: alice_wx, name: Keep}\n';
-    const path = await ws.write(
+    const path = await t.ws.write(
       'tasks.yaml',
       file(task('Other', now + 3600), `prune:\n  tasks: true\n${protect}`),
     );
@@ -249,7 +236,7 @@ describe('tasks as code', () => {
       'tasks.yaml:17:7: error: task "Keep" of alice_wx is protected, but the plan would cancel its live copy',
     );
     // Without the protection, the same files cancel it.
-    await ws.write('tasks.yaml', file(task('Other', now + 3600), 'prune:\n  tasks: true\n'));
+    await t.ws.write('tasks.yaml', file(task('Other', now + 3600), 'prune:\n  tasks: true\n'));
     const plan = await cli(['plan', path, '--json']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(
@@ -260,14 +247,14 @@ describe('tasks as code', () => {
   });
 
   it('reads recipients from a CSV file next to the YAML file', async () => {
-    await ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\n"Bo, Jr.",oCustomer3\n');
-    const path = await ws.write('tasks.yaml', file(task('CSV', now + 3600, 'recipients_file: vip.csv\n')));
+    await t.ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\n"Bo, Jr.",oCustomer3\n');
+    const path = await t.ws.write('tasks.yaml', file(task('CSV', now + 3600, 'recipients_file: vip.csv\n')));
     const run = await cli(['apply', path, '--auto-approve']);
     expect(run.code, run.stderr + run.stdout).toBe(0);
     const [live] = await liveTasks();
     expect(live?.buyer_info.map((b) => b.openid).sort()).toEqual(['oCustomer1', 'oCustomer3']);
-    await ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\nBo,not an openid\n');
-    const bad = await runCli(['validate', path], { cwd: ws.dir });
+    await t.ws.write('vip.csv', 'name,openid\nAnn,oCustomer1\nBo,not an openid\n');
+    const bad = await runCli(['validate', path], { cwd: t.ws.dir });
     expect(bad.code).toBe(1);
     expect(bad.stdout + bad.stderr).toMatch(
       /vip\.csv:3:4: error: not an openid: its character 4 \(of 13\) is a space/,
@@ -295,7 +282,7 @@ describe('tasks as code', () => {
     expect(exported.code, exported.stderr).toBe(0);
     // The summary counts the tasks written.
     expect(exported.stderr).toMatch(/(^|\n)guidectl: wrote exported\.yaml: 1 guide, 0 groups, 2 tasks\n$/);
-    const text = await readFile(join(ws.dir, 'exported.yaml'), 'utf8');
+    const text = await readFile(join(t.ws.dir, 'exported.yaml'), 'utf8');
     expect(text).toContain('- name: Soon');
     expect(text).toContain(`push_at: ${formatWrittenTime(now + 3600, 0)}`);
     expect(text).not.toContain('name: Done');
@@ -306,16 +293,16 @@ describe('tasks as code', () => {
   });
 
   it('a saved plan is stale when a task changed since, and says which; applied unchanged it updates by the exact id', async () => {
-    const path = await ws.write('tasks.yaml', file(task('Spring sale', now + 3600)));
+    const path = await t.ws.write('tasks.yaml', file(task('Spring sale', now + 3600)));
     expect((await cli(['apply', path, '--auto-approve'])).code).toBe(0);
     const [live] = await liveTasks();
-    await ws.write(
+    await t.ws.write(
       'tasks.yaml',
       file(task('Spring sale', now + 3600, 'remark: new\n    recipients: [oCustomer1, oCustomer2]\n')),
     );
     const saved = await cli(['plan', path, '--out', 'plan.json']);
     expect(saved.code, saved.stderr).toBe(0);
-    expect(await readFile(join(ws.dir, 'plan.json'), 'utf8')).toContain(
+    expect(await readFile(join(t.ws.dir, 'plan.json'), 'utf8')).toContain(
       `"task_id": ${String(live?.task_id)}`,
     );
     await t.ok('updateguidemassendjob', { task_id: live?.task_id, task_remark: 'by hand' });
