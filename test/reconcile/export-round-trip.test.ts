@@ -1,31 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
+import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { simCall } from '../helpers/service.js';
+import { runCli, useServiceTarget } from '../helpers/cli.js';
 
 // The README's promise: export writes a file that validates and plans to no changes, for every
 // value the service takes — spaces-only texts, an upper-case URL scheme, groups sharing a name.
 
-let service: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-});
-afterAll(() => service.close());
-beforeEach(async () => {
-  ws = await workspace();
-  await simCall(service.url, 'reset', {});
-});
-afterEach(() => ws.remove());
-
-function cli(args: string[]): Promise<CliRun> {
-  return runCli([...args, '--base-url', service.url], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-  });
-}
+const target = useServiceTarget({ reset: true });
+const { cli } = target;
 
 async function api(operation: string, body: object): Promise<void> {
   const run = await cli(['api', operation, JSON.stringify(body)]);
@@ -54,7 +35,7 @@ describe('export of values the service takes', () => {
     await api('newguidegroup', { group_name: ' ' });
     const exported = await cli(['export', '-o', 'e.yaml']);
     expect(exported.code, exported.stderr).toBe(0);
-    const valid = await runCli(['validate', 'e.yaml'], { cwd: ws.dir });
+    const valid = await runCli(['validate', 'e.yaml'], { cwd: target.ws.dir });
     expect(valid.stdout).toBe('valid: 1 file, 1 guide, 1 group\n');
     expect(valid.code).toBe(0);
     const plan = await cli(['plan', 'e.yaml', '--json']);

@@ -1,54 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GuideService } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { simCall } from '../helpers/service.js';
+import { type CliRun, runCli, type ServiceTarget, useServiceTarget } from '../helpers/cli.js';
 
 const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
 const RETAIL_CHAIN = fileURLToPath(new URL('../../examples/retail-chain', import.meta.url));
 
-let service: GuideService;
-let replaceService: GuideService;
-let ws: Workspace;
-
-beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
-  replaceService = await GuideService.start({
-    db: ':memory:',
-    simulation: true,
-    settings: { sensitiveWords: 'replace' },
-  });
-});
-afterAll(async () => {
-  await service.close();
-  await replaceService.close();
-});
-beforeEach(async () => {
-  ws = await workspace();
-  await sim('reset');
-  service.resetCalls();
-});
-afterEach(() => ws.remove());
-
-async function sim(verb: string, body: object = {}, target = service): Promise<void> {
-  await simCall(target.url, verb, body);
-}
-
-function cli(args: string[], target = service, extra: { answer?: string } = {}): Promise<CliRun> {
-  return runCli([...args, '--base-url', target.url], {
-    env: { WECHAT_APPID: target.credentials.appid, WECHAT_SECRET: target.credentials.secret },
-    cwd: ws.dir,
-    ...extra,
-  });
-}
-
-async function apply(file: string, target = service): Promise<CliRun> {
-  const run = await cli(['apply', file, '--auto-approve'], target);
-  return run;
-}
+const target = useServiceTarget({ reset: true });
+const cli = (args: string[], on: ServiceTarget = target, extra: { answer?: string } = {}): Promise<CliRun> =>
+  on.cli(args, extra);
+const apply = (file: string, on: ServiceTarget = target): Promise<CliRun> =>
+  cli(['apply', file, '--auto-approve'], on);
 
 interface JsonPlan {
   summary: { add: number; change: number; delete: number; calls: number };
@@ -57,8 +22,8 @@ interface JsonPlan {
   unmanaged: Array<{ resource: string; address: string }>;
 }
 
-async function jsonPlan(file: string, target = service): Promise<{ plan: JsonPlan; text: string }> {
-  const run = await cli(['plan', file, '--json'], target);
+async function jsonPlan(file: string, on: ServiceTarget = target): Promise<{ plan: JsonPlan; text: string }> {
+  const run = await cli(['plan', file, '--json'], on);
   expect(run.code, run.stderr).toBe(0);
   return { plan: parseJson(run.stdout) as JsonPlan, text: run.stdout };
 }
@@ -88,7 +53,7 @@ describe('apply then plan', () => {
     const run = await cli(['plan', SMALL_STORE, '--detailed-exitcode']);
     expect(run.code).toBe(2);
     expect(run.stdout).toMatch(/Plan: \d+ to add/);
-    const calls = service.calls();
+    const calls = target.service.calls();
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.filter((c) => c.writes)).toEqual([]);
   });
@@ -96,9 +61,12 @@ describe('apply then plan', () => {
 
 describe('guides', () => {
   it('creates, updates only what changed, and deletes only under prune', async () => {
-    const file = await ws.write('g.yaml', `version: 1\nguides:\n${guide('alice_wx')}${guide('bob_wxx')}`);
+    const file = await target.ws.write(
+      'g.yaml',
+      `version: 1\nguides:\n${guide('alice_wx')}${guide('bob_wxx')}`,
+    );
     expect((await apply(file)).code).toBe(0);
-    await ws.write(
+    await target.ws.write(
       'g.yaml',
       `version: 1\nguides:\n${guide('alice_wx').replace('nickname: alice_wx', 'nickname: Alice')}`,
     );
@@ -116,7 +84,7 @@ describe('guides', () => {
     expect(human.stdout).toContain('~ nickname: "alice_wx" → "Alice"');
     expect(human.stdout).toContain('Not in the files, left alone: 1 guide (bob_wxx)');
 
-    await ws.write('g.yaml', `version: 1\nprune:\n  guides: true\nguides:\n${guide('alice_wx')}`);
+    await target.ws.write('g.yaml', `version: 1\nprune:\n  guides: true\nguides:\n${guide('alice_wx')}`);
     const pruned = await jsonPlan(file);
     expect(pruned.plan.calls.map((c) => [c.operation, c.body['guide_account']])).toEqual([
       ['delguideacct', 'bob_wxx'],
@@ -129,7 +97,7 @@ describe('guides', () => {
 describe('quick replies and welcome messages', () => {
   it('appends only the missing tail when the live list is a prefix, else deletes all and adds', async () => {
     const write = (replies: string[]) =>
-      ws.write(
+      target.ws.write(
         'q.yaml',
         `version: 1\nguides:\n${guide('alice_wx', `    quick_replies: ${JSON.stringify(replies)}\n`)}`,
       );
@@ -167,7 +135,7 @@ describe('quick replies and welcome messages', () => {
   it('sets welcome messages with quick replies in one call, and deletes them', async () => {
     const welcome =
       '    quick_replies: [Hi]\n    welcome:\n      - text: Hello there\n      - miniprogram: {appid: wx1234567890abcdef, title: Shop, path: pages/index, media_id: COVER}\n';
-    const file = await ws.write('w.yaml', `version: 1\nguides:\n${guide('alice_wx', welcome)}`);
+    const file = await target.ws.write('w.yaml', `version: 1\nguides:\n${guide('alice_wx', welcome)}`);
     const { plan } = await jsonPlan(file);
     const config = plan.calls.filter((c) => c.operation === 'setguideconfig');
     expect(config).toHaveLength(1);
@@ -179,7 +147,7 @@ describe('quick replies and welcome messages', () => {
     });
     expect((await apply(file)).code).toBe(0);
     expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
-    await ws.write('w.yaml', `version: 1\nguides:\n${guide('alice_wx', '    welcome: []\n')}`);
+    await target.ws.write('w.yaml', `version: 1\nguides:\n${guide('alice_wx', '    welcome: []\n')}`);
     const del = await jsonPlan(file);
     expect(del.plan.calls).toEqual([
       {
@@ -195,13 +163,14 @@ describe('quick replies and welcome messages', () => {
 });
 
 describe('account settings', () => {
+  const replacing = useServiceTarget({ settings: { sensitiveWords: 'replace' } });
   const account = (semantics: string, words: string[], offline = 'Back at 9') =>
     `version: 1\naccount:\n  offline_auto_reply: ${JSON.stringify(offline)}\n  sensitive_words:\n    semantics: ${semantics}\n    words: ${JSON.stringify(words)}\n  default_welcome:\n    - text: Welcome\n`;
 
   it('append: adds what is missing and deletes what is extra, then converges', async () => {
-    const file = await ws.write('a.yaml', account('append', ['a', 'b']));
+    const file = await target.ws.write('a.yaml', account('append', ['a', 'b']));
     expect((await apply(file)).code).toBe(0);
-    await ws.write('a.yaml', account('append', ['b', 'c'], 'Closed'));
+    await target.ws.write('a.yaml', account('append', ['b', 'c'], 'Closed'));
     const { plan } = await jsonPlan(file);
     expect(plan.calls.map((c) => [c.operation, c.body])).toEqual([
       [
@@ -215,13 +184,13 @@ describe('account settings', () => {
   });
 
   it('deletes the offline reply with is_delete: true (a null guide_auto_reply changes nothing)', async () => {
-    const file = await ws.write('a.yaml', account('append', ['a']));
+    const file = await target.ws.write('a.yaml', account('append', ['a']));
     expect((await apply(file)).code).toBe(0);
     const text = account('append', ['a']).replace(
       'offline_auto_reply: "Back at 9"',
       'offline_auto_reply: null',
     );
-    await ws.write('a.yaml', text);
+    await target.ws.write('a.yaml', text);
     const { plan } = await jsonPlan(file);
     expect(plan.calls.map((c) => [c.operation, c.body])).toEqual([
       ['setguideacctconfig', { is_delete: true, guide_auto_reply: { content: 'Back at 9' } }],
@@ -231,21 +200,21 @@ describe('account settings', () => {
   });
 
   it('replace: one call sets the set, and converges on a replacing target', async () => {
-    const file = await ws.write('a.yaml', account('replace', ['a', 'b']));
-    expect((await apply(file, replaceService)).code).toBe(0);
-    await ws.write('a.yaml', account('replace', ['b', 'c']));
-    const { plan } = await jsonPlan(file, replaceService);
+    const file = await target.ws.write('a.yaml', account('replace', ['a', 'b']));
+    expect((await apply(file, replacing)).code).toBe(0);
+    await target.ws.write('a.yaml', account('replace', ['b', 'c']));
+    const { plan } = await jsonPlan(file, replacing);
     expect(plan.calls.map((c) => c.body['black_keyword'])).toEqual([{ values: ['b', 'c'] }]);
-    expect((await apply(file, replaceService)).code).toBe(0);
-    expect((await jsonPlan(file, replaceService)).plan.summary.calls).toBe(0);
+    expect((await apply(file, replacing)).code).toBe(0);
+    expect((await jsonPlan(file, replacing)).plan.summary.calls).toBe(0);
   });
 
   it('stops with exit 1 and the fix when the file states the wrong semantics', async () => {
-    await sim('reset', {}, replaceService);
-    const file = await ws.write('a.yaml', account('append', ['a', 'b']));
-    expect((await apply(file, replaceService)).code).toBe(0);
-    await ws.write('a.yaml', account('append', ['a', 'b', 'c']));
-    const run = await apply(file, replaceService);
+    await replacing.sim('reset');
+    const file = await target.ws.write('a.yaml', account('append', ['a', 'b']));
+    expect((await apply(file, replacing)).code).toBe(0);
+    await target.ws.write('a.yaml', account('append', ['a', 'b', 'c']));
+    const run = await apply(file, replacing);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Not converged: the target replaces the sensitive-word list');
     expect(run.stderr).toContain('Set semantics: replace under account.sensitive_words');
@@ -257,13 +226,13 @@ describe('groups and memberships', () => {
     `version: 1\n${prune ? 'prune:\n  groups: true\n' : ''}groups:\n  - name: Flagship\n    members: ${JSON.stringify(members)}\nguides:\n${guide('alice_wx')}${guide('bob_wxx')}${guide('carol_wx')}`;
 
   it('creates a group with members, then adds and removes members with the live 64-bit id', async () => {
-    const file = await ws.write('g.yaml', groups(['alice_wx', 'bob_wxx']));
+    const file = await target.ws.write('g.yaml', groups(['alice_wx', 'bob_wxx']));
     const created = await jsonPlan(file);
     const member = created.plan.calls.find((c) => c.operation === 'addguide2guidegroup');
     expect(member?.body['group_id']).toEqual({ $group: 'Flagship' });
     expect((await apply(file)).code).toBe(0);
 
-    await ws.write('g.yaml', groups(['bob_wxx', 'carol_wx']));
+    await target.ws.write('g.yaml', groups(['bob_wxx', 'carol_wx']));
     const { plan, text } = await jsonPlan(file);
     expect(plan.calls.map((c) => [c.operation, c.body['guide_account']])).toEqual([
       ['addguide2guidegroup', 'carol_wx'],
@@ -280,12 +249,12 @@ describe('groups and memberships', () => {
   });
 
   it('leaves unknown live groups alone, and deletes them only under prune', async () => {
-    const file = await ws.write('g.yaml', groups(['alice_wx']));
+    const file = await target.ws.write('g.yaml', groups(['alice_wx']));
     expect((await apply(file)).code).toBe(0);
     await cli(['api', 'newguidegroup', '{"group_name": "Pop-up"}']);
     const kept = await jsonPlan(file);
     expect(kept.plan.unmanaged).toEqual([{ resource: 'group', address: 'Pop-up' }]);
-    await ws.write('g.yaml', groups(['alice_wx'], true));
+    await target.ws.write('g.yaml', groups(['alice_wx'], true));
     const pruned = await jsonPlan(file);
     expect(pruned.plan.calls.map((c) => c.operation)).toEqual(['delguidegroup']);
     expect((await apply(file)).code).toBe(0);
@@ -295,7 +264,7 @@ describe('groups and memberships', () => {
   it('reconciles two live groups of one name instead of failing, naming the file position', async () => {
     await cli(['api', 'newguidegroup', '{"group_name": "Flagship"}']);
     await cli(['api', 'newguidegroup', '{"group_name": "Flagship"}']);
-    const file = await ws.write('g.yaml', groups(['alice_wx']));
+    const file = await target.ws.write('g.yaml', groups(['alice_wx']));
     const run = await cli(['plan', file]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(
@@ -305,11 +274,14 @@ describe('groups and memberships', () => {
   });
 
   it('refuses a member that is neither declared nor live', async () => {
-    const file = await ws.write('m.yaml', `version: 1\ngroups:\n  - name: G\n    members: [ghost_wx]\n`);
+    const file = await target.ws.write(
+      'm.yaml',
+      `version: 1\ngroups:\n  - name: G\n    members: [ghost_wx]\n`,
+    );
     const run = await cli(['plan', file]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('[member-not-found]');
-    expect(service.calls().filter((c) => c.writes)).toEqual([]);
+    expect(target.service.calls().filter((c) => c.writes)).toEqual([]);
   });
 });
 
@@ -326,15 +298,15 @@ describe('export', () => {
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stderr).toContain('media_id cannot be read back');
     // The card's cover cannot be read back: its placeholder is refused by name, at its line.
-    const placeholder = await runCli(['validate', 'exported.yaml'], { cwd: ws.dir });
+    const placeholder = await runCli(['validate', 'exported.yaml'], { cwd: target.ws.dir });
     expect(placeholder.code).toBe(1);
     expect(placeholder.stdout).toMatch(
       /exported\.yaml:\d+:\d+: error: .*replace the placeholder with the media id of the card's cover/,
     );
     expect(placeholder.stdout).toContain('[media-id-placeholder]');
-    const text = await readFile(nodePath.join(ws.dir, 'exported.yaml'), 'utf8');
-    await ws.write('exported.yaml', text.replaceAll('UNKNOWN_MEDIA_ID', 'COVER'));
-    const valid = await runCli(['validate', 'exported.yaml'], { cwd: ws.dir });
+    const text = await readFile(nodePath.join(target.ws.dir, 'exported.yaml'), 'utf8');
+    await target.ws.write('exported.yaml', text.replaceAll('UNKNOWN_MEDIA_ID', 'COVER'));
+    const valid = await runCli(['validate', 'exported.yaml'], { cwd: target.ws.dir });
     expect(valid.code, valid.stdout).toBe(0);
     const plan = await jsonPlan('exported.yaml');
     expect(plan.plan.summary.calls).toBe(0);
@@ -344,10 +316,10 @@ describe('export', () => {
 
 describe('a call failing for good mid-apply', () => {
   it('stops, reports every call, exits 1; a second apply converges once the cause is gone', async () => {
-    await sim('miniprogram', { appid: 'wxaaaaaaaaaaaaaaaa', kind: 'miniprogram', linked: false });
+    await target.sim('miniprogram', { appid: 'wxaaaaaaaaaaaaaaaa', kind: 'miniprogram', linked: false });
     const card =
       '    welcome:\n      - miniprogram: {appid: wxaaaaaaaaaaaaaaaa, title: Shop, path: p, media_id: M}\n';
-    const file = await ws.write(
+    const file = await target.ws.write(
       'f.yaml',
       `version: 1\ngroups:\n  - name: G\n    members: [alice_wx, bob_wxx]\nguides:\n${guide('alice_wx', card)}${guide('bob_wxx')}`,
     );
@@ -358,7 +330,7 @@ describe('a call failing for good mid-apply', () => {
     expect(run.stdout).toMatch(/failed +#\d+ setguideconfig \(guide_account="alice_wx"\)/);
     expect(run.stdout).toContain('Still to do');
 
-    await sim('miniprogram', { appid: 'wxaaaaaaaaaaaaaaaa', kind: 'miniprogram', linked: true });
+    await target.sim('miniprogram', { appid: 'wxaaaaaaaaaaaaaaaa', kind: 'miniprogram', linked: true });
     const second = await apply(file);
     expect(second.code, second.stdout).toBe(0);
     expect(second.stdout).toContain('Converged');
@@ -370,63 +342,60 @@ describe('confirmation', () => {
     const run = await cli(['apply', SMALL_STORE]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--auto-approve');
-    expect(service.calls().filter((c) => c.writes)).toEqual([]);
+    expect(target.service.calls().filter((c) => c.writes)).toEqual([]);
   });
 
   it('applies on "yes" and cancels on anything else', async () => {
-    const no = await cli(['apply', SMALL_STORE], service, { answer: 'y' });
+    const no = await cli(['apply', SMALL_STORE], target, { answer: 'y' });
     expect(no.code).toBe(1);
     expect(no.stderr).toContain('cancelled');
-    expect(service.calls().filter((c) => c.writes)).toEqual([]);
-    const yes = await cli(['apply', SMALL_STORE], service, { answer: 'yes' });
+    expect(target.service.calls().filter((c) => c.writes)).toEqual([]);
+    const yes = await cli(['apply', SMALL_STORE], target, { answer: 'yes' });
     expect(yes.code).toBe(0);
   });
 });
 
 describe('--continue-on-error', () => {
-  it('goes on with independent calls and skips only what depends on the failed one', async () => {
-    const small = await GuideService.start({ db: ':memory:', settings: { maxGuides: 1 } });
-    try {
-      const replies = '    quick_replies: [Hi]\n';
-      const file = await ws.write(
-        'c.yaml',
-        `version: 1\nguides:\n${guide('alice_wx', replies)}${guide('bob_wxx', replies)}`,
-      );
-      // Calls: 1 add alice, 2 add bob (9300812: the account holds one guide), 3 alice's replies, 4 bob's replies.
-      const stop = await cli(['apply', file, '--auto-approve', '--parallelism', '1'], small);
-      expect(stop.code).toBe(1);
-      expect(stop.stdout).toContain('Apply: 1 call done, 1 failed, 2 not started (of 4).');
-      expect(stop.stdout).toContain(
-        '#3 setguideconfig (guide_account="alice_wx"): not started: apply stopped after a failed call',
-      );
+  const small = useServiceTarget({ settings: { maxGuides: 1 } });
 
-      const more = await cli(
-        ['apply', file, '--auto-approve', '--parallelism', '1', '--continue-on-error'],
-        small,
-      );
-      expect(more.code).toBe(1);
-      expect(more.stdout).toContain('Apply: 1 call done, 1 failed, 1 not started (of 3).');
-      expect(more.stdout).toMatch(
-        /failed +#1 addguideacct \(guide_account="bob_wxx"\): addguideacct failed: 9300812/,
-      );
-      expect(more.stdout).toContain(
-        '#3 setguideconfig (guide_account="bob_wxx"): not started: it depends on call #1 addguideacct (index 0)',
-      );
-    } finally {
-      await small.close();
-    }
+  it('goes on with independent calls and skips only what depends on the failed one', async () => {
+    const replies = '    quick_replies: [Hi]\n';
+    const file = await small.ws.write(
+      'c.yaml',
+      `version: 1\nguides:\n${guide('alice_wx', replies)}${guide('bob_wxx', replies)}`,
+    );
+    // Calls: 1 add alice, 2 add bob (9300812: the account holds one guide), 3 alice's replies, 4 bob's replies.
+    const stop = await cli(['apply', file, '--auto-approve', '--parallelism', '1'], small);
+    expect(stop.code).toBe(1);
+    expect(stop.stdout).toContain('Apply: 1 call done, 1 failed, 2 not started (of 4).');
+    expect(stop.stdout).toContain(
+      '#3 setguideconfig (guide_account="alice_wx"): not started: apply stopped after a failed call',
+    );
+
+    const more = await cli(
+      ['apply', file, '--auto-approve', '--parallelism', '1', '--continue-on-error'],
+      small,
+    );
+    expect(more.code).toBe(1);
+    expect(more.stdout).toContain('Apply: 1 call done, 1 failed, 1 not started (of 3).');
+    expect(more.stdout).toMatch(
+      /failed +#1 addguideacct \(guide_account="bob_wxx"\): addguideacct failed: 9300812/,
+    );
+    expect(more.stdout).toContain(
+      '#3 setguideconfig (guide_account="bob_wxx"): not started: it depends on call #1 addguideacct (index 0)',
+    );
   });
 });
 
 describe('colour', () => {
   it('colours the plan on a terminal, and never with NO_COLOR or without a terminal', async () => {
-    const env = { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret };
-    const args = ['plan', SMALL_STORE, '--base-url', service.url];
-    const tty = await runCli(args, { env, cwd: ws.dir, tty: true });
+    const env = target.env();
+    const args = ['plan', SMALL_STORE, '--base-url', target.service.url];
+    const tty = await runCli(args, { env, cwd: target.ws.dir, tty: true });
     expect(tty.stdout).toContain('\u001b[32m+\u001b[39m');
-    const noColor = await runCli(args, { env: { ...env, NO_COLOR: '1' }, cwd: ws.dir, tty: true });
+    const noColor = await runCli(args, { env: { ...env, NO_COLOR: '1' }, cwd: target.ws.dir, tty: true });
     expect(noColor.stdout).not.toContain('\u001b[');
-    const pipe = await runCli(args, { env, cwd: ws.dir });
+    const pipe = await runCli(args, { env, cwd: target.ws.dir });
     expect(pipe.stdout).not.toContain('\u001b[');
   });
 });
@@ -438,7 +407,7 @@ describe('interruption (Ctrl-C)', () => {
       const stop = new AbortController();
       const env = { WECHAT_APPID: slow.credentials.appid, WECHAT_SECRET: slow.credentials.secret };
       const args = ['apply', SMALL_STORE, '--auto-approve', '--parallelism', '2', '--base-url', slow.url];
-      const running = runCli(args, { env, cwd: ws.dir, stop: stop.signal });
+      const running = runCli(args, { env, cwd: target.ws.dir, stop: stop.signal });
       // Let the reads finish and the first calls start, then stop.
       while (!slow.calls().some((c) => c.writes)) await new Promise((resolve) => setTimeout(resolve, 10));
       stop.abort();
@@ -451,7 +420,7 @@ describe('interruption (Ctrl-C)', () => {
       expect(run.stdout).toMatch(/Apply: \d+ calls? done, 0 failed/);
       const again = await runCli(['apply', SMALL_STORE, '--auto-approve', '--base-url', slow.url], {
         env,
-        cwd: ws.dir,
+        cwd: target.ws.dir,
       });
       expect(again.code, again.stdout + again.stderr).toBe(0);
       expect(again.stdout).toContain('Converged');
