@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DesiredGroup, DesiredState } from '../../src/core/desired.js';
 import type { LiveGroup, LiveState } from '../../src/core/live.js';
 import {
@@ -9,10 +9,8 @@ import {
   planChanges,
   resolveGuardPolicy,
 } from '../../src/plan/index.js';
-import { GuideService } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { simCall } from '../helpers/service.js';
+import { useServiceTarget } from '../helpers/cli.js';
 
 /**
  * Live groups that share a declared name — left by two applies at once against the API, which has
@@ -170,25 +168,8 @@ describe('the planner reconciles live groups of one declared name', () => {
 });
 
 describe('against a remote target (no lock): what a race leaves, the next apply heals', () => {
-  let service: GuideService;
-  let ws: Workspace;
-  beforeAll(async () => {
-    service = await GuideService.start({ db: ':memory:', simulation: true });
-  });
-  afterAll(async () => {
-    await service.close();
-  });
-  beforeEach(async () => {
-    ws = await workspace();
-    await simCall(service.url, 'reset', {});
-  });
-  afterEach(() => ws.remove());
-
-  const cli = (args: string[]): Promise<CliRun> =>
-    runCli([...args, '--base-url', service.url], {
-      env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-      cwd: ws.dir,
-    });
+  const target = useServiceTarget({ reset: true });
+  const { cli } = target;
 
   async function liveGroupNames(): Promise<string[]> {
     const run = await cli(['api', 'getguidegrouplist']);
@@ -204,7 +185,7 @@ describe('against a remote target (no lock): what a race leaves, the next apply 
   };
 
   it('two applies of one file at once, then one more: converged, no group doubled', async () => {
-    await ws.write('g.yaml', file(6));
+    await target.ws.write('g.yaml', file(6));
     await Promise.all([
       cli(['apply', 'g.yaml', '--auto-approve']),
       cli(['apply', 'g.yaml', '--auto-approve']),
@@ -216,7 +197,7 @@ describe('against a remote target (no lock): what a race leaves, the next apply 
   });
 
   it('a copy made by hand is merged and deleted, saying which was kept', async () => {
-    await ws.write('g.yaml', file(1));
+    await target.ws.write('g.yaml', file(1));
     expect((await cli(['apply', 'g.yaml', '--auto-approve'])).code).toBe(0);
     const made = parseJson((await cli(['api', 'newguidegroup', '{"group_name": "Store a 00"}'])).stdout) as {
       group_id: bigint;
