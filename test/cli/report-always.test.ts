@@ -1,18 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { type CliRun, useServiceTarget } from '../helpers/cli.js';
 
 // The check after the writes (reading the account again) can fail; the report of the writes
 // must be printed all the same — stdout once held only the plan after 1,410 successful writes.
 
-let service: GuideService;
+// A fresh account (reset) and proxy for each test: the writes land anew each time.
+const target = useServiceTarget({ reset: true });
 let proxy: Server;
 let proxyUrl: string;
 let writes = 0;
-let ws: Workspace;
 
 /**
  * In front of the real service: passes every call through, until a write has been answered;
@@ -46,15 +45,12 @@ function readsFailAfterWrites(upstream: string): Server {
   });
 }
 
-// A fresh account and proxy for each test: the writes land anew each time.
 beforeEach(async () => {
-  service = await GuideService.start({ db: ':memory:' });
-  proxy = readsFailAfterWrites(service.url);
+  proxy = readsFailAfterWrites(target.service.url);
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  ws = await workspace();
   writes = 0;
-  await ws.write(
+  await target.ws.write(
     'g.yaml',
     'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://img.example/a\n' +
       '  - account: bob_wxx\n    nickname: Bob\n    head_image_url: https://img.example/b\n',
@@ -63,15 +59,10 @@ beforeEach(async () => {
 afterEach(async () => {
   proxy.closeAllConnections();
   await new Promise((resolve) => proxy.close(resolve));
-  await service.close();
-  await ws.remove();
 });
 
-function apply(...extra: string[]): ReturnType<typeof runCli> {
-  return runCli(['apply', 'g.yaml', '--auto-approve', '--base-url', proxyUrl, ...extra], {
-    env: { WECHAT_APPID: service.credentials.appid, WECHAT_SECRET: service.credentials.secret },
-    cwd: ws.dir,
-  });
+function apply(...extra: string[]): Promise<CliRun> {
+  return target.cli(['apply', 'g.yaml', '--auto-approve', ...extra], { baseUrl: proxyUrl });
 }
 
 describe('when the read after the writes fails', () => {
