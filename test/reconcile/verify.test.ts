@@ -1,9 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
-import { fetchToken, rawRequest, simCall } from '../helpers/service.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { type CliRun, useServiceTarget } from '../helpers/cli.js';
 
 // What apply reads back after its calls (`--verify`). A proxy between guidectl and the service
 // logs every guide call with its body and can spoil one: answer -1 without passing it on (the
@@ -16,15 +14,13 @@ interface Logged {
 type Action = 'busy' | 'lose' | undefined;
 type Spoil = (op: string, body: Record<string, unknown>) => Action | Promise<Action>;
 
-let service: GuideService;
+const target = useServiceTarget({ reset: true });
 let proxy: Server;
 let proxyUrl: string;
 let log: Logged[] = [];
 let spoil: Spoil = () => undefined;
-let ws: Workspace;
 
 beforeAll(async () => {
-  service = await GuideService.start({ db: ':memory:', simulation: true });
   proxy = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -37,7 +33,7 @@ beforeAll(async () => {
       res.end('{"errcode":-1,"errmsg":"system error"}');
       return;
     }
-    const answer = await fetch(`${service.url}${req.url ?? ''}`, {
+    const answer = await fetch(`${target.service.url}${req.url ?? ''}`, {
       method: req.method ?? 'POST',
       body: text,
     });
@@ -56,18 +52,11 @@ beforeAll(async () => {
 afterAll(async () => {
   proxy.closeAllConnections();
   await new Promise<void>((resolve) => proxy.close(() => resolve()));
-  await service.close();
 });
 
-beforeEach(async () => {
-  await simCall(service.url, 'reset');
+beforeEach(() => {
   log = [];
   spoil = () => undefined;
-  ws = await workspace();
-});
-
-afterEach(async () => {
-  await ws.remove();
 });
 
 function guide(account: string, replies: readonly string[], welcome: string): string {
@@ -87,7 +76,7 @@ const GROUP =
 /** eve and frank exist with configuration; the files add a reply to eve's, a welcome to frank's. */
 async function seedEveAndFrank(): Promise<void> {
   const before = `version: 1\nguides:\n${guide('eve_wx', ['Hi'], 'Eve')}\n${guide('frank_wx', ['Yo'], 'Frank')}\n`;
-  const path = await ws.write('before.yaml', before);
+  const path = await target.ws.write('before.yaml', before);
   expect((await cli(['apply', path, '--auto-approve'])).code).toBe(0);
 }
 
@@ -100,23 +89,8 @@ const FILES = `version: 1\n${ACCOUNT}${GROUP}guides:\n${[
   guide('frank_wx', ['Yo'], 'Frank again'),
 ].join('\n')}\n`;
 
-function cli(args: readonly string[]): ReturnType<typeof runCli> {
-  const { appid, secret } = service.credentials;
-  return runCli([...args, '--base-url', proxyUrl, '--parallelism', '1'], {
-    env: { WECHAT_APPID: appid, WECHAT_SECRET: secret },
-    cwd: ws.dir,
-  });
-}
-
-/** One call straight to the service, as someone else would make it. */
-async function serviceCall(op: string, body: Record<string, unknown>): Promise<void> {
-  const { appid, secret } = service.credentials;
-  const token = await fetchToken(service.url, appid, secret);
-  const answer = await rawRequest(`${service.url}/cgi-bin/guide/${op}?access_token=${token}`, {
-    method: 'POST',
-    body: JSON.stringify(body),
-  });
-  expect(answer.json['errcode']).toBe(0);
+function cli(args: readonly string[]): Promise<CliRun> {
+  return target.cli([...args, '--parallelism', '1'], { baseUrl: proxyUrl });
 }
 
 /** The guide calls after the last write: the reads of the check after the calls. */
@@ -144,7 +118,7 @@ describe('apply --verify', () => {
       if (op === 'setguideconfig' && body['guide_account'] === 'bob_wx' && lost++ === 0) return 'lose';
       return undefined;
     };
-    const path = await ws.write('guides.yaml', FILES);
+    const path = await target.ws.write('guides.yaml', FILES);
     const run = await cli(['apply', path, '--auto-approve', '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ converged: true, verify: 'targeted' });
@@ -161,7 +135,7 @@ describe('apply --verify', () => {
     expect(reads.filter((c) => c.op === 'getgroupinfo')).toHaveLength(1);
 
     // The same apply from the start under --verify full: every managed guide is read back.
-    await simCall(service.url, 'reset');
+    await target.sim('reset');
     await seedEveAndFrank();
     log = [];
     spoil = () => undefined;
@@ -180,7 +154,7 @@ describe('apply --verify', () => {
   });
 
   test('what someone else changes meanwhile: a list is read back (drift, exit 1); a vouched configuration only by full or a later plan', async () => {
-    const path = await ws.write(
+    const path = await target.ws.write(
       'guides.yaml',
       `version: 1\ngroups: [{name: Flagship, members: [alice_wx]}]\nguides:\n${guide('alice_wx', ['Hello'], 'Alice')}\n`,
     );
@@ -190,7 +164,8 @@ describe('apply --verify', () => {
       return async (called) => {
         if (called === 'addguide2guidegroup' && !done) {
           done = true;
-          await serviceCall(op, { guide_account: 'alice_wx', ...body });
+          // One call straight to the service, as someone else would make it.
+          await target.ok(op, { guide_account: 'alice_wx', ...body });
         }
         return undefined;
       };
@@ -209,7 +184,7 @@ describe('apply --verify', () => {
     ).toEqual(['updateguideacct']);
 
     for (const verify of ['targeted', 'full']) {
-      await simCall(service.url, 'reset');
+      await target.sim('reset');
       const replies = { is_delete: false, guide_fast_reply_list: [{ content: 'Spam' }] };
       spoil = meanwhile('setguideconfig', replies);
       const run = await cli(['apply', path, '--auto-approve', '--json', '--verify', verify]);
