@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/core/plan.js';
 import { detectReplacedWords } from '../../src/plan/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { type CliRun, runCli, useWorkspace } from '../helpers/cli.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 
 /**
@@ -53,22 +53,18 @@ describe('detectReplacedWords', () => {
 
 describe('apply against guidectl serve --sensitive-words replace', () => {
   let serve: ServeProcess;
-  let ws: Workspace;
+  const ws = useWorkspace();
   beforeAll(async () => {
     serve = await startServeProcess(['--db', ':memory:', '--sensitive-words', 'replace']);
   }, 30_000);
   afterAll(async () => {
     await serve.stop();
   });
-  beforeEach(async () => {
-    ws = await workspace();
-  });
-  afterEach(() => ws.remove());
 
   const cli = (args: string[]): Promise<CliRun> =>
     runCli([...args, '--base-url', serve.url], {
       env: { WECHAT_APPID: serve.appid, WECHAT_SECRET: serve.secret },
-      cwd: ws.dir,
+      cwd: ws().dir,
     });
   const file = (semantics: string, words: string[]): string =>
     `version: 1\naccount:\n  sensitive_words:\n    semantics: ${semantics}\n    words: ${JSON.stringify(words)}\n`;
@@ -79,11 +75,11 @@ describe('apply against guidectl serve --sensitive-words replace', () => {
   };
 
   it('stops with the fix when the append replaced the list, and replace then converges', async () => {
-    await ws.write('a.yaml', file('append', ['apple', 'banana']));
+    await ws().write('a.yaml', file('append', ['apple', 'banana']));
     const first = await cli(['apply', 'a.yaml', '--auto-approve']);
     expect(first.code, first.stderr).toBe(0);
 
-    await ws.write('a.yaml', file('append', ['apple', 'banana', 'cherry']));
+    await ws().write('a.yaml', file('append', ['apple', 'banana', 'cherry']));
     const run = await cli(['apply', 'a.yaml', '--auto-approve']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
@@ -102,7 +98,7 @@ describe('apply against guidectl serve --sensitive-words replace', () => {
       lost: ['cherry'],
     });
 
-    await ws.write('a.yaml', file('replace', ['apple', 'banana', 'cherry']));
+    await ws().write('a.yaml', file('replace', ['apple', 'banana', 'cherry']));
     const fixed = await cli(['apply', 'a.yaml', '--auto-approve']);
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(fixed.stdout).toContain('Converged');
