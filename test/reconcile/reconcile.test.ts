@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { GuideService } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
 import { type CliRun, runCli, type ServiceTarget, useServiceTarget } from '../helpers/cli.js';
+import { holdingGate } from '../helpers/holding-gate.js';
 
 const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
 const RETAIL_CHAIN = fileURLToPath(new URL('../../examples/retail-chain', import.meta.url));
@@ -402,30 +402,28 @@ describe('colour', () => {
 
 describe('interruption (Ctrl-C)', () => {
   it('stops apply: nothing new starts, every call is reported, exit 1; a second apply finishes', async () => {
-    const slow = await GuideService.start({ db: ':memory:', faults: 'latency=150ms' });
-    try {
-      const stop = new AbortController();
-      const env = { WECHAT_APPID: slow.credentials.appid, WECHAT_SECRET: slow.credentials.secret };
-      const args = ['apply', SMALL_STORE, '--auto-approve', '--parallelism', '2', '--base-url', slow.url];
-      const running = runCli(args, { env, cwd: target.ws.dir, stop: stop.signal });
-      // Let the reads finish and the first calls start, then stop.
-      while (!slow.calls().some((c) => c.writes)) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Ctrl-C while the first write is on the wire (held at the gate until then; one call at a
+    // time, so no other is), which is then let finish.
+    const gate = await holdingGate(target.service.url, 'addguideacct');
+    const stop = new AbortController();
+    void gate.held.then(() => {
       stop.abort();
-      const run = await running;
+      void gate.answer();
+    });
+    try {
+      const args = ['apply', SMALL_STORE, '--auto-approve', '--parallelism', '1'];
+      const run = await target.cli(args, { baseUrl: gate.url, stop: stop.signal });
       expect(run.code).toBe(1);
       expect(run.stdout).toContain('Interrupted');
       expect(run.stdout).toMatch(/not started: apply was interrupted/);
       // The calls in flight were let finish, not cut: none failed, none has an unknown outcome.
       expect(run.stderr).toContain('guidectl: stopping');
       expect(run.stdout).toMatch(/Apply: \d+ calls? done, 0 failed/);
-      const again = await runCli(['apply', SMALL_STORE, '--auto-approve', '--base-url', slow.url], {
-        env,
-        cwd: target.ws.dir,
-      });
-      expect(again.code, again.stdout + again.stderr).toBe(0);
-      expect(again.stdout).toContain('Converged');
     } finally {
-      await slow.close();
+      gate.close();
     }
+    const again = await cli(['apply', SMALL_STORE, '--auto-approve']);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('Converged');
   });
 });
