@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuideClient } from '../../src/client/index.js';
-import { GuideService, parseFaults } from '../../src/service/index.js';
+import { type GuideService, parseFaults } from '../../src/service/index.js';
 import { chaosYaml, findDuplicates } from '../helpers/chaos.js';
 import { runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { startCheckedService } from '../helpers/service.js';
 
 // Apply against a service that fails, loses answers and is slow, as the real API can be: it
 // converges, and nothing is created or appended twice. (`npm run bench -- chaos` runs the full
@@ -17,11 +18,11 @@ afterAll(() => ws.remove());
 
 /** A fresh service of its own for one test, so that the seeded runs can go at once. */
 async function withService(faults: string, fn: (service: GuideService) => Promise<void>): Promise<void> {
-  const service = await GuideService.start({ db: ':memory:', simulation: true, faults });
+  const { service, close } = await startCheckedService({ faults });
   try {
     await fn(service);
   } finally {
-    await service.close();
+    await close();
   }
 }
 
