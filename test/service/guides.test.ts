@@ -123,6 +123,30 @@ describe('invitations', () => {
       await manual.close();
     }
   });
+
+  it('invites a rejected guide again in place, keeping its quick replies and groups (as the README says)', async () => {
+    const manual = await startTestService({ settings: { invites: 'manual' } });
+    try {
+      await manual.ok('addguideacct', guideBody('declined_wx'));
+      const reply = {
+        guide_account: 'declined_wx',
+        is_delete: false,
+        guide_fast_reply_list: [{ content: 'hi' }],
+      };
+      await manual.ok('setguideconfig', reply);
+      const group = await manual.ok('newguidegroup', { group_name: 'North' });
+      await manual.ok('addguide2guidegroup', { group_id: group['group_id'], guide_account: 'declined_wx' });
+      await manual.sim('invitation', { guide_account: 'declined_wx', accept: false });
+      await manual.ok('addguideacct', guideBody('declined_wx'));
+      expect((await manual.ok('getguideacct', { guide_account: 'declined_wx' }))['status']).toBe(1);
+      const config = await manual.ok('getguideconfig', { guide_account: 'declined_wx' });
+      expect(config['guide_fast_reply_list']).toMatchObject([{ content: 'hi' }]);
+      const groups = await manual.ok('getgroupbyguide', { guide_account: 'declined_wx' });
+      expect(groups['group_id_list']).toHaveLength(1);
+    } finally {
+      await manual.close();
+    }
+  });
 });
 
 describe('updateguideacct and delguideacct', () => {
