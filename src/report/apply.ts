@@ -176,7 +176,32 @@ export function renderApplyReport(run: Applied, options: { readonly color?: bool
   } else {
     out.push(convergenceText(run, options));
   }
+  out.push(renderInvited(plan, run.result));
   return out.join('');
+}
+
+const MOST_NAMED = 5;
+
+/**
+ * The guides this apply added (`addguideacct` done): each was sent an invitation, which plan and
+ * apply never see answered, since only getguideacct tells a guide's status and reading it for
+ * every guide would double a plan's calls. Says so, and how to look; "" when none was added.
+ */
+export function renderInvited(plan: Plan, result: ApplyResult): string {
+  const guides = result.outcomes
+    .filter((o) => o.operation === 'addguideacct' && o.status === 'done')
+    .flatMap((o) => {
+      const target = plan.calls[o.index]?.target;
+      return target?.kind === 'guide' ? [target.address] : [];
+    });
+  const first = guides[0];
+  if (first === undefined) return '';
+  const named = guides.slice(0, MOST_NAMED).map(escapeControls);
+  const more = guides.length > MOST_NAMED ? ` and ${formatCount(guides.length - MOST_NAMED)} more` : '';
+  const key = first.startsWith('openid ')
+    ? { guide_openid: first.slice('openid '.length) }
+    : { guide_account: first };
+  return `Invited ${countOf(guides.length, 'guide')} (${named.join(', ')}${more}): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}' shows its status.\n`;
 }
 
 function convergenceText(run: Applied, options: { readonly color?: boolean }): string {

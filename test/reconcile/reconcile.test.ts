@@ -37,6 +37,9 @@ describe('apply then plan', () => {
     expect(first.code, first.stderr + first.stdout).toBe(0);
     expect(first.stdout).toContain('Plan: ');
     expect(first.stdout).toContain('Converged: the account matches the files.');
+    expect(first.stdout).toContain(
+      'Invited 3 guides (alice_wx, bob_wx, openid oWx3t5e4R_6Tz0pA1b2C3d4E5f6G)',
+    );
     const again = await cli(['plan', SMALL_STORE, '--detailed-exitcode']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes.');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplyResult, CallOutcome, CallStatus, Plan } from '../../src/core/plan.js';
-import { renderApplyResult } from '../../src/report/apply.js';
+import { renderApplyResult, renderInvited } from '../../src/report/apply.js';
 import { desiredGroup, desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 import { UNSAFE } from '../helpers/unsafe-text.js';
 
@@ -103,5 +103,48 @@ describe('renderApplyResult', () => {
     const result = resultOf(plan, (i) => (i === 1 ? 'failed' : 'done'));
     expect(renderApplyResult(plan, result)).not.toContain('\u001b');
     expect(renderApplyResult(plan, result, { color: true })).toContain('\u001b[31mfailed\u001b[39m');
+  });
+});
+
+describe('renderInvited', () => {
+  it('names the guides added, says they must accept, and how to see their status', () => {
+    const plan = planOfGuides(2); // 0 newguidegroup North, 1-2 addguideacct, 3 addguide2guidegroup
+    expect(
+      renderInvited(
+        plan,
+        resultOf(plan, (i) => (i === 2 ? 'failed' : 'done')),
+      ),
+    ).toBe(
+      `Invited 1 guide (guide_000): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '{"guide_account":"guide_000"}' shows its status.\n`,
+    );
+    expect(
+      renderInvited(
+        plan,
+        resultOf(plan, (i) => (i === 0 ? 'done' : 'not-started')),
+      ),
+    ).toBe('');
+  });
+
+  it('names five, then how many more; a guide added by openid is looked up by openid', () => {
+    const plan = planOfGuides(7);
+    expect(
+      renderInvited(
+        plan,
+        resultOf(plan, () => 'done'),
+      ),
+    ).toMatch(/^Invited 7 guides \(guide_000, guide_001, guide_002, guide_003, guide_004 and 2 more\)/);
+    const byOpenid = planOf(desiredState({ guides: [desiredGuide('openid oAbc_1')] }));
+    expect(
+      renderInvited(
+        byOpenid,
+        resultOf(byOpenid, () => 'done'),
+      ),
+    ).toContain(`(openid oAbc_1)`);
+    expect(
+      renderInvited(
+        byOpenid,
+        resultOf(byOpenid, () => 'done'),
+      ),
+    ).toContain(`getguideacct '{"guide_openid":"oAbc_1"}'`);
   });
 });
