@@ -184,7 +184,7 @@ function applyOptions(program: Command): Command {
     )
     .option(
       '--all-envs',
-      'apply every environment of the files in the order declared; stop at the first that fails',
+      'apply every environment of the files, one at a time (no --env-parallelism: only plan reads them at once), in the order declared; stop at the first that fails',
     )
     .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
     .option(

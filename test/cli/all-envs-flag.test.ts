@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allEnvsChosen } from '../../src/cli/target-flags.js';
+import { runCli } from '../helpers/cli.js';
 
 describe('allEnvsChosen (plan and apply)', () => {
   it('is --all-envs; with --env too, one usage error for both commands', () => {
@@ -9,5 +10,12 @@ describe('allEnvsChosen (plan and apply)', () => {
     expect(() => allEnvsChosen({ allEnvs: true, env: 'staging' })).toThrow(
       '--all-envs and --env choose differently; give one',
     );
+  });
+});
+
+describe('apply --all-envs --help', () => {
+  it('says apply takes the environments one at a time, so --env-parallelism (plan only) is not taken', async () => {
+    const help = (await runCli(['apply', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('one at a time (no --env-parallelism: only plan reads them at once)');
   });
 });
