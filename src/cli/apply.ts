@@ -22,6 +22,7 @@ import {
   environmentOutput,
   noPlanOutput,
   type OutputChunk,
+  promptReviewOutput,
   reviewOutput,
   savedPlanApproval,
 } from '../report/apply-output.js';
@@ -230,7 +231,9 @@ function applyDeps(
         write(savedPlanApproval(source.saved.planId, source.file, output));
         return true;
       }
-      return options.autoApprove || (await confirm(ctx, reviewed));
+      if (options.autoApprove) return true;
+      if (ctx.io.ask !== undefined) write(promptReviewOutput(reviewed, output));
+      return confirm(ctx, reviewed);
     },
     execute: (plan, live) =>
       makeCalls(ctx, session, plan, { ...options, live }, (event) => write(callEventOutput(event, output))),

@@ -119,6 +119,18 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
 }
 
 /**
+ * The plan a person is asked to confirm when the output is for machines (`--json`, `--json-stream`
+ * on a terminal, without --auto-approve): stdout holds the plan only in its object at the end, or
+ * as counts, so the plan as text goes to stderr before the question, which is never asked blind.
+ */
+export function promptReviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] {
+  if (o.format === 'human') return [];
+  return [
+    { to: 'stderr', text: renderPlan(r.plan, { color: o.color.stderr, planId: r.id, guards: r.guards }) },
+  ];
+}
+
+/**
  * Why no plan was made (`headline`: the files have errors, the plan cannot be made), for the
  * machine formats: one JSON object with the diagnostics, or a `diagnostics` event and the summary.
  * Nothing for human text (stderr has said it).

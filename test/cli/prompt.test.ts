@@ -73,9 +73,20 @@ describe('apply, cancelled at the question', () => {
     const run = await target.cli(['apply', SMALL_STORE, '--json'], { ask: async () => 'no' });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('guidectl: apply cancelled; nothing was changed\n');
+    // The question was not asked blind: the plan as text came first, on stderr, stdout one object.
+    expect(run.stderr).toMatch(/Plan: \d+ to add/);
+    expect(run.stderr.indexOf('Plan:')).toBeLessThan(run.stderr.indexOf('apply cancelled'));
     const { refused } = JSON.parse(run.stdout) as { refused: string[] };
     expect(refused).toEqual(['apply cancelled; nothing was changed']);
     const readme = readFileSync(README, 'utf8').replace(/\s+/g, ' ');
     expect(readme).toContain(`\`"refused": ${JSON.stringify(refused)}\` for a confirmation declined`);
+  });
+
+  it('--json-stream, asked on a terminal: the plan as text on stderr before the question; stdout only events', async () => {
+    const run = await target.cli(['apply', SMALL_STORE, '--json-stream'], { ask: async () => 'no' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Plan: \d+ to add/);
+    expect(run.stderr.indexOf('Plan:')).toBeLessThan(run.stderr.indexOf('apply cancelled'));
+    for (const line of run.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
 });
