@@ -8,11 +8,13 @@ import {
   CredentialsError,
   collect,
   createGuideClient,
+  type GuideClientOptions,
   QuotaExhaustedError,
   TokenRejectedError,
   TransportError,
 } from '../../src/client/index.js';
 import { type GuideService, parseFaults } from '../../src/service/index.js';
+import { holdingGate } from '../helpers/holding-gate.js';
 import { frozenClock, rawRequest } from '../helpers/service.js';
 import {
   clientOf,
@@ -409,13 +411,6 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
 });
 
 describe('a write held by the server past the timeout', () => {
-  /** Resolves once the service has handled `count` calls of `operation` (held ones land late). */
-  async function handled(operation: string, count: number): Promise<void> {
-    while (service.calls().filter((c) => c.operation === operation).length < count) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-
   /** Sends made by the client, per operation, from its call-end events. */
   function sends(events: readonly ClientEvent[], operation: string): number {
     return events.reduce(
@@ -424,13 +419,34 @@ describe('a write held by the server past the timeout', () => {
     );
   }
 
-  /** Holds the next guide call (600 ms, twice the client's timeout); the fault is lifted once it is seen late. */
-  function holdNextCall(): (e: ClientEvent) => void {
-    service.setFaults(parseFaults('hold=1,hold_time=600ms'));
-    return (e) => {
-      if (e.type === 'held' || e.type === 'retry') service.setFaults(NO_FAULTS);
-    };
+  /**
+   * A client through a gate that holds its first `operation` call unanswered: past the client's
+   * timeout, whatever the machine's speed. With `answerWhenHeld`, the gate answers it (late) once
+   * the client says it waits for it (`held`); `answered` is then that answer handed back.
+   */
+  async function heldClient(
+    operation: string,
+    options: Partial<GuideClientOptions>,
+    answerWhenHeld: boolean,
+  ) {
+    const gate = await holdingGate(service.url, operation, 0, { most: 1 });
+    gates.push(gate);
+    const events: ClientEvent[] = [];
+    let answered: Promise<unknown> = Promise.resolve();
+    const { client } = clientOf(service, {
+      baseUrl: gate.url,
+      ...options,
+      onEvent: (e) => {
+        events.push(e);
+        if (answerWhenHeld && e.type === 'held') answered = gate.answer();
+      },
+    });
+    return { client, events, gate, answered: () => answered };
   }
+  const gates: { close(): void }[] = [];
+  afterEach(() => {
+    for (const gate of gates.splice(0)) gate.close();
+  });
 
   test('is waited for, not resent: a delete-all never lands after the append that follows it', async () => {
     const { client: plain } = clientOf(service);
@@ -438,20 +454,15 @@ describe('a write held by the server past the timeout', () => {
     const key = { guide_account: guide(13).guide_account };
     await plain.setguideconfig({ ...key, is_delete: false, guide_fast_reply_list: [{ content: 'old' }] });
     service.resetCalls();
-    const lift = holdNextCall();
-    const events: ClientEvent[] = [];
-    const { client } = clientOf(service, {
-      timeoutMs: 300,
-      onEvent: (e) => {
-        events.push(e);
-        lift(e);
-      },
-    });
+    const { client, events, answered } = await heldClient('setguideconfig', { timeoutMs: 300 }, true);
     // What apply does for a guide whose quick replies are replaced: delete all, then append.
     await client.setguideconfig({ ...key, is_delete: true, guide_fast_reply_list: [{ content: 'old' }] });
     await client.setguideconfig({ ...key, is_delete: false, guide_fast_reply_list: [{ content: 'new' }] });
     // Every request the client sent has been handled, the held one included: nothing can land later.
-    await handled('setguideconfig', sends(events, 'setguideconfig'));
+    await answered();
+    expect(service.calls().filter((c) => c.operation === 'setguideconfig')).toHaveLength(
+      sends(events, 'setguideconfig'),
+    );
     const replies = (await plain.getguideconfig(key)).guide_fast_reply_list.map((r) => r.content);
     expect(replies).toEqual(['new']);
     expect(events).toContainEqual(expect.objectContaining({ type: 'held', operation: 'setguideconfig' }));
@@ -465,16 +476,8 @@ describe('a write held by the server past the timeout', () => {
     await plain.addguideacct(guide(14));
     const key = { guide_account: guide(14).guide_account };
     service.resetCalls();
-    const lift = holdNextCall();
-    const events: ClientEvent[] = [];
-    const { client } = clientOf(service, {
-      timeoutMs: 150,
-      settleMs: 100,
-      onEvent: (e) => {
-        events.push(e);
-        lift(e);
-      },
-    });
+    const held = await heldClient('setguideconfig', { timeoutMs: 150, settleMs: 100 }, false);
+    const { client, events } = held;
     const error = await client
       .setguideconfig({ ...key, is_delete: true, guide_fast_reply_list: [{ content: 'x' }] })
       .catch((e: unknown) => e);
@@ -485,22 +488,21 @@ describe('a write held by the server past the timeout', () => {
     expect(client.abandonedWrites).toBe(1);
     expect(sends(events, 'setguideconfig')).toBe(1);
     // Let the held write land before the account is reset for the next test.
-    await handled('setguideconfig', 1);
+    await held.gate.release();
+    expect(service.calls().filter((c) => c.operation === 'setguideconfig')).toHaveLength(1);
   });
 
   test('a held append is settled by its late answer: one group, with its id', async () => {
-    const lift = holdNextCall();
-    const events: ClientEvent[] = [];
-    const { client } = clientOf(service, {
-      timeoutMs: 300,
-      readBeforeAppends: false,
-      onEvent: (e) => {
-        events.push(e);
-        lift(e);
-      },
-    });
+    const { client, events, answered } = await heldClient(
+      'newguidegroup',
+      { timeoutMs: 300, readBeforeAppends: false },
+      true,
+    );
     const created = await client.newguidegroup({ group_name: 'Slow' });
-    await handled('newguidegroup', sends(events, 'newguidegroup'));
+    await answered();
+    expect(service.calls().filter((c) => c.operation === 'newguidegroup')).toHaveLength(
+      sends(events, 'newguidegroup'),
+    );
     const groups = (await client.getguidegrouplist()).group_list;
     expect(groups.map((g) => [g.id, g.name])).toEqual([[created.group_id, 'Slow']]);
   });

@@ -9,15 +9,18 @@ import { type CliRun, runCli } from './cli.js';
  * on only at `release` — as a server may apply a write whose client has given up on it — or at
  * `answer`, which also gives their answers back, as a slow server does. With `landBefore`, the
  * held calls are also sent on (and answered by the service) as a call of that operation arrives,
- * before it is: a write given up on that lands just before the next read.
+ * before it is: a write given up on that lands just before the next read. With `most`, only that
+ * many are held; the later ones pass.
  */
 export async function holdingGate(
   service: string,
   operation: string,
   after = 0,
-  options: { readonly landBefore?: string } = {},
+  options: { readonly landBefore?: string; readonly most?: number } = {},
 ) {
+  const most = options.most ?? Number.POSITIVE_INFINITY;
   let passed = 0;
+  let holding = 0;
   const held: { send: () => Promise<Response>; res: ServerResponse }[] = [];
   let arrived: () => void = () => {};
   const first = new Promise<void>((resolve) => (arrived = resolve));
@@ -34,7 +37,8 @@ export async function holdingGate(
         headers: { 'content-type': 'application/json' },
         ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
       });
-    if (isCall(req.url, operation) && ++passed > after) {
+    if (isCall(req.url, operation) && ++passed > after && holding < most) {
+      holding++;
       held.push({ send: forward, res });
       arrived();
       return;
