@@ -1,4 +1,4 @@
-import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { mkdir, readFile, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { thisProcess } from '../../src/cli/lock-process.js';
@@ -41,7 +41,7 @@ describe('the lock of the embedded database', () => {
       },
     );
     expect(seen).toEqual({
-      identity: { kind: 'embedded', database: join(cwd, 'shared', 'guides.db') },
+      identity: { kind: 'embedded', database: join(await realpath(join(cwd, 'shared')), 'guides.db') },
       command: 'guidectl apply',
     });
     expect(resolved).toEqual([join(cwd, 'db', 'guides.db')]);
