@@ -39,7 +39,9 @@ export async function withTarget<T>(
       : resolveEnvironmentTarget(host.env, environment, flags, host.cwd);
   const now = await targetNow(target, host.cwd);
   request.beforeOpen?.(target, now);
-  // The lock is taken on the database's real path, found once here (the identity's).
+  // The lock is taken on the database's real path, found once here (the identity's), before its
+  // folder is made: a path left as given then (its folder not there yet, so the file is no link)
+  // names, through the links on its way, the same lock file as its real path once it is made.
   const { lock } = request;
   const realPath = now.identity.kind === 'embedded' ? now.identity.database : undefined;
   const open = await openTarget(
