@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { guideBody, startTestService, type TestService } from '../helpers/service.js';
+import { guideBody, rawRequest, startTestService, type TestService } from '../helpers/service.js';
 
 let t: TestService;
 beforeAll(async () => {
@@ -146,6 +146,32 @@ describe('invitations', () => {
     } finally {
       await manual.close();
     }
+  });
+});
+
+describe('/__sim/ as the README says', () => {
+  it('customers need a guide that accepted its invitation (40097 before)', async () => {
+    const manual = await startTestService({ settings: { invites: 'manual' } });
+    try {
+      await manual.ok('addguideacct', guideBody('waiting_wx'));
+      const body = JSON.stringify({ guide_account: 'waiting_wx', openids: ['oCustomer1'] });
+      const early = await rawRequest(`${manual.url}/__sim/customers`, { method: 'POST', body });
+      expect(early.json['errcode']).toBe(40097);
+      await manual.sim('invitation', { guide_account: 'waiting_wx', accept: true });
+      expect(await manual.sim('customers', JSON.parse(body))).toMatchObject({ bound: 1 });
+    } finally {
+      await manual.close();
+    }
+  });
+
+  it('reset empties the account but keeps the clock and the calls record', async () => {
+    await t.ok('addguideacct', guideBody('kept_wx'));
+    const moved = Number((await t.sim('clock', { advance: 3600 }))['now']);
+    await t.sim('reset');
+    expect(Number((await t.sim('clock'))['now'])).toBeGreaterThanOrEqual(moved);
+    expect((await t.ok('getguideacctlist', { page: 0, num: 10 }))['total_num']).toBe(0);
+    const calls = (await t.sim('calls'))['calls'] as Array<{ operation: string }>;
+    expect(calls.map((c) => c.operation)).toContain('addguideacct');
   });
 });
 
