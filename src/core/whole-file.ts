@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { access, type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errorCode, UsageError } from './errors.js';
@@ -160,6 +160,13 @@ async function openAt(path: string, shown: string, at: OutputPlace): Promise<Who
     throw cannotWrite(shown, error);
   }
   const close = closeOnce(handle);
+  try {
+    await keepModeAndOwner(handle, place);
+  } catch (error) {
+    await close().catch(() => undefined);
+    await rm(hidden, { force: true });
+    throw cannotWrite(shown, error);
+  }
   const abandon = async (): Promise<void> => {
     await close().catch(() => undefined);
     await rm(hidden, { force: true });
@@ -179,6 +186,36 @@ async function openAt(path: string, shown: string, at: OutputPlace): Promise<Who
     },
     abandon,
   };
+}
+
+/**
+ * Gives the hidden file the mode, owner and group of the file it will replace, before any text
+ * goes in, so that replacing a `chmod 600` file (chat records hold customer data) never leaves it,
+ * nor the hidden file meanwhile, readable by others. A new file keeps the default (umask) mode.
+ * The owner and group are kept where the process may set them (root may; a user may set a group
+ * they are in); where it may not (EPERM), the file becomes the writer's, as with any new file.
+ */
+async function keepModeAndOwner(handle: FileHandle, place: string): Promise<void> {
+  let old: Stats;
+  try {
+    old = await stat(place);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return;
+    throw error;
+  }
+  const now = await handle.stat();
+  // chown before chmod: changing the owner clears set-user-id and set-group-id bits.
+  if (old.uid !== now.uid || old.gid !== now.gid) {
+    await handle.chown(old.uid, old.gid).catch(async (error: unknown) => {
+      if (errorCode(error) !== 'EPERM') throw error;
+      if (old.gid !== now.gid) await handle.chown(-1, old.gid).catch(ignoreDenied);
+    });
+  }
+  await handle.chmod(old.mode & 0o7777);
+}
+
+function ignoreDenied(error: unknown): void {
+  if (errorCode(error) !== 'EPERM') throw error;
 }
 
 /** A device or named pipe, written as it comes (there is no old text to keep, nothing to rename). */

@@ -1,6 +1,18 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { link, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  link,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +32,33 @@ describe('writeWholeFile and openWholeFile', () => {
       expect(await readFile(path, 'utf8')).toBe('new\n');
       expect(await readFile(join(ws.dir, 'old.yaml'), 'utf8')).toBe('old\n');
       expect((await readdir(ws.dir)).sort()).toEqual(['old.yaml', 'out.yaml']);
+    } finally {
+      await ws.remove();
+    }
+  });
+
+  it("keeps the replaced file's mode (0600 stays 0600), and its owner and group where the process may set them", async () => {
+    const ws = await workspace();
+    try {
+      const path = await ws.write('chats.csv', 'old\n');
+      await chmod(path, 0o600);
+      const root = process.getuid?.() === 0;
+      if (root) await chown(path, 4321, 4322);
+      const file = await openWholeFile(path, 'chats.csv');
+      // The hidden file holds the new text with the old mode from the first byte on.
+      const hidden = (await readdir(ws.dir)).find((name) => name.startsWith('.'));
+      expect(hidden).toBeDefined();
+      expect((await stat(join(ws.dir, hidden ?? ''))).mode & 0o777).toBe(0o600);
+      await file.write('new\n');
+      await file.commit();
+      const after = await stat(path);
+      expect(after.mode & 0o7777).toBe(0o600);
+      if (root) expect([after.uid, after.gid]).toEqual([4321, 4322]);
+      // A new file keeps the default mode (0644 less the umask), as a file made by hand would.
+      await writeWholeFile(join(ws.dir, 'new.csv'), 'x\n', 'new.csv');
+      await writeFile(join(ws.dir, 'by-hand.csv'), 'x\n', { mode: 0o644 });
+      const modeOf = async (name: string) => (await stat(join(ws.dir, name))).mode & 0o7777;
+      expect(await modeOf('new.csv')).toBe(await modeOf('by-hand.csv'));
     } finally {
       await ws.remove();
     }
@@ -126,6 +165,17 @@ describe('export -o', () => {
     expect(await readFile(out, 'utf8')).toContain('alice_wx');
     expect(await readFile(join(target.ws.dir, 'before.yaml'), 'utf8')).toBe('old\n');
     expect((await readdir(target.ws.dir)).sort()).toEqual(['before.yaml', 'one.yaml', 'out.yaml']);
+  });
+
+  it('replacing a chmod 600 file keeps it 0600', async () => {
+    await target.ws.write('one.yaml', ONE_GUIDE);
+    expect((await target.cli(['apply', 'one.yaml', '--auto-approve'])).code).toBe(0);
+    const out = await target.ws.write('out.yaml', 'old\n');
+    await chmod(out, 0o600);
+    const exported = await target.cli(['export', '-o', 'out.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(await readFile(out, 'utf8')).toContain('alice_wx');
+    expect((await stat(out)).mode & 0o7777).toBe(0o600);
   });
 
   it.runIf(existsSync('/dev/full'))(

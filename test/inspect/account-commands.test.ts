@@ -1,4 +1,4 @@
-import { access, readdir, readFile } from 'node:fs/promises';
+import { access, chmod, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
@@ -271,6 +271,8 @@ describe('guidectl chats', () => {
       create_time: NOW - 31 * 86_400,
     });
     const since = '2027-01-09T10:01+08:00';
+    // Chat records hold customer data: a file kept private stays private when replaced.
+    await chmod(await target.ws.write('audit.csv', 'old\n'), 0o600);
     const run = await cli([
       'chats',
       'alice_wx',
@@ -298,6 +300,7 @@ describe('guidectl chats', () => {
     expect(csv).not.toContain('oAmy');
     expect(csv).not.toContain('message 0');
     expect(csv).not.toContain('too old');
+    expect((await stat(join(target.ws.dir, 'audit.csv'))).mode & 0o7777).toBe(0o600);
     expect(await hiddenFiles()).toEqual([]);
   });
 
