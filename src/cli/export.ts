@@ -2,10 +2,9 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { DeclaredEnvironment } from '../core/environments.js';
-import { UsageError } from '../core/errors.js';
-import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
+import { writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
-import { declaredEnvironment, loadWith } from '../reconcile/index.js';
+import { checkExportRequest, declaredEnvironment, loadWith } from '../reconcile/index.js';
 import { exportWrittenNotice, renderExport } from '../report/export.js';
 import { type ExportEnvironment, exportEnvironmentOf } from '../report/export-references.js';
 import type { CommandContext } from './io.js';
@@ -17,8 +16,6 @@ interface ExportOptions extends TargetOptions {
   files?: string[];
   asEnvironmentFile?: boolean;
 }
-
-const OUTPUT_FLAG = { flag: '-o', example: 'guides.yaml' };
 
 /** `guidectl export [-o FILE]`: the live state as a desired-state file that plans to no changes. */
 export function registerExportCommand(program: Command, ctx: CommandContext): void {
@@ -35,14 +32,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
     )
     .option('--as-environment-file', "with --env: write the environment's values as references to them")
     .action(async (options: ExportOptions) => {
-      if ((options.env === undefined) !== (options.files === undefined)) {
-        throw new UsageError('--env and --files go together: the files say where the environment is');
-      }
-      if (options.asEnvironmentFile === true && (options.env === undefined || options.files === undefined))
-        throw new UsageError('--as-environment-file needs --env NAME and --files PATH…');
-      // Before the read, which may be long: a file that cannot be written is told at once.
-      if (options.output !== undefined)
-        await checkOutputPath(resolve(ctx.io.cwd, options.output), options.output, OUTPUT_FLAG);
+      await checkExportRequest(options, ctx.io.cwd); // before the read, which may be long
       let asFile: ExportEnvironment | undefined;
       let environment: DeclaredEnvironment | undefined;
       if (options.env !== undefined && options.files !== undefined) {

@@ -14,6 +14,7 @@ export {
   planAllEnvironments,
 } from './all-envs.js';
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
+export { checkExportRequest, type ExportRequest } from './export-request.js';
 export {
   declaredEnvironment,
   type FilesLoad,

@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} in plain strings is the syntax under test
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
@@ -136,5 +136,54 @@ describe('export --env NAME --as-environment-file', () => {
     const a = await cli(['export', '--as-environment-file']);
     expect(a.code).toBe(1);
     expect(a.stderr).toBe('guidectl: --as-environment-file needs --env NAME and --files PATH…\n');
+    // With one of the two, the flag the user gave is the one the message is about.
+    for (const half of [
+      ['--files', 'guides.yaml'],
+      ['--env', 'production'],
+    ]) {
+      const run = await cli(['export', '--as-environment-file', ...half]);
+      expect(run, half.join(' ')).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'guidectl: --as-environment-file needs --env NAME and --files PATH…\n',
+      });
+    }
+  });
+
+  it('-o naming one of the --files (links followed, or a file of a folder given) is refused before any read', async () => {
+    const given = await readFile(join(ws.dir, 'guides.yaml'), 'utf8');
+    await symlink('guides.yaml', join(ws.dir, 'link.yaml'));
+    await mkdir(join(ws.dir, 'envs'));
+    await ws.write('envs/a.yaml', given);
+    production.service.resetCalls();
+    const replace = (out: string, input: string) =>
+      `guidectl: -o ${out} would replace ${input}, one of the --files the export is made from; name another file\n`;
+    const runs = [
+      [['--files', 'guides.yaml', '-o', 'guides.yaml'], replace('guides.yaml', 'guides.yaml')],
+      [
+        ['--files', 'guides.yaml', '-o', './guides.yaml', '--as-environment-file'],
+        replace('./guides.yaml', 'guides.yaml'),
+      ],
+      [['--files', 'guides.yaml', '-o', 'link.yaml'], replace('link.yaml', 'guides.yaml')],
+      [
+        ['--files', 'link.yaml', '-o', join(ws.dir, 'guides.yaml')],
+        replace(join(ws.dir, 'guides.yaml'), 'link.yaml'),
+      ],
+      [['--files', 'envs', '-o', 'envs/a.yaml'], replace('envs/a.yaml', join('envs', 'a.yaml'))],
+      [
+        ['--files', 'envs', '-o', 'envs/new.yml'],
+        'guidectl: -o envs/new.yml is in the folder envs given with --files, whose desired-state files are all read: the export would be read with the files it is made from; name a file outside it\n',
+      ],
+    ] as const;
+    for (const [args, stderr] of runs) {
+      const run = await cli(['export', '--env', 'production', ...args]);
+      expect(run, args.join(' ')).toEqual({ code: 1, stdout: '', stderr });
+    }
+    expect(production.service.calls()).toEqual([]);
+    expect(await readFile(join(ws.dir, 'guides.yaml'), 'utf8')).toBe(given);
+    expect(await readFile(join(ws.dir, 'envs', 'a.yaml'), 'utf8')).toBe(given);
+    // A file of its own, beside them, is written.
+    const elsewhere = await cli(['export', '--env', 'production', '--files', 'envs', '-o', 'envs.txt']);
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
   });
 });
