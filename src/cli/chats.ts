@@ -37,7 +37,7 @@ export function registerChatsCommand(program: Command, ctx: CommandContext): voi
     .option('--customer <openid>', "only this customer's messages")
     .option(
       '--since <date>',
-      'from this time (2026-11-01, 2026-11-01T09:30, …+08:00, @unix); default 30 days ago',
+      'from this time (2026-11-01, 2026-11-01T09:30, …+08:00, @unix); default 30 days before --until',
     )
     .option('--until <date>', 'up to this time (a bare day counts whole); default now')
     .addOption(new Option('--format <format>', 'jsonl or csv').choices(['jsonl', 'csv']).default('jsonl'))

@@ -325,6 +325,39 @@ describe('guidectl chats', () => {
     noStack(bad.stderr + reversed.stderr + customer.stderr);
   });
 
+  it('--until alone: the 30 days up to it, from the oldest record kept; an end not given is now, not a flag', async () => {
+    for (const days of [15, 5, 2]) {
+      const at = { content: `day -${days}`, create_time: NOW - days * 86_400 };
+      await sim('message', { guide_account: 'alice_wx', openid: 'oAnn', direction: 2, ...at });
+    }
+    const contents = (stdout: string) =>
+      stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line)['content']);
+    // Ahead of now: the 30 days up to it (day -15 is before them).
+    const ahead = await cli(['chats', 'alice_wx', '--until', `@${NOW + 20 * 86_400}`]);
+    expect([ahead.code, ahead.stderr, contents(ahead.stdout)]).toEqual([0, '', ['day -5', 'day -2']]);
+    // Within what is kept: from the oldest record kept, with no note about what is not.
+    const within = await cli(['chats', 'alice_wx', '--until', '2027-01-05']);
+    expect([within.code, within.stderr, contents(within.stdout)]).toEqual([0, '', ['day -15', 'day -5']]);
+    // Before anything kept (the trial's case: it blamed a --since not given): nothing to read, said so.
+    const old = await cli(['chats', 'alice_wx', '--until', '2026-09-30']);
+    expect(old).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        'guidectl: note: chat records are kept 30 days: nothing before 2026-12-11 10:00 +08:00 can be read, and the window ends at 2026-09-30 23:59:59 +08:00: there is nothing to read\n',
+    });
+    const future = await cli(['chats', 'alice_wx', '--since', '2027-01-11']);
+    expect(future).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'guidectl: --since 2027-01-11 00:00 +08:00 is after now (2027-01-10 10:00 +08:00); the window must begin before it ends\n',
+    });
+  });
+
   it('says when --since reaches past the 30 days the API keeps', async () => {
     const run = await cli(['chats', 'alice_wx', '--since', '2026-11-01'], SHANGHAI, {
       now: () => NOW * 1000,
