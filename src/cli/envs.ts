@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
+import { InvalidFilesError } from '../core/errors.js';
 import { environmentsToJson, renderEnvironments } from '../report/envs.js';
 import { describeEnvironmentTargets } from '../target/environment-target.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -19,11 +20,8 @@ export function registerEnvsCommand(program: Command, ctx: CommandContext): void
       const result = await loadDesiredState(paths, { cwd: io.cwd });
       const sources = new Map(result.files.map((f) => [f.file, f.text]));
       printDiagnostics(ctx, result.diagnostics, sources);
-      if (hasErrors(result.diagnostics)) {
-        io.stderr.write('guidectl: the files have errors; no environment is listed\n');
-        ctx.setExit(1);
-        return;
-      }
+      if (hasErrors(result.diagnostics))
+        throw new InvalidFilesError('the files have errors; no environment is listed', result.diagnostics);
       const targets = describeEnvironmentTargets(result.environments ?? [], io.env);
       io.stdout.write(
         options.json

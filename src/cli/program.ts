@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { errorStack, GuidectlError } from '../core/errors.js';
-import { escapeControlsKeepingLines } from '../report/escape.js';
-import type { CliIo, CommandContext, ExitStatus } from './io.js';
+import { renderCommandFailure } from '../report/command-failure.js';
+import type { CliIo, CommandContext, ExitStatus, Output } from './io.js';
 
 type Register = (program: Command, ctx: CommandContext) => void;
 
@@ -71,31 +70,40 @@ export async function buildProgram(
 
 /**
  * Runs the program and turns every outcome into an exit status. User errors and known failures
- * print one clear line; only a bug (an error that is not a GuidectlError) prints a stack trace.
+ * print one clear line; only a bug (an error that is not a GuidectlError) prints a stack trace. A
+ * command given `--json` that fails before printing prints the failure as JSON first, as plan and
+ * apply do (validate's `--json` is its array of diagnostics, even then).
  */
-export async function runProgram(argv: readonly string[], io: CliIo): Promise<ExitStatus> {
+export async function runProgram(argv: readonly string[], given: CliIo): Promise<ExitStatus> {
   let status: ExitStatus = 0;
+  let [json, printed] = [false, false];
+  const io: CliIo = { ...given, stdout: watchWrites(given.stdout, () => (printed = true)) };
   try {
+    const colorFlag = () => program.opts()['color'] !== false;
     const program: Command = await buildProgram(
-      {
-        io,
-        setExit: (s) => {
-          status = s;
-        },
-        colorFlag: () => program.opts()['color'] !== false,
-      },
+      { io, setExit: (s) => (status = s), colorFlag },
       commandsFor(argv),
     );
+    program.hook('preAction', (_, action) => {
+      json = action.opts()['json'] === true && action.name() !== 'validate';
+    });
     await program.parseAsync(argv, { from: 'user' });
     return status;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
-    if (error instanceof GuidectlError) {
-      io.stderr.write(`guidectl: ${escapeControlsKeepingLines(error.message)}\n`);
-      return 1;
-    }
-    const stack = errorStack(error);
-    io.stderr.write(`guidectl: internal error (please report it):\n${stack}\n`);
+    const failure = await renderCommandFailure(error, { json: json && !printed, cwd: io.cwd });
+    if (failure.stdout !== '') given.stdout.write(failure.stdout);
+    io.stderr.write(failure.stderr);
     return 1;
   }
+}
+
+/** `output`, telling `onWrite` of each write. */
+function watchWrites(output: Output, onWrite: () => void): Output {
+  const drain = output.drain?.bind(output);
+  const write = (text: string): void => {
+    onWrite();
+    output.write(text);
+  };
+  return { write, isTTY: output.isTTY, ...(drain && { drain }) };
 }

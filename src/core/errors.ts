@@ -1,3 +1,5 @@
+import type { Diagnostic } from './diagnostics.js';
+
 /**
  * Thrown errors are for failures of the program, the network or the remote service; mistakes in
  * what a user wrote are returned as diagnostics instead. Every error class carries a stable `code`
@@ -20,6 +22,20 @@ export class UsageError extends GuidectlError {
 /** The user stopped the command (Ctrl-C or SIGTERM); the message says what was done and what was not. */
 export class InterruptedError extends GuidectlError {
   override readonly code = 'GUIDECTL_INTERRUPTED';
+}
+
+/**
+ * The files given to a command have errors (`diagnostics`, printed already): it did nothing. Its
+ * message is the headline (`the files have errors; no environment is listed`).
+ */
+export class InvalidFilesError extends GuidectlError {
+  override readonly code = 'GUIDECTL_INVALID_FILES';
+  readonly diagnostics: readonly Diagnostic[];
+
+  constructor(message: string, diagnostics: readonly Diagnostic[]) {
+    super(message);
+    this.diagnostics = diagnostics;
+  }
 }
 
 /** The `code` of a Node.js system error (`ENOENT`, `EADDRINUSE`, …), if the value carries one. */

@@ -482,7 +482,12 @@ describe('--env NAME on plan and apply', () => {
     expect(same.stdout).toBe(plain.stdout);
     const other = await cli(['show', 's.json', '--env', 'production', '--json']);
     expect(other.code).toBe(1);
-    expect(other.stdout).toBe('');
+    // --json: the failure as one object (a script reading stdout never reads nothing).
+    expect(JSON.parse(other.stdout)).toEqual({
+      format_version: 1,
+      error: 's.json was made for environment staging, not production',
+      diagnostics: [],
+    });
     expect(other.stderr).toBe('guidectl: s.json was made for environment staging, not production\n');
 
     await two.ws.write('plain.yaml', 'version: 1\nguides: []\n');

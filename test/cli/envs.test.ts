@@ -108,13 +108,24 @@ describe('guidectl envs', () => {
     expect(JSON.parse(json.stdout)).toEqual({ format_version: 1, environments: [] });
   });
 
-  it('files with errors: the diagnostics on stderr, nothing on stdout, exit 1', async () => {
+  it('files with errors: the diagnostics on stderr; with --json, the failure as plan --json prints one; exit 1', async () => {
     const { code, stdout, stderr } = await runCli(
       ['envs', '--json', 'test/config/environments/bad-production-value.yaml'],
       { cwd: ROOT },
     );
     expect(code).toBe(1);
-    expect(stdout).toBe('');
+    const out = JSON.parse(stdout);
+    expect(Object.keys(out)).toEqual(['format_version', 'error', 'diagnostics']);
+    expect(out).toMatchObject({
+      format_version: 1,
+      error: 'the files have errors; no environment is listed',
+    });
+    expect(out.diagnostics).toContainEqual(
+      expect.objectContaining({
+        code: 'appid-invalid',
+        file: 'test/config/environments/bad-production-value.yaml',
+      }),
+    );
     expect(stderr).toContain('[appid-invalid]');
     expect(stderr).toContain('guidectl: the files have errors; no environment is listed\n');
   });

@@ -264,11 +264,13 @@ describe('apply --all-envs', () => {
         ...format,
         'guides.yaml',
       ]);
+      const error =
+        '--plan-id pins the plan of one environment; it is not taken with --all-envs (apply each with --env NAME --plan-id ID)';
       expect(run.code).toBe(1);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toBe(
-        'guidectl: --plan-id pins the plan of one environment; it is not taken with --all-envs (apply each with --env NAME --plan-id ID)\n',
-      );
+      // With --json, the failure as one object, as for any failure before the output.
+      const json = { format_version: 1, error, diagnostics: [] };
+      expect(run.stdout).toBe(format.length === 0 ? '' : `${JSON.stringify(json, null, 2)}\n`);
+      expect(run.stderr).toBe(`guidectl: ${error}\n`);
     }
     expect(writes()).toBe(before);
   });
