@@ -71,8 +71,8 @@ export async function buildProgram(
 /**
  * Runs the program and turns every outcome into an exit status. User errors and known failures
  * print one clear line; only a bug (an error that is not a GuidectlError) prints a stack trace. A
- * command given `--json` that fails before printing prints the failure as JSON first, as plan and
- * apply do (validate's `--json` is its array of diagnostics, even then).
+ * command given `--json` (`--format json`) that fails before printing prints the failure as JSON
+ * first, as plan and apply do (validate's `--json` is its array of diagnostics, even then).
  */
 export async function runProgram(argv: readonly string[], given: CliIo): Promise<ExitStatus> {
   let status: ExitStatus = 0;
@@ -85,7 +85,8 @@ export async function runProgram(argv: readonly string[], given: CliIo): Promise
       commandsFor(argv),
     );
     program.hook('preAction', (_, action) => {
-      json = action.opts()['json'] === true && action.name() !== 'validate';
+      const { json: flag, format } = action.opts();
+      json = (flag === true || format === 'json') && action.name() !== 'validate';
     });
     await program.parseAsync(argv, { from: 'user' });
     return status;

@@ -489,6 +489,8 @@ describe('--env NAME on plan and apply', () => {
       diagnostics: [],
     });
     expect(other.stderr).toBe('guidectl: s.json was made for environment staging, not production\n');
+    const format = await cli(['show', 's.json', '--env', 'production', '--format', 'json']);
+    expect(format.stdout).toBe(other.stdout);
 
     await two.ws.write('plain.yaml', 'version: 1\nguides: []\n');
     const env = { GUIDECTL_LOCAL_DB: ':memory:' };
