@@ -2,6 +2,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { DeclaredEnvironment } from '../core/environments.js';
+import type { LiveReadScope } from '../core/live.js';
 import { writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { checkExportRequest, declaredEnvironment, loadWith } from '../reconcile/index.js';
@@ -15,6 +16,7 @@ interface ExportOptions extends TargetOptions {
   output?: string;
   files?: string[];
   asEnvironmentFile?: boolean;
+  tasks: boolean;
 }
 
 /** `guidectl export [-o FILE]`: the live state as a desired-state file that plans to no changes. */
@@ -31,6 +33,10 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
       'with --env: the desired-state files or folders that declare the environment',
     )
     .option('--as-environment-file', "with --env: write the environment's values as references to them")
+    .option(
+      '--no-tasks',
+      'leave the tasks out: not read (one call a guide fewer), and a file without tasks leaves them alone',
+    )
     .action(async (options: ExportOptions) => {
       await checkExportRequest(options, ctx.io.cwd); // before the read, which may be long
       let asFile: ExportEnvironment | undefined;
@@ -51,7 +57,8 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
         ctx,
         options,
         async (client) => {
-          const live = await readLive(ctx, readOnlyClient(client), { ...READ_EVERYTHING, tasks: 'all' });
+          const scope: LiveReadScope = options.tasks ? { ...READ_EVERYTHING, tasks: 'all' } : READ_EVERYTHING;
+          const live = await readLive(ctx, readOnlyClient(client), scope);
           const out = options.output === undefined ? undefined : resolve(ctx.io.cwd, options.output);
           const schema = fileURLToPath(new URL('../../schema/guidectl.schema.json', import.meta.url));
           const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);

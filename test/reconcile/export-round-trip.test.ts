@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
 import { runCli, useServiceTarget } from '../helpers/cli.js';
@@ -41,6 +43,30 @@ describe('export of values the service takes', () => {
     const plan = await cli(['plan', 'e.yaml', '--json']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect((parseJson(plan.stdout) as JsonPlan).summary.calls).toBe(0);
+  });
+
+  it('--no-tasks reads no task and writes no tasks: key, so the file leaves the tasks alone; plans to no changes', async () => {
+    await api('addguideacct', {
+      guide_account: 'plain_wx1',
+      guide_nickname: 'P',
+      guide_headimgurl: 'https://x/y',
+    });
+    const taskReads = (): number =>
+      target.service.calls().filter((c) => c.operation === 'getguidemassendjoblist').length;
+    const before = taskReads();
+    const exported = await cli(['export', '--no-tasks', '-o', 'e.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toBe('guidectl: wrote e.yaml: 1 guide, 0 groups\n');
+    expect(taskReads()).toBe(before);
+    const text = await readFile(join(target.ws.dir, 'e.yaml'), 'utf8');
+    expect(text).not.toMatch(/^tasks:/m);
+    const plan = await cli(['plan', 'e.yaml', '--json']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect((parseJson(plan.stdout) as JsonPlan).summary.calls).toBe(0);
+    // Without the flag, the tasks are read (one call a guide) and written.
+    expect((await cli(['export', '-o', 'all.yaml'])).code).toBe(0);
+    expect(taskReads()).toBe(before + 1);
+    expect(await readFile(join(target.ws.dir, 'all.yaml'), 'utf8')).toMatch(/^tasks: \[\]$/m);
   });
 
   it('leaves out the groups that share a name, with a warning, so that the file plans to no changes', async () => {
