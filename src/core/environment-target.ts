@@ -10,9 +10,9 @@ export type CredentialsState = 'token' | 'app' | 'incomplete' | 'none';
 /**
  * Where an environment's calls go, as far as the files and the names of the set variables tell,
  * for listing (`guidectl envs`); it holds no secret, so that it can be printed and given to CI.
- * - `remote`: a base URL (the environment's `base_url`, or the WeChat API when it has none and its
- *   credentials are set); `wechat` says it is the WeChat API's.
- * - `embedded`: no credentials set and no `base_url`: the embedded service over
+ * - `remote`: a base URL (the environment's `base_url`, or the WeChat API when it has none and
+ *   names `credentials`); `wechat` says it is the WeChat API's.
+ * - `embedded`: no `credentials` and no `base_url`: the embedded service over
  *   `.guidectl/<name>.db` (relative to the working directory).
  */
 export type EnvironmentTargetKind =

@@ -6,7 +6,7 @@ import type {
 } from '../core/environment-target.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
-import { given as givenValue } from './resolve.js';
+import { blankCredentialsProblem } from './resolve.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -15,9 +15,9 @@ function environmentDbFile(name: string): string {
   return `.guidectl/${name}.db`;
 }
 
-/** Whether a variable is set to something (unset and empty alike are not). */
+/** Whether a variable is set to something (unset, empty and white space alike are not). */
 function given(env: Env, name: string): boolean {
-  return givenValue(env, name) !== undefined;
+  return (env[name] ?? '').trim() !== '';
 }
 
 function credentialsState(env: Env, prefix: string): CredentialsState {
@@ -37,23 +37,34 @@ function credentialsVariables(prefix: string): readonly string[] {
 
 function problemOf(
   environment: DeclaredEnvironment,
+  env: Env,
   state: CredentialsState | undefined,
 ): string | undefined {
   const prefix = environment.credentialsPrefix;
-  if (state === 'incomplete' && prefix !== undefined) {
+  if (prefix === undefined) {
+    return environment.baseUrl === undefined
+      ? undefined
+      : 'it has a base_url but no credentials: give it "credentials: PREFIX" and set PREFIX_APPID and PREFIX_SECRET, or PREFIX_ACCESS_TOKEN';
+  }
+  const blank = blankCredentialsProblem(env, credentialVariables(prefix));
+  if (blank !== undefined) return blank;
+  if (state === 'incomplete') {
     return `only one of ${prefix}_APPID and ${prefix}_SECRET is set; app credentials need both (or set ${prefix}_ACCESS_TOKEN)`;
   }
-  if (environment.baseUrl === undefined || state === 'token' || state === 'app') return undefined;
-  return prefix === undefined
-    ? 'it has a base_url but no credentials: give it "credentials: PREFIX" and set PREFIX_APPID and PREFIX_SECRET, or PREFIX_ACCESS_TOKEN'
-    : `it has a base_url but no credentials are set: set ${prefix}_APPID and ${prefix}_SECRET, or ${prefix}_ACCESS_TOKEN`;
+  if (state === 'token' || state === 'app') return undefined;
+  const set = `set ${prefix}_APPID and ${prefix}_SECRET, or ${prefix}_ACCESS_TOKEN`;
+  // "credentials:" names a real account: with none of its variables set, never the local database.
+  return environment.baseUrl === undefined
+    ? `it names credentials (${prefix}) but none is set: ${set} (an environment without "credentials:" and base_url is the local database .guidectl/${environment.name}.db)`
+    : `it has a base_url but no credentials are set: ${set}`;
 }
 
 /**
  * The target of each environment, in the order given, from the files and which of the process
  * environment's variables are set: credentials set (`PREFIX_ACCESS_TOKEN`, or `PREFIX_APPID` and
- * `PREFIX_SECRET`) → the environment's `base_url`, else the WeChat API; none set and no
- * `base_url` → the embedded service over `.guidectl/<name>.db`. Pure: reads only `env`'s keys.
+ * `PREFIX_SECRET`) → the environment's `base_url`, else the WeChat API (and a `problem` when
+ * they are not set, or one is empty); no `credentials` and no `base_url` → the embedded service
+ * over `.guidectl/<name>.db`. Pure: reads only `env`.
  */
 export function describeEnvironmentTargets(
   environments: readonly DeclaredEnvironment[],
@@ -62,7 +73,7 @@ export function describeEnvironmentTargets(
   return environments.map((environment) => {
     const prefix = environment.credentialsPrefix;
     const state = prefix === undefined ? undefined : credentialsState(env, prefix);
-    const remote = environment.baseUrl !== undefined || (state !== undefined && state !== 'none');
+    const remote = environment.baseUrl !== undefined || prefix !== undefined;
     const target: EnvironmentTargetKind = remote
       ? {
           kind: 'remote',
@@ -70,7 +81,7 @@ export function describeEnvironmentTargets(
           wechat: environment.baseUrl === undefined,
         }
       : { kind: 'embedded', dbFile: environmentDbFile(environment.name) };
-    const problem = problemOf(environment, state);
+    const problem = problemOf(environment, env, state);
     return {
       environment,
       target,

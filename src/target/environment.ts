@@ -13,7 +13,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * The target of an environment the files declare (`--env NAME`), as `describeEnvironmentTargets`
  * (what `guidectl envs` lists) says it is from here: its credentials from `PREFIX_ACCESS_TOKEN`,
  * or `PREFIX_APPID` + `PREFIX_SECRET`, of its `credentials` prefix; its `base_url`, else the WeChat
- * API when they are set; with neither, the embedded service over `.guidectl/<name>.db`, one
+ * API; with neither `credentials` nor `base_url`, the embedded service over `.guidectl/<name>.db`, one
  * database per environment. An environment that cannot be planned from here (its `problem`) is a
  * UsageError. The files say where each environment is, so the flags and variables that choose a
  * target otherwise (`--base-url`, `--local-db`, `GUIDECTL_*`, `WECHAT_*`) are not used, and the

@@ -57,6 +57,22 @@ export function given(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/**
+ * Why credentials variables cannot be read, when one of them is set but empty or only white space
+ * (undefined otherwise): an unset CI secret expands to "", and read as not given it would switch
+ * the target silently (to the local database, or from a token to the app credentials).
+ */
+export function blankCredentialsProblem(env: Env, variables: CredentialVariables): string | undefined {
+  for (const name of [variables.accessToken, variables.appid, variables.secret]) {
+    const value = env[name];
+    if (value !== undefined && value.trim() === '') {
+      const what = value === '' ? 'empty' : 'only white space';
+      return `${name} is set but ${what} (an unset CI secret expands to ""): give it its value, or unset it`;
+    }
+  }
+  return undefined;
+}
+
 /** A base URL as the client takes it (no trailing `/`); a UsageError naming `source` when it is not one. */
 export function checkBaseUrl(value: string, source: string): string {
   const parsed = parseBaseUrl(value);
@@ -85,6 +101,8 @@ export function checkBaseUrl(value: string, source: string): string {
 
 /** Chooses the target from the flags and the environment; throws `UsageError` on a contradiction. */
 export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target {
+  const blank = blankCredentialsProblem(env, WECHAT_VARIABLES);
+  if (blank !== undefined) throw new UsageError(blank);
   const token = given(env, 'WECHAT_ACCESS_TOKEN');
   const appid = given(env, 'WECHAT_APPID');
   const secret = given(env, 'WECHAT_SECRET');

@@ -40,7 +40,7 @@ describe('guidectl envs', () => {
     expect(stdout).not.toContain('wxstaging');
   });
 
-  it('no credentials set and no base_url: the embedded service over .guidectl/<env>.db; a base_url without them is a problem named', async () => {
+  it('credentials not set: a problem named, with a base_url or without; only an environment naming neither is embedded', async () => {
     const { code, stdout } = await runCli(['envs', TWO], { cwd: ROOT, env: { PROD_APPID: 'wxprod' } });
     expect(code).toBe(0);
     expect(stdout).toBe(
@@ -52,7 +52,10 @@ describe('guidectl envs', () => {
         'production: cannot be planned here: only one of PROD_APPID and PROD_SECRET is set; app credentials need both (or set PROD_ACCESS_TOKEN)\n',
     );
     const none = await runCli(['envs', TWO], { cwd: ROOT });
-    expect(none.stdout).toContain('production   embedded .guidectl/production.db  PROD_* not set\n');
+    expect(none.stdout).toContain('production   WeChat API (https://api.weixin.qq.com)  PROD_* not set\n');
+    expect(none.stdout).toContain(
+      'production: cannot be planned here: it names credentials (PROD) but none is set: set PROD_APPID and PROD_SECRET, or PROD_ACCESS_TOKEN',
+    );
   });
 
   it('--json: format_version 1, the environments in order, for a CI matrix; no secret', async () => {
@@ -78,13 +81,14 @@ describe('guidectl envs', () => {
         },
         {
           name: 'production',
-          target: { kind: 'embedded', database: '.guidectl/production.db' },
+          target: { kind: 'remote', base_url: 'https://api.weixin.qq.com', wechat: true },
           credentials: {
             prefix: 'PROD',
             variables: ['PROD_APPID', 'PROD_SECRET', 'PROD_ACCESS_TOKEN'],
             state: 'none',
           },
-          problem: null,
+          problem:
+            'it names credentials (PROD) but none is set: set PROD_APPID and PROD_SECRET, or PROD_ACCESS_TOKEN (an environment without "credentials:" and base_url is the local database .guidectl/production.db)',
           file: 'three.yaml',
           line: 6,
         },
