@@ -107,6 +107,11 @@ export interface GuideClientOptions {
   readonly auth: ClientAuth;
   /** The variables `auth` was read from, named by the hints of refused credentials (`WECHAT_*`). */
   readonly credentialVariables?: CredentialVariables;
+  /**
+   * With a fixed access token: whether the app credentials' variables are set too (the token took
+   * precedence), so that the hint of a refused token says to unset it rather than to set them.
+   */
+  readonly appCredentialsSet?: boolean;
   /** `https://api.weixin.qq.com` by default; may carry a path prefix (a gateway's `/wechat`). */
   readonly baseUrl?: string;
   /** Most calls in flight at once (8); the connection pool keeps at least as many sockets. */
@@ -374,6 +379,7 @@ class Client implements GuideClient {
   private readonly settleMs: number;
   private readonly fixedToken: boolean;
   private readonly variables: CredentialVariables;
+  private readonly appCredentialsSet: boolean;
   private seq = 0;
   private closed = false;
   private readonly confirmRead: ConfirmRead = (operation, body, accept) => this.run(operation, body, accept);
@@ -430,6 +436,7 @@ class Client implements GuideClient {
     });
     const auth = options.auth;
     this.variables = options.credentialVariables ?? WECHAT_VARIABLES;
+    this.appCredentialsSet = options.appCredentialsSet === true;
     if ('accessToken' in auth) {
       if (auth.accessToken === '') throw new RangeError('auth.accessToken must not be empty');
       this.secrets.add(auth.accessToken);
@@ -984,10 +991,10 @@ class Client implements GuideClient {
     }
     if (this.fixedToken) {
       const { accessToken, appid, secret } = this.variables;
-      return (
-        `the fixed access token (${accessToken}) was refused: set a fresh one, or set ${appid} and ` +
-        `${secret} instead so that tokens are fetched and refreshed as needed`
-      );
+      const refused = `the fixed access token (${accessToken}) was refused: set a fresh one, or`;
+      return this.appCredentialsSet
+        ? `${refused} unset ${accessToken} so that ${appid} and ${secret}, which are set too, are used (the token takes precedence over them)`
+        : `${refused} unset it and set ${appid} and ${secret} instead so that tokens are fetched and refreshed as needed`;
     }
     return 'a freshly fetched access token was refused too; check that no other program keeps resetting the tokens of this app';
   }

@@ -11,7 +11,7 @@ import {
   type LockProcess,
 } from '../service/db-lock.js';
 import type { GuideService } from '../service/index.js';
-import { proxyFromEnv, type Target } from './resolve.js';
+import { given, proxyFromEnv, type Target } from './resolve.js';
 
 /** What opening a target needs from the process around it (the CLI's, or a library user's). */
 export interface TargetHost {
@@ -78,6 +78,9 @@ export async function openTarget(
       baseUrl: target.baseUrl,
       auth: target.auth,
       credentialVariables: target.variables,
+      appCredentialsSet:
+        given(host.env, target.variables.appid) !== undefined &&
+        given(host.env, target.variables.secret) !== undefined,
       ...(proxy === undefined ? {} : { proxy }),
     });
     return { client, close: () => client.close() };

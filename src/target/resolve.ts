@@ -73,14 +73,27 @@ export function blankCredentialsProblem(env: Env, variables: CredentialVariables
   return undefined;
 }
 
-/** A base URL as the client takes it (no trailing `/`); a UsageError naming `source` when it is not one. */
-export function checkBaseUrl(value: string, source: string): string {
+/** What is wrong with a text that is not a URL, in words that do not quote it. */
+function whyNotAUrl(value: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) return 'it does not start with http:// or https://';
+  if (/\s/.test(value)) return 'it holds white space';
+  return 'its host is missing or malformed';
+}
+
+/**
+ * A base URL as the client takes it (no trailing `/`); a UsageError naming `source` when it is not
+ * one. `quoted`: whether the message may show the value; not for a variable, which may hold a
+ * secret put there by mistake (CI variables swapped), only for what the user typed.
+ */
+export function checkBaseUrl(value: string, source: string, quoted = true): string {
   const parsed = parseBaseUrl(value);
   if ('url' in parsed) return value.replace(/\/+$/, '');
   switch (parsed.problem.kind) {
     case 'not-a-url':
       throw new UsageError(
-        `${source} ${JSON.stringify(value)} is not a URL; give e.g. https://api.weixin.qq.com`,
+        quoted
+          ? `${source} ${JSON.stringify(value)} is not a URL; give e.g. https://api.weixin.qq.com`
+          : `${source} is not a URL: ${whyNotAUrl(value)} (the value is not shown, in case it is a secret); give e.g. https://api.weixin.qq.com`,
       );
     case 'not-http':
       throw new UsageError(`${source} must be an http:// or https:// URL, not ${parsed.problem.protocol}`);
@@ -133,7 +146,7 @@ export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target
     flagUrl !== undefined
       ? checkBaseUrl(flagUrl, '--base-url')
       : envUrl !== undefined
-        ? checkBaseUrl(envUrl, 'GUIDECTL_BASE_URL')
+        ? checkBaseUrl(envUrl, 'GUIDECTL_BASE_URL', false)
         : undefined;
 
   // An empty GUIDECTL_LOCAL_DB is unset, as every variable here; an empty flag is a slip (a

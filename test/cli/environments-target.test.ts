@@ -80,7 +80,7 @@ describe('--env NAME on plan and apply', () => {
     });
     expect(token.code).toBe(1);
     expect(token.stderr).toContain(
-      'the fixed access token (STAGING_ACCESS_TOKEN) was refused: set a fresh one, or set STAGING_APPID and STAGING_SECRET instead',
+      'the fixed access token (STAGING_ACCESS_TOKEN) was refused: set a fresh one, or unset it and set STAGING_APPID and STAGING_SECRET instead',
     );
     expect(token.stderr).not.toContain('WECHAT_');
     const { appid } = two.staging.service.credentials;
