@@ -52,7 +52,7 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         .default('normal'),
     )
     .option('--appid <appid>', 'app id that token requests must present (generated when not given)')
-    .option('--secret <secret>', 'app secret (generated when not given; or set GUIDECTL_SERVICE_SECRET)')
+    .option('--secret <secret>', 'app secret (else generated); safer: GUIDECTL_SERVICE_SECRET (not in ps)')
     .option(
       '--token-ttl <seconds>',
       'lifetime of access tokens',
@@ -105,13 +105,12 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   const { io } = ctx;
   // SIGINT/SIGTERM: stop accepting calls, finish those in flight, then exit; a second: at once.
   io.catchSignals?.();
-  const { givenSecret, startServe } = await import('../service/index.js');
+  const { givenCredentials, startServe } = await import('../service/index.js');
   // The service's settings, and the other flags as startServe takes them.
   const { tokenTtl, sensitiveWords, invites, maxGuides, faults, ...flags } = options;
-  const secret = givenSecret(options.secret, io.env['GUIDECTL_SERVICE_SECRET']);
   const serve = await startServe({
     ...flags,
-    ...(secret === undefined ? {} : { secret }),
+    ...givenCredentials(options.appid, options.secret, io.env['GUIDECTL_SERVICE_SECRET']),
     faults: faults.spec,
     settings: { tokenTtl, sensitiveWords, invites, maxGuides },
     cwd: io.cwd,

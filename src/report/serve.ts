@@ -2,6 +2,8 @@
 export interface ServeFacts {
   readonly url: string;
   readonly db: string;
+  /** `--durability`: said beside a database file (an in-memory one has nothing to keep). */
+  readonly durability: 'normal' | 'full';
   readonly appid: string;
   /** Set only when the secret was generated now: it is shown this once. */
   readonly generatedSecret?: string;
@@ -16,7 +18,12 @@ export interface ServeFacts {
 
 /** The lines `guidectl serve` prints on stdout once it listens. */
 export function renderServeBanner(f: ServeFacts): string {
-  const lines = [`guidectl serve: listening on ${f.url}`, `  database   ${f.db}`, `  appid      ${f.appid}`];
+  const durability = f.db === ':memory:' ? '' : ` (durability ${f.durability})`;
+  const lines = [
+    `guidectl serve: listening on ${f.url}`,
+    `  database   ${f.db}${durability}`,
+    `  appid      ${f.appid}`,
+  ];
   if (f.generatedSecret !== undefined)
     lines.push(
       `  secret     ${f.generatedSecret}  (generated now and shown only now: the database keeps only its hash)`,

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { countOf } from '../core/count.js';
 import { UsageError } from '../core/errors.js';
+import { APPID } from '../core/guide-rules.js';
 import type { Store } from './store.js';
 
 /**
@@ -90,18 +92,56 @@ export function isBlankSecret(secret: string): boolean {
   return secret.trim() === '';
 }
 
+/** The shortest secret `serve` takes: a WeChat AppSecret, as a generated one, has 32 characters. */
+export const MIN_SECRET_LENGTH = 16;
+
 /**
  * The secret `serve` was given: `--secret` (`flag`), else `GUIDECTL_SERVICE_SECRET` (`env`), else
- * none (the stored one, or one generated). A blank one is refused, naming where it came from.
+ * none (the stored one, or one generated). A blank one, or one shorter than `MIN_SECRET_LENGTH`
+ * (easily guessed), is refused, naming where it came from.
  */
 export function givenSecret(flag: string | undefined, env: string | undefined): string | undefined {
   const [secret, source] = flag !== undefined ? [flag, '--secret'] : [env, 'GUIDECTL_SERVICE_SECRET'];
-  if (secret !== undefined && isBlankSecret(secret)) {
+  if (secret === undefined) return undefined;
+  const keep = `or leave ${source} out to keep the stored one (a new database generates one)`;
+  if (isBlankSecret(secret)) {
     throw new UsageError(
-      `${source} is empty: an empty app secret would give a token to anyone who asks. Give a secret, or leave ${source} out to keep the stored one (a new database generates one)`,
+      `${source} is empty: an empty app secret would give a token to anyone who asks. Give a secret, ${keep}`,
+    );
+  }
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new UsageError(
+      `${source} is too short (${countOf(secret.length, 'character')}): a short secret is easily guessed. Give one of at least ${MIN_SECRET_LENGTH} characters (a WeChat AppSecret, as a generated one, has 32), ${keep}`,
     );
   }
   return secret;
+}
+
+/**
+ * The appid `serve` was given (`--appid`), else none (the stored one, or one generated): `wx` and
+ * 16 lower-case hex digits, as WeChat's and generated ones are. Another (an empty one, a typo) would
+ * be stored, revoke the tokens of the appid before it, and fail every token request after.
+ */
+export function givenAppid(flag: string | undefined): string | undefined {
+  if (flag === undefined || APPID.test(flag)) return flag;
+  const what = flag.trim() === '' ? 'is empty' : `${JSON.stringify(flag)} is not an appid`;
+  throw new UsageError(
+    `--appid ${what}: give wx and 16 lower-case hex digits (wx1234567890abcdef), or leave --appid out to keep the stored one (a new database generates one)`,
+  );
+}
+
+/**
+ * The credentials `serve` was given, checked (`givenAppid`, `givenSecret`): only those given, for
+ * the service's options; the others are the stored ones, or generated.
+ */
+export function givenCredentials(
+  appidFlag: string | undefined,
+  secretFlag: string | undefined,
+  secretEnv: string | undefined,
+): { appid?: string; secret?: string } {
+  const appid = givenAppid(appidFlag);
+  const secret = givenSecret(secretFlag, secretEnv);
+  return { ...(appid === undefined ? {} : { appid }), ...(secret === undefined ? {} : { secret }) };
 }
 
 /** The credentials a service starts with, after `settleCredentials`. */

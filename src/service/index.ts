@@ -2,7 +2,7 @@ export type { ConnectionLimits } from './connections.js';
 export { connectionLimitsFor, DEFAULT_CONNECTION_LIMITS } from './connections.js';
 export type { ServiceSettings } from './context.js';
 export { DEFAULT_SETTINGS, MAX_PAGE_SIZE } from './context.js';
-export { givenSecret } from './credentials.js';
+export { givenCredentials } from './credentials.js';
 export { DEFAULT_LOCAL_DB_PATH, ensureDir, prepareDbFolder } from './db-folder.js';
 export type { FaultSpec } from './faults.js';
 export { parseFaults } from './faults.js';

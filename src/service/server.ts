@@ -178,6 +178,9 @@ export class GuideService {
     if (options.secret !== undefined && isBlankSecret(options.secret)) {
       throw new UsageError('the app secret is empty: give a secret, or none to keep the stored one');
     }
+    if (options.appid?.trim() === '') {
+      throw new UsageError('the appid is empty: give an appid, or none to keep the stored one');
+    }
     this.store = new Store(options.db ?? ':memory:', options.durability ?? 'normal');
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.simulation = options.simulation === true;

@@ -43,7 +43,7 @@ export function desiredState(guides: number, groups: number): DesiredState {
 
 // Given, since each database is served twice: seeded, then measured (the banner shows a secret
 // only when the serve generated it).
-const CREDENTIALS = ['--appid', 'wx00000000000bench', '--secret', 'bench-secret'];
+const CREDENTIALS = ['--appid', 'wx000000000000be4c', '--secret', 'bench-secret-000001'];
 
 /** Applies `file` to the (empty) account of a serve at 0 ms latency over `db`: the set-up. */
 async function seed(db: string, file: string): Promise<void> {

@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const creds = { appid: 'wx00000000000000cc', secret: 'persist-secret' };
+const creds = { appid: 'wx00000000000000cc', secret: 'persist-secret-00001' };
 
 async function add(url: string, token: string, account: string): Promise<number> {
   const answer = await rawRequest(`${url}/cgi-bin/guide/addguideacct?access_token=${token}`, {
