@@ -17,6 +17,11 @@ export class InFlight {
     return true;
   }
 
+  /** How many requests are under way. */
+  get size(): number {
+    return this.count;
+  }
+
   /** Counts one request (let in by `enter`) ended. */
   leave(): void {
     this.count -= 1;

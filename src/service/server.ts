@@ -326,13 +326,15 @@ export class GuideService {
   /**
    * Stops at once (`close` without waiting): every connection is closed, so the calls in flight
    * go unanswered, and a call still waiting on an injected delay is not made. A call already in
-   * its transaction has taken effect whole or not at all, as after a kill. Resolves once closed.
+   * its transaction has taken effect whole or not at all, as after a kill. Resolves once closed,
+   * with the number of calls cut short (those handled, and those whose body was still arriving).
    */
-  abandon(): Promise<void> {
+  abandon(): Promise<number> {
+    const cut = this.requests.size + (this.http?.unreadRequests() ?? 0);
     this.delays.endAll();
     const closing = this.close();
     this.http?.server.closeAllConnections();
-    return closing;
+    return closing.then(() => cut);
   }
 
   private httpHost(): HttpHost {

@@ -36,7 +36,8 @@ export interface RunningServe {
   close(): Promise<void>;
   /**
    * `close`, unless `now` aborts first (a second Ctrl-C): then stops at once, the calls in flight
-   * unanswered (`GuideService.abandon`), and releases the lock. Says which it was.
+   * unanswered (`GuideService.abandon`), and releases the lock. Says which it was: `finished`
+   * too when the second signal found no call under way.
    */
   stop(now?: AbortSignal): Promise<'finished' | 'abandoned'>;
 }
@@ -76,8 +77,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
           now?.addEventListener('abort', () => resolve('abandoned'), { once: true });
         });
         const how = await Promise.race([close().then(() => 'finished' as const), abandoned]);
-        if (how === 'abandoned') await service.abandon().finally(() => held?.release());
-        return how;
+        if (how === 'finished') return how;
+        // A second signal while nothing was under way cut nothing short: the stop finished all the same.
+        const cut = await service.abandon().finally(() => held?.release());
+        return cut === 0 ? 'finished' : 'abandoned';
       },
     };
   } catch (error) {
