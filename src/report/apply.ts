@@ -201,7 +201,7 @@ export function renderInvited(plan: Plan, result: ApplyResult): string {
   const key = first.startsWith('openid ')
     ? { guide_openid: first.slice('openid '.length) }
     : { guide_account: first };
-  return `Invited ${countOf(guides.length, 'guide')} (${named.join(', ')}${more}): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}' shows its status.\n`;
+  return `Invited ${countOf(guides.length, 'guide')} (${named.join(', ')}${more}): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}', against this apply's target, shows its status.\n`;
 }
 
 function convergenceText(run: Applied, options: { readonly color?: boolean }): string {

@@ -26,7 +26,7 @@ export interface ExportCounts {
 /**
  * What `export -o FILE` says once the file is written (`shown`: its path as the user gave it): what
  * the file holds, as `renderExport` counted it — the groups that share a name are left out, the
- * tasks named when there are any.
+ * tasks counted when there are any.
  */
 export function exportWrittenNotice(shown: string, counts: ExportCounts): string {
   const said = [

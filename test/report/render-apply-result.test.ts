@@ -115,7 +115,7 @@ describe('renderInvited', () => {
         resultOf(plan, (i) => (i === 2 ? 'failed' : 'done')),
       ),
     ).toBe(
-      `Invited 1 guide (guide_000): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '{"guide_account":"guide_000"}' shows its status.\n`,
+      `Invited 1 guide (guide_000): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '{"guide_account":"guide_000"}', against this apply's target, shows its status.\n`,
     );
     expect(
       renderInvited(
