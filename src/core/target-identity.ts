@@ -1,6 +1,6 @@
 /**
- * Which account a target is, as far as guidectl can tell without a call — what a saved plan of an
- * environment records, and what `apply PLAN.json` compares with the target resolved then:
+ * Which account a target is, as far as guidectl can tell without a call — what every saved plan
+ * records, and what `apply PLAN.json` compares with the target resolved then:
  * - `remote`: the API at `baseUrl` (normalised: scheme and host in lower case, no default port,
  *   no trailing `/`), and `appidDigest`, a digest of the appid, when app credentials are used. An
  *   access token does not say which account it belongs to: then it is absent.
@@ -15,12 +15,13 @@ export type TargetIdentity =
   | { readonly kind: 'embedded'; readonly database: string };
 
 /**
- * The environment a plan was made for (`--env NAME`) and the identity of the target it read:
- * part of what the plan id covers, so that a saved plan's environment cannot be edited by hand.
+ * What a plan was made against: the identity of the target it read and, for files with
+ * environments, the environment's name. Part of what the plan id covers, so that a saved plan is
+ * never applied to another account and its target cannot be edited by hand.
  */
-export interface PlannedEnvironment {
-  readonly name: string;
-  readonly target: TargetIdentity;
+export interface PlannedTarget {
+  readonly target?: TargetIdentity;
+  readonly environment?: string;
 }
 
 /** A target resolved now: in words for messages, and which account it is. */

@@ -11,7 +11,7 @@ import {
 import type { LiveReadScope, LiveState, LiveTask } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
-import type { PlannedEnvironment, TargetIdentity } from '../core/target-identity.js';
+import type { PlannedTarget, TargetIdentity } from '../core/target-identity.js';
 
 /**
  * Digests that tie a saved plan to what it was computed from, and the plan id. Pure: the same
@@ -172,10 +172,13 @@ export interface PlanBasis {
   readonly safety: GuardSettings;
   readonly protect: ProtectedNames;
   /**
-   * The environment the plan was made for and the identity of its target; absent for files
-   * without environments (whose plan ids stay as they were).
+   * The identity of the target the plan read: every plan the CLI makes has one (so that a plan,
+   * saved or pinned by its id, is never applied to another account); absent only when a library
+   * caller's live source does not say.
    */
-  readonly environment?: PlannedEnvironment;
+  readonly target?: TargetIdentity;
+  /** The environment the plan was made for (its name); absent for files without environments. */
+  readonly environment?: string;
 }
 
 /** The limits the files' `safety` section sets; absent ones are the defaults. */
@@ -198,12 +201,13 @@ export function planBasis(
   desired: DesiredState,
   live: LiveState,
   readScope: LiveReadScope,
-  environment?: PlannedEnvironment,
+  made: PlannedTarget = {},
 ): PlanBasis {
   const safety = desired.safety;
   const protect = desired.protect;
   return {
-    ...(environment === undefined ? {} : { environment }),
+    ...(made.target === undefined ? {} : { target: made.target }),
+    ...(made.environment === undefined ? {} : { environment: made.environment }),
     desiredDigest: desiredDigest(desired),
     liveDigest: liveDigest(live),
     readScope,
@@ -282,8 +286,9 @@ export function protectedNamesToJson(names: ProtectedNames): Record<string, unkn
  * dependencies, show the same changes (so a saved plan whose changes were edited to hide a call
  * no longer has the id that was reviewed), were made from the same meaning of the files against
  * the same account as read, and are checked by apply with the same guard settings and protections
- * — and, for a plan of an environment, were made for the same environment and target. (The
- * summary counts the changes and calls; a saved plan's is checked against them.)
+ * — against the same target (its identity, {@link PlanBasis.target}) and, for a plan of an
+ * environment, for the same environment. (The summary counts the changes and calls; a saved
+ * plan's is checked against them.)
  */
 export function planId(
   plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics' | 'changes' | 'unmanaged'>,
@@ -299,14 +304,8 @@ export function planId(
     read_scope: readScopeToJson(basis.readScope),
     safety: guardSettingsToJson(basis.safety),
     protect: protectedNamesToJson(basis.protect),
-    ...(basis.environment === undefined
-      ? {}
-      : {
-          environment: {
-            name: basis.environment.name,
-            target_id: targetIdentityToJson(basis.environment.target),
-          },
-        }),
+    ...(basis.target === undefined ? {} : { target_id: targetIdentityToJson(basis.target) }),
+    ...(basis.environment === undefined ? {} : { environment: basis.environment }),
   };
   return sha256OfCanonical('guidectl-plan-3\n', value).slice(0, PLAN_ID_LENGTH);
 }

@@ -14,7 +14,7 @@ import {
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { isRecord } from '../core/records.js';
-import type { TargetIdentity } from '../core/target-identity.js';
+import type { TargetIdentity, TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { callTarget } from './call-target.js';
 import {
@@ -35,12 +35,13 @@ import {
  * were reviewed, and to refuse when they are no longer right. It holds no token, secret or
  * credential — only the plan, digests, and where the files were.
  *
- * `format_version` 3, `kind` "guidectl-plan", then:
+ * `format_version` 4, `kind` "guidectl-plan", then:
  * - `plan_id`: the id of the calls, the semantics, the digests, the read scope, `safety`,
- *   `protect`, and the environment's name and `target_id` (checked on load: a file with any of
+ *   `protect`, `target_id` and the environment's name (checked on load: a file with any of
  *   these edited does not match it);
- * - `environment`?: `{name, target, target_id}`, for a plan of one environment of the files (see
- *   {@link SavedEnvironment}); `target`, the words, is shown and never acted on;
+ * - `target`, `target_id`: the target the plan read, in words (shown, never acted on) and which
+ *   account it is (`TargetIdentity`), which `apply FILE` compares with the target resolved then;
+ * - `environment`?: `{name}`, for a plan of one environment of the files;
  * - `paths`: the files and folders the plan was made from, relative to the working directory;
  * - `desired_digest`, `live_digest`: SHA-256 of the normalised files and of the live state read;
  * - `read_scope`: what was read, so that apply reads exactly that again;
@@ -59,26 +60,33 @@ export const SAVED_PLAN_KIND = 'guidectl-plan';
 /**
  * The saved plan's `format_version`: raised when a field changes meaning or goes away. 2: the plan
  * id covers the environment, which records its target's identity (`target_id`). 3: the plan id
- * covers the changes and unmanaged resources shown with the calls. Files of versions 1 and 2 are
- * refused: their changes could be edited without changing their id, so what `show` printed of
- * them need not be what `apply` would do.
+ * covers the changes and unmanaged resources shown with the calls. 4: every plan records its
+ * target (`target`, `target_id`, no longer under `environment`), and the plan id covers it.
+ * Files of earlier versions are refused (see {@link decodeSavedPlan}).
  */
-export const SAVED_PLAN_FORMAT_VERSION = 3;
+export const SAVED_PLAN_FORMAT_VERSION = 4;
 
-/**
- * The environment a saved plan was made for (`plan --env NAME --out FILE`): its target in words
- * (`describeTarget`: a base URL and the names of the credentials' variables, or a local database;
- * never a secret), for messages, and the target's identity, which `apply FILE` compares with the
- * target resolved then (and refuses when they differ). The plan id covers `name` and `targetId`.
- */
+/** Why a saved plan of an earlier format is refused: what its plan id did not cover. */
+const EARLIER_FORMATS: Readonly<Record<number, string>> = {
+  1: 'the changes it shows, so they could have been edited',
+  2: 'the changes it shows, so they could have been edited',
+  3: 'the target it was made against (a plan of files without environments could be applied to any account)',
+};
+
+/** The environment a saved plan was made for (`plan --env NAME --out FILE`). */
 export interface SavedEnvironment {
   readonly name: string;
-  readonly target: string;
-  readonly targetId: TargetIdentity;
 }
 
 export interface SavedPlan {
   readonly planId: string;
+  /**
+   * The target the plan read: in words (`describeTarget`: a base URL and the names of the
+   * credentials' variables, or a local database; never a secret), for messages, and which
+   * account it is, which `apply FILE` compares with the target resolved then (and refuses when
+   * they differ). The plan id covers the identity.
+   */
+  readonly target: TargetNow;
   /** Absent for a plan of files without environments. */
   readonly environment?: SavedEnvironment;
   readonly paths: readonly string[];
@@ -93,15 +101,9 @@ export function encodeSavedPlan(saved: SavedPlan): string {
     format_version: SAVED_PLAN_FORMAT_VERSION,
     kind: SAVED_PLAN_KIND,
     plan_id: saved.planId,
-    ...(saved.environment === undefined
-      ? {}
-      : {
-          environment: {
-            name: saved.environment.name,
-            target: saved.environment.target,
-            target_id: targetIdentityToJson(saved.environment.targetId),
-          },
-        }),
+    target: saved.target.description,
+    target_id: targetIdentityToJson(saved.target.identity),
+    ...(saved.environment === undefined ? {} : { environment: { name: saved.environment.name } }),
     paths: saved.paths,
     desired_digest: basis.desiredDigest,
     live_digest: basis.liveDigest,
@@ -132,11 +134,12 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     );
   }
   const version = value['format_version'];
-  if (version === 1 || version === 2) {
+  const uncovered = typeof version === 'number' ? EARLIER_FORMATS[version] : undefined;
+  if (uncovered !== undefined) {
     const name = isRecord(value['environment']) ? value['environment']['name'] : undefined;
     const env = typeof name === 'string' ? ` --env ${name}` : '';
     return fail(
-      `it was made by an earlier guidectl (format_version ${version}), whose plan id did not cover the changes it shows, so they could have been edited; make the plan again with guidectl plan${env} --out FILE`,
+      `it was made by an earlier guidectl (format_version ${version}), whose plan id did not cover ${uncovered}; make the plan again with guidectl plan${env} --out FILE`,
     );
   }
   if (version !== SAVED_PLAN_FORMAT_VERSION) {
@@ -162,21 +165,24 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     };
     checkConsistent(plan);
     const environment = decodeEnvironment(value['environment']);
+    const target: TargetNow = {
+      description: text(value['target'], 'target'),
+      identity: decodeIdentity(value['target_id']),
+    };
     const basis: PlanBasis = {
       desiredDigest: hex(value['desired_digest'], 64, 'desired_digest'),
       liveDigest: hex(value['live_digest'], 64, 'live_digest'),
       readScope: decodeScope(value['read_scope']),
       safety: decodeSafety(value['safety']),
       protect: decodeProtect(value['protect']),
-      ...(environment === undefined
-        ? {}
-        : { environment: { name: environment.name, target: environment.targetId } }),
+      target: target.identity,
+      ...(environment === undefined ? {} : { environment: environment.name }),
     };
     const actual = planId(plan, basis);
     if (actual !== id) {
       const covered =
         environment === undefined
-          ? 'its calls, changes, digests, read scope, safety settings and protections'
+          ? 'its calls, changes, digests, read scope, safety settings, protections and target'
           : 'its calls, changes, digests, read scope, safety settings, protections, environment and target';
       return fail(
         `it does not match its plan id: ${covered} hash to ${actual}, the file says ${id}. The file was edited or damaged after it was made; make the plan again with guidectl plan --out`,
@@ -184,6 +190,7 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     }
     return {
       planId: id,
+      target,
       ...(environment === undefined ? {} : { environment }),
       paths: array(value['paths'], 'paths').map((p, i) => text(p, `paths[${i}]`)),
       basis,
@@ -206,15 +213,11 @@ function decodeEnvironment(value: unknown): SavedEnvironment | undefined {
   // The rule of the files' environment names (see DeclaredEnvironment).
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(name))
     throw new Invalid('environment.name is not the name of an environment');
-  return {
-    name,
-    target: text(environment['target'], 'environment.target'),
-    targetId: decodeIdentity(environment['target_id']),
-  };
+  return { name };
 }
 
 function decodeIdentity(value: unknown): TargetIdentity {
-  const where = 'environment.target_id';
+  const where = 'target_id';
   const identity = record(value, where);
   const kind = oneOf(identity['kind'], ['remote', 'embedded'], `${where}.kind`);
   if (kind === 'embedded') return { kind, database: text(identity['database'], `${where}.database`) };

@@ -136,7 +136,7 @@ async function applySaved(
           planAgain(
             deps,
             files,
-            planBasis(files.state, live, scope, saved.basis.environment),
+            planBasis(files.state, live, scope, saved.basis),
             verifyRead(verify, scope, saved.plan, result, live),
             saved.plan,
             live,
@@ -165,10 +165,10 @@ function checkSaved(
   if (files !== undefined) {
     const now = makePlan(files.state, live);
     if (now.plan === undefined) return { status: 'invalid', diagnostics: now.diagnostics };
-    // The environment and target as the plan recorded them: apply compared them with the target
-    // resolved now before reading (checkSavedTarget), with the rule that an access token does not
+    // The target and environment as the plan recorded them: apply compared the target with the
+    // one resolved now before reading (checkSavedTarget), with the rule that an access token does not
     // tell the account; the id then checks the calls, guards and protections the files make now.
-    const basis = planBasis(files.state, live, planReadScope(files.state), saved.basis.environment);
+    const basis = planBasis(files.state, live, planReadScope(files.state), saved.basis);
     const id = planId(now.plan, basis);
     const refusals: Refusal[] =
       id === saved.planId ? [] : [{ kind: 'saved-plan-edited', file, saved: saved.planId, now: id }];

@@ -32,7 +32,7 @@ export {
   liveSourceOf,
   makePlan,
   type PlanRun,
-  plannedEnvironment,
+  plannedTarget,
   planReadScope,
   planRun,
 } from './plan-run.js';

@@ -3,7 +3,7 @@ import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
-import type { PlannedEnvironment, TargetIdentity } from '../core/target-identity.js';
+import type { PlannedTarget, TargetIdentity } from '../core/target-identity.js';
 import { type LiveReader, readLiveState, readScopeFor } from '../live/index.js';
 import {
   checkDeleteGuards,
@@ -23,8 +23,8 @@ import type { LoadedFiles } from './files.js';
 export interface LiveSource {
   read(scope: LiveReadScope): Promise<LiveState>;
   /**
-   * Which account the reads go to. Needed to plan files of an environment: the plan id covers
-   * the environment and its target.
+   * Which account the reads go to: the plan id covers it (so a plan saved or pinned against one
+   * account is refused on another). Needed to plan files of an environment; the CLI always gives it.
    */
   readonly target?: TargetIdentity;
 }
@@ -34,12 +34,13 @@ export function liveSourceOf(reader: LiveReader, target?: TargetIdentity): LiveS
   return { read: (scope) => readLiveState(reader, scope), ...(target === undefined ? {} : { target }) };
 }
 
-/** What the plan id of `files` read from `source` covers of the environment: its name and target. */
-export function plannedEnvironment(files: LoadedFiles, source: LiveSource): PlannedEnvironment | undefined {
-  if (files.environment === undefined) return undefined;
-  if (source.target === undefined)
+/** What the plan id of `files` read from `source` covers of where it was made: target and environment. */
+export function plannedTarget(files: LoadedFiles, source: LiveSource): PlannedTarget {
+  const { target } = source;
+  if (files.environment === undefined) return target === undefined ? {} : { target };
+  if (target === undefined)
     throw new Error(`planning environment ${files.environment.name} needs the identity of its target`);
-  return { name: files.environment.name, target: source.target };
+  return { target, environment: files.environment.name };
 }
 
 /**
@@ -110,7 +111,7 @@ export async function planRun(files: LoadedFiles, source: LiveSource, flags: Gua
   const live = await source.read(scope);
   const { plan, diagnostics } = makePlan(files.state, live);
   if (plan === undefined) return { status: 'invalid', diagnostics };
-  const basis = planBasis(files.state, live, scope, plannedEnvironment(files, source));
+  const basis = planBasis(files.state, live, scope, plannedTarget(files, source));
   return {
     status: 'planned',
     files,

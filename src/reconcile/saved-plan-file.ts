@@ -33,8 +33,8 @@ export async function checkPlanOut(cwd: string, out: string): Promise<string> {
 
 /**
  * `plan --out`: the plan of `run` saved at `out` (relative to `cwd`), with the paths it was made
- * from as a saved plan records them, its live fingerprints, and (for a plan of an environment)
- * the environment and its target, as identified and as `target` describes it.
+ * from as a saved plan records them, its live fingerprints, the target it read (as identified,
+ * and as `target` describes it) and, for a plan of an environment, the environment.
  */
 export async function savePlanRun(
   cwd: string,
@@ -43,11 +43,13 @@ export async function savePlanRun(
   paths: readonly string[],
   target: string,
 ): Promise<void> {
-  const planned = run.basis.environment;
-  const environment = planned && { name: planned.name, target, targetId: planned.target };
+  const { environment, target: identity } = run.basis;
+  // A saved plan without its target could be applied to any account.
+  if (identity === undefined) throw new Error('a plan is saved only with the identity of its target');
   await writeSavedPlan(nodePath.resolve(cwd, out), {
     planId: run.planId,
-    ...(environment === undefined ? {} : { environment }),
+    target: { description: target, identity },
+    ...(environment === undefined ? {} : { environment: { name: environment } }),
     paths: paths.map((p) => recordedPath(cwd, p)),
     basis: run.basis,
     plan: run.plan,
@@ -306,24 +308,29 @@ export function checkSavedEnvironment(
  * Refuses a saved plan made against another account than the target resolved now (see
  * `compareTargets`: the account, not the words that describe it — the same account reached with
  * an access token instead of its appid and secret is the same target), even when the two accounts
- * look alike. Its environment is not checked here: `savedPlanSource` refused a plan of another
- * environment when it read it, and the files it loaded are the plan's environment's.
+ * look alike, whether or not the files have environments. Its environment is not checked here:
+ * `savedPlanSource` refused a plan of another environment when it read it, and the files it
+ * loaded are the plan's environment's.
  */
 export function checkSavedTarget(saved: SavedPlan, file: string, target: TargetNow): void {
-  const made = saved.environment;
-  if (made === undefined) return;
-  const difference = compareTargets(made.targetId, target.identity);
+  const made = saved.target;
+  const difference = compareTargets(made.identity, target.identity);
   if (difference === undefined) return;
-  const [then, now] = [made.targetId, target.identity];
+  const [then, now] = [made.identity, target.identity];
+  const env = saved.environment === undefined ? '' : ` for environment ${saved.environment.name}`;
   if (then.kind === 'embedded' && now.kind === 'embedded') {
     // Both described relative to the folder each ran in, they can read alike: give both in full.
+    const fix =
+      saved.environment === undefined
+        ? `apply it to that database (--local-db ${shellWord(then.database)}), or plan again for this one`
+        : 'run apply in the folder where the plan was made';
     throw new UsageError(
-      `${file} was made for environment ${made.name} against the local database ${then.database}; here the target is the local database ${now.database}. Nothing was changed: run apply in the folder where the plan was made`,
+      `${file} was made${env} against the local database ${then.database}; here the target is the local database ${now.database}. Nothing was changed: ${fix}`,
     );
   }
   const why = difference === 'account' ? ', with the credentials of another account (another appid). ' : '. ';
   throw new UsageError(
-    `${file} was made for environment ${made.name} against ${made.target}; the target now is ${target.description}${why}Nothing was changed: plan again for this target`,
+    `${file} was made${env} against ${made.description}; the target now is ${target.description}${why}Nothing was changed: plan again for this target`,
   );
 }
 

@@ -35,7 +35,7 @@ export function staleReport(saved: SavedPlan, facts: StaleFacts): StaleReport {
       nowErrors = made.diagnostics.filter((d) => d.severity === 'error').length;
     } else {
       now = {
-        planId: planId(made.plan, planBasis(files.state, live, saved.basis.readScope)),
+        planId: planId(made.plan, planBasis(files.state, live, saved.basis.readScope, saved.basis)),
         calls: diffCalls(saved.plan.calls, made.plan.calls),
       };
     }

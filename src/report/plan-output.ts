@@ -112,12 +112,13 @@ export function formatSavedPlan(
     readonly planId: string;
     readonly plan: Plan;
     readonly paths: readonly string[];
-    readonly environment?: { readonly name: string; readonly target: string };
+    readonly target: { readonly description: string };
+    readonly environment?: { readonly name: string };
   },
   file: string,
   color: boolean,
 ): string {
-  const made = saved.environment;
+  const made = saved.environment && { name: saved.environment.name, target: saved.target.description };
   const environment = made === undefined ? {} : { environment: made };
   const text = formatPlan(format, saved.plan, { planId: saved.planId, color, ...environment });
   if (format !== 'human') return text;

@@ -298,8 +298,8 @@ describe('--env NAME on plan and apply', () => {
     const plan = await cli(['plan', '--env', 'staging', '--out', 'staging.json', 'guides.yaml']);
     expect(plan.code, plan.stderr).toBe(0);
     const saved = JSON.parse(await readFile(join(two.ws.dir, 'staging.json'), 'utf8'));
-    expect(saved.environment).toMatchObject({
-      name: 'staging',
+    expect(saved).toMatchObject({
+      environment: { name: 'staging' },
       target: `${two.staging.url} (STAGING_APPID/STAGING_SECRET)`,
     });
     expect(JSON.stringify(saved)).not.toContain(two.staging.service.credentials.secret);
@@ -328,8 +328,8 @@ describe('--env NAME on plan and apply', () => {
   it('the target is compared by account, not by its words: an access token of the same account is the same target', async () => {
     expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
     const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
-    expect(saved.format_version).toBe(3);
-    expect(saved.environment.target_id).toEqual({
+    expect(saved.format_version).toBe(4);
+    expect(saved.target_id).toEqual({
       kind: 'remote',
       base_url: two.staging.url,
       appid_digest: expect.stringMatching(/^[0-9a-f]{16}$/),
@@ -386,7 +386,7 @@ describe('--env NAME on plan and apply', () => {
       STAGING_SECRET: two.production.service.credentials.secret,
     };
     const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
-    saved.environment.target = `${two.production.url} (STAGING_APPID/STAGING_SECRET)`;
+    saved.target = `${two.production.url} (STAGING_APPID/STAGING_SECRET)`;
     await two.ws.write('s.json', JSON.stringify(saved));
     const apply = await cli(['apply', 's.json'], env);
     expect(apply.code).toBe(1);
@@ -399,11 +399,9 @@ describe('--env NAME on plan and apply', () => {
     const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
     // Staging's plan made to look like production's (production lacks qa_bot_wx: its files differ,
     // so the files are left out, as when a plan is applied where they are not).
-    saved.environment = {
-      name: 'production',
-      target: `${two.production.url} (PROD_APPID/PROD_SECRET)`,
-      target_id: { kind: 'remote', base_url: two.production.url },
-    };
+    saved.environment = { name: 'production' };
+    saved.target = `${two.production.url} (PROD_APPID/PROD_SECRET)`;
+    saved.target_id = { kind: 'remote', base_url: two.production.url };
     saved.paths = [];
     await two.ws.write('edited.json', JSON.stringify(saved));
     for (const args of [
@@ -418,7 +416,7 @@ describe('--env NAME on plan and apply', () => {
     }
     expect(await accountOf(two.production)).toMatchObject({ guides: [] });
     // A plan of an environment from the format before (no target_id, an id without it): refused.
-    const { target_id: _, ...older } = { ...saved.environment, name: 'staging' };
+    const older = { name: 'staging', target: saved.target };
     await two.ws.write('older.json', JSON.stringify({ ...saved, format_version: 1, environment: older }));
     const old = await cli(['apply', 'older.json']);
     expect(old.code).toBe(1);

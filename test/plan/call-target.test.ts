@@ -92,9 +92,11 @@ function planned(): Plan {
 }
 
 function saved(plan: Plan): SavedPlan {
-  const basis = planBasis(desired, live, READ_EVERYTHING);
+  const identity = { kind: 'remote', baseUrl: 'http://127.0.0.1:1' } as const;
+  const basis = planBasis(desired, live, READ_EVERYTHING, { target: identity });
   return {
     planId: planId(plan, basis),
+    target: { description: 'http://127.0.0.1:1', identity },
     paths: ['f.yaml'],
     basis,
     plan,

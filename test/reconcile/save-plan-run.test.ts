@@ -26,7 +26,8 @@ describe('savePlanRun (plan --out)', () => {
     const saved = await readSavedPlan(join(cwd, 'plan.json'), 'plan.json');
     expect(saved.planId).toBe(run.planId);
     expect(saved.paths).toEqual(['guides', 'more.yaml']);
-    expect(saved.environment).toEqual({ name: 'staging', target: where, targetId });
+    expect(saved.environment).toEqual({ name: 'staging' });
+    expect(saved.target).toEqual({ description: where, identity: targetId });
     expect(saved.plan.calls.length).toBe(run.plan.calls.length);
   });
 

@@ -5,13 +5,17 @@ import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 // show PLAN.json: a saved plan as plan printed it, under its environment, with how to apply it.
 
 const plan = planOf(desiredState({ guides: [desiredGuide('alice_wx')] }));
-const saved = { planId: 'abcdef012345', plan, paths: ['guides.yaml', 'more'] };
+const saved = { planId: 'abcdef012345', plan, paths: ['guides.yaml', 'more'], target: { description: 't' } };
 
 describe('formatSavedPlan', () => {
   it("human text: the environment's heading, the plan, then the files and the command", () => {
     const text = formatSavedPlan(
       'human',
-      { ...saved, environment: { name: 'staging', target: 'local database .guidectl/staging.db' } },
+      {
+        ...saved,
+        target: { description: 'local database .guidectl/staging.db' },
+        environment: { name: 'staging' },
+      },
       'p.json',
       false,
     );
@@ -35,7 +39,7 @@ describe('formatSavedPlan', () => {
   it('the machine formats: the plan, with its environment, as plan --env prints it', () => {
     const environment = { name: 'staging', target: 't' };
     for (const format of ['json', 'markdown'] as const) {
-      expect(formatSavedPlan(format, { ...saved, environment }, 'p.json', false)).toBe(
+      expect(formatSavedPlan(format, { ...saved, environment: { name: 'staging' } }, 'p.json', false)).toBe(
         formatPlan(format, plan, { planId: 'abcdef012345', environment }),
       );
       expect(formatSavedPlan(format, saved, 'p.json', false)).toBe(

@@ -61,11 +61,12 @@ describe('saved plans: apply exactly what was reviewed', () => {
 
     const text = await readFile(join(ws().dir, 'plan.json'), 'utf8');
     const saved = parseJson(text) as Record<string, unknown>;
-    expect(saved).toMatchObject({ format_version: 3, kind: 'guidectl-plan', plan_id: id, paths: ['g.yaml'] });
+    expect(saved).toMatchObject({ format_version: 4, kind: 'guidectl-plan', plan_id: id, paths: ['g.yaml'] });
     expect(saved['desired_digest']).toMatch(/^[0-9a-f]{64}$/);
     expect(saved['live_digest']).toMatch(/^[0-9a-f]{64}$/);
     expect(text).not.toContain(service().credentials.secret);
-    expect(text).not.toMatch(/access_token|secret/i);
+    // The target names the credentials' variables (WECHAT_SECRET), never their values.
+    expect(text.replaceAll('WECHAT_SECRET', '')).not.toMatch(/access_token|secret/i);
     const calls = (saved['calls'] as Array<{ operation: string }>).map((c) => c.operation);
 
     // The plan needs no YAML: apply it with the files gone, and it makes exactly its calls.
@@ -202,26 +203,34 @@ describe('saved plans: apply exactly what was reviewed', () => {
     const edited = await cli(['apply', 'edited.json']);
     expect(edited.code).toBe(1);
     expect(edited.stderr).toMatch(
-      /edited\.json: it does not match its plan id: its calls, changes, digests, read scope, safety settings and protections hash to [0-9a-f]{12}, the file says/,
+      /edited\.json: it does not match its plan id: its calls, changes, digests, read scope, safety settings, protections and target hash to [0-9a-f]{12}, the file says/,
     );
 
     await writeFile(join(ws().dir, 'cut.json'), text.slice(0, 200));
     expect((await cli(['apply', 'cut.json'])).stderr).toContain('cut.json is not valid JSON');
 
-    await writeFile(join(ws().dir, 'newer.json'), text.replace('"format_version": 3', '"format_version": 4'));
+    await writeFile(join(ws().dir, 'newer.json'), text.replace('"format_version": 4', '"format_version": 5'));
     expect((await cli(['apply', 'newer.json'])).stderr).toContain(
-      'format_version 4 is newer than this guidectl reads',
+      'format_version 5 is newer than this guidectl reads',
     );
-    // Plans of earlier formats: their ids did not cover the changes shown, so they are made again.
-    for (const version of [1, 2]) {
+    // Plans of earlier formats: their ids did not cover the changes shown, or the target, so
+    // they are made again.
+    for (const [version, uncovered] of [
+      [1, 'the changes it shows, so they could have been edited'],
+      [2, 'the changes it shows, so they could have been edited'],
+      [
+        3,
+        'the target it was made against (a plan of files without environments could be applied to any account)',
+      ],
+    ] as const) {
       await writeFile(
         join(ws().dir, 'older.json'),
-        text.replace('"format_version": 3', `"format_version": ${version}`),
+        text.replace('"format_version": 4', `"format_version": ${version}`),
       );
       const older = await runCli(['show', 'older.json'], { cwd: ws().dir });
       expect(older.code).toBe(1);
       expect(older.stderr).toContain(
-        `older.json: it was made by an earlier guidectl (format_version ${version}), whose plan id did not cover the changes it shows, so they could have been edited; make the plan again with guidectl plan --out FILE`,
+        `older.json: it was made by an earlier guidectl (format_version ${version}), whose plan id did not cover ${uncovered}; make the plan again with guidectl plan --out FILE`,
       );
     }
 

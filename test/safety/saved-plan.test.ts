@@ -46,6 +46,12 @@ const plan: Plan = {
   sensitiveWordSemantics: 'append',
 };
 
+const identity = {
+  kind: 'remote',
+  baseUrl: 'http://127.0.0.1:18084',
+  appidDigest: '0123456789abcdef',
+} as const;
+
 const basis: PlanBasis = {
   desiredDigest: 'a'.repeat(64),
   liveDigest: 'b'.repeat(64),
@@ -58,10 +64,12 @@ const basis: PlanBasis = {
   },
   safety: { maxDeletes: { groups: 3 }, maxDeleteShare: 0.5 },
   protect: { guides: ['alice_wx'], guideOpenids: ['oXYZ'], groups: ['Flagship'] },
+  target: identity,
 };
 
 const saved: SavedPlan = {
   planId: planId(plan, basis),
+  target: { description: 'http://127.0.0.1:18084 (WECHAT_APPID/WECHAT_SECRET)', identity },
   paths: ['guides'],
   basis,
   plan,
@@ -125,6 +133,17 @@ describe('the saved plan file', () => {
       'the live digest replaced',
       (v: Record<string, unknown>) => (v['live_digest'] = 'c'.repeat(64)),
       /does not match its plan id/,
+    ],
+    [
+      'the target edited',
+      (v: Record<string, unknown>) =>
+        ((v['target_id'] as Record<string, unknown>)['base_url'] = 'http://127.0.0.1:18085'),
+      /does not match its plan id: its calls, changes, digests, read scope, safety settings, protections and target hash to/,
+    ],
+    [
+      'the target left out',
+      (v: Record<string, unknown>) => delete v['target_id'],
+      /target_id is not an object/,
     ],
     [
       'the semantics changed',
