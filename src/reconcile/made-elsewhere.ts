@@ -13,14 +13,16 @@ import type { FilesLoad, LoadResult } from './files.js';
  * the UsageError it threw), when they are not the files it was made from (errors, or another
  * digest than the plan's) while the plan file lies in another folder than `cwd` and its paths,
  * taken from there, are those files, this is a UsageError naming that folder and the two commands
- * that work. Nothing is said when `here` holds the plan's files (the usual case, found without
- * computing a digest when the plan lies in `cwd`), or when the folder it was made in cannot be told.
+ * that work. `here` is undefined when the recorded paths are not there from `cwd` (`guidectl plan
+ * g.yaml --out p.json` in `repo/`, applied from above it). Nothing is said when `here` holds the
+ * plan's files (the usual case, found without computing a digest when the plan lies in `cwd`), or
+ * when the folder it was made in cannot be told.
  */
 export async function refuseMadeElsewhere(
   saved: SavedPlan,
   file: string,
   cwd: string,
-  here: LoadResult | UsageError,
+  here: LoadResult | UsageError | undefined,
   read: FilesLoad['read'],
 ): Promise<void> {
   const relative = saved.paths.filter((p) => !nodePath.isAbsolute(p));
@@ -28,7 +30,7 @@ export async function refuseMadeElsewhere(
   if (relative.length === 0 || folder === nodePath.resolve(cwd)) return;
   const beside = saved.paths.map((p) => nodePath.resolve(folder, p));
   if (!(await allPathsExist(beside))) return;
-  if (holdsPlanFiles(saved, here)) return;
+  if (here !== undefined && holdsPlanFiles(saved, here)) return;
   if (!holdsPlanFiles(saved, await readPlanFiles(read, beside, saved.environment?.name))) return;
   throw new UsageError(madeElsewhereMessage(saved, file, cwd, folder));
 }

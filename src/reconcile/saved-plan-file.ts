@@ -210,6 +210,8 @@ export async function savedPlanSource(
   } else if (saved.environment !== undefined) {
     throw new UsageError(await missingEnvironmentFiles(saved, file, cwd));
   } else {
+    // Not here: when they lie beside the plan, it was made in that folder (told with the fix).
+    await refuseMadeElsewhere(saved, file, cwd, undefined, load.read);
     notice(
       `note: the files ${file} was made from (${made}) are not here; only the account is checked against the plan`,
     );

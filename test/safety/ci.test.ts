@@ -137,6 +137,28 @@ describe('saved plans: apply exactly what was reviewed', () => {
     expect(run.stdout).toContain('Converged: the account matches the files.');
   });
 
+  it('a plan that recorded file names, applied from the folder above: refused with the commands that work; nothing read or changed', async () => {
+    await mkdir(join(ws().dir, 'repo'));
+    await ws().write('repo/small-store.yaml', STORE);
+    const from = (dir: string, args: string[]) =>
+      runCli([...args, '--base-url', service().url], { env: target.env(), cwd: join(ws().dir, dir) });
+    expect((await from('repo', ['plan', 'small-store.yaml', '--out', 'p.json'])).code).toBe(0);
+    service().resetCalls();
+    const run = await from('.', ['apply', 'repo/p.json']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      'guidectl: repo/p.json was made in another folder, repo: the paths it recorded (small-store.yaml) are relative to the folder plan ran in, ' +
+        'and from here they are not the files it was made from. Nothing was read or changed. ' +
+        'Run apply there: cd repo && guidectl apply p.json; or give the files after the plan: guidectl apply repo/p.json repo/small-store.yaml\n',
+    );
+    expect(service().calls()).toEqual([]);
+    // Both commands it names apply the plan, checking the files.
+    const there = await from('repo', ['apply', 'p.json']);
+    expect(there.code, there.stderr).toBe(0);
+    expect(there.stdout).toContain('Converged: the account matches the files.');
+  });
+
   it('refuses a stale plan after a change to the live state made through the API, showing what changed', async () => {
     await ws().write('g.yaml', STORE);
     await applied('g.yaml');
