@@ -76,7 +76,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
           '--detailed-exitcode and --expect-no-changes ask for different exit codes; give one',
         );
       }
-      const out = options.out === undefined ? undefined : await checkPlanOut(ctx.io.cwd, options.out);
+      const out = options.out === undefined ? undefined : await checkPlanOut(ctx.io.cwd, options.out, paths);
       // A markdown body or JSON object is printed once: a failure after the plan was printed goes
       // to stderr only, as every failure of human text does.
       let printed = format === 'human';

@@ -18,8 +18,9 @@ import { parseYaml } from './parse-yaml.js';
 import { readRecipientsFiles, recipientsFileTasks } from './recipients-file.js';
 import { suggest } from './suggest.js';
 
+export { isConfigFileName } from './file-names.js';
 export type { ConfigFs, SourceFile } from './load-files.js';
-export { DEFAULT_MAX_FILE_BYTES, isConfigFileName } from './load-files.js';
+export { DEFAULT_MAX_FILE_BYTES } from './load-files.js';
 
 export interface LoadDesiredStateOptions {
   /**

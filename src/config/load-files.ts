@@ -4,6 +4,7 @@ import { compareText } from '../core/compare-text.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { errorCode, errorMessage } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
+import { isConfigFileName } from './file-names.js';
 import { positionOf } from './parse-yaml.js';
 import { suggest } from './suggest.js';
 
@@ -55,11 +56,6 @@ export interface LoadFilesResult {
   readonly diagnostics: Diagnostic[];
   /** The size in bytes of the files read. */
   readonly bytes: number;
-}
-
-/** Whether a folder entry is a desired-state file: `*.yaml` or `*.yml`, not hidden (editor backups). */
-export function isConfigFileName(name: string): boolean {
-  return /\.ya?ml$/i.test(name) && !name.startsWith('.');
 }
 
 /**

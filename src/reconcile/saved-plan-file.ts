@@ -1,8 +1,10 @@
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
+import { isConfigFileName } from '../config/file-names.js';
 import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
-import { pathInside } from '../core/paths.js';
+import { displayPath, pathInside } from '../core/paths.js';
+import { realPathOf } from '../core/real-path.js';
 import { compareTargets, type TargetNow } from '../core/target-identity.js';
 import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
 import { liveFingerprints } from '../plan/digest.js';
@@ -21,14 +23,47 @@ export async function writeSavedPlan(file: string, saved: SavedPlan): Promise<vo
 
 /**
  * `plan --out FILE`, before anything is read: the file can be written ({@link checkOutputPath}),
- * and a saved plan is JSON, and is named so (guidectl itself tells it by its content).
+ * a saved plan is JSON, and is named so (guidectl itself tells it by its content), and it is not
+ * one of the files the plan is made from (`paths`, as given: files, and the desired-state files
+ * of folders), by its real path: a plan saved over its own input would lose the user's file.
  */
-export async function checkPlanOut(cwd: string, out: string): Promise<string> {
-  await checkOutputPath(nodePath.resolve(cwd, out), out, { flag: '--out', example: 'plan.json' });
+export async function checkPlanOut(cwd: string, out: string, paths: readonly string[]): Promise<string> {
+  const path = nodePath.resolve(cwd, out);
+  await checkOutputPath(path, out, { flag: '--out', example: 'plan.json' });
   if (!out.toLowerCase().endsWith('.json')) {
     throw new UsageError(`--out ${out}: name the file *.json (a saved plan is JSON)`);
   }
+  const real = await realPathOf(path);
+  for (const input of paths) {
+    const loaded = await loadedFileAt(nodePath.resolve(cwd, input), real);
+    if (loaded === undefined) continue;
+    const verb = real === path ? 'is' : 'leads to';
+    const what =
+      loaded === 'file'
+        ? `${input}, one of the files the plan is made from`
+        : `${displayPath(real, cwd)}, a desired-state file of ${input}, which the plan is made from`;
+    throw new UsageError(
+      `--out ${out} ${verb} ${what}: the saved plan would overwrite it. Name another file, e.g. --out plan.json`,
+    );
+  }
   return out;
+}
+
+/**
+ * Whether `real` (a real path) is what loading `input` reads: the file itself, or a desired-state
+ * file of the folder (each entry through its links); undefined when it is not, or `input` cannot
+ * be looked at (loading it will say why).
+ */
+async function loadedFileAt(input: string, real: string): Promise<'file' | 'folder' | undefined> {
+  try {
+    if (!(await stat(input)).isDirectory()) return (await realPathOf(input)) === real ? 'file' : undefined;
+    for (const name of (await readdir(input)).filter(isConfigFileName)) {
+      if ((await realPathOf(nodePath.join(input, name))) === real) return 'folder';
+    }
+  } catch {
+    // Not there, or not readable: loading the files says so.
+  }
+  return undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
@@ -269,6 +269,41 @@ describe('saved plans: apply exactly what was reviewed', () => {
     const run = await cli(['plan', 'g.yaml', '--out', 'plan.out']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('name the file *.json');
+  });
+
+  it('--out is never one of the files the plan is made from, named or through a link: refused, the file left as it was', async () => {
+    const json = JSON.stringify({
+      version: 1,
+      guides: [{ account: 'alice_wx', nickname: 'Alice', head_image_url: 'https://img.example/a' }],
+    });
+    await ws().write('desired.json', json);
+    await mkdir(join(ws().dir, 'guides'));
+    await ws().write('guides/a.yaml', STORE);
+    await symlink('desired.json', join(ws().dir, 'link.json'));
+    await symlink(join('guides', 'a.yaml'), join(ws().dir, 'into-folder.json'));
+    const made =
+      'the plan is made from: the saved plan would overwrite it. Name another file, e.g. --out plan.json';
+    for (const [args, message] of [
+      [
+        ['desired.json', '--out', 'desired.json'],
+        `--out desired.json is desired.json, one of the files ${made}`,
+      ],
+      [
+        ['desired.json', '--out', './link.json'],
+        `--out ./link.json leads to desired.json, one of the files ${made}`,
+      ],
+      [
+        ['guides', '--out', 'into-folder.json'],
+        `--out into-folder.json leads to ${join('guides', 'a.yaml')}, a desired-state file of guides, which ${made}`,
+      ],
+    ] as const) {
+      const run = await cli(['plan', ...args]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`guidectl: ${message}\n`);
+    }
+    expect(await readFile(join(ws().dir, 'desired.json'), 'utf8')).toBe(json);
+    expect(await readFile(join(ws().dir, 'guides', 'a.yaml'), 'utf8')).toBe(STORE);
+    expect(service().calls()).toEqual([]);
   });
 });
 
