@@ -29,7 +29,7 @@ export async function planAllEnvs(
   const result = await planAllEnvironments(
     paths,
     io.cwd,
-    async (files) =>
+    async (files, resolved) =>
       withClient(
         ctx,
         { ...options, verbose: false },
@@ -38,7 +38,10 @@ export async function planAllEnvs(
           // Plan mode is handed only the read calls: it has no way to write.
           run: await planRun(files, liveSourceOf(readOnlyClient(client), identity), options),
         }),
-        files.environment === undefined ? {} : { environment: files.environment },
+        {
+          ...(files.environment && { environment: files.environment }),
+          beforeOpen: (_, now) => resolved(now.description),
+        },
       ),
     options.envParallelism,
     io.stopSignal,

@@ -26,10 +26,13 @@ export type AllEnvsPlan =
 
 /**
  * Plans one environment against its target (opened and closed by the caller, who may add
- * progress): where the calls went, and the plan run. A throw is that environment's failure.
+ * progress): where the calls went, and the plan run. A throw is that environment's failure;
+ * `resolved` is told the target in words once it is resolved, so that a failure after that
+ * (the target down, its reads failing) still names it.
  */
 export type PlanEnvironment = (
   files: LoadedFiles,
+  resolved: (target: string) => void,
 ) => Promise<{ readonly target: string; readonly run: PlanRun }>;
 
 /**
@@ -58,13 +61,17 @@ export async function planAllEnvironments(
     const state = checked.states?.get(name);
     if (state === undefined)
       return { name, outcome: { kind: 'failed', message: 'no desired state' } } as const;
+    let resolved: string | undefined;
     try {
-      const { target, run } = await planEnvironment({ state, sources, environment });
+      const { target, run } = await planEnvironment({ state, sources, environment }, (target) => {
+        resolved = target;
+      });
       return { name, target, outcome: outcomeOf(run) };
     } catch (error) {
       // A known failure is the environment's; a bug is everyone's, with its stack trace.
       if (!(error instanceof GuidectlError)) throw error;
-      return { name, outcome: { kind: 'failed', message: errorMessage(error) } } as const;
+      const target = resolved === undefined ? {} : { target: resolved };
+      return { name, ...target, outcome: { kind: 'failed', message: errorMessage(error) } } as const;
     }
   });
   return { status: 'planned', environments, diagnostics, sources };

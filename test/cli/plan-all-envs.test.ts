@@ -139,12 +139,19 @@ describe('plan --all-envs', () => {
     const json = JSON.parse(run.stdout);
     expect(json.environments.staging.summary).toMatchObject({ add: 2 });
     expect(json.environments.production.error).toContain('cannot connect to http://127.0.0.1:9');
+    // The target was resolved before it failed: it is named, as plan --env production names it.
+    const down = 'http://127.0.0.1:9 (PROD_APPID/PROD_SECRET)';
+    expect(json.environments.production.environment).toEqual({ name: 'production', target: down });
     expect(run.stderr).toContain('guidectl: environment production: ');
+    const one = await cli(['plan', '--env', 'production', '--json', ...NO_RETRY, 'guides.yaml']);
+    expect(JSON.parse(one.stdout).environment).toEqual({ name: 'production', target: down });
     const human = await cli(['plan', '--all-envs', ...NO_RETRY, 'guides.yaml']);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('Plan: 2 to add');
-    expect(human.stdout).toContain('Environment production\n\nFailed: ');
+    expect(human.stdout).toContain(`Environment production: ${down}\n\nFailed: `);
     expect(human.stdout).toMatch(/\nproduction {5}- {7}- {7}- {2}failed\n$/);
+    const markdown = await cli(['plan', '--all-envs', '--markdown', ...NO_RETRY, 'guides.yaml']);
+    expect(markdown.stdout).toContain('### production — http://127.0.0.1:9 (PROD\\_APPID/PROD\\_SECRET)\n');
   });
 
   it('files with errors: said as plan says it, and --json and --markdown still print the failure on stdout', async () => {
