@@ -97,7 +97,7 @@ export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN
       return guardMessage(refusal.guard);
     case 'plan-id':
       return refusal.file === undefined
-        ? `refused: the plan made now has id ${refusal.actual}, not ${refusal.expected} (--plan-id): the files, the account or the credentials it is reached with (an environment's access token instead of its appid and secret, or the reverse) changed since plan ${refusal.expected} was made. Review ${PLAN_SHOWN[format]}; to apply it, pass --plan-id ${refusal.actual}.`
+        ? `refused: the plan made now has id ${refusal.actual}, not ${refusal.expected} (--plan-id): the files or the account changed since plan ${refusal.expected} was made, or it was made against another target (another base URL or database, another appid, or the same account reached with an access token instead of its appid and secret, or the reverse). Review ${PLAN_SHOWN[format]}; to apply it, pass --plan-id ${refusal.actual}.`
         : `refused: ${refusal.file} holds plan ${refusal.actual}, not ${refusal.expected} (--plan-id)`;
     case 'saved-plan-edited':
       return `refused: ${refusal.file} says plan ${refusal.saved}, but its files make plan ${refusal.now} against the same account: the saved plan was edited after it was made; make the plan again with guidectl plan --out`;

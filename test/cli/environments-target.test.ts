@@ -352,7 +352,7 @@ describe('--env NAME on plan and apply', () => {
     });
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain(
-      "the files, the account or the credentials it is reached with (an environment's access token instead of its appid and secret, or the reverse) changed",
+      'or it was made against another target (another base URL or database, another appid, or the same account reached with an access token instead of its appid and secret, or the reverse)',
     );
     expect((await accountOf(two.staging)).guides).toEqual([]);
   });

@@ -75,7 +75,9 @@ describe('a saved plan of files without environments', () => {
     const before = writes(production);
     const apply = await cli(production, ['apply', 'small-store.yaml', '--plan-id', id, '--auto-approve']);
     expect(apply.code).toBe(1);
-    expect(apply.stdout + apply.stderr).toContain(`not ${id} (--plan-id)`);
+    expect(apply.stdout + apply.stderr).toContain(
+      `not ${id} (--plan-id): the files or the account changed since plan ${id} was made, or it was made against another target (another base URL`,
+    );
     expect(writes(production)).toBe(before);
   });
 
