@@ -1,9 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { isConfigFileName } from '../config/index.js';
+import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { realPathOf } from '../core/real-path.js';
 import { checkOutputPath } from '../core/whole-file.js';
+import { inputAt } from './output-input.js';
 
 /** The flags of `guidectl export` that say what is read and where it goes. */
 export interface ExportRequest {
@@ -37,33 +36,4 @@ export async function checkExportRequest(request: ExportRequest, cwd: string): P
       ? `-o ${output} would replace ${input.shown}, one of the --files the export is made from; name another file`
       : `-o ${output} is in the folder ${input.shown} given with --files, whose desired-state files are all read: the export would be read with the files it is made from; name a file outside it`,
   );
-}
-
-/** Where an output is one of the inputs: a file given (or of a folder given), or a new file of a folder given. */
-type Input = { readonly kind: 'file' | 'folder'; readonly shown: string };
-
-/**
- * Whether `real` (a real path) is one of `paths` (relative to `cwd`): a file given or a
- * desired-state file of a folder given ('file'), or a desired-state file not yet made in a folder
- * given ('folder': the folder would read it next time); undefined otherwise.
- */
-async function inputAt(real: string, paths: readonly string[], cwd: string): Promise<Input | undefined> {
-  for (const given of paths) {
-    const path = resolve(cwd, given);
-    const folder = await stat(path).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!folder) {
-      if ((await realPathOf(path)) === real) return { kind: 'file', shown: given };
-      continue;
-    }
-    const names = await readdir(path).catch((): string[] => []);
-    for (const name of names.filter(isConfigFileName)) {
-      if ((await realPathOf(resolve(path, name))) === real) return { kind: 'file', shown: join(given, name) };
-    }
-    if (dirname(real) === (await realPathOf(path)) && isConfigFileName(basename(real)))
-      return { kind: 'folder', shown: given };
-  }
-  return undefined;
 }

@@ -1,9 +1,8 @@
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { isConfigFileName } from '../config/file-names.js';
 import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
-import { displayPath, pathInside } from '../core/paths.js';
+import { pathInside } from '../core/paths.js';
 import { realPathOf } from '../core/real-path.js';
 import { compareTargets, type TargetNow } from '../core/target-identity.js';
 import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
@@ -14,6 +13,7 @@ import type { ApplySource } from './apply-run.js';
 // Types only: `show` reads saved plans too, and has no YAML to parse.
 import type { FilesLoad, LoadedFiles } from './files.js';
 import { allPathsExist, readPlanFiles, refuseMadeElsewhere, shellWord } from './made-elsewhere.js';
+import { inputAt } from './output-input.js';
 import type { PlanRun } from './plan-run.js';
 
 /** Writes the file whole or not at all (a temporary file renamed into place). */
@@ -34,36 +34,15 @@ export async function checkPlanOut(cwd: string, out: string, paths: readonly str
     throw new UsageError(`--out ${out}: name the file *.json (a saved plan is JSON)`);
   }
   const real = await realPathOf(path);
-  for (const input of paths) {
-    const loaded = await loadedFileAt(nodePath.resolve(cwd, input), real);
-    if (loaded === undefined) continue;
-    const verb = real === path ? 'is' : 'leads to';
-    const what =
-      loaded === 'file'
-        ? `${input}, one of the files the plan is made from`
-        : `${displayPath(real, cwd)}, a desired-state file of ${input}, which the plan is made from`;
-    throw new UsageError(
-      `--out ${out} ${verb} ${what}: the saved plan would overwrite it. Name another file, e.g. --out plan.json`,
-    );
-  }
-  return out;
-}
-
-/**
- * Whether `real` (a real path) is what loading `input` reads: the file itself, or a desired-state
- * file of the folder (each entry through its links); undefined when it is not, or `input` cannot
- * be looked at (loading it will say why).
- */
-async function loadedFileAt(input: string, real: string): Promise<'file' | 'folder' | undefined> {
-  try {
-    if (!(await stat(input)).isDirectory()) return (await realPathOf(input)) === real ? 'file' : undefined;
-    for (const name of (await readdir(input)).filter(isConfigFileName)) {
-      if ((await realPathOf(nodePath.join(input, name))) === real) return 'folder';
-    }
-  } catch {
-    // Not there, or not readable: loading the files says so.
-  }
-  return undefined;
+  const input = await inputAt(real, paths, cwd);
+  if (input === undefined) return out;
+  const verb = real === path ? 'is' : 'leads to';
+  // A new file of a folder given: only through a link (a *.json is not read from a folder).
+  throw new UsageError(
+    input.kind === 'file'
+      ? `--out ${out} ${verb} ${input.shown}, one of the files the plan is made from: the saved plan would overwrite it. Name another file, e.g. --out plan.json`
+      : `--out ${out} leads to a new desired-state file of ${input.shown}, which the plan is made from: the folder would read the saved plan with its files next time. Name another file, e.g. --out plan.json`,
+  );
 }
 
 /**

@@ -294,7 +294,7 @@ describe('saved plans: apply exactly what was reviewed', () => {
       ],
       [
         ['guides', '--out', 'into-folder.json'],
-        `--out into-folder.json leads to ${join('guides', 'a.yaml')}, a desired-state file of guides, which ${made}`,
+        `--out into-folder.json leads to ${join('guides', 'a.yaml')}, one of the files ${made}`,
       ],
     ] as const) {
       const run = await cli(['plan', ...args]);
