@@ -3,6 +3,7 @@ import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import {
   applyEnvironmentsInOrder,
   loadEachEnvironment,
+  type ReadFiles,
   type SplitPaths,
   splitSavedPlans,
 } from '../reconcile/index.js';
@@ -10,7 +11,7 @@ import { allEnvsApplyOutput, environmentStderrLine } from '../report/all-envs-ap
 import { applyFormatOf, applyOutputWriter, type OutputChunk } from '../report/apply-output.js';
 import type { CommandContext, ExitStatus } from './io.js';
 import { writeChunks } from './output.js';
-import { type LoadFiles, sizeHeapFor } from './session.js';
+import { sizeHeapFor } from './session.js';
 
 interface AllEnvsApplyOptions {
   env?: string;
@@ -35,7 +36,7 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     args: readonly string[],
     split: SplitPaths,
     options: O,
-    how: { readonly load: LoadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
+    how: { readonly read: ReadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
   ) => Promise<void>,
 ): Promise<void> {
   if (options.planId !== undefined)
@@ -64,8 +65,8 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
       const one: CommandContext = { ...ctx, setExit: (s) => (status = s) };
       try {
         // The paths were split once for all: each environment's apply is given them.
-        const load: LoadFiles = (_paths, env) => each.load(env ?? name);
-        await applyOne(one, args, split, { ...options, env: name }, { load, write: sink.write });
+        const read: ReadFiles = (_paths, env) => each.load(env ?? name);
+        await applyOne(one, args, split, { ...options, env: name }, { read, write: sink.write });
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
         // Its output (the failure for machines) was written by applyOne.

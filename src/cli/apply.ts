@@ -8,6 +8,7 @@ import {
   applyRun,
   applySourceOf,
   checkSourceTarget,
+  type ReadFiles,
   type Reviewed,
   type SplitPaths,
   splitSavedPlans,
@@ -31,14 +32,7 @@ import { makeCalls, type Session } from './apply-calls.js';
 import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, useColor, writeChunks } from './output.js';
-import {
-  filesLoad,
-  type LoadFiles,
-  type LockRequest,
-  readLive,
-  type TargetOptions,
-  withClient,
-} from './session.js';
+import { type LockRequest, readLive, reportingLoad, type TargetOptions, withClient } from './session.js';
 import { allEnvsChosen, envOption, lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, ApplyFlags {
@@ -73,7 +67,7 @@ async function applyOnce(
   args: readonly string[],
   split: SplitPaths,
   options: ApplyOptions,
-  how: { readonly load?: LoadFiles; readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
+  how: { readonly read?: ReadFiles; readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
 ): Promise<void> {
   const out = applyOutputWriter(
     { format: applyFormatOf(options), cwd: ctx.io.cwd },
@@ -92,7 +86,7 @@ async function applyWith(
   args: readonly string[],
   split: SplitPaths,
   options: ApplyOptions,
-  how: { readonly load?: LoadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
+  how: { readonly read?: ReadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
 ): Promise<void> {
   const format = applyFormatOf(options);
   // With --json, a plan that cannot be made is one JSON object with the diagnostics on stdout;
@@ -100,7 +94,7 @@ async function applyWith(
   const { write } = how;
   const onFailure: FailureSink = (headline, diagnostics) =>
     write(noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
-  const load = filesLoad(ctx, onFailure, how.load);
+  const load = reportingLoad(ctx, onFailure, how.read);
   const notice = (line: string) => ctx.io.stderr.write(`guidectl: ${line}\n`);
   const source = await applySourceOf(split, ctx.io.cwd, load, notice, options.env);
   if (source === undefined) return;

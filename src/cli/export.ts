@@ -5,11 +5,11 @@ import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope } from '../core/live.js';
 import { writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
-import { checkExportRequest, declaredEnvironment, loadWith } from '../reconcile/index.js';
+import { checkExportRequest, declaredEnvironment, readAndReport } from '../reconcile/index.js';
 import { exportWrittenNotice, renderExport } from '../report/export.js';
 import { type ExportEnvironment, exportEnvironmentOf } from '../report/export-references.js';
 import type { CommandContext } from './io.js';
-import { filesLoad, readLive, type TargetOptions, withClient } from './session.js';
+import { readLive, reportingLoad, type TargetOptions, withClient } from './session.js';
 import { targetOptions } from './target-flags.js';
 
 interface ExportOptions extends TargetOptions {
@@ -45,7 +45,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
         // The files are read once: whole (checked as the environment sees them) for its values,
         // else only for where the environment is.
         if (options.asEnvironmentFile === true) {
-          const files = await loadWith(filesLoad(ctx), options.files, options.env);
+          const files = await readAndReport(reportingLoad(ctx), options.files, options.env);
           if (files?.environment === undefined) return;
           environment = files.environment;
           asFile = exportEnvironmentOf({ ...files, environment });

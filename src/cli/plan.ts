@@ -6,8 +6,8 @@ import type { GuardFlags } from '../plan/index.js';
 import {
   checkPlanOut,
   DEFAULT_ENV_PARALLELISM,
-  loadWith,
   planRun,
+  readAndReport,
   refuseSavedPlans,
   savePlanRun,
 } from '../reconcile/index.js';
@@ -26,7 +26,7 @@ import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
 import { planAllEnvs } from './plan-all-envs.js';
-import { filesLoad, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
+import { readLive, reportInvalidPlan, reportingLoad, type TargetOptions, withClient } from './session.js';
 import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
 
 interface PlanOptions extends TargetOptions, GuardFlags, FormatFlags {
@@ -91,7 +91,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
       try {
         await refuseSavedPlans(ctx.io.cwd, paths);
         if (allEnvsChosen(options)) return await planAllEnvs(ctx, paths, options, format);
-        const files = await loadWith(filesLoad(ctx, onFailure), paths, options.env);
+        const files = await readAndReport(reportingLoad(ctx, onFailure), paths, options.env);
         if (files === undefined) return;
         const { environment } = files;
         named = environment && { name: environment.name };

@@ -7,7 +7,7 @@ import type { LiveReadScope, LiveState } from '../core/live.js';
 import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
-import { type FilesLoad, type LoadResult, loadFiles as loadDesiredFiles } from '../reconcile/index.js';
+import { type FilesLoad, loadFiles as loadDesiredFiles, type ReadFiles } from '../reconcile/index.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import {
   type ClientEvents,
@@ -44,14 +44,11 @@ export function sizeHeapFor(bytes: number): void {
   if (bytes >= LARGE_FILES_BYTES) setFlagsFromString('--heap-growing-percent=50');
 }
 
-/** How the files of a command are loaded: read now (`loadFiles` of reconcile), or taken from a run that read them once. */
-export type LoadFiles = (paths: readonly string[], environment?: string) => Promise<LoadResult> | LoadResult;
-
 /** A command's files, read and then reported (see `FilesLoad`): every diagnostic printed; exit 1 on an error. */
-export function filesLoad(
+export function reportingLoad(
   ctx: CommandContext,
   onFailure?: FailureSink,
-  read: LoadFiles = (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor),
+  read: ReadFiles = (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor),
 ): FilesLoad {
   return {
     read,

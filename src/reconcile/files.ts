@@ -31,6 +31,9 @@ export interface LoadResult {
   readonly sources: ReadonlyMap<string, string>;
 }
 
+/** How files are read and checked, saying nothing: `loadFiles`, or files a run already read. */
+export type ReadFiles = (paths: readonly string[], environment?: string) => Promise<LoadResult> | LoadResult;
+
 /**
  * How a command loads its files in two steps, so that a load can be looked at before anything is
  * said of it (apply of a saved plan: were these the plan's files?): `read` reads and checks them
@@ -38,12 +41,12 @@ export interface LoadResult {
  * and gives the files when they have no error.
  */
 export interface FilesLoad {
-  read(paths: readonly string[], environment?: string): Promise<LoadResult> | LoadResult;
+  read: ReadFiles;
   report(result: LoadResult): Promise<LoadedFiles | undefined>;
 }
 
 /** The files at `paths` read by `load`, as `environment` sees them, and reported: undefined when they have errors. */
-export async function loadWith(
+export async function readAndReport(
   load: FilesLoad,
   paths: readonly string[],
   environment?: string,

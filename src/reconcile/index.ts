@@ -22,8 +22,9 @@ export {
   type LoadResult,
   loadEachEnvironment,
   loadFiles,
-  loadWith,
+  type ReadFiles,
   readAllEnvironments,
+  readAndReport,
 } from './files.js';
 export {
   type CheckedPlan,

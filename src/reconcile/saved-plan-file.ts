@@ -10,7 +10,8 @@ import { liveFingerprints } from '../plan/digest.js';
 import { decodeSavedPlan, encodeSavedPlan, SAVED_PLAN_KIND, type SavedPlan } from '../plan/saved-plan.js';
 import { parseJson } from '../wire/json.js';
 import type { ApplySource } from './apply-run.js';
-// Types only: `show` reads saved plans too, and has no YAML to parse.
+// Types only: `show` reads saved plans too, and has no YAML to parse (so `readAndReport` of
+// files.ts, which loads the parser, is written out here as `load.report(await load.read(…))`).
 import type { FilesLoad, LoadedFiles } from './files.js';
 import { allPathsExist, readPlanFiles, refuseMadeElsewhere, shellWord } from './made-elsewhere.js';
 import { inputAt } from './output-input.js';
