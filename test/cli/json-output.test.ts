@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/wire/json.js';
-import { jsonLines, runCli, useServiceTarget } from '../helpers/cli.js';
+import { ALICE_ALONE, jsonLines, runCli, useServiceTarget } from '../helpers/cli.js';
 
 // `plan --json` and `apply --json` give CI one JSON object on stdout whatever happens: the plan,
 // or — when the files are invalid — the diagnostics, in the shape `validate --json` gives them.
@@ -65,10 +65,7 @@ describe('--json when the files are invalid', () => {
   });
 
   it('plan --json: a plan that cannot be made (a protected guide deleted) is one JSON object too', async () => {
-    await ws().write(
-      'a.yaml',
-      'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n',
-    );
+    await ws().write('a.yaml', ALICE_ALONE);
     expect((await cli(['apply', 'a.yaml', '--auto-approve'])).code).toBe(0);
     await ws().write(
       'a.yaml',

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { ALICE_ALONE, type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
 
 // The embedded local database: no command creates folders the user named, and a command that only
 // reads does not create a database the user named (a typo must not read as an empty account).
@@ -11,10 +11,7 @@ import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.j
 let ws: Workspace;
 beforeEach(async () => {
   ws = await workspace();
-  await ws.write(
-    'a.yaml',
-    'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n',
-  );
+  await ws.write('a.yaml', ALICE_ALONE);
 });
 afterEach(() => ws.remove());
 

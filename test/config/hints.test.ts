@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
-import { ONE_GUIDE, tempFiles } from '../helpers/temp-files.js';
+import { ALICE_ALONE } from '../helpers/cli.js';
+import { tempFiles } from '../helpers/temp-files.js';
 
 // A value that breaks the schema gets a hint that says what to write instead.
 
@@ -27,9 +28,9 @@ describe('a value of the wrong type says what to write', () => {
       'write the words under "words:", with "semantics: append"',
     ],
     ['version: 1\nsafety:\n  max_deletes:\n    guides: "5"\n', 'remove the quotes: write 5'],
-    [`${ONE_GUIDE}    protected: "true"\n`, 'remove the quotes: write true'],
-    [`${ONE_GUIDE}    quick_replies: [~]\n`, 'remove the empty item of the list'],
-    [`${ONE_GUIDE}    quick_replies:\n      -\n      - hi\n`, 'remove the empty item of the list'],
+    [`${ALICE_ALONE}    protected: "true"\n`, 'remove the quotes: write true'],
+    [`${ALICE_ALONE}    quick_replies: [~]\n`, 'remove the empty item of the list'],
+    [`${ALICE_ALONE}    quick_replies:\n      -\n      - hi\n`, 'remove the empty item of the list'],
   ])('%j', async (text, hint) => {
     const [said, ...rest] = await hintsOf(text);
     expect(rest).toEqual([]);
@@ -51,7 +52,7 @@ describe('a value of the wrong type says what to write', () => {
   it('a task material is called a material, not a welcome message', async () => {
     const task =
       'tasks:\n  - name: t\n    guide: alice_wx\n    push_at: "2026-12-01T10:00:00Z"\n    recipients: [o1]\n    materials: [{}, {text: ""}]\n';
-    const said = await hintsOf(ONE_GUIDE + task);
+    const said = await hintsOf(ALICE_ALONE + task);
     expect(said).toEqual([
       'welcome-form-missing: this material is empty; it needs one of "text", "image" or "miniprogram"; for example: - text: "Welcome!"',
       'welcome-text-empty: the text of this material is empty; (no hint)',

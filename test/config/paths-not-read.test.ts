@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
-import { ONE_GUIDE, tempFiles } from '../helpers/temp-files.js';
+import { ALICE_ALONE } from '../helpers/cli.js';
+import { tempFiles } from '../helpers/temp-files.js';
 
 // A path that cannot be read as a file is said to be what it is: a broken link, a named pipe, not UTF-8.
 
@@ -13,7 +14,7 @@ describe('paths that are not files to read', () => {
   it('a broken symbolic link is said to be one, given or in a folder', async () => {
     const folder = nodePath.join(tmp, 'links');
     mkdirSync(folder);
-    writeFileSync(nodePath.join(folder, 'a.yaml'), ONE_GUIDE);
+    writeFileSync(nodePath.join(folder, 'a.yaml'), ALICE_ALONE);
     symlinkSync('gone.yaml', nodePath.join(folder, 'b.yaml'));
     const { diagnostics } = await loadDesiredState([folder, nodePath.join(folder, 'b.yaml')]);
     expect(diagnostics.map((d) => `${nodePath.basename(d.file)} ${d.code}: ${d.message}`)).toEqual([
@@ -29,7 +30,7 @@ describe('paths that are not files to read', () => {
     expect(given.diagnostics.map((d) => d.code)).toEqual(['path-unreadable']);
     const task =
       'tasks:\n  - name: t\n    guide: alice_wx\n    push_at: "2026-12-01T10:00:00Z"\n    recipients_file: vip.csv\n    materials: [{text: Hi}]\n';
-    const tasks = await loadDesiredState([write(ONE_GUIDE + task, 'pipes/tasks.yaml')]);
+    const tasks = await loadDesiredState([write(ALICE_ALONE + task, 'pipes/tasks.yaml')]);
     expect(tasks.diagnostics.map((d) => `${d.code}: ${d.message}`)).toEqual([
       'recipients-file-not-found: recipients_file "vip.csv" cannot be read: this is not a regular file (a named pipe, a device or a socket); it is not read',
     ]);
@@ -43,7 +44,7 @@ describe('paths that are not files to read', () => {
     );
     const task =
       'tasks:\n  - name: t\n    guide: alice_wx\n    push_at: "2026-12-01T10:00:00Z"\n    recipients_file: vip.csv\n    materials: [{text: Hi}]\n';
-    const { diagnostics } = await loadDesiredState([write(ONE_GUIDE + task, 'gbk/tasks.yaml')]);
+    const { diagnostics } = await loadDesiredState([write(ALICE_ALONE + task, 'gbk/tasks.yaml')]);
     expect(diagnostics.map((d) => d.code)).toEqual(['recipients-file-not-text']);
   });
 });

@@ -4,7 +4,7 @@ import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
-import { runCli } from '../helpers/cli.js';
+import { ALICE_ALONE, runCli } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -160,8 +160,7 @@ describe('files that are not desired-state files are never quoted', () => {
   const SECRET = 'WECHAT_SECRET=0123456789abcdef0123456789abcdef';
   const tmp = mkdtempSync(nodePath.join(tmpdir(), 'guidectl-validate-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-  const GUIDE =
-    'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n';
+  const GUIDE = ALICE_ALONE;
 
   it('a *.yaml link out of the folder is refused, naming the link, and its target is not read', async () => {
     const folder = nodePath.join(tmp, 'desired');

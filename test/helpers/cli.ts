@@ -174,6 +174,10 @@ export function guideEntries(n: number): string {
   ).join('');
 }
 
+/** A file of one guide, alice_wx, in no group: one call to an empty account. */
+export const ALICE_ALONE =
+  'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n';
+
 /** A file of one guide, alice_wx, in one group, Flagship: two calls to an empty account. */
 export const ONE_GUIDE = `version: 1
 groups:

@@ -3,10 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
-/** One guide, the least a desired-state file with guides holds. */
-export const ONE_GUIDE =
-  'version: 1\nguides:\n  - account: alice_wx\n    nickname: A\n    head_image_url: https://x.example/a\n';
-
 /**
  * A folder for the files of one test file, removed after it; `write` puts a text in it, under a
  * name of its own unless one is given (`sub/x.yaml`, in a folder made already), and returns its path.

@@ -4,7 +4,7 @@ import { mkdir, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { ALICE_ALONE, runCli, type Workspace, workspace } from '../helpers/cli.js';
 import { startTestService } from '../helpers/service.js';
 
 // A database that fails under the service (damaged, disk full, I/O error, read-only) is not
@@ -15,10 +15,7 @@ import { startTestService } from '../helpers/service.js';
 let ws: Workspace;
 beforeEach(async () => {
   ws = await workspace();
-  await ws.write(
-    'a.yaml',
-    'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n    head_image_url: https://x.example/a\n',
-  );
+  await ws.write('a.yaml', ALICE_ALONE);
 });
 afterEach(() => ws.remove());
 
