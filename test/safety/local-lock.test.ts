@@ -24,6 +24,25 @@ afterEach(() => ws.remove());
 const cli = (args: string[]): Promise<CliRun> =>
   runCli([...args, '--local-db', 'd.db'], { cwd: ws.dir, env: {} });
 
+/**
+ * Runs guidectl in-process on the local database d.db with --lock-timeout 600, until it says it
+ * waits for the lock; `running` then ends with its exit status.
+ */
+async function runUntilWaiting(
+  args: readonly string[],
+): Promise<{ io: ReturnType<typeof captureIo>; running: Promise<number> }> {
+  let waiting: () => void = () => {};
+  const saidWaiting = new Promise<void>((resolve) => (waiting = resolve));
+  const io = captureIo({}, ws.dir, {
+    onStderr: (text) => {
+      if (text.includes('waiting up to 600 s for the local database d.db')) waiting();
+    },
+  });
+  const running = runProgram([...args, '--local-db', 'd.db', '--lock-timeout', '600'], io);
+  await saidWaiting;
+  return { io, running };
+}
+
 /** The pid of a process that has exited. */
 async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '']);
@@ -160,18 +179,7 @@ describe('the lock of the embedded local database', () => {
   it('with --lock-timeout, waits for the holder, saying so, then applies', async () => {
     await ws.write('g.yaml', SMALL);
     const lock = await holdLock(process.pid);
-    let waiting: () => void = () => {};
-    const saidWaiting = new Promise<void>((resolve) => (waiting = resolve));
-    const io = captureIo({}, ws.dir, {
-      onStderr: (text) => {
-        if (text.includes('waiting up to 600 s for the local database d.db')) waiting();
-      },
-    });
-    const running = runProgram(
-      ['apply', 'g.yaml', '--auto-approve', '--local-db', 'd.db', '--lock-timeout', '600'],
-      io,
-    );
-    await saidWaiting;
+    const { io, running } = await runUntilWaiting(['apply', 'g.yaml', '--auto-approve']);
     expect(io.err()).toContain(`in use by another guidectl: pid ${process.pid}`);
     expect(io.out()).toBe('');
     await rm(lock);
@@ -188,15 +196,7 @@ describe('the lock of the embedded local database', () => {
       ['path-menu', 'alice_wx', '--appid', 'wx0123456789abcdef'],
     ]) {
       const lock = await holdLock(process.pid);
-      let waiting: () => void = () => {};
-      const saidWaiting = new Promise<void>((resolve) => (waiting = resolve));
-      const io = captureIo({}, ws.dir, {
-        onStderr: (text) => {
-          if (text.includes('waiting up to 600 s for the local database d.db')) waiting();
-        },
-      });
-      const running = runProgram([...args, '--local-db', 'd.db', '--lock-timeout', '600'], io);
-      await saidWaiting;
+      const { io, running } = await runUntilWaiting(args);
       expect(io.out(), args[0]).toBe('');
       await rm(lock);
       expect(await running, io.err()).toBe(0);
