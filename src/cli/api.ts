@@ -22,7 +22,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
       'after',
       `\nOperations:\n${renderOperationList('  ')}\n\nTarget: WECHAT_ACCESS_TOKEN, or WECHAT_APPID and WECHAT_SECRET, with --base-url (default ` +
         'https://api.weixin.qq.com); with none of them, the embedded local service.\n' +
-        `Example: guidectl api getguideacct '{"guide_account": "alice_wx"}'\n`,
+        `Example: guidectl api getguideacct '{"guide_account": "alice_wx"}'`,
     )
     .addOption(lockTimeoutFlag())
     .action(

@@ -184,14 +184,14 @@ function applyOptions(program: Command): Command {
     .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
     .option(
       '--json-stream',
-      'print one JSON event a line as calls start, retry, finish and fail, then a summary (see the README)',
+      'print one JSON event a line as calls start, retry, finish and fail, then a summary',
       false,
     )
     .addHelpText(
       'after',
       '\nA saved plan is applied without asking: it was reviewed when it was made. It is refused, and nothing\n' +
         'is changed, when the account (or the files, when they are at hand) changed since it was made.\n' +
-        'Exit status: 0 success; 1 error, refused, stale plan, failed call, or not converged.\n',
+        'Exit status: 0 success; 1 error, refused, stale plan, failed call, or not converged.',
     );
 }
 

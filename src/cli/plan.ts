@@ -65,7 +65,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
     .addHelpText(
       'after',
       '\nExit status: 0 success; 1 error, refused plan (deletion guard), or drift with --expect-no-changes;\n' +
-        '2 changes pending with --detailed-exitcode.\n',
+        '2 changes pending with --detailed-exitcode.',
     )
     .action(async (paths: string[], options: PlanOptions) => {
       const format = chooseFormat(options);

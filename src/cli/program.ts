@@ -64,7 +64,10 @@ export async function buildProgram(
   const registers = await Promise.all(commands.map((name) => COMMANDS[name]?.()));
   for (const register of registers) register?.(program, ctx);
   for (const command of program.commands)
-    command.showHelpAfterError(`Run 'guidectl ${command.name()} --help' for its options.`);
+    command
+      .showHelpAfterError(`Run 'guidectl ${command.name()} --help' for its options.`)
+      // The page holds what one line a flag cannot; test/docs/command-pages.test.ts keeps the two in step.
+      .addHelpText('after', `\nDocs: docs/commands/${command.name()}.md`);
   return program;
 }
 

@@ -17,7 +17,7 @@ export function registerValidateCommand(program: Command, ctx: CommandContext): 
     .addHelpText(
       'after',
       '\nExit status: 0 when there is no error (warnings allowed), 1 otherwise.\n' +
-        'Output lines: FILE:LINE:COL: error|warning: MESSAGE [CODE]\n',
+        'Output lines: FILE:LINE:COL: error|warning: MESSAGE [CODE]',
     )
     .action(async (paths: string[], options: { json?: boolean; env?: string }) => {
       const { io } = ctx;
