@@ -6,7 +6,8 @@ import { createAsk } from '../../src/cli/prompt.js';
 import { useServiceTarget } from '../helpers/cli.js';
 
 const SMALL_STORE = fileURLToPath(new URL('../../examples/small-store.yaml', import.meta.url));
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+// The apply --json refusals are documented in docs/machine-output.md.
+const README = fileURLToPath(new URL('../../docs/machine-output.md', import.meta.url));
 
 /** A question asked on a terminal whose keys the test types. */
 function terminal(signal?: AbortSignal): {

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The README is the user's whole reference, and a clone holds only the repository: no link may
-// leave it, and every relative link (and every #anchor) must resolve.
+// The README and docs/ are the user's reference, and a clone holds only the repository: no link
+// may leave it, and every relative link (and every #anchor) must resolve.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,9 +25,21 @@ function linksOf(text: string): string[] {
   return [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '');
 }
 
-/** Every markdown file the README links, and the README itself. */
+function markdownUnder(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return markdownUnder(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+}
+
+/** The README, the changelog, every page of docs/, and every markdown file they link. */
 function documents(): string[] {
-  const seen = new Set<string>([join(ROOT, 'README.md')]);
+  const seen = new Set<string>([
+    join(ROOT, 'README.md'),
+    join(ROOT, 'CHANGELOG.md'),
+    ...markdownUnder(join(ROOT, 'docs')),
+  ]);
   for (const file of seen) {
     for (const link of linksOf(readFileSync(file, 'utf8'))) {
       const path = link.split('#')[0] ?? '';
@@ -39,7 +51,7 @@ function documents(): string[] {
   return [...seen];
 }
 
-describe('the README and the documents it links', () => {
+describe('the README, docs/ and the documents they link', () => {
   it('never link outside the repository (../shared is not in a clone)', () => {
     for (const file of documents()) {
       const text = readFileSync(file, 'utf8');
@@ -69,11 +81,30 @@ describe('the README and the documents it links', () => {
         checked++;
       }
     }
-    expect(checked).toBeGreaterThan(3);
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('every page of docs/ is reached from the README', () => {
+    const reached = new Set<string>([join(ROOT, 'README.md')]);
+    for (const file of reached) {
+      for (const link of linksOf(readFileSync(file, 'utf8'))) {
+        const target = join(dirname(file), link.split('#')[0] ?? '');
+        if (!/^[a-z]+:/.test(link) && target.endsWith('.md') && existsSync(target)) reached.add(target);
+      }
+    }
+    const unreached = markdownUnder(join(ROOT, 'docs')).filter((page) => !reached.has(page));
+    expect(unreached.map((page) => relative(ROOT, page))).toEqual([]);
+  });
+
+  it('every test file docs/guarantees.md names exists', () => {
+    const text = readFileSync(join(ROOT, 'docs', 'guarantees.md'), 'utf8');
+    const named = [...text.matchAll(/`([\w/-]+\.test\.ts)`/g)].map((m) => m[1] ?? '');
+    expect(named.length).toBeGreaterThan(10);
+    for (const file of named) expect(existsSync(join(ROOT, 'test', file)), file).toBe(true);
   });
 
   it('documents the JSON outputs, the exit codes, the file format and show', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const readme = readFileSync(join(ROOT, 'docs', 'machine-output.md'), 'utf8');
     for (const needle of [
       'validate --json',
       'plan --json',
@@ -84,7 +115,7 @@ describe('the README and the documents it links', () => {
     ]) {
       expect(readme).toContain(needle);
     }
-    const format = readFileSync(join(ROOT, 'schema', 'file-format.md'), 'utf8');
+    const format = readFileSync(join(ROOT, 'docs', 'file-format.md'), 'utf8');
     for (const key of [
       'offline_auto_reply',
       'sensitive_words',

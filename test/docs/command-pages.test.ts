@@ -50,7 +50,8 @@ describe.each(COMMANDS)('docs/commands/%s.md', (command) => {
 
   it('has its usage, exit codes and examples', () => {
     expect(page).toMatch(new RegExp(`^# \`guidectl ${command}\``, 'm'));
-    for (const heading of ['## Usage', '## Flags', '## Exit codes', '## Examples']) expect(page).toContain(heading);
+    for (const heading of ['## Usage', '## Flags', '## Exit codes', '## Examples'])
+      expect(page).toContain(heading);
   });
 });
 

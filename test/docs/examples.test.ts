@@ -29,7 +29,7 @@ function namedFile(p: Page, block: CodeBlock): string | undefined {
 /** The fenced blocks under a heading, up to the next heading of the same level or higher. */
 function blocksUnder(p: Page, heading: string): CodeBlock[] {
   const lines = p.text.split('\n');
-  const start = lines.findIndex((l) => l === heading);
+  const start = lines.indexOf(heading);
   if (start < 0) throw new Error(`${p.path} has no heading ${heading}`);
   const level = heading.indexOf(' ');
   const rest = lines.slice(start + 1).findIndex((l) => /^#{1,6} /.test(l) && l.indexOf(' ') <= level);
@@ -44,7 +44,11 @@ function commandsOf(block: CodeBlock): string[][] {
     .flatMap((line) => line.split('&&'))
     .map((c) => c.trim())
     .filter((c) => c.startsWith('npx guidectl '))
-    .map((c) => [...c.slice('npx guidectl '.length).matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? ''));
+    .map((c) =>
+      [...c.slice('npx guidectl '.length).matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map(
+        (m) => m[1] ?? m[2] ?? m[3] ?? '',
+      ),
+    );
 }
 
 describe('YAML examples validate', () => {
@@ -124,7 +128,8 @@ describe('the walk-throughs run as written', () => {
     const outputs: string[] = [];
     for (const args of commands) outputs.push((await run(args)).stdout);
     expect(p.text).toContain(outputs[0]?.trim());
-    for (const line of (outputs[1] ?? '').trim().split('\n').slice(-2)) expect(p.text).toContain(line.replace(/[0-9a-f]{12}$/, ''));
+    for (const line of (outputs[1] ?? '').trim().split('\n').slice(-2))
+      expect(p.text).toContain(line.replace(/[0-9a-f]{12}$/, ''));
     const report = (outputs[2] ?? '').split('\n').filter((l) => /^(Apply|Converged):/.test(l));
     expect(report).toHaveLength(2);
     for (const line of report) expect(p.text).toContain(line);

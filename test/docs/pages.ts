@@ -44,7 +44,8 @@ export function codeBlocks(page: Page): CodeBlock[] {
     const indent = open[1] ?? '';
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i] ?? ''); i++) body.push((lines[i] ?? '').slice(indent.length));
+    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i] ?? ''); i++)
+      body.push((lines[i] ?? '').slice(indent.length));
     let previous = start - 1;
     while (previous >= 0 && (lines[previous] ?? '').trim() === '') previous--;
     blocks.push({

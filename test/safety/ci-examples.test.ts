@@ -63,8 +63,8 @@ describe('the CI examples', () => {
     expect(jobs.map(([n]) => n)).toEqual(expect.arrayContaining(['plan', 'apply', 'drift']));
   });
 
-  it('the README says why one run at a time', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('docs/ci.md says why one run at a time', () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
     expect(readme).toContain('**One run at a time.** The guide API has no lock');
     expect(readme).toContain('`resource_group: wechat-account`');
     expect(readme).toContain('`concurrency: guides-account`');

@@ -1,0 +1,168 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { ROOT } from './pages.js';
+
+/**
+ * The JSON Schemas of schema/ describe what the commands print: real outputs of every command with
+ * a machine format, run against the project's own service in this process, are validated against
+ * them (issue 24).
+ */
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+for (const name of readdirSync(join(ROOT, 'schema')).filter(
+  (n) => n.endsWith('.schema.json') && n !== 'guidectl.schema.json',
+))
+  ajv.addSchema(JSON.parse(readFileSync(join(ROOT, 'schema', name), 'utf8')));
+
+function expectValid(schema: string, value: unknown, what: string): void {
+  const validate = ajv.getSchema(schema);
+  if (validate === undefined) throw new Error(`no schema ${schema}`);
+  expect(validate(value) ? [] : validate.errors, `${what} against ${schema}`).toEqual([]);
+}
+
+const STORE = readFileSync(join(ROOT, 'examples', 'small-store.yaml'), 'utf8');
+const ENVS = `version: 1
+environments:
+  staging:
+    values: {nick: Alice}
+  production:
+    credentials: PROD
+    values: {nick: Alicia}
+guides:
+  - account: alice_wx
+    nickname: \${nick}
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/alice/0
+  - account: qa_bot_wx
+    only_in: [staging]
+    nickname: QA
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0
+`;
+const BAD =
+  'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alexandra the Great\n    head_image_url: https://mmbiz.qpic.cn/a/0\n';
+
+let ws: Workspace;
+const cli = (args: string[], env: Record<string, string> = {}): Promise<CliRun> =>
+  runCli(args, { cwd: ws.dir, env });
+const json = (run: CliRun): unknown => JSON.parse(run.stdout);
+const lines = (run: CliRun): unknown[] =>
+  run.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+beforeAll(async () => {
+  ws = await workspace();
+  await ws.write('store.yaml', STORE);
+  await ws.write('envs.yaml', ENVS);
+  await ws.write('bad.yaml', BAD);
+});
+afterAll(() => ws.remove());
+
+describe('validate --json matches validate.schema.json', () => {
+  it('valid, invalid, and per-environment problems', async () => {
+    expectValid(
+      'validate.schema.json',
+      json(await cli(['validate', '--json', 'store.yaml'])),
+      'a valid file',
+    );
+    const bad = json(await cli(['validate', '--json', 'bad.yaml']));
+    expect(bad).toEqual([expect.objectContaining({ code: 'nickname-too-long', line: 4 })]);
+    expectValid('validate.schema.json', bad, 'an invalid file');
+    await ws.write('envs-bad.yaml', ENVS.replace('nick: Alicia', 'nick: Alexandra the Great'));
+    const perEnv = json(await cli(['validate', '--json', 'envs-bad.yaml']));
+    expect(perEnv).toEqual([expect.objectContaining({ environments: ['production'] })]);
+    expectValid('validate.schema.json', perEnv, 'a problem of one environment');
+  });
+});
+
+describe('plan, show and apply match their schemas', () => {
+  it('plan --json, --out, show --json, apply --json, a stale saved plan, and a failure', async () => {
+    const db = ['--local-db', 'store.db'];
+    const planned = await cli(['plan', '--json', 'store.yaml', '--out', 'p.json', ...db]);
+    expect(planned.code).toBe(0);
+    expectValid('plan.schema.json', json(planned), 'plan --json');
+    expectValid(
+      'saved-plan.schema.json',
+      JSON.parse(readFileSync(join(ws.dir, 'p.json'), 'utf8')),
+      'plan --out',
+    );
+    expectValid('plan.schema.json', json(await cli(['show', '--json', 'p.json'])), 'show --json');
+
+    const applied = await cli(['apply', '--json', 'store.yaml', '--auto-approve', ...db]);
+    expect(applied.code).toBe(0);
+    expectValid('apply.schema.json', json(applied), 'apply --json');
+
+    const stale = await cli(['apply', '--json', 'p.json', ...db]);
+    expect(stale.code).toBe(1);
+    expect(json(stale)).toMatchObject({ stale: true });
+    expectValid('apply.schema.json', json(stale), 'a stale saved plan');
+
+    await ws.write('change.yaml', STORE.replace('nickname: Alice', 'nickname: Alicia'));
+    const streamed = await cli(['apply', '--json-stream', 'change.yaml', '--auto-approve', ...db]);
+    expect(streamed.code).toBe(0);
+    const events = lines(streamed);
+    expect(events.map((e) => (e as { type: string }).type)).toEqual([
+      'plan',
+      'call_start',
+      'call_done',
+      'summary',
+    ]);
+    for (const event of events)
+      expectValid('apply-stream.schema.json', event, 'an apply --json-stream event');
+
+    const failed = await cli(['plan', '--json', 'bad.yaml', ...db]);
+    expect(failed.code).toBe(1);
+    expectValid('plan.schema.json', json(failed), 'plan --json of invalid files');
+    const failedApply = await cli(['apply', '--json', 'bad.yaml', '--auto-approve', ...db]);
+    expectValid('apply.schema.json', json(failedApply), 'apply --json of invalid files');
+    const failedStream = await cli(['apply', '--json-stream', 'bad.yaml', '--auto-approve', ...db]);
+    for (const event of lines(failedStream))
+      expectValid('apply-stream.schema.json', event, 'a failed stream');
+  });
+
+  it('the environments: envs --json, plan --env, plan and apply --all-envs', async () => {
+    const env = { PROD_APPID: 'wx1234567890abcdef' };
+    expectValid('envs.schema.json', json(await cli(['envs', '--json', 'envs.yaml'], env)), 'envs --json');
+    expectValid(
+      'envs.schema.json',
+      json(await cli(['envs', '--json', 'bad.yaml'])),
+      'envs --json of invalid files',
+    );
+    expectValid(
+      'plan.schema.json',
+      json(await cli(['plan', '--json', 'envs.yaml', '--env', 'staging'])),
+      'plan --env',
+    );
+    const all = await cli(['plan', '--json', 'envs.yaml', '--all-envs']);
+    expect(all.code).toBe(1);
+    expectValid('plan.schema.json', json(all), 'plan --all-envs --json, one environment failing');
+    const applied = await cli([
+      'apply',
+      '--json',
+      'envs.yaml',
+      '--all-envs',
+      '--auto-approve',
+      '--continue-on-error',
+    ]);
+    expectValid('apply.schema.json', json(applied), 'apply --all-envs --json');
+    const streamed = await cli(['apply', '--json-stream', 'envs.yaml', '--all-envs', '--auto-approve']);
+    const events = lines(streamed);
+    expect((events.at(-1) as { type: string }).type).toBe('environments_summary');
+    for (const event of events)
+      expectValid('apply-stream.schema.json', event, 'an apply --all-envs --json-stream event');
+  });
+
+  it('the schemas refuse what the commands do not print', () => {
+    expect(ajv.getSchema('plan.schema.json')?.({ format_version: 1, summary: {} })).toBe(false);
+    expect(ajv.getSchema('apply-stream.schema.json')?.({ format_version: 1, type: 'call_done' })).toBe(false);
+    expect(ajv.getSchema('saved-plan.schema.json')?.({ format_version: 3, kind: 'guidectl-plan' })).toBe(
+      false,
+    );
+    expect(ajv.getSchema('validate.schema.json')?.([{ severity: 'fatal', code: 'x', message: 'm' }])).toBe(
+      false,
+    );
+  });
+});
