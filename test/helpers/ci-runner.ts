@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fetchToken, rawRequest } from './service.js';
 import { CLI } from './spawn.js';
 
 /**
@@ -74,4 +75,65 @@ export function runProcess(args: readonly string[], cwd: string, env: Record<str
     child.once('error', reject);
     child.once('close', (code, signal) => resolve({ code: code ?? (signal === null ? 1 : 128), log }));
   });
+}
+
+const GUIDES = `
+guides:
+  - account: alice_wx
+    nickname: Alice
+    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/alice/0
+`;
+
+/**
+ * A repository of several accounts: envs/ declares staging, then production (not in alphabetical
+ * order), each at its serve's URL, and dev (a local database, which CI leaves out); alice_wx is in
+ * both, qa_bot_wx in staging only.
+ */
+export function envsRepo(machine: CiMachine, staging: { url: string }, production: { url: string }): string {
+  const repo = machine.folder('repo-envs');
+  mkdirSync(join(repo, 'envs'));
+  writeFileSync(
+    join(repo, 'envs', 'environments.yaml'),
+    `version: 1\nenvironments:\n  staging:\n    base_url: ${staging.url}\n    credentials: STAGING\n  production:\n    base_url: ${production.url}\n    credentials: PROD\n  dev: {}\n`,
+  );
+  writeFileSync(
+    join(repo, 'envs', 'guides.yaml'),
+    `version: 1${GUIDES}  - account: qa_bot_wx\n    only_in: [staging]\n    nickname: QA\n    head_image_url: https://mmbiz.qpic.cn/mmbiz_jpg/qa/0\n`,
+  );
+  return repo;
+}
+
+/** A repository of one account: guides/store.yaml with alice_wx, no environments. */
+export function singleRepo(machine: CiMachine): string {
+  const repo = machine.folder('repo-single');
+  mkdirSync(join(repo, 'guides'));
+  writeFileSync(join(repo, 'guides', 'store.yaml'), `version: 1${GUIDES}`);
+  return repo;
+}
+
+interface Account {
+  url: string;
+  appid: string;
+  secret: string;
+}
+
+/** The guide `account` as the account's API answers it, or undefined when it has none. */
+export async function guideOf(serve: Account, account: string): Promise<Record<string, unknown> | undefined> {
+  const answer = await guideCall(serve, 'getguideacct', { guide_account: account });
+  return answer['errcode'] === 0 ? answer : undefined;
+}
+
+/** Someone renames a guide by hand, outside the files. */
+export async function renameByHand(serve: Account, account: string, nickname: string): Promise<void> {
+  const answer = await guideCall(serve, 'updateguideacct', { guide_account: account, guide_nickname: nickname });
+  if (answer['errcode'] !== 0) throw new Error(`updateguideacct: ${JSON.stringify(answer)}`);
+}
+
+async function guideCall(serve: Account, op: string, body: unknown): Promise<Record<string, unknown>> {
+  const token = await fetchToken(serve.url, serve.appid, serve.secret);
+  const answer = await rawRequest(`${serve.url}/cgi-bin/guide/${op}?access_token=${token}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+  });
+  return answer.json;
 }

@@ -5,7 +5,7 @@ import { data, Evaluator, Lexer, Parser } from '@actions/expressions';
 import type { FunctionDefinition } from '@actions/expressions/funcs/info';
 import { truthy } from '@actions/expressions/result';
 import { parse } from 'yaml';
-import { type CiMachine, checkout, runProcess } from './ci-runner.js';
+import { type CiMachine, runProcess } from './ci-runner.js';
 
 /**
  * Runs a GitHub Actions workflow file's jobs on this machine, as a runner would: jobs in the order
