@@ -64,7 +64,11 @@ export interface ShellRun {
 }
 
 /** Runs `args[0] args…` in `cwd` with exactly `env` (nothing of this process's), no stdin. */
-export function runProcess(args: readonly string[], cwd: string, env: Record<string, string>): Promise<ShellRun> {
+export function runProcess(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<ShellRun> {
   return new Promise((resolve, reject) => {
     const [command, ...rest] = args;
     if (command === undefined) throw new Error('no command');
@@ -125,7 +129,10 @@ export async function guideOf(serve: Account, account: string): Promise<Record<s
 
 /** Someone renames a guide by hand, outside the files. */
 export async function renameByHand(serve: Account, account: string, nickname: string): Promise<void> {
-  const answer = await guideCall(serve, 'updateguideacct', { guide_account: account, guide_nickname: nickname });
+  const answer = await guideCall(serve, 'updateguideacct', {
+    guide_account: account,
+    guide_nickname: nickname,
+  });
   if (answer['errcode'] !== 0) throw new Error(`updateguideacct: ${JSON.stringify(answer)}`);
 }
 

@@ -95,7 +95,19 @@ export interface WorkflowRun {
 
 export const readWorkflow = (path: string): Workflow => parse(readFileSync(path, 'utf8')) as Workflow;
 
-const CONTEXTS = ['github', 'inputs', 'secrets', 'matrix', 'needs', 'steps', 'env', 'vars', 'runner', 'job', 'strategy'];
+const CONTEXTS = [
+  'github',
+  'inputs',
+  'secrets',
+  'matrix',
+  'needs',
+  'steps',
+  'env',
+  'vars',
+  'runner',
+  'job',
+  'strategy',
+];
 const STATUS = ['always', 'success', 'failure', 'cancelled'];
 
 interface Status {
@@ -104,10 +116,12 @@ interface Status {
 }
 
 function functions(status: Status): Map<string, FunctionDefinition> {
-  const fn = (name: string, min: number, max: number, call: FunctionDefinition['call']): [string, FunctionDefinition] => [
-    name.toLowerCase(),
-    { name, minArgs: min, maxArgs: max, call },
-  ];
+  const fn = (
+    name: string,
+    min: number,
+    max: number,
+    call: FunctionDefinition['call'],
+  ): [string, FunctionDefinition] => [name.toLowerCase(), { name, minArgs: min, maxArgs: max, call }];
   return new Map([
     fn('always', 0, 0, () => new data.BooleanData(true)),
     fn('success', 0, 0, () => new data.BooleanData(!status.failed)),
@@ -131,12 +145,15 @@ function functions(status: Status): Map<string, FunctionDefinition> {
 
 const toData = (value: Json): data.ExpressionData =>
   JSON.parse(JSON.stringify(value), data.reviver) as data.ExpressionData;
-const fromData = (value: data.ExpressionData): Json => JSON.parse(JSON.stringify(value, data.replacer)) as Json;
+const fromData = (value: data.ExpressionData): Json =>
+  JSON.parse(JSON.stringify(value, data.replacer)) as Json;
 
 function evaluate(expression: string, contexts: Record<string, Json>, status: Status): data.ExpressionData {
   const lexed = new Lexer(expression).lex();
   const tree = new Parser(lexed.tokens, CONTEXTS, [...functions(status).values()]).parse();
-  const context = new data.Dictionary(...Object.entries(contexts).map(([key, value]) => ({ key, value: toData(value) })));
+  const context = new data.Dictionary(
+    ...Object.entries(contexts).map(([key, value]) => ({ key, value: toData(value) })),
+  );
   return new Evaluator(tree, context, functions(status)).evaluate();
 }
 
@@ -145,7 +162,8 @@ const WHOLE = /^\s*\$\{\{(.*)\}\}\s*$/s;
 /** A value with `${{ … }}` in it: the text with each put in, or (a whole expression) the value. */
 function interpolate(value: string, contexts: Record<string, Json>, status: Status): Json {
   const whole = WHOLE.exec(value);
-  if (whole !== null && !whole[1]?.includes('${{')) return fromData(evaluate(whole[1] ?? '', contexts, status));
+  if (whole !== null && !whole[1]?.includes('${{'))
+    return fromData(evaluate(whole[1] ?? '', contexts, status));
   return value.replace(/\$\{\{(.*?)\}\}/g, (_, e: string) => evaluate(e, contexts, status).coerceString());
 }
 
@@ -158,7 +176,11 @@ const text = (value: string | undefined, contexts: Record<string, Json>, status:
 };
 
 /** An `if:`; without a status function it means `success() && (…)`, as on GitHub. */
-function condition(value: string | boolean | undefined, contexts: Record<string, Json>, status: Status): boolean {
+function condition(
+  value: string | boolean | undefined,
+  contexts: Record<string, Json>,
+  status: Status,
+): boolean {
   const raw = value === undefined ? 'success()' : String(value);
   const expression = WHOLE.exec(raw)?.[1] ?? raw;
   const hasStatus = STATUS.some((s) => new RegExp(`\\b${s}\\(`).test(expression));
@@ -191,12 +213,17 @@ function readOutputs(file: string): Record<string, string> {
       const end = lines.indexOf(heredoc[2] ?? '', i + 1);
       outputs[heredoc[1] ?? ''] = lines.slice(i + 1, end).join('\n');
       i = end;
-    } else if (line.includes('=')) outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+    } else if (line.includes('='))
+      outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
   }
   return outputs;
 }
 
-export async function runWorkflow(workflow: Workflow, event: GitHubEvent, world: GitHubWorld): Promise<WorkflowRun> {
+export async function runWorkflow(
+  workflow: Workflow,
+  event: GitHubEvent,
+  world: GitHubWorld,
+): Promise<WorkflowRun> {
   const artifacts = world.machine.folder('artifacts');
   const github: Json = {
     event_name: event.name,
@@ -210,7 +237,10 @@ export async function runWorkflow(workflow: Workflow, event: GitHubEvent, world:
     const job = workflow.jobs[id];
     if (job === undefined) continue;
     const needs: Json = Object.fromEntries(
-      needsOf(job).map((n) => [n, { result: results[n]?.result ?? 'skipped', outputs: results[n]?.outputs ?? {} }]),
+      needsOf(job).map((n) => [
+        n,
+        { result: results[n]?.result ?? 'skipped', outputs: results[n]?.outputs ?? {} },
+      ]),
     );
     const base = { github, inputs, needs, secrets: world.secrets, vars: {}, env: workflow.env ?? {} };
     const needsFailed = needsOf(job).some((n) => results[n]?.result !== 'success');
@@ -219,7 +249,8 @@ export async function runWorkflow(workflow: Workflow, event: GitHubEvent, world:
       continue;
     }
     const include = job.strategy?.matrix?.include;
-    const matrices: Json[] = include === undefined ? [{}] : [interpolate(include, base, { failed: false, cwd: undefined })].flat();
+    const matrices: Json[] =
+      include === undefined ? [{}] : [interpolate(include, base, { failed: false, cwd: undefined })].flat();
     const runs = await Promise.all(
       matrices.map((matrix) => runLeg(id, job, { ...base, matrix }, event, world, artifacts)),
     );
@@ -234,7 +265,8 @@ export async function runWorkflow(workflow: Workflow, event: GitHubEvent, world:
     result: (job) => results[job]?.result ?? 'skipped',
     leg(name) {
       const found = legs.filter((l) => l.name === name);
-      if (found.length !== 1) throw new Error(`${found.length} legs named "${name}": ${legs.map((l) => l.name).join(', ')}`);
+      if (found.length !== 1)
+        throw new Error(`${found.length} legs named "${name}": ${legs.map((l) => l.name).join(', ')}`);
       return found[0] as LegRun;
     },
   };
@@ -262,9 +294,14 @@ async function runLeg(
     index += 1;
     const stepContexts = { ...contexts, steps, job: { status: status.failed ? 'failure' : 'success' } };
     const stepEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...(contexts['env'] as Record<string, string>), ...job.env, ...step.env }))
+    for (const [k, v] of Object.entries({
+      ...(contexts['env'] as Record<string, string>),
+      ...job.env,
+      ...step.env,
+    }))
       stepEnv[k] = text(v, stepContexts, status);
-    const label = step.name === undefined ? (step.uses ?? step.run ?? '') : text(step.name, stepContexts, status);
+    const label =
+      step.name === undefined ? (step.uses ?? step.run ?? '') : text(step.name, stepContexts, status);
     if (!condition(step.if, stepContexts, status)) {
       log += `\n--- ${label}: skipped\n`;
       if (step.id !== undefined) steps[step.id] = { outcome: 'skipped', conclusion: 'skipped', outputs: {} };
@@ -298,7 +335,8 @@ async function runLeg(
   }
   const result: Result = status.failed ? 'failure' : 'success';
   const outputs: Record<string, string> = {};
-  for (const [k, v] of Object.entries(job.outputs ?? {})) outputs[k] = text(v, { ...contexts, steps }, status);
+  for (const [k, v] of Object.entries(job.outputs ?? {}))
+    outputs[k] = text(v, { ...contexts, steps }, status);
   const summary = existsSync(summaryFile) ? readFileSync(summaryFile, 'utf8') : '';
   return { job: id, name, matrix: contexts['matrix'] ?? {}, environment, result, log, summary, outputs };
 }
@@ -315,7 +353,8 @@ function runStep(
   writeFileSync(file, script);
   // GitHub's bash: `bash -e {0}` by default, `bash --noprofile --norc -eo pipefail {0}` for shell: bash.
   if (shell === undefined) return runProcess(['bash', '-e', file], workspace, env);
-  if (shell === 'bash') return runProcess(['bash', '--noprofile', '--norc', '-eo', 'pipefail', file], workspace, env);
+  if (shell === 'bash')
+    return runProcess(['bash', '--noprofile', '--norc', '-eo', 'pipefail', file], workspace, env);
   throw new Error(`shell ${shell}: not simulated`);
 }
 
@@ -347,7 +386,13 @@ async function useAction(
   step: Step,
   contexts: Record<string, Json>,
   status: Status,
-  at: { workspace: string; artifacts: string; world: GitHubWorld; env: Record<string, string>; event: GitHubEvent },
+  at: {
+    workspace: string;
+    artifacts: string;
+    world: GitHubWorld;
+    env: Record<string, string>;
+    event: GitHubEvent;
+  },
 ): Promise<{ code: number; log: string }> {
   const action = (step.uses ?? '').replace(/@.*$/, '');
   const input = (key: string): string | undefined => {
@@ -364,7 +409,10 @@ async function useAction(
       const name = input('name') ?? 'artifact';
       const path = input('path') ?? '';
       if (!existsSync(join(at.workspace, path)))
-        return { code: 0, log: `warning: no files were found with the provided path: ${path}. No artifacts will be uploaded.\n` };
+        return {
+          code: 0,
+          log: `warning: no files were found with the provided path: ${path}. No artifacts will be uploaded.\n`,
+        };
       mkdirSync(join(at.artifacts, name), { recursive: true });
       cpSync(join(at.workspace, path), join(at.artifacts, name, path));
       return { code: 0, log: `uploaded ${path} as ${name}\n` };
@@ -376,9 +424,14 @@ async function useAction(
       const chosen =
         name !== undefined
           ? all.filter((a) => a === name)
-          : all.filter((a) => new RegExp(`^${(pattern ?? '*').split('*').map(escapeRegExp).join('.*')}$`).test(a));
+          : all.filter((a) =>
+              new RegExp(`^${(pattern ?? '*').split('*').map(escapeRegExp).join('.*')}$`).test(a),
+            );
       if (name !== undefined && chosen.length === 0)
-        return { code: 1, log: `Error: Unable to download artifact(s): Artifact not found for name: ${name}\n` };
+        return {
+          code: 1,
+          log: `Error: Unable to download artifact(s): Artifact not found for name: ${name}\n`,
+        };
       // merge-multiple (or one by name): the files straight into the workspace.
       for (const a of chosen) cpSync(join(at.artifacts, a), at.workspace, { recursive: true });
       return { code: 0, log: `downloaded ${chosen.join(', ') || 'nothing'}\n` };
@@ -392,7 +445,13 @@ async function useAction(
       writeFileSync(join(dir, 'script.js'), text(script, contexts, status));
       writeFileSync(join(dir, 'state.json'), JSON.stringify({ comments: at.world.comments }));
       const ran = await runProcess(
-        ['node', join(dir, 'runner.mjs'), join(dir, 'script.js'), join(dir, 'state.json'), String(at.event.pullRequest ?? 0)],
+        [
+          'node',
+          join(dir, 'runner.mjs'),
+          join(dir, 'script.js'),
+          join(dir, 'state.json'),
+          String(at.event.pullRequest ?? 0),
+        ],
         at.workspace,
         at.env,
       );

@@ -73,7 +73,12 @@ function filesOf(dir: string): string[] {
 function glob(pattern: string): RegExp {
   const source = pattern
     .split('**/')
-    .map((part) => part.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .map((part) =>
+      part
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
     .join('(?:.*/)?');
   return new RegExp(`^${source}$`);
 }
@@ -89,14 +94,19 @@ function ruleIf(expression: string, vars: Record<string, string>): boolean {
   });
 }
 
-export async function runPipeline(pipeline: Pipeline, event: GitLabEvent, world: GitLabWorld): Promise<GitLabRun> {
+export async function runPipeline(
+  pipeline: Pipeline,
+  event: GitLabEvent,
+  world: GitLabWorld,
+): Promise<GitLabRun> {
   const runs: GitLabJobRun[] = [];
   await runOne(pipeline, event, world, '', world.machine.folder('artifacts'), runs);
   return {
     jobs: runs,
     job(name) {
       const found = runs.filter((r) => r.name === name);
-      if (found.length !== 1) throw new Error(`${found.length} jobs named "${name}": ${runs.map((r) => r.name).join(', ')}`);
+      if (found.length !== 1)
+        throw new Error(`${found.length} jobs named "${name}": ${runs.map((r) => r.name).join(', ')}`);
       return found[0] as GitLabJobRun;
     },
   };
@@ -146,19 +156,34 @@ async function runOne(
     const record = (result: Result, log: string): void => {
       results[jobName] = result;
       if (result === 'failed') overall = 'failed';
-      runs.push({ name: jobName, pipeline: name, environment: job.environment, resourceGroup: job.resource_group, result, log });
+      runs.push({
+        name: jobName,
+        pipeline: name,
+        environment: job.environment,
+        resourceGroup: job.resource_group,
+        result,
+        log,
+      });
     };
     if (before.some((n) => results[n] !== 'success')) {
       record('skipped', '');
       continue;
     }
     const workspace = checkout(world.machine, world.repo, `${name}-${jobName}`);
-    for (const n of before) if (existsSync(join(artifacts, n))) cpSync(join(artifacts, n), workspace, { recursive: true });
+    for (const n of before)
+      if (existsSync(join(artifacts, n))) cpSync(join(artifacts, n), workspace, { recursive: true });
     if (job.trigger !== undefined) {
       const [include] = job.trigger.include;
       if (include === undefined) throw new Error('trigger without include');
       const child = parse(readFileSync(join(artifacts, include.job, include.artifact), 'utf8')) as Pipeline;
-      const result = await runOne(child, event, world, jobName, world.machine.folder('child-artifacts'), runs);
+      const result = await runOne(
+        child,
+        event,
+        world,
+        jobName,
+        world.machine.folder('child-artifacts'),
+        runs,
+      );
       record(job.trigger.strategy === 'depend' ? result : 'success', '');
       continue;
     }

