@@ -34,6 +34,11 @@ export function targetOptions(command: Command): Command {
       seconds('--settle-timeout'),
     )
     .option(
+      '--settle-window <seconds>',
+      'how long a create or an append whose answer a gateway or a broken connection lost is watched for by reads before it is sent again (default: 15)',
+      seconds('--settle-window'),
+    )
+    .option(
       '--read-retry <seconds>',
       'how long a read is retried after -1, 45011 or a network failure (default: 120)',
       seconds('--read-retry'),

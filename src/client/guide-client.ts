@@ -99,6 +99,19 @@ export const DEFAULT_PARALLELISM = 8;
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** How long a write whose attempt timed out is still waited for, beyond its timeout. */
 export const DEFAULT_SETTLE_MS = 120_000;
+/**
+ * How long a create or an append whose answer was lost on the way (a gateway's 502/503/504, a
+ * connection reset after the request was sent) is watched for by reads before it is sent again.
+ */
+export const DEFAULT_SETTLE_WINDOW_MS = 15_000;
+/** `15 s`, `0.2 s`: a span of time for a message. */
+function inSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** The first wait between the reads that watch for a lost create or append; it doubles up to the cap. */
+const WATCH_FIRST_DELAY_MS = 250;
+const WATCH_MAX_DELAY_MS = 2_000;
 /** Page size the iterators ask for (the service's largest page). */
 export const DEFAULT_PAGE_SIZE = 100;
 
@@ -128,6 +141,14 @@ export interface GuideClientOptions {
    * `abandonedWrites`.
    */
   readonly settleMs?: number;
+  /**
+   * A create or an append whose answer was lost on the way — a gateway answered 502, 503 or 504,
+   * or the connection broke after the request was sent — may still be under way behind the
+   * gateway. Before it is sent again, the client reads for it for up to this many milliseconds
+   * (15 000): it is done as soon as a read shows it; only when none has shown it by then is it sent
+   * again. Time is the client's `clock`, waits its `sleep`.
+   */
+  readonly settleWindowMs?: number;
   /** How often and how long to retry; see `RetryPolicy`. */
   readonly retry?: Partial<RetryPolicy>;
   /** Proxies, as read from HTTPS_PROXY / HTTP_PROXY / NO_PROXY by the caller. */
@@ -377,6 +398,7 @@ class Client implements GuideClient {
   private readonly readBeforeAppends: boolean;
   private readonly timeoutMs: number;
   private readonly settleMs: number;
+  private readonly settleWindowMs: number;
   private readonly fixedToken: boolean;
   private readonly variables: CredentialVariables;
   private readonly appCredentialsSet: boolean;
@@ -397,6 +419,9 @@ class Client implements GuideClient {
     if (!(settleMs >= 0)) throw new RangeError('settleMs must be a number ≥ 0');
     this.timeoutMs = timeoutMs;
     this.settleMs = settleMs;
+    const settleWindowMs = options.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS;
+    if (!(settleWindowMs >= 0)) throw new RangeError('settleWindowMs must be a number ≥ 0');
+    this.settleWindowMs = settleWindowMs;
     this.pageSize = checkPositiveInt('pageSize', options.pageSize ?? DEFAULT_PAGE_SIZE);
     this.readBeforeAppends = options.readBeforeAppends ?? true;
     this.policy = checkRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.retry });
@@ -782,7 +807,7 @@ class Client implements GuideClient {
     call: AttemptContext,
     failure: TransportError,
   ): Promise<RawAnswer | undefined> {
-    const { operation, body, budget, policy } = call;
+    const { body, budget, policy } = call;
     if (isServiceFailure(failure)) throw failure;
     if (policy !== undefined && failure.sent) {
       call.lost = failure;
@@ -801,7 +826,7 @@ class Client implements GuideClient {
         );
       }
       if (policy.kind === 'confirm') {
-        const settled = await this.settle(call.callId, operation, () =>
+        const settled = await this.watch(call, () =>
           policy.confirm(this.confirmRead, body, call.snapshot, this.claims),
         );
         if (settled.outcome === 'applied') {
@@ -953,19 +978,55 @@ class Client implements GuideClient {
     }
   }
 
+  /**
+   * Settles a lost create or append by reading, again and again for up to `settleWindowMs`: a
+   * gateway that gave up (502/503/504) or a connection that broke says nothing of the request
+   * behind it, which may land a moment later, and a resend before then would make a copy. Ends
+   * at the first read that shows it (or cannot tell); "not applied" only once the window passed.
+   */
+  private async watch(call: AttemptContext, confirm: () => Promise<Confirmation>): Promise<Confirmation> {
+    const { callId, operation } = call;
+    const start = this.clock.now();
+    const deadline = start + this.settleWindowMs;
+    let delay = WATCH_FIRST_DELAY_MS;
+    for (;;) {
+      const result = await this.tryConfirm(confirm);
+      const left = deadline - this.clock.now();
+      if (result.outcome !== 'not-applied' || left <= 0) {
+        const waited = this.settleWindowMs > 0 && result.outcome === 'not-applied';
+        const detail = waited
+          ? `${result.detail}, after watching for it ${inSeconds(this.settleWindowMs)}`
+          : result.detail;
+        this.emit({ type: 'confirm', callId, operation, outcome: result.outcome, detail });
+        call.budget.excuse(this.clock.now() - start);
+        return { ...result, detail };
+      }
+      try {
+        await this.sleep(Math.min(delay, left), this.signal);
+      } catch (error) {
+        if (this.signal?.aborted === true) throw new CallAbortedError(operation);
+        throw error;
+      }
+      delay = Math.min(WATCH_MAX_DELAY_MS, delay * 2);
+    }
+  }
+
+  /** Runs a confirmation; a failing read makes the outcome unknown. */
+  private async tryConfirm(confirm: () => Promise<Confirmation>): Promise<Confirmation> {
+    try {
+      return await confirm();
+    } catch (error) {
+      return { outcome: 'unknown', detail: `the confirming read failed: ${errorMessage(error)}` };
+    }
+  }
+
   /** Runs a confirmation; a failing read makes the outcome unknown. Reports the result. */
   private async settle(
     callId: number,
     operation: OperationName,
     confirm: () => Promise<Confirmation>,
   ): Promise<Confirmation> {
-    let result: Confirmation;
-    try {
-      result = await confirm();
-    } catch (error) {
-      const why = errorMessage(error);
-      result = { outcome: 'unknown', detail: `the confirming read failed: ${why}` };
-    }
+    const result = await this.tryConfirm(confirm);
     this.emit({ type: 'confirm', callId, operation, outcome: result.outcome, detail: result.detail });
     return result;
   }

@@ -33,6 +33,7 @@ export {
   DEFAULT_PAGE_SIZE,
   DEFAULT_PARALLELISM,
   DEFAULT_SETTLE_MS,
+  DEFAULT_SETTLE_WINDOW_MS,
   DEFAULT_TIMEOUT_MS,
   type GuideClient,
   type GuideClientOptions,

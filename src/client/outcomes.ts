@@ -41,6 +41,14 @@ import type { OPERATIONS, OperationName } from '../wire/operations.js';
  * | updateguidemassendjob | yes while the task is pending | resend; 40097 on the resend → read `getguidemassendjob`: fields as requested → done |
  * | cancelguidemassendjob | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getguidemassendjob`: status 4 → done |
  *
+ * **Watching for a lost create or append.** A connection that breaks after the request was sent,
+ * or a gateway that answers 502, 503 or 504, says nothing of the request itself: behind a gateway
+ * that gave up (nginx after its timeout) the service may still be working on it, and apply it a
+ * moment later. So a "not applied" read is not believed at once: the read is repeated (every
+ * 0.25 s, doubling to 2 s) until it shows the write, or until the settle window
+ * (`settleWindowMs`, 15 s) has passed; only then is the write sent again. The time watched does
+ * not count towards the write's retry budget.
+ *
  * An append whose state before was neither read nor given cannot be settled: a lost answer is
  * then an unknown outcome. The call also fails with `CallOutcomeUnknownError` when the retries
  * run out after a lost answer, or a confirming read fails. A -1 or 45011 answer means the call
@@ -50,7 +58,11 @@ import type { OPERATIONS, OperationName } from '../wire/operations.js';
  * confirmation see its write as ours (a group of the same name, a task with the same name, time
  * and recipients); the rules above then report the call done rather than apply it twice. A
  * connection that breaks is taken to mean that the server is done with the request, as the
- * guide service is; a proxy that drops the connection while the server still works breaks that.
+ * guide service is, for the writes that may be resent; a proxy that drops the connection while
+ * the server still works may then let a late original land after the resend (harmless for these:
+ * each sets a whole value, or is refused on a repeat), or after the call that follows it. A
+ * create or an append whose original lands only after the settle window is made twice: the next
+ * plan reconciles the copies (groups and tasks of one name; a quick-reply list is set again).
  */
 /** A wire body as sent (64-bit ids as `bigint`). */
 export type WireBody = Readonly<Record<string, unknown>>;

@@ -109,6 +109,7 @@ export class RetryBudget {
   private counted = 0;
   private quotas = 0;
   private others = 0;
+  private excused = 0;
   private readonly started: number;
 
   constructor(
@@ -131,7 +132,15 @@ export class RetryBudget {
   }
 
   elapsedMs(): number {
-    return this.clock.now() - this.started;
+    return this.clock.now() - this.started - this.excused;
+  }
+
+  /**
+   * Takes `ms` out of the time spent: a wait for the server (the reads that watch for a lost
+   * create) is not a retry, and must not leave the resend after it without a budget.
+   */
+  excuse(ms: number): void {
+    this.excused += ms;
   }
 
   /** The wait before the next attempt, or undefined when the policy allows no more. */

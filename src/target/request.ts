@@ -15,6 +15,7 @@ export interface TargetFlagValues {
   readonly parallelism: number;
   readonly timeout?: number;
   readonly settleTimeout?: number;
+  readonly settleWindow?: number;
   readonly readRetry?: number;
   readonly verbose: boolean;
 }
@@ -90,12 +91,13 @@ export function targetRequestOf(
 
 /** The client options the timing flags set (the client's defaults for those not given). */
 function timingOptions(
-  flags: Pick<TargetFlagValues, 'timeout' | 'settleTimeout' | 'readRetry'>,
-): Pick<TargetClientOptions, 'timeoutMs' | 'settleMs' | 'retry'> {
+  flags: Pick<TargetFlagValues, 'timeout' | 'settleTimeout' | 'settleWindow' | 'readRetry'>,
+): Pick<TargetClientOptions, 'timeoutMs' | 'settleMs' | 'settleWindowMs' | 'retry'> {
   const ms = (s: number): number => Math.round(s * 1000);
   return {
     ...(flags.timeout === undefined ? {} : { timeoutMs: ms(flags.timeout) }),
     ...(flags.settleTimeout === undefined ? {} : { settleMs: ms(flags.settleTimeout) }),
+    ...(flags.settleWindow === undefined ? {} : { settleWindowMs: ms(flags.settleWindow) }),
     ...(flags.readRetry === undefined ? {} : { retry: { readBudgetMs: ms(flags.readRetry) } }),
   };
 }

@@ -327,6 +327,8 @@ describe('a write whose answer was lost is confirmed, not failed, and never appl
         baseUrl: api.url,
         auth: { appid: 'wxfake', secret: 'fake-secret' },
         retry: FAST_RETRY,
+        // Nothing lands late here: a short settle window before the resend.
+        settleWindowMs: 100,
         onEvent: (e) => events.push(e),
       }),
     );
