@@ -66,7 +66,7 @@ export function planTasks(
       });
       continue;
     }
-    const current = pickMatch(byKey.get(taskKey(task.guide, task.name)) ?? []);
+    const current = pickMatch(task, byKey.get(taskKey(task.guide, task.name)) ?? []);
     if (current !== undefined) matched.add(current.id);
     planTask(b, task, current, ctx, out.diagnostics);
   }
@@ -87,10 +87,15 @@ function liveTasksByKey(tasks: readonly LiveTask[]): Map<string, LiveTask[]> {
   return byKey;
 }
 
-/** The live task a desired task manages: the oldest pending one, else the last one executed. */
-function pickMatch(candidates: readonly LiveTask[]): LiveTask | undefined {
-  const pending = candidates.find((t) => t.status === 'pending');
-  if (pending !== undefined) return pending;
+/**
+ * The live task a desired task manages: of its pending copies, the first (by id) that already
+ * matches the files, else the oldest (the lowest id), so that every plan keeps the same one;
+ * with none pending, the last one executed.
+ */
+function pickMatch(task: DesiredTask, candidates: readonly LiveTask[]): LiveTask | undefined {
+  const pending = candidates.filter((t) => t.status === 'pending');
+  const kept = pending.find((t) => taskDifferences(task, t).length === 0) ?? pending[0];
+  if (kept !== undefined) return kept;
   return [...candidates].sort((x, y) => y.pushAt - x.pushAt || byId(y, x))[0];
 }
 
@@ -269,8 +274,11 @@ function taskDifferences(task: DesiredTask, live: LiveTask): FieldChange[] {
 }
 
 /**
- * The live pending tasks no desired task manages (unlisted, or a second pending copy of a listed
- * one): cancelled under `prune.tasks`, else left alone and listed. Executed ones are history.
+ * The live pending tasks no desired task manages: a second pending copy of a listed one (left by
+ * two applies at once, or a create whose late original landed after its resend) is cancelled
+ * whatever `prune` says, with a warning, as copies of a declared group are deleted; an unlisted
+ * one is cancelled under `prune.tasks`, else left alone and listed. Either way the cancel counts
+ * under the tasks guard. Executed ones are history.
  */
 function planCancels(
   b: PlanBuilder,
@@ -282,6 +290,9 @@ function planCancels(
   const listed = new Map((desired.tasks ?? []).map((t) => [taskKey(t.guide, t.name), t]));
   // A live task has no offset of its own: its time is shown in the offset of the files' first task.
   const offset = desired.tasks?.[0]?.offsetMinutes ?? 0;
+  const keptIds = new Map(
+    live.filter((t) => matched.has(t.id)).map((t) => [taskKey(t.guide, t.name), t.id] as const),
+  );
   const extra = live
     .filter((t) => t.status === 'pending' && !matched.has(t.id))
     .sort((x, y) => compareText(taskKey(x.guide, x.name), taskKey(y.guide, y.name)) || byId(x, y));
@@ -289,15 +300,16 @@ function planCancels(
     const address = describeTask(task.guide, task.name);
     const copyOf = listed.get(taskKey(task.guide, task.name));
     if (copyOf !== undefined) {
+      const kept = keptIds.get(taskKey(task.guide, task.name));
       out.diagnostics.push({
         ...copyOf.source,
         severity: 'warning',
         code: 'task-live-duplicates',
-        message: `task ${address} has another pending copy live (id ${task.id}); the plan manages the oldest and ${desired.prune.tasks === true ? 'cancels' : 'leaves alone'} this one`,
-        hint: 'two applies at once, or a task made by hand, leave such copies; prune.tasks cancels them',
+        message: `task ${address} has another pending copy live (id ${task.id}); the plan keeps ${kept === undefined ? 'one' : `id ${kept}`} (the copy that matches the files, else the lowest id) and cancels this one`,
+        hint: 'two applies at once, a task made by hand, or a create whose answer was lost and that landed late leave such copies; run one apply at a time',
       });
     }
-    if (desired.prune.tasks !== true) {
+    if (copyOf === undefined && desired.prune.tasks !== true) {
       out.unmanaged.push({ resource: 'task', address: `${address} (id ${task.id})` });
       continue;
     }
@@ -307,7 +319,7 @@ function planCancels(
     b.change({
       resource: 'task',
       action: 'delete',
-      address: `${address} (id ${task.id})`,
+      address: `${address} (id ${task.id}${copyOf === undefined ? '' : ', a copy'})`,
       fields: [
         { field: 'push_at', before: formatWrittenTime(task.pushAt, offset) },
         { field: 'recipients', before: task.recipients.length },

@@ -175,6 +175,38 @@ describe('the task rules of the planner', () => {
     expect(diagnostics.map((d) => d.code)).toEqual(['task-live-duplicates']);
   });
 
+  it('cancels a pending copy of a listed task whatever prune says, keeping the copy that matches the files', () => {
+    // The older copy differs (another remark); the newer one matches: that one is kept.
+    const l = live([liveTask({ id: '21', remark: 'old' }), liveTask({ id: '22' }), liveTask({ id: '23' })]);
+    const { plan, diagnostics } = planChanges(desired([task()]), l);
+    expect(plan?.calls.map((c) => [c.operation, c.body['task_id']])).toEqual([
+      ['cancelguidemassendjob', '21'],
+      ['cancelguidemassendjob', '23'],
+    ]);
+    expect(plan === undefined ? undefined : countDeletes(plan)).toMatchObject({ tasks: 2 });
+    expect(plan?.changes.map((c) => [c.action, c.address])).toEqual([
+      ['delete', '"Spring sale" of alice_wx (id 21, a copy)'],
+      ['delete', '"Spring sale" of alice_wx (id 23, a copy)'],
+    ]);
+    expect(diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'task-live-duplicates',
+        'task "Spring sale" of alice_wx has another pending copy live (id 21); the plan keeps id 22 (the copy that matches the files, else the lowest id) and cancels this one',
+      ],
+      [
+        'task-live-duplicates',
+        'task "Spring sale" of alice_wx has another pending copy live (id 23); the plan keeps id 22 (the copy that matches the files, else the lowest id) and cancels this one',
+      ],
+    ]);
+    // None matches: the oldest is kept, and updated.
+    const none = planChanges(desired([task({ remark: 'new' })]), l).plan;
+    expect(none?.calls.map((c) => [c.operation, c.body['task_id']])).toEqual([
+      ['updateguidemassendjob', '21'],
+      ['cancelguidemassendjob', '22'],
+      ['cancelguidemassendjob', '23'],
+    ]);
+  });
+
   it('matches a new pending task before an executed one of the same name', () => {
     const l = live([liveTask({ id: '30', status: 'executed', pushAt: NOW - DAY }), liveTask({ id: '31' })]);
     expect(ops(desired([task()]), l)).toEqual([]);
