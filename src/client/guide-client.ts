@@ -816,7 +816,7 @@ class Client implements GuideClient {
       if (failure.kind === 'timeout') {
         throw this.unknown(
           call,
-          `${failure.description}, even after waiting for it; the server may still apply it, so nothing that depends on it was done`,
+          `${failure.description}, even after waiting for it; the server may still apply it, so nothing that depends on it was done; wait ${inSeconds(this.timeoutMs + this.settleMs)} more for it to land before you plan or apply again, or it may be made twice`,
         );
       }
       if (policy.kind === 'confirm' && !call.confirmable) {

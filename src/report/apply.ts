@@ -168,7 +168,7 @@ export function renderApplyReport(run: Applied, options: { readonly color?: bool
     out.push(renderInterrupted(run.result));
   } else if (run.abandoned > 0) {
     out.push(
-      `${countOf(run.abandoned, 'write')} got no answer even after waiting and may still take effect, so convergence is not claimed: run guidectl plan in a few minutes.\n`,
+      `${countOf(run.abandoned, 'write')} got no answer even after waiting and may still take effect, so convergence is not claimed. Wait as long again as apply waited for ${run.abandoned === 1 ? 'it' : 'them'} (the failed ${run.abandoned === 1 ? 'call says' : 'calls say'} how long) before you run guidectl plan or apply again: an apply made sooner may make ${run.abandoned === 1 ? 'it' : 'them'} a second time. Copies that land all the same are found by the next apply, which cancels those of tasks and deletes those of groups.\n`,
     );
   } else if (!run.canCheck) {
     if (run.allDone)

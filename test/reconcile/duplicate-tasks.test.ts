@@ -94,6 +94,36 @@ describe('pending copies of a listed task', () => {
     expect((await cli(['plan', path, '--expect-no-changes'])).code).toBe(0);
   }, 60_000);
 
+  it('abandoned task adds: the report says how long to wait; an apply made sooner copies them, and the next cancels the copies', async () => {
+    const path = await t.ws.write('tasks.yaml', file());
+    const gate = await holdingGate(t.service.url, 'addguidemassendjob');
+    try {
+      const clock = Number((await t.sim('clock'))['now']);
+      const held = await t.cli(
+        ['apply', path, '--auto-approve', '--timeout', '0.2', '--settle-timeout', '0.2'],
+        { now: () => clock * 1000, baseUrl: gate.url },
+      );
+      expect(held.code).toBe(1);
+      expect(held.stderr).toContain(
+        'wait 0.4 s more for it to land before you plan or apply again, or it may be made twice',
+      );
+      expect(held.stdout).toContain(
+        '2 writes got no answer even after waiting and may still take effect, so convergence is not claimed. Wait as long again as apply waited for them',
+      );
+      expect(held.stdout).toContain('the next apply, which cancels those of tasks');
+      // Applied again too soon: the held originals have not landed, so the tasks are made again.
+      expect((await cli(['apply', path, '--auto-approve'])).code).toBe(0);
+      await gate.release();
+    } finally {
+      gate.close();
+    }
+    expect(await pendingByName()).toEqual({ 'Spring sale': 2, 'Summer sale': 2 });
+    const next = await cli(['apply', path, '--auto-approve', '--allow-delete', 'tasks=2', '--json']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(parseJson(next.stdout)).toMatchObject({ converged: true });
+    expect(await pendingByName()).toEqual({ 'Spring sale': 1, 'Summer sale': 1 });
+  }, 60_000);
+
   it('two applies at once, then one more: no copy is left', async () => {
     const path = await t.ws.write('tasks.yaml', file());
     // The first apply's task adds wait at a gate while the second apply reads, then makes both
