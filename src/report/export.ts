@@ -195,7 +195,7 @@ function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]
 /**
  * The pending tasks as the files write them, by guide and name (then id): each plans to no change.
  * Two pending tasks of one guide and name cannot both be written (names are unique per guide): the
- * oldest is, as the planner would manage it, and a warning names the others.
+ * oldest is, and a warning names the others, which a plan of the file cancels as copies.
  */
 function exportTasks(tasks: readonly LiveTask[], warnings: string[]): object[] {
   const out: object[] = [];
@@ -203,7 +203,7 @@ function exportTasks(tasks: readonly LiveTask[], warnings: string[]): object[] {
     const where = `task ${JSON.stringify(task.name)} of ${guide}`;
     if (!written) {
       warnings.push(
-        `${where} (id ${task.id}) has the name of another pending task of the guide and was left out`,
+        `${where} (id ${task.id}) has the name of another pending task of the guide and was left out: a plan of the file keeps the one written and cancels this copy`,
       );
       continue;
     }

@@ -264,14 +264,15 @@ describe('renderExport', () => {
     ]);
     expect(exported.warnings).toEqual([
       `task "Pic" of amy_wx: an image's media_id cannot be read back (only its picture URL); ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced`,
-      'task "Sale" of amy_wx (id 9007199254740995) has the name of another pending task of the guide and was left out',
+      'task "Sale" of amy_wx (id 9007199254740995) has the name of another pending task of the guide and was left out: a plan of the file keeps the one written and cancels this copy',
     ]);
     // Counted as written: the executed task and the second pending copy of a name are not.
     expect(exported.counts).toEqual({ guides: 1, groups: 0, tasks: 2 });
     expect(exportWrittenNotice('out.yaml', exported.counts)).toBe(
       'guidectl: wrote out.yaml: 1 guide, 0 groups, 2 tasks\n',
     );
-    // Without the image, the file plans to no change (the second copy aside, left alone).
+    // Without the image, the file plans no change but the cancel of the second copy: a copy of a
+    // task is never left live as if the account matched the files.
     const noPicture: LiveState = {
       ...withTasks,
       tasks: (withTasks.tasks ?? []).filter((t) => t.name !== 'Pic'),
@@ -280,9 +281,9 @@ describe('renderExport', () => {
     const loaded = await loadDesiredState(['export.yaml'], { fs: memoryFs(textOnly.text) });
     if (loaded.state === undefined) throw new Error(JSON.stringify(loaded.diagnostics));
     const { plan } = planChanges(loaded.state, noPicture);
-    expect(plan?.calls).toEqual([]);
-    expect(plan?.unmanaged).toEqual([
-      { resource: 'task', address: '"Sale" of amy_wx (id 9007199254740995)' },
+    expect(plan?.calls.map((c) => [c.operation, c.body])).toEqual([
+      ['cancelguidemassendjob', { task_id: '9007199254740995' }],
     ]);
+    expect(plan?.unmanaged).toEqual([]);
   });
 });
