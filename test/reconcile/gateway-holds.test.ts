@@ -34,7 +34,8 @@ function files(now: number): string {
       `    quick_replies: [Hello, "Sale at ${a}", Bye]\n`,
   ).join('');
   const groups = GROUPS.map(
-    (name, i) => `  - name: ${name}\n    members: [${GUIDES.filter((_, g) => g % GROUPS.length === i).join(', ')}]\n`,
+    (name, i) =>
+      `  - name: ${name}\n    members: [${GUIDES.filter((_, g) => g % GROUPS.length === i).join(', ')}]\n`,
   ).join('');
   const tasks = GUIDES.flatMap((a) =>
     [1, 2].map(
