@@ -2,14 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { access, type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errorCode, UsageError } from './errors.js';
+import { errorCode, errorMessage, UsageError } from './errors.js';
 import { realPathOf } from './real-path.js';
 
 /**
  * A file written whole or not at all: its text goes to a hidden file beside it (same folder, so
  * same file system), renamed over it by `commit`. A write cut short (a failed call, Ctrl-C, a full
  * disk) leaves the file as it was, never half of the new text; a reader sees the old file or the
- * new one. Every file guidectl writes for the user (saved plans, exports) is written this way.
+ * new one. Every byte is written or the write fails: a short write is carried on, and the error
+ * that ends it (ENOSPC) is reported. `commit` flushes the hidden file to disk before the rename and
+ * the folder after it, so that after a power loss the file is the old one or the whole new one.
+ * Every file guidectl writes for the user (saved plans, exports) is written this way.
  * A symbolic link is followed: the file it points to is replaced and the link stays. What is not a
  * file (a device such as /dev/stdout or /dev/null, a named pipe) is written to as a stream, never
  * renamed over: replacing it would put a plain file in its place. It lives in core, though core is otherwise free of effects, because every room that writes a
@@ -124,15 +127,38 @@ async function checkedPlace(path: string, shown: string, output: OutputFlag): Pr
 /**
  * `cannot write SHOWN: CODE (does its folder exist, and may it be written?)`, or, when the disk is
  * full (the folder is there and writable: asking about it would send the user the wrong way),
- * `cannot write SHOWN: the disk is full (ENOSPC); free some space, or write it elsewhere`.
+ * `cannot write SHOWN: the disk is full (ENOSPC); free some space, or write it elsewhere`. `kept`
+ * says what became of the file being replaced: `old` (a file was there and is kept as it was),
+ * `none` (no file was there, none is made), or `stream` (a device or pipe: nothing to keep).
  */
-function cannotWrite(shown: string, error: unknown): UsageError {
+function cannotWrite(shown: string, error: unknown, kept: Kept = 'stream'): UsageError {
   const full = diskFull(error);
   if (full !== undefined)
-    return new UsageError(`cannot write ${shown}: ${full}; free some space, or write it elsewhere`);
+    return new UsageError(
+      `cannot write ${shown}: ${full}${keptNote(kept)}; free some space, or write it elsewhere`,
+    );
+  const old = kept === 'old' ? keptNote(kept) : '';
   return new UsageError(
-    `cannot write ${shown}: ${errorCode(error) ?? String(error)} (does its folder exist, and may it be written?)`,
+    `cannot write ${shown}: ${errorCode(error) ?? errorMessage(error)} (does its folder exist, and may it be written?)${old}`,
   );
+}
+
+/** What a failed write leaves where the file was going: see {@link cannotWrite}. */
+type Kept = 'old' | 'none' | 'stream';
+
+function keptNote(kept: Kept): string {
+  switch (kept) {
+    case 'old':
+      return '; the old file is kept as it was';
+    case 'none':
+      return '; no file was made';
+    case 'stream':
+      return '';
+    default: {
+      const unreachable: never = kept;
+      return unreachable;
+    }
+  }
 }
 
 /** `the disk is full (ENOSPC)` (or the quota, EDQUOT) when `error` says so; undefined otherwise. */
@@ -160,12 +186,13 @@ async function openAt(path: string, shown: string, at: OutputPlace): Promise<Who
     throw cannotWrite(shown, error);
   }
   const close = closeOnce(handle);
+  let kept: Kept = 'none';
   try {
-    await keepModeAndOwner(handle, place);
+    kept = (await keepModeAndOwner(handle, place)) ? 'old' : 'none';
   } catch (error) {
     await close().catch(() => undefined);
     await rm(hidden, { force: true });
-    throw cannotWrite(shown, error);
+    throw cannotWrite(shown, error, kept);
   }
   const abandon = async (): Promise<void> => {
     await close().catch(() => undefined);
@@ -173,19 +200,69 @@ async function openAt(path: string, shown: string, at: OutputPlace): Promise<Who
   };
   const failed = async (error: unknown): Promise<never> => {
     await abandon();
-    throw cannotWrite(shown, error);
+    throw cannotWrite(shown, error, kept);
   };
   return {
     async write(text) {
-      await handle.write(text).catch(failed);
+      await writeAll(handle, text).catch(failed);
     },
     async commit() {
-      await close()
+      // Flushed before the rename: else a power loss could leave the new name on a file not yet written.
+      await handle
+        .sync()
+        .then(close)
         .then(() => rename(hidden, place))
         .catch(failed);
+      await syncFolder(dirname(place)).catch((error: unknown) => {
+        throw new UsageError(
+          `wrote ${shown}, but its folder could not be flushed to disk (${errorCode(error) ?? errorMessage(error)}): after a power loss it may be the old file; check the disk, and write it again`,
+        );
+      });
     },
     abandon,
   };
+}
+
+/**
+ * Writes all of `text`: a write may take fewer bytes than asked (a disk that fills up takes what
+ * fits), so the rest is written again until done or until the file system says why it cannot.
+ */
+async function writeAll(handle: FileHandle, text: string): Promise<void> {
+  const bytes = Buffer.from(text, 'utf8');
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
+    // No byte taken and no error: no progress is possible, and looping would never end.
+    if (bytesWritten === 0)
+      throw new Error(`the file system took no byte (${done} of ${bytes.length} written)`);
+    done += bytesWritten;
+  }
+}
+
+/**
+ * Flushes the folder to disk, so that the rename into it survives a power loss. A system that
+ * cannot open or flush a folder (EISDIR, EINVAL, ENOTSUP, EPERM: not Linux or macOS) is not an error.
+ */
+async function syncFolder(folder: string): Promise<void> {
+  let dir: FileHandle;
+  try {
+    dir = await open(folder, 'r');
+  } catch (error) {
+    if (folderSyncUnsupported(error)) return;
+    throw error;
+  }
+  try {
+    await dir.sync().catch((error: unknown) => {
+      if (!folderSyncUnsupported(error)) throw error;
+    });
+  } finally {
+    await dir.close();
+  }
+}
+
+function folderSyncUnsupported(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'EISDIR' || code === 'EINVAL' || code === 'ENOTSUP' || code === 'EPERM';
 }
 
 /**
@@ -194,13 +271,14 @@ async function openAt(path: string, shown: string, at: OutputPlace): Promise<Who
  * nor the hidden file meanwhile, readable by others. A new file keeps the default (umask) mode.
  * The owner and group are kept where the process may set them (root may; a user may set a group
  * they are in); where it may not (EPERM), the file becomes the writer's, as with any new file.
+ * True when a file is there to be replaced.
  */
-async function keepModeAndOwner(handle: FileHandle, place: string): Promise<void> {
+async function keepModeAndOwner(handle: FileHandle, place: string): Promise<boolean> {
   let old: Stats;
   try {
     old = await stat(place);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return;
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return false;
     throw error;
   }
   const now = await handle.stat();
@@ -212,6 +290,7 @@ async function keepModeAndOwner(handle: FileHandle, place: string): Promise<void
     });
   }
   await handle.chmod(old.mode & 0o7777);
+  return old.isFile();
 }
 
 function ignoreDenied(error: unknown): void {
@@ -229,7 +308,7 @@ async function openStream(path: string, shown: string): Promise<WholeFile> {
   const close = closeOnce(handle);
   return {
     async write(text) {
-      await handle.write(text).catch(async (error: unknown) => {
+      await writeAll(handle, text).catch(async (error: unknown) => {
         await close().catch(() => undefined);
         throw cannotWrite(shown, error);
       });

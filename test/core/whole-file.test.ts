@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { checkOutputPath, openWholeFile, writeWholeFile } from '../../src/core/whole-file.js';
-import { ONE_GUIDE, useServiceTarget, workspace } from '../helpers/cli.js';
+import { guideEntries, ONE_GUIDE, useServiceTarget, workspace } from '../helpers/cli.js';
+import { NO_TINY_DISK, useTinyDisk } from '../helpers/tiny-disk.js';
 
 // Every file guidectl writes for the user (saved plans, exports) is written whole or not at all:
 // a write cut short leaves the file as it was, and the file it replaces is never opened for writing.
@@ -192,6 +193,58 @@ describe('export -o', () => {
       expect(exported.stderr).not.toContain('may it be written');
     },
   );
+});
+
+describe('on a nearly full disk (a 64 KiB tmpfs of its own), every byte is written or the command fails', () => {
+  const target = useServiceTarget({ reset: true });
+  const disk = useTinyDisk('64k');
+  const MANY = `version: 1\nguides:\n${guideEntries(120)}`;
+
+  /** The disk's files but the filler: what a failed write must not leave behind. */
+  const filesOn = async (dir: string) => (await readdir(dir)).filter((name) => name !== 'filler').sort();
+
+  it('plan --out of a plan bigger than the room left fails loudly, keeping the old plan byte for byte', async (ctx) => {
+    const dir = disk.dir;
+    if (dir === undefined) return ctx.skip(NO_TINY_DISK);
+    await target.ws.write('one.yaml', ONE_GUIDE);
+    await target.ws.write('many.yaml', MANY);
+    const out = join(dir, 'p.json');
+    const first = await target.cli(['plan', 'one.yaml', '--out', out]);
+    expect(first.code, first.stderr).toBe(0);
+    const old = await readFile(out);
+    await disk.fill(8192);
+    const plan = await target.cli(['plan', 'many.yaml', '--out', out]);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(
+      `guidectl: cannot write the plan to ${out}: the disk is full (ENOSPC); the old file is kept as it was; free some space, or write it elsewhere\n`,
+    );
+    expect(plan.stdout + plan.stderr).not.toContain('Saved the plan');
+    expect(await readFile(out)).toEqual(old);
+    expect(await filesOn(dir)).toEqual(['p.json']);
+  });
+
+  it('export -o of more than the room left fails loudly, keeping the old file; a new file is not made', async (ctx) => {
+    const dir = disk.dir;
+    if (dir === undefined) return ctx.skip(NO_TINY_DISK);
+    await target.ws.write('many.yaml', MANY);
+    const applied = await target.cli(['apply', 'many.yaml', '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const out = join(dir, 'guides.yaml');
+    await writeFile(out, 'version: 1\n# the good file\n');
+    await disk.fill(4096);
+    const exported = await target.cli(['export', '-o', out]);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toContain(
+      `guidectl: cannot write ${out}: the disk is full (ENOSPC); the old file is kept as it was; free some space, or write it elsewhere\n`,
+    );
+    expect(exported.stderr).not.toContain('wrote');
+    expect(await readFile(out, 'utf8')).toBe('version: 1\n# the good file\n');
+    expect(await filesOn(dir)).toEqual(['guides.yaml']);
+    const fresh = await target.cli(['export', '-o', join(dir, 'new.yaml')]);
+    expect(fresh.code).toBe(1);
+    expect(fresh.stderr).toContain('the disk is full (ENOSPC); no file was made; free some space');
+    expect(await filesOn(dir)).toEqual(['guides.yaml']);
+  });
 });
 
 describe('an output path is checked before any work', () => {
