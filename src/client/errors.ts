@@ -31,8 +31,9 @@ export type ApiErrorKind =
   | 'token'
   | 'call';
 
+// -1 is not quiet: the real API says only "system error" (dropped below as generic), but a
+// service that knows why it failed (its disk is full) says so, and that is what the user needs.
 const QUIET_ERRMSG_CODES: ReadonlySet<number> = new Set([
-  ERRCODE.systemBusy,
   ERRCODE.minuteQuota,
   ERRCODE.dailyQuota,
   ERRCODE.invalidCredential,
@@ -43,7 +44,13 @@ const QUIET_ERRMSG_CODES: ReadonlySet<number> = new Set([
 ]);
 
 /** Generic prefixes of errmsg texts that only restate the meaning of the code. */
-const GENERIC_PREFIXES = ['invalid args', 'invalid arguments', 'missing parameter', 'data format error'];
+const GENERIC_PREFIXES = [
+  'invalid args',
+  'invalid arguments',
+  'missing parameter',
+  'data format error',
+  'system error',
+];
 
 /**
  * The part of an errmsg that adds to the meaning of its code (which field, which limit), or

@@ -34,6 +34,11 @@ describe('error messages', () => {
     expect(errmsgDetail(9300803, 'already a guide')).toBeUndefined();
     expect(errmsgDetail(40125, 'invalid appsecret rid: x')).toBeUndefined();
     expect(errmsgDetail(-1, 'system error')).toBeUndefined();
+    expect(errmsgDetail(-1, 'system error rid: 65f0-1a2b')).toBeUndefined();
+    // A service that knows why it failed says so: that is kept.
+    expect(errmsgDetail(-1, "system error: the service's database cannot be written: the disk is full")).toBe(
+      "the service's database cannot be written: the disk is full",
+    );
     expect(errmsgDetail(9300812, 'guide count limit reached (100)')).toBe('100');
     expect(errmsgDetail(40003, '无效的 openid')).toBe('无效的 openid');
   });

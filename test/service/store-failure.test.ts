@@ -4,8 +4,10 @@ import { mkdir, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { clientOf, closeClients, FAST_RETRY, guide } from '../client/helpers.js';
 import { ALICE_ALONE, runCli, type Workspace, workspace } from '../helpers/cli.js';
 import { startTestService } from '../helpers/service.js';
+import { NO_TINY_DISK, useTinyDisk } from '../helpers/tiny-disk.js';
 
 // A database that fails under the service (damaged, disk full, I/O error, read-only) is not
 // "system busy": retrying does not mend it. Over HTTP the answer stays -1 (the real API's own),
@@ -134,6 +136,43 @@ describe('a full disk', () => {
       expect(apply.stderr).not.toMatch(/^\s+at /m);
     } finally {
       if (mounted) await run('umount', [disk]);
+    }
+  });
+});
+
+describe('a full disk under a service over HTTP', () => {
+  const disk = useTinyDisk('512k');
+  afterEach(closeClients);
+
+  it("a write that keeps failing says the service's own reason, not only -1 system busy", async (ctx) => {
+    const dir = disk.dir;
+    if (dir === undefined) return ctx.skip(NO_TINY_DISK);
+    const t = await startTestService({ db: join(dir, 'x.db'), dbName: 'x.db', log: () => undefined });
+    try {
+      // Retries wait on a clock of the test's own: the write's budget passes without real waiting.
+      let now = 0;
+      const { client } = clientOf(t.service, {
+        retry: { ...FAST_RETRY, budgetMs: 60 },
+        clock: { now: () => now },
+        sleep: async () => {
+          now += 10;
+        },
+      });
+      // The token is had (and written) while there is room; then the disk fills.
+      await client.getguideacctlist({ page: 0, num: 10 });
+      await disk.fill(0);
+      let failure: unknown;
+      for (let i = 0; i < 300 && failure === undefined; i++) {
+        await client.addguideacct(guide(i)).catch((error: unknown) => {
+          failure = error;
+        });
+      }
+      expect(failure).toMatchObject({ code: 'GUIDE_API_ERROR', errcode: -1 });
+      expect(String((failure as Error).message)).toMatch(
+        /^addguideacct failed: -1 — system busy: the service's database cannot be written: the disk is full \(gave up after \d+ attempts/,
+      );
+    } finally {
+      await t.close();
     }
   });
 });
