@@ -32,6 +32,8 @@ export async function makeCalls(
   const { io } = ctx;
   // Retries: counted on the progress line (the confirming reads' too), streamed for plan calls.
   const progress = createProgress(io, 'Applying', session.events);
+  // The plan's count is known now: a first call that takes long must not show "0/0 calls".
+  progress.update(0, plan.calls.length);
   let finished = 0;
   try {
     return await runCalls(session.client, plan, {

@@ -104,7 +104,7 @@ describe("progress and the client's retries", () => {
 });
 
 describe('apply in CI (no terminal)', () => {
-  const target = useServiceTarget({ faults: 'latency=20ms' });
+  const target = useServiceTarget({ faults: 'latency=20ms', reset: true });
 
   it('prints "Applying: …" on stderr while the calls go on', async () => {
     await target.ws.write('g.yaml', `version: 1\nguides:\n${guideEntries(6)}`);
@@ -126,5 +126,29 @@ describe('apply in CI (no terminal)', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('Applying: 3/6 calls, 10s elapsed\n');
+  });
+
+  it('counts the calls of the plan before the first one ends, not "0/0"', async () => {
+    await target.ws.write('g.yaml', `version: 1\nguides:\n${guideEntries(6)}`);
+    const time = fakeTime();
+    let ticked = false;
+    const run = await target.cli(
+      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1'],
+      {
+        now: time.now,
+        every: time.every,
+        // Ten seconds pass while the first call is in flight (a slow service, a held write).
+        onStdout: (line) => {
+          if (line.includes('"call_start"') && !ticked) {
+            ticked = true;
+            time.advance(10_000);
+            time.tick();
+          }
+        },
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('Applying: 0/6 calls, 10s elapsed\n');
+    expect(run.stderr).not.toContain('0/0');
   });
 });
