@@ -1,11 +1,12 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { renderServeBanner, SERVE_STOP, simulationExposedWarning } from '../report/serve.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../service/connections.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { type FaultSpec, parseFaults } from '../service/faults.js';
 import type { CommandContext } from './io.js';
 import { thisProcess } from './lock-process.js';
-import { wholeNumber } from './target-flags.js';
+import { seconds, wholeNumber } from './target-flags.js';
 
 /** `--faults SPEC`, parsed once: the spec for the service, the text for the banner. */
 interface FaultsFlag {
@@ -37,6 +38,7 @@ interface ServeFlags {
   simulation: boolean;
   maxConnections?: number;
   maxConnectionsPerAddress?: number;
+  bodyTimeout: number;
 }
 
 export function registerServeCommand(program: Command, ctx: CommandContext): void {
@@ -94,6 +96,12 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
       'connections open at once from one client address (default: half of --max-connections)',
       wholeNumber('--max-connections-per-address', 1, 1_000_000),
     )
+    .option(
+      '--body-timeout <seconds>',
+      'time a request body may take to arrive; a slower one is answered -1 and its connection closed',
+      seconds('--body-timeout'),
+      DEFAULT_BODY_TIMEOUT_MS / 1000,
+    )
     .action((options: ServeFlags) => runServe(options, ctx));
 }
 
@@ -107,9 +115,10 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   io.catchSignals?.();
   const { givenCredentials, startServe } = await import('../service/index.js');
   // The service's settings, and the other flags as startServe takes them.
-  const { tokenTtl, sensitiveWords, invites, maxGuides, faults, ...flags } = options;
+  const { tokenTtl, sensitiveWords, invites, maxGuides, faults, bodyTimeout, ...flags } = options;
   const serve = await startServe({
     ...flags,
+    bodyTimeoutMs: bodyTimeout * 1000,
     ...givenCredentials(options.appid, options.secret, io.env['GUIDECTL_SERVICE_SECRET']),
     faults: faults.spec,
     settings: { tokenTtl, sensitiveWords, invites, maxGuides },

@@ -71,7 +71,7 @@ export function allEnvsChosen(options: { readonly allEnvs?: boolean; readonly en
   return options.allEnvs === true;
 }
 
-function seconds(flag: string): (value: string) => number {
+export function seconds(flag: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!/^[0-9]+(\.[0-9]+)?$/.test(value.trim()) || !(n > 0) || n > 86_400) {

@@ -15,6 +15,12 @@ export interface ConnectionLimits {
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { total: 768, perAddress: 384 };
 
 /**
+ * The time a request body may take to arrive (1 MiB at 100 KiB/s; a client's own bodies take
+ * milliseconds): a slower one holds a connection and memory, and is refused.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+
+/**
  * Caps from a soft open-file limit: four fifths of it less 32 (the database, its journal, the
  * standard streams and the runtime's own files need the rest), at most 10,000; half of that per
  * address.
@@ -25,17 +31,21 @@ export function connectionLimitsFor(openFileLimit: number): ConnectionLimits {
 }
 
 /**
- * Holds the connections under the caps. A connection over a cap makes room by closing the
- * connection idle the longest (of its address, for the per-address cap): one that has sent no
- * request yet, or a keep-alive connection between requests. A connection with a request in
- * flight is never closed; when all are busy, the new connection is refused (closed at once).
- * So a flood of idle connections costs its sender its oldest connections, and clients that
- * make requests keep being answered.
+ * Holds the connections under the caps. A connection over a cap makes room by closing another
+ * (of its address, for the per-address cap): the one idle the longest (it has sent no request
+ * yet, or is a keep-alive connection between requests); failing that, the one whose request body
+ * has been arriving the longest (a client that trickles a body holds the connection as long as
+ * it likes: such a request has not been handled, so closing it loses nothing but its upload). A
+ * connection whose request is being handled or answered is never closed; when all are, the new
+ * connection is refused (closed at once). So a flood of idle or trickling connections costs its
+ * sender its oldest connections, and clients that make requests keep being answered.
  */
 export class ConnectionGuard {
   private readonly byAddress = new Map<string, Set<Socket>>();
   /** Idle connections, the one idle the longest first. */
   private readonly idle = new Set<Socket>();
+  /** Connections whose request body is still arriving, the one receiving the longest first. */
+  private readonly receiving = new Set<Socket>();
   private readonly busy = new Map<Socket, number>();
   private open = 0;
 
@@ -45,12 +55,12 @@ export class ConnectionGuard {
     return this.open;
   }
 
-  /** A new connection: admitted (closing an idle one if a cap is reached) or closed. */
+  /** A new connection: admitted (closing an idle or receiving one if a cap is reached) or closed. */
   admit(socket: Socket): void {
     const address = socket.remoteAddress ?? '';
     const mine = this.byAddress.get(address);
     if (mine !== undefined && mine.size >= this.limits.perAddress) {
-      const victim = this.oldestIdle(mine);
+      const victim = this.victim(mine);
       if (victim === undefined) {
         socket.destroy();
         return;
@@ -58,7 +68,7 @@ export class ConnectionGuard {
       this.evict(victim);
     }
     if (this.open >= this.limits.total) {
-      const victim = this.idle.values().next().value;
+      const victim = this.victim();
       if (victim === undefined) {
         socket.destroy();
         return;
@@ -68,14 +78,21 @@ export class ConnectionGuard {
     this.track(socket, address);
   }
 
-  /** A request arrived on the connection. */
+  /** A request arrived on the connection (its headers); its body is still to come. */
   requestStarted(socket: Socket): void {
     if (!this.idle.delete(socket) && !this.busy.has(socket)) return; // not tracked (closed)
     this.busy.set(socket, (this.busy.get(socket) ?? 0) + 1);
+    this.receiving.add(socket);
+  }
+
+  /** The request's body has arrived whole: from now on it is handled, and its connection kept. */
+  bodyReceived(socket: Socket): void {
+    this.receiving.delete(socket);
   }
 
   /** Its answer was sent (or the exchange ended). */
   requestEnded(socket: Socket): void {
+    this.receiving.delete(socket);
     const n = this.busy.get(socket);
     if (n === undefined) return;
     if (n > 1) {
@@ -84,6 +101,25 @@ export class ConnectionGuard {
     }
     this.busy.delete(socket);
     if (!socket.destroyed) this.idle.add(socket);
+  }
+
+  /**
+   * The connection to close to make room: one idle, else one receiving a body (and handling
+   * nothing else). Of all connections, the one idle (or receiving) the longest; of an address's
+   * own (`mine`), the first in the order they connected, which is close enough and bounded by the cap.
+   */
+  private victim(mine?: ReadonlySet<Socket>): Socket | undefined {
+    const receivingOnly = (socket: Socket): boolean =>
+      this.receiving.has(socket) && this.busy.get(socket) === 1;
+    if (mine === undefined) {
+      const idle = this.idle.values().next().value;
+      if (idle !== undefined) return idle;
+      for (const socket of this.receiving) if (receivingOnly(socket)) return socket;
+      return undefined;
+    }
+    for (const socket of mine) if (this.idle.has(socket)) return socket;
+    for (const socket of mine) if (receivingOnly(socket)) return socket;
+    return undefined;
   }
 
   private track(socket: Socket, address: string): void {
@@ -98,13 +134,6 @@ export class ConnectionGuard {
     socket.once('close', () => this.forget(socket, address));
   }
 
-  private oldestIdle(mine: ReadonlySet<Socket>): Socket | undefined {
-    // The address's own connections, oldest first; the first idle one has been idle longest
-    // among those that connected earliest, which is close enough and bounded by the cap.
-    for (const socket of mine) if (this.idle.has(socket)) return socket;
-    return undefined;
-  }
-
   private evict(socket: Socket): void {
     this.forget(socket, socket.remoteAddress ?? '');
     socket.destroy();
@@ -115,6 +144,7 @@ export class ConnectionGuard {
     if (mine === undefined || !mine.delete(socket)) return;
     if (mine.size === 0) this.byAddress.delete(address);
     this.idle.delete(socket);
+    this.receiving.delete(socket);
     this.busy.delete(socket);
     this.open--;
   }

@@ -15,15 +15,51 @@ export interface HttpHost {
   readonly guard: ConnectionGuard;
   /** Largest request body read; past it the body is refused without reading the rest. */
   readonly maxBodyBytes: number;
-  /** The answer to a body over `maxBodyBytes` (the same the handler gives). */
-  tooLarge(): ServiceAnswer;
+  /**
+   * Request bodies held at once, in bytes, all requests together: past it a body is refused, so
+   * that many bodies arriving at once (slowly, or never ending) cannot take the machine's memory.
+   */
+  readonly maxBufferedBytes: number;
+  /** Time a request body may take to arrive, from its headers; past it the body is refused. */
+  readonly bodyTimeoutMs: number;
+  /** The answer to a body refused for `why` (over `maxBodyBytes`: the same the handler gives). */
+  refusedBody(why: RefusedBody): ServiceAnswer;
   /** Logs a failure of the adapter itself and gives the `-1` answer for it. */
   internalError(error: unknown): ServiceAnswer;
   /** While the service closes, every answer ends its connection, so no keep-alive socket holds it up. */
   isClosing(): boolean;
 }
 
-class BodyTooLarge extends Error {}
+/**
+ * Why a request body was refused before it was read whole: over the size limit (`too-large`),
+ * too slow (`slow`: not whole within the body timeout), or over the memory all bodies may hold
+ * at once (`busy`). The rest is not read: the connection ends after the answer.
+ */
+export type RefusedBody = 'too-large' | 'slow' | 'busy';
+
+class BodyRefused extends Error {
+  constructor(readonly why: RefusedBody) {
+    super(`request body refused: ${why}`);
+  }
+}
+
+/** Bytes of request bodies held, all requests together, against the budget. */
+class BodyBudget {
+  private used = 0;
+
+  constructor(private readonly max: number) {}
+
+  /** Counts `bytes` more, or says false (counting nothing) when they would pass the budget. */
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.max) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
+  }
+}
 
 /** A listening guide service's HTTP server. */
 export interface HttpListener {
@@ -35,11 +71,12 @@ export interface HttpListener {
 /** An HTTP server (keep-alive, connections held under the guard's caps) over `host.handle`. */
 export function createHttpServer(host: HttpHost): HttpListener {
   const reading = new Set<IncomingMessage>();
+  const budget = new BodyBudget(host.maxBufferedBytes);
   const server = createServer({ keepAlive: true }, (req, res) => {
     const socket = req.socket;
     host.guard.requestStarted(socket);
     res.once('close', () => host.guard.requestEnded(socket));
-    serveRequest(host, req, res, reading).catch((error: unknown) =>
+    serveRequest(host, req, res, { reading, budget }).catch((error: unknown) =>
       write(host, res, host.internalError(error)),
     );
   });
@@ -60,15 +97,25 @@ export async function listenHttp(server: Server, host: string, port: number): Pr
   return server.address() as AddressInfo;
 }
 
+/** What the requests of one server share: those whose body is arriving, and the bodies' budget. */
+interface Bodies {
+  readonly reading: Set<IncomingMessage>;
+  readonly budget: BodyBudget;
+}
+
 async function serveRequest(
   host: HttpHost,
   req: IncomingMessage,
   res: ServerResponse,
-  reading: Set<IncomingMessage>,
+  bodies: Bodies,
 ): Promise<void> {
-  reading.add(req);
-  const body = await readRequestBody(host, req, res).finally(() => reading.delete(req));
+  bodies.reading.add(req);
+  const body = await readRequestBody(host, req, res, bodies.budget).finally(() => bodies.reading.delete(req));
   if (body === undefined) return;
+  // Counted until the answer is sent: the body is held while it is handled.
+  if (res.closed) bodies.budget.release(body.length);
+  else res.once('close', () => bodies.budget.release(body.length));
+  host.guard.bodyReceived(req.socket);
   const answer = await host.handle({
     method: req.method ?? 'GET',
     target: req.url ?? '/',
@@ -83,21 +130,22 @@ async function serveRequest(
   write(host, res, answer);
 }
 
-/** The whole request body, or undefined when it was refused (over the size limit) or cut off. */
+/** The whole request body, or undefined when it was refused (too large, slow, over budget) or cut off. */
 async function readRequestBody(
   host: HttpHost,
   req: IncomingMessage,
   res: ServerResponse,
+  budget: BodyBudget,
 ): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   try {
-    if (declared > host.maxBodyBytes) throw new BodyTooLarge();
-    return await readWhole(req, host.maxBodyBytes);
+    if (declared > host.maxBodyBytes) throw new BodyRefused('too-large');
+    return await readWhole(req, host, budget);
   } catch (error) {
-    if (error instanceof BodyTooLarge) {
+    if (error instanceof BodyRefused) {
       // The rest of the body is not read: the connection ends after the answer.
       res.setHeader('connection', 'close');
-      write(host, res, host.tooLarge());
+      write(host, res, host.refusedBody(error.why));
       res.once('finish', () => req.destroy());
     } else {
       req.destroy();
@@ -114,31 +162,43 @@ function write(host: HttpHost, res: ServerResponse, answer: ServiceAnswer): void
 }
 
 /**
- * The body of `req`, rejecting with `BodyTooLarge` past `max` bytes, or with the stream's error.
+ * The body of `req`, taken from `budget` as it arrives (and given back if it is refused; else the
+ * caller gives it back once answered); rejecting with `BodyRefused` past `host.maxBodyBytes`, past
+ * the budget or past `host.bodyTimeoutMs`, or with the stream's error.
  * Listeners, not `for await`: an async iterator per request was 2% of the service's time.
  */
-function readWhole(req: IncomingMessage, max: number): Promise<Buffer> {
+function readWhole(req: IncomingMessage, host: HttpHost, budget: BodyBudget): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const refuse = (error: Error): void => {
+      clearTimeout(deadline);
+      req.off('data', onData);
+      req.pause();
+      chunks.length = 0;
+      budget.release(size);
+      size = 0;
+      reject(error);
+    };
     const onData = (chunk: Buffer | string): void => {
       const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += buffer.length;
-      if (size > max) {
-        req.off('data', onData);
-        req.pause();
-        reject(new BodyTooLarge());
-        return;
+      if (size + buffer.length > host.maxBodyBytes) refuse(new BodyRefused('too-large'));
+      else if (!budget.take(buffer.length)) refuse(new BodyRefused('busy'));
+      else {
+        size += buffer.length;
+        chunks.push(buffer);
       }
-      chunks.push(buffer);
     };
+    const deadline = setTimeout(() => refuse(new BodyRefused('slow')), host.bodyTimeoutMs);
+    deadline.unref();
     req.on('data', onData);
-    req.once('end', () =>
-      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks)),
-    );
-    req.once('error', reject);
+    req.once('end', () => {
+      clearTimeout(deadline);
+      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks));
+    });
+    req.once('error', refuse);
     req.once('close', () => {
-      if (!req.complete) reject(new Error('the request was cut off'));
+      if (!req.complete) refuse(new Error('the request was cut off'));
     });
   });
 }

@@ -12,7 +12,12 @@ import { parseJson, stringifyJson } from '../wire/json.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { ApiError } from './api-error.js';
 import { ServiceClock } from './clock.js';
-import { ConnectionGuard, type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './connections.js';
+import {
+  ConnectionGuard,
+  type ConnectionLimits,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_CONNECTION_LIMITS,
+} from './connections.js';
 import { DEFAULT_SETTINGS, type OpContext, type ServiceSettings } from './context.js';
 import {
   type AppCredentials,
@@ -23,7 +28,7 @@ import {
 } from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
 import type { Body } from './fields.js';
-import type { HttpHost, HttpListener } from './http-server.js';
+import type { HttpHost, HttpListener, RefusedBody } from './http-server.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store, storeFailure } from './store.js';
@@ -65,6 +70,13 @@ export interface GuideServiceOptions {
   readonly clock?: Clock;
   /** Largest request body accepted, in bytes (1 MiB). */
   readonly maxBodyBytes?: number;
+  /**
+   * Request bodies held at once over HTTP, all requests together, in bytes (64 MiB, and at least
+   * `maxBodyBytes`): past it a body is answered -1 (busy) and its connection closed.
+   */
+  readonly maxBufferedBodyBytes?: number;
+  /** Time a request body may take to arrive over HTTP, from its headers, in ms (10 s): past it, -1 and the connection closed. */
+  readonly bodyTimeoutMs?: number;
   /** Where the service reports what it does not answer to a caller (internal errors). */
   readonly log?: (line: string) => void;
 }
@@ -152,6 +164,8 @@ export class GuideService {
   /** Aborted by `abandon`: calls waiting on an injected delay give up. */
   private readonly delays = new Delays();
   private readonly maxBodyBytes: number;
+  private readonly maxBufferedBodyBytes: number;
+  private readonly bodyTimeoutMs: number;
   private readonly log: (line: string) => void;
   private readonly dbName: string;
   /** What was logged already (a store failure, a bug's stack), so that a retried call does not log it again. */
@@ -185,6 +199,8 @@ export class GuideService {
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.simulation = options.simulation === true;
     this.maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
+    this.maxBufferedBodyBytes = options.maxBufferedBodyBytes ?? MAX_BUFFERED_BODY_BYTES;
+    this.bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
     this.log = options.log ?? (() => {});
     this.dbName = options.dbName ?? options.db ?? ':memory:';
     const faults = options.faults ?? NO_FAULTS;
@@ -247,6 +263,11 @@ export class GuideService {
   /** Connections open now (held under the caps of `connections`). */
   get openConnections(): number {
     return this.guard.count;
+  }
+
+  /** Requests whose body is still arriving over HTTP (a stop waits for them). */
+  get receivingRequests(): number {
+    return this.http?.unreadRequests() ?? 0;
   }
 
   /** The base URL clients use, e.g. `http://127.0.0.1:8080`; empty for a service not listening. */
@@ -342,7 +363,9 @@ export class GuideService {
       handle: this.handle,
       guard: this.guard,
       maxBodyBytes: this.maxBodyBytes,
-      tooLarge: () => this.render(this.tooLargeBody()),
+      maxBufferedBytes: Math.max(this.maxBodyBytes, this.maxBufferedBodyBytes),
+      bodyTimeoutMs: this.bodyTimeoutMs,
+      refusedBody: (why) => this.render(this.refusedBodyAnswer(why)),
       internalError: (error) => this.render(this.failureAnswer(error)),
       isClosing: () => this.closing !== undefined,
     };
@@ -393,6 +416,29 @@ export class GuideService {
       };
     }
     return { errcode: ERRCODE.invalidUrl, errmsg: `invalid url: no such endpoint ${path}` };
+  }
+
+  /** The answer to a request body refused before it was read whole (see `RefusedBody`). */
+  private refusedBodyAnswer(why: RefusedBody): object {
+    switch (why) {
+      case 'too-large':
+        return this.tooLargeBody();
+      case 'slow':
+        return {
+          errcode: ERRCODE.systemBusy,
+          errmsg: `system error: the request body did not arrive within ${this.bodyTimeoutMs / 1000} s; the call was not made`,
+        };
+      case 'busy':
+        return {
+          errcode: ERRCODE.systemBusy,
+          errmsg:
+            'system error: too many request bodies are arriving at once; the call was not made, try again',
+        };
+      default: {
+        const unreachable: never = why;
+        return unreachable;
+      }
+    }
   }
 
   private tooLargeBody(): object {
@@ -726,6 +772,8 @@ function parseBody(raw: Buffer): Body {
 
 /** How long a stop waits for connections still busy (a body arriving, an answer being read). */
 const CLOSE_WAIT_MS = 10_000;
+/** 64 bodies of the largest size: far more than a few clients send at once, far less than memory. */
+const MAX_BUFFERED_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
  * The injected delays under way, which a stop at once ends early. One set rather than an abort
