@@ -71,7 +71,7 @@ export interface GuideServiceOptions {
   /** Largest request body accepted, in bytes (1 MiB). */
   readonly maxBodyBytes?: number;
   /**
-   * Request bodies held at once over HTTP, all requests together, in bytes (64 MiB, and at least
+   * Request bodies held at once over HTTP, all requests together, in bytes (32 MiB, and at least
    * `maxBodyBytes`): past it a body is answered -1 (busy) and its connection closed.
    */
   readonly maxBufferedBodyBytes?: number;
@@ -772,8 +772,8 @@ function parseBody(raw: Buffer): Body {
 
 /** How long a stop waits for connections still busy (a body arriving, an answer being read). */
 const CLOSE_WAIT_MS = 10_000;
-/** 64 bodies of the largest size: far more than a few clients send at once, far less than memory. */
-const MAX_BUFFERED_BODY_BYTES = 64 * 1024 * 1024;
+/** 32 bodies of the largest size: far more than a few clients send at once, far less than memory. */
+const MAX_BUFFERED_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
  * The injected delays under way, which a stop at once ends early. One set rather than an abort
