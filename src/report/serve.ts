@@ -14,6 +14,8 @@ export interface ServeFacts {
   readonly faults: string;
   readonly connections: { readonly total: number; readonly perAddress: number };
   readonly openFileLimit: number;
+  /** `--body-timeout`, in seconds. */
+  readonly bodyTimeout: number;
 }
 
 /** The lines `guidectl serve` prints on stdout once it listens. */
@@ -30,7 +32,7 @@ export function renderServeBanner(f: ServeFacts): string {
     );
   lines.push(
     `  behaviour  sensitive words: ${f.sensitiveWords}, invitations: ${f.invites}, token ttl: ${f.tokenTtl}s${f.simulation ? ', simulation at /__sim/' : ''}${f.faults === '' ? '' : `, faults: ${f.faults}`}`,
-    `  limits     ${f.connections.total} connections, ${f.connections.perAddress} per address (open-file limit ${f.openFileLimit})`,
+    `  limits     ${f.connections.total} connections, ${f.connections.perAddress} per address (open-file limit ${f.openFileLimit}), a request body within ${f.bodyTimeout} s`,
   );
   return `${lines.join('\n')}\n`;
 }
