@@ -248,7 +248,9 @@ async function syncFolder(folder: string): Promise<void> {
   try {
     dir = await open(folder, 'r');
   } catch (error) {
-    if (folderSyncUnsupported(error)) return;
+    // A folder that may be written but not read (mode -wx) cannot be opened to be flushed: the
+    // file is in place all the same, and the system writes the folder out in its own time.
+    if (folderSyncUnsupported(error) || errorCode(error) === 'EACCES') return;
     throw error;
   }
   try {
