@@ -7,21 +7,27 @@ import { renderOperationList } from '../report/operations.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';
-import { type TargetOptions, withClient } from './session.js';
-import { lockTimeoutFlag, targetOptions } from './target-flags.js';
+import { environmentSettings, type TargetOptions, withClient } from './session.js';
+import { envFilesOptions, lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 export function registerApiCommand(program: Command, ctx: CommandContext): void {
-  targetOptions(
-    program
-      .command('api')
-      .description('make one raw call of a guide operation and print the answer as JSON (64-bit ids intact)')
-      .argument('<operation>', 'the operation, by its wire name (e.g. getguideacct)')
-      .argument('[json]', 'the request body, a JSON object (default {})'),
+  envFilesOptions(
+    targetOptions(
+      program
+        .command('api')
+        .description(
+          'make one raw call of a guide operation and print the answer as JSON (64-bit ids intact)',
+        )
+        .argument('<operation>', 'the operation, by its wire name (e.g. getguideacct)')
+        .argument('[json]', 'the request body, a JSON object (default {})'),
+    ),
+    'call',
   )
     .addHelpText(
       'after',
       `\nOperations:\n${renderOperationList('  ')}\n\nTarget: WECHAT_ACCESS_TOKEN, or WECHAT_APPID and WECHAT_SECRET, with --base-url (default ` +
-        'https://api.weixin.qq.com); with none of them, the embedded local service.\n' +
+        'https://api.weixin.qq.com); with none of them, the embedded local service; with --env NAME --files PATH…, ' +
+        'the account of that environment of the files, as plan and apply reach it.\n' +
         `Example: guidectl api getguideacct '{"guide_account": "alice_wx"}'`,
     )
     .addOption(lockTimeoutFlag())
@@ -38,6 +44,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
           );
         }
         const body = parseRequestBody(json);
+        const settings = await environmentSettings(ctx, options);
         await withClient(
           ctx,
           options,
@@ -49,6 +56,7 @@ export function registerApiCommand(program: Command, ctx: CommandContext): void 
             if (error !== undefined) throw error;
           },
           {
+            ...settings,
             // A call that writes holds the local database's lock, as apply does.
             ...(OPERATIONS[operation].writes
               ? { lock: { command: `guidectl api ${operation}`, timeoutSeconds: options.lockTimeout } }

@@ -11,6 +11,7 @@ import {
   type ReadFiles,
   type Reviewed,
   type SplitPaths,
+  shellWord,
   splitSavedPlans,
 } from '../reconcile/index.js';
 import {
@@ -111,6 +112,7 @@ async function applyWith(
     color,
     cwd: ctx.io.cwd,
     sources: source.files?.sources ?? new Map(),
+    targetFlags: environment && environmentFlags(environment.name, split.paths),
   };
   // The local database's lock is held from the read of the live state to the convergence check.
   await withClient(
@@ -140,6 +142,12 @@ async function applyWith(
       beforeOpen: (_target, now) => checkSourceTarget(source, now),
     },
   );
+}
+
+/** ` --env NAME --files PATH…`: how another command reaches the account of this environment. */
+function environmentFlags(name: string, paths: readonly string[]): string | undefined {
+  if (paths.length === 0) return undefined;
+  return ` --env ${shellWord(name)} --files ${paths.map(shellWord).join(' ')}`;
 }
 
 function applyOptions(program: Command): Command {

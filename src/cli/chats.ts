@@ -13,8 +13,8 @@ import { type ChatFormat, chatExportOutcome, chatPageRenderer } from '../report/
 import { shortLocalTime } from '../report/local-time.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
-import { type TargetOptions, withClient } from './session.js';
-import { targetOptions } from './target-flags.js';
+import { environmentSettings, type TargetOptions, withClient } from './session.js';
+import { envFilesOptions, targetOptions } from './target-flags.js';
 
 interface ChatsOptions extends TargetOptions {
   customer?: string;
@@ -26,13 +26,16 @@ interface ChatsOptions extends TargetOptions {
 
 /** `guidectl chats GUIDE`: every chat record of the window, streamed as JSON lines or CSV. */
 export function registerChatsCommand(program: Command, ctx: CommandContext): void {
-  targetOptions(
-    program
-      .command('chats')
-      .description(
-        "write a guide's chat records (the last 30 days at most), every page, as JSON lines or CSV",
-      )
-      .argument('<guide>', 'the guide: its account, or openid:<openid>'),
+  envFilesOptions(
+    targetOptions(
+      program
+        .command('chats')
+        .description(
+          "write a guide's chat records (the last 30 days at most), every page, as JSON lines or CSV",
+        )
+        .argument('<guide>', 'the guide: its account, or openid:<openid>'),
+    ),
+    "read the guide's chats in",
   )
     .option('--customer <openid>', "only this customer's messages")
     .option(
@@ -49,6 +52,7 @@ export function registerChatsCommand(program: Command, ctx: CommandContext): voi
       const now = Math.floor((io.now ?? Date.now)() / 1000);
       const window = resolveChatWindow(options, zone, now, (unix) => shortLocalTime(unix, zone));
       for (const note of window.notes) io.stderr.write(`guidectl: note: ${note}\n`);
+      const settings = await environmentSettings(ctx, options);
       const customer =
         options.customer === undefined ? {} : { customer: parseCustomer(options.customer, '--customer') };
       const out =
@@ -67,8 +71,11 @@ export function registerChatsCommand(program: Command, ctx: CommandContext): voi
         write: (records) => out.write(render(records)),
         progress: (done, known) => progress.update(done, known),
       };
-      const result = await withClient(ctx, options, (client) =>
-        exportChats(client, { guide, ...window, ...customer }, sink),
+      const result = await withClient(
+        ctx,
+        options,
+        (client) => exportChats(client, { guide, ...window, ...customer }, sink),
+        settings,
       )
         .finally(() => progress.finish())
         .catch(async (error: unknown) => {

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { parseGuideName, pathMenuRequest, sendPathMenu } from '../inspect/index.js';
 import { pathMenuSentNotice } from '../report/path-menu.js';
 import type { CommandContext } from './io.js';
-import { type TargetOptions, withClient } from './session.js';
-import { lockTimeoutFlag, targetOptions } from './target-flags.js';
+import { environmentSettings, type TargetOptions, withClient } from './session.js';
+import { envFilesOptions, lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 interface PathMenuOptions extends TargetOptions {
   appid: string;
@@ -12,17 +12,21 @@ interface PathMenuOptions extends TargetOptions {
 
 /** `guidectl path-menu GUIDE --appid APPID`: `pushshowwxapathmenu` to the guide's WeChat ID. */
 export function registerPathMenuCommand(program: Command, ctx: CommandContext): void {
-  targetOptions(
-    program
-      .command('path-menu')
-      .description("send a guide a mini program's page-path menu: for 60 days they may copy its page paths")
-      .argument('<guide>', 'the guide, by its account (the menu goes to that WeChat ID)'),
+  envFilesOptions(
+    targetOptions(
+      program
+        .command('path-menu')
+        .description("send a guide a mini program's page-path menu: for 60 days they may copy its page paths")
+        .argument('<guide>', 'the guide, by its account (the menu goes to that WeChat ID)'),
+    ),
+    'send the menu in',
   )
     .requiredOption('--appid <appid>', 'the mini program (wx and 16 hex digits)')
     .addOption(lockTimeoutFlag())
     .action(async (name: string, options: PathMenuOptions) => {
       const guide = parseGuideName(name, 'GUIDE');
       const request = pathMenuRequest(guide, options.appid);
+      const settings = await environmentSettings(ctx, options);
       await withClient(
         ctx,
         options,
@@ -31,7 +35,7 @@ export function registerPathMenuCommand(program: Command, ctx: CommandContext): 
           ctx.io.stdout.write(pathMenuSentNotice(options.appid, guide));
           ctx.setExit(0);
         },
-        { lock: { command: 'guidectl path-menu', timeoutSeconds: options.lockTimeout } },
+        { ...settings, lock: { command: 'guidectl path-menu', timeoutSeconds: options.lockTimeout } },
       );
     });
 }

@@ -3,8 +3,8 @@ import { createGuideQrcode, parseGuideName } from '../inspect/index.js';
 import { qrcodeToJson } from '../report/qrcode.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
-import { type TargetOptions, withClient } from './session.js';
-import { lockTimeoutFlag, targetOptions } from './target-flags.js';
+import { environmentSettings, type TargetOptions, withClient } from './session.js';
+import { envFilesOptions, lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 interface QrcodeOptions extends TargetOptions {
   info?: string;
@@ -14,17 +14,21 @@ interface QrcodeOptions extends TargetOptions {
 
 /** `guidectl qrcode GUIDE`: makes the guide's QR code (`guidecreateqrcode`) and prints its URL. */
 export function registerQrcodeCommand(program: Command, ctx: CommandContext): void {
-  targetOptions(
-    program
-      .command('qrcode')
-      .description("make a guide's QR code (whoever scans it is bound to the guide) and print its URL")
-      .argument('<guide>', 'the guide: its account, or openid:<openid>'),
+  envFilesOptions(
+    targetOptions(
+      program
+        .command('qrcode')
+        .description("make a guide's QR code (whoever scans it is bound to the guide) and print its URL")
+        .argument('<guide>', 'the guide: its account, or openid:<openid>'),
+    ),
+    'make the QR code in',
   )
     .option('--info <text>', 'text the scan event carries back (qrcode_info), e.g. the shop it hangs in')
     .option('--json', 'print JSON ({"format_version": 1, "qrcode_url": …})', false)
     .addOption(lockTimeoutFlag())
     .action(async (name: string, options: QrcodeOptions) => {
       const guide = parseGuideName(name, 'GUIDE');
+      const settings = await environmentSettings(ctx, options);
       await withClient(
         ctx,
         options,
@@ -35,7 +39,7 @@ export function registerQrcodeCommand(program: Command, ctx: CommandContext): vo
           );
           ctx.setExit(0);
         },
-        { lock: { command: 'guidectl qrcode', timeoutSeconds: options.lockTimeout } },
+        { ...settings, lock: { command: 'guidectl qrcode', timeoutSeconds: options.lockTimeout } },
       );
     });
 }

@@ -3,11 +3,17 @@ import { setFlagsFromString } from 'node:v8';
 import { eventLine } from '../client/event-line.js';
 import type { GuideClient } from '../client/index.js';
 import type { Diagnostic } from '../core/diagnostics.js';
+import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { type LiveReader, readLiveState } from '../live/index.js';
-import { type FilesLoad, loadFiles as loadDesiredFiles, type ReadFiles } from '../reconcile/index.js';
+import {
+  environmentOfFlags,
+  type FilesLoad,
+  loadFiles as loadDesiredFiles,
+  type ReadFiles,
+} from '../reconcile/index.js';
 import { escapeControlsKeepingLines } from '../report/escape.js';
 import {
   type ClientEvents,
@@ -29,6 +35,20 @@ export type LockRequest = Omit<TargetLock, 'self'>;
 export interface TargetOptions extends TargetFlagValues {
   /** `--env NAME` (plan, apply): the environment of the files, whose target the files name. */
   env?: string;
+  /** `--files PATH…` (with `--env`, of the commands that take no files otherwise): the files that declare it. */
+  files?: string[];
+}
+
+/**
+ * The settings of {@link withClient} that `--env NAME --files PATH…` ask for: the environment's
+ * target, as plan and apply reach it (none without the flags). Read before the target is opened.
+ */
+export async function environmentSettings(
+  ctx: CommandContext,
+  options: Pick<TargetOptions, 'env' | 'files'>,
+): Promise<{ readonly environment?: DeclaredEnvironment }> {
+  const environment = await environmentOfFlags(options, ctx.io.cwd);
+  return environment === undefined ? {} : { environment };
 }
 
 /** From this much desired-state YAML on (about 50,000 guides), a run keeps its heap closer to what it uses. */

@@ -64,6 +64,20 @@ export function envOption(command: Command): Command {
   );
 }
 
+/**
+ * `--env NAME --files PATH…` (export, tasks, chats, qrcode, path-menu, api): the account of an
+ * environment the files declare, reached as plan and apply reach it. `--files` takes every word up
+ * to the next flag, so it goes after the command's own arguments.
+ */
+export function envFilesOptions(command: Command, what: string): Command {
+  return command
+    .option('--env <name>', `${what} the account of this environment of the files given with --files`)
+    .option(
+      '--files <paths...>',
+      'with --env: the desired-state files or folders that declare the environment',
+    );
+}
+
 /** Whether `--all-envs` was given (plan, apply); with `--env` too, a usage error: they choose differently. */
 export function allEnvsChosen(options: { readonly allEnvs?: boolean; readonly env?: string }): boolean {
   if (options.allEnvs === true && options.env !== undefined)

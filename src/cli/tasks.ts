@@ -5,8 +5,8 @@ import { renderTaskTable, tasksToJson } from '../report/tasks.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
-import { type TargetOptions, withClient } from './session.js';
-import { targetOptions } from './target-flags.js';
+import { environmentSettings, type TargetOptions, withClient } from './session.js';
+import { envFilesOptions, targetOptions } from './target-flags.js';
 
 interface TasksOptions extends TargetOptions {
   guide?: string;
@@ -16,10 +16,13 @@ interface TasksOptions extends TargetOptions {
 
 /** `guidectl tasks`: the live mass-send tasks, every guide's (or one's), every page, as a table or JSON. */
 export function registerTasksCommand(program: Command, ctx: CommandContext): void {
-  targetOptions(
-    program
-      .command('tasks')
-      .description('list the live mass-send tasks: name, guide, push time (local), recipients, status'),
+  envFilesOptions(
+    targetOptions(
+      program
+        .command('tasks')
+        .description('list the live mass-send tasks: name, guide, push time (local), recipients, status'),
+    ),
+    'list the tasks of',
   )
     .option('--guide <guide>', "only this guide's tasks: its account, or openid:<openid>")
     .addOption(
@@ -31,20 +34,28 @@ export function registerTasksCommand(program: Command, ctx: CommandContext): voi
     .action(async (options: TasksOptions) => {
       const guide = options.guide === undefined ? undefined : parseGuideName(options.guide, '--guide');
       const zone = ctx.io.env['TZ'];
-      await withClient(ctx, options, async (client) => {
-        const progress = createProgress(ctx.io, 'Reading tasks');
-        const tasks = await listTasks(
-          client,
-          {
-            ...(guide === undefined ? {} : { guide }),
-            ...(options.status === undefined ? {} : { status: options.status }),
-          },
-          (done, total) => progress.update(done, total),
-        ).finally(() => progress.finish());
-        ctx.io.stdout.write(
-          options.json ? `${stringifyJsonPretty(tasksToJson(tasks, zone))}\n` : renderTaskTable(tasks, zone),
-        );
-        ctx.setExit(0);
-      });
+      const settings = await environmentSettings(ctx, options);
+      await withClient(
+        ctx,
+        options,
+        async (client) => {
+          const progress = createProgress(ctx.io, 'Reading tasks');
+          const tasks = await listTasks(
+            client,
+            {
+              ...(guide === undefined ? {} : { guide }),
+              ...(options.status === undefined ? {} : { status: options.status }),
+            },
+            (done, total) => progress.update(done, total),
+          ).finally(() => progress.finish());
+          ctx.io.stdout.write(
+            options.json
+              ? `${stringifyJsonPretty(tasksToJson(tasks, zone))}\n`
+              : renderTaskTable(tasks, zone),
+          );
+          ctx.setExit(0);
+        },
+        settings,
+      );
     });
 }

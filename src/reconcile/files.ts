@@ -156,6 +156,22 @@ export async function declaredEnvironment(
   throw new UsageError(`no environment "${name}": the files ${paths.join(', ')} declare no environments`);
 }
 
+/**
+ * The environment that `--env NAME --files PATH…` choose, for the commands that read the files
+ * only to reach its account (tasks, chats, qrcode, path-menu, api): undefined when neither flag
+ * is given, a UsageError when one is given without the other, else as {@link declaredEnvironment}.
+ */
+export async function environmentOfFlags(
+  flags: { readonly env?: string | undefined; readonly files?: readonly string[] | undefined },
+  cwd: string,
+): Promise<DeclaredEnvironment | undefined> {
+  const { env, files } = flags;
+  if (env === undefined && files === undefined) return undefined;
+  if (env === undefined || files === undefined)
+    throw new UsageError('--env and --files go together: the files say where the environment is');
+  return declaredEnvironment(files, cwd, env);
+}
+
 /** The environments cannot be read for `errors` (the first of them said, as {@link describeReadErrors} says them). */
 function cannotRead(errors: readonly Diagnostic[], cwd: string): UsageError {
   return new UsageError(`the environments of the files cannot be read: ${describeReadErrors(errors, cwd)}`);

@@ -17,6 +17,7 @@ export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './a
 export { checkExportRequest, type ExportRequest } from './export-request.js';
 export {
   declaredEnvironment,
+  environmentOfFlags,
   type FilesLoad,
   type LoadedFiles,
   type LoadResult,
@@ -26,6 +27,7 @@ export {
   readAllEnvironments,
   readAndReport,
 } from './files.js';
+export { shellWord } from './made-elsewhere.js';
 export {
   type CheckedPlan,
   evaluateGuards,

@@ -53,6 +53,11 @@ export interface ApplyOutputOptions {
   readonly sources: ReadonlyMap<string, string>;
   /** The environment applied (`--env NAME`) and its target: its plan's JSON names them. */
   readonly environment?: EnvironmentInWords | undefined;
+  /**
+   * The flags that reach this apply's target again (` --env NAME --files PATH…`), for the
+   * commands the human report suggests; absent when the target needs none.
+   */
+  readonly targetFlags?: string | undefined;
 }
 
 /** The format asked for by apply's flags: `--json-stream`, `--json`, or human text. */
@@ -400,7 +405,10 @@ function appliedOutput(
     ),
   );
   if (o.format === 'human')
-    chunks.push({ to: 'stdout', text: renderApplyReport(run, { color: o.color.stdout }) });
+    chunks.push({
+      to: 'stdout',
+      text: renderApplyReport(run, { color: o.color.stdout, targetFlags: o.targetFlags }),
+    });
   if (run.checkError instanceof GuidectlError)
     chunks.push({
       to: 'stderr',

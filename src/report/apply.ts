@@ -161,7 +161,10 @@ export function wordsReplacedMessage(lost: readonly string[]): string {
  * The human report after the calls: the outcomes ({@link renderApplyResult}), then the
  * interruption, the writes that may still land, or convergence or drift.
  */
-export function renderApplyReport(run: Applied, options: { readonly color?: boolean } = {}): string {
+export function renderApplyReport(
+  run: Applied,
+  options: { readonly color?: boolean; readonly targetFlags?: string | undefined } = {},
+): string {
   const { plan } = run.reviewed;
   const out = [renderApplyResult(plan, run.result, options)];
   if (run.interrupted) {
@@ -176,7 +179,7 @@ export function renderApplyReport(run: Applied, options: { readonly color?: bool
   } else {
     out.push(convergenceText(run, options));
   }
-  out.push(renderInvited(plan, run.result));
+  out.push(renderInvited(plan, run.result, options.targetFlags));
   return out.join('');
 }
 
@@ -185,9 +188,10 @@ const MOST_NAMED = 5;
 /**
  * The guides this apply added (`addguideacct` done): each was sent an invitation, which plan and
  * apply never see answered, since only getguideacct tells a guide's status and reading it for
- * every guide would double a plan's calls. Says so, and how to look; "" when none was added.
+ * every guide would double a plan's calls. Says so, and how to look (with `targetFlags`, such as
+ * ` --env staging --files envs/`, the command reaches the same account); "" when none was added.
  */
-export function renderInvited(plan: Plan, result: ApplyResult): string {
+export function renderInvited(plan: Plan, result: ApplyResult, targetFlags = ''): string {
   const guides = result.outcomes
     .filter((o) => o.operation === 'addguideacct' && o.status === 'done')
     .flatMap((o) => {
@@ -201,7 +205,7 @@ export function renderInvited(plan: Plan, result: ApplyResult): string {
   const key = first.startsWith('openid ')
     ? { guide_openid: first.slice('openid '.length) }
     : { guide_account: first };
-  return `Invited ${countOf(guides.length, 'guide')} (${named.join(', ')}${more}): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}', against this apply's target, shows its status.\n`;
+  return `Invited ${countOf(guides.length, 'guide')} (${named.join(', ')}${more}): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}'${escapeControls(targetFlags)}, against this apply's target, shows its status.\n`;
 }
 
 function convergenceText(run: Applied, options: { readonly color?: boolean }): string {
