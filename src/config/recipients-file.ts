@@ -11,7 +11,9 @@ import type { Indexed } from './written.js';
 
 /**
  * A task's `recipients_file`: one openid a line, or a CSV file whose header line has an `openid`
- * column (any other columns are ignored). Blank lines and lines starting with `#` are skipped.
+ * column (any other columns are ignored), its fields separated by commas, semicolons (what Excel
+ * writes where the comma is the decimal mark) or tabs, as the header shows. Blank lines and lines
+ * starting with `#` are skipped.
  * Problems are diagnostics at the CSV's line and column; a repeated openid is a warning.
  */
 export interface RecipientsRead {
@@ -20,8 +22,12 @@ export interface RecipientsRead {
   readonly diagnostics: Diagnostic[];
 }
 
+/** What separates the fields of a CSV file: the first that gives its header an `openid` column. */
+type Delimiter = ',' | ';' | '\t';
+const DELIMITERS: readonly Delimiter[] = [',', ';', '\t'];
+
 /** Splits one CSV line into its fields with their columns (1-based); `"a ""b"""` is `a "b"`. */
-function csvFields(line: string): { value: string; column: number }[] {
+function csvFields(line: string, delimiter: Delimiter): { value: string; column: number }[] {
   const fields: { value: string; column: number }[] = [];
   let i = 0;
   for (;;) {
@@ -41,16 +47,45 @@ function csvFields(line: string): { value: string; column: number }[] {
           break;
         } else value += line[i++];
       }
-      while (i < line.length && line[i] !== ',') i++;
+      while (i < line.length && line[i] !== delimiter) i++;
     } else {
-      const end = line.indexOf(',', i);
+      const end = line.indexOf(delimiter, i);
       value = line.slice(i, end < 0 ? line.length : end);
       i = end < 0 ? line.length : end;
     }
     fields.push({ value: value.trim(), column });
-    if (line[i] !== ',') return fields;
+    if (line[i] !== delimiter) return fields;
     i++;
   }
+}
+
+/**
+ * The header of a CSV file, if `line` is one: the delimiter that gives it an `openid` column (a
+ * comma first), and that column; else the delimiter that splits it most, with no column.
+ */
+function readHeader(line: string): {
+  delimiter: Delimiter;
+  fields: { value: string; column: number }[];
+  openid?: number;
+} {
+  let most: { delimiter: Delimiter; fields: { value: string; column: number }[] } | undefined;
+  for (const delimiter of DELIMITERS) {
+    const fields = csvFields(line, delimiter);
+    const openid = fields.findIndex((f) => f.value.toLowerCase() === 'openid');
+    if (openid >= 0) return { delimiter, fields, openid };
+    if (most === undefined || fields.length > most.fields.length) most = { delimiter, fields };
+  }
+  return most ?? { delimiter: ',', fields: csvFields(line, ',') };
+}
+
+const DELIMITER_NAMES: Readonly<Record<Delimiter, string>> = {
+  ',': 'commas',
+  ';': 'semicolons',
+  '\t': 'tabs',
+};
+
+function isDelimiter(c: string): c is Delimiter {
+  return c === ',' || c === ';' || c === '\t';
 }
 
 /**
@@ -63,8 +98,13 @@ function notOpenid(value: string): string {
   const characters = [...value];
   const bad = characters.findIndex((c) => !/^[A-Za-z0-9_-]$/.test(c));
   if (bad >= 0) {
-    const kind = /^\s$/.test(characters[bad] ?? '') ? 'a space' : 'a character an openid cannot hold';
-    return `not an openid: its character ${bad + 1} (of ${characters.length}) is ${kind}; ${OPENID_RULE}`;
+    const c = characters[bad] ?? '';
+    const where = `not an openid: its character ${bad + 1} (of ${characters.length})`;
+    // Fields without a header line: say what the file looks like, and what makes it read so.
+    if (isDelimiter(c))
+      return `${where} is ${c === '\t' ? 'a tab' : `"${c}"`}: the file looks like CSV separated by ${DELIMITER_NAMES[c]}; give it a header line with an "openid" column`;
+    const kind = /^\s$/.test(c) ? 'a space' : 'a character an openid cannot hold';
+    return `${where} is ${kind}; ${OPENID_RULE}`;
   }
   return `not an openid: it is ${characters.length} characters; ${OPENID_RULE}`;
 }
@@ -84,23 +124,26 @@ export function parseRecipients(file: string, text: string): RecipientsRead {
     column,
   });
   let column: number | undefined; // the openid column of a CSV file, once its header is read
+  let delimiter: Delimiter = ',';
   let headerSeen = false;
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, i) => {
     const line = i + 1;
     if (raw.trim() === '' || raw.trimStart().startsWith('#')) return;
-    const fields = csvFields(raw);
     if (!headerSeen) {
       headerSeen = true;
-      const index = fields.findIndex((f) => f.value.toLowerCase() === 'openid');
-      if (index >= 0) {
-        column = index;
+      const header = readHeader(raw);
+      if (header.openid !== undefined) {
+        column = header.openid;
+        delimiter = header.delimiter;
         return;
       }
-      if (fields.length > 1) {
+      const n = header.fields.length;
+      if (n > 1) {
+        const by = header.delimiter === ',' ? '' : `, separated by ${DELIMITER_NAMES[header.delimiter]}`;
         diagnostics.push({
           ...at(line, 1, 'error', 'recipients-file-bad-line'),
-          message: `this CSV header has no "openid" column (it has ${fields.length} columns)`,
+          message: `this CSV header has no "openid" column (it has ${n} columns${by})`,
           hint: 'name the column of the openids "openid", or give one openid a line without a header',
         });
         column = -1;
@@ -108,7 +151,7 @@ export function parseRecipients(file: string, text: string): RecipientsRead {
       }
     }
     if (column === -1) return;
-    const field = fields[column ?? 0];
+    const field = csvFields(raw, delimiter)[column ?? 0];
     const value = field?.value ?? '';
     if (!OPENID.test(value)) {
       diagnostics.push({

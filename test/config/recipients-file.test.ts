@@ -47,6 +47,32 @@ describe('recipients files', () => {
   });
 });
 
+describe('recipients files separated otherwise than by commas', () => {
+  it('reads the openid column of a file separated by semicolons (European Excel) or tabs', () => {
+    // Excel where the comma is the decimal mark: "CSV" with semicolons, commas inside fields.
+    const excel = 'Name;OpenID;Spent\r\n"Lee; Ann";oA;1,50\r\nBo;oB;2,00\r\n';
+    expect(read(excel)).toEqual({ openids: ['oA', 'oB'], problems: [] });
+    expect(read('openid\tname\noA\tAnn\noB\tBo, Li\n')).toEqual({ openids: ['oA', 'oB'], problems: [] });
+    // Columns are counted by the delimiter of the header.
+    expect(read('name;openid\nAnn;o A\n').problems).toEqual([
+      'error recipients-file-bad-line 2:5 not an openid: its character 2 (of 3) is a space; an openid has 1 to 64 letters, digits, "_" or "-"',
+    ]);
+  });
+
+  it('says a file looks semicolon-separated when no header line says how it is read', () => {
+    expect(read('name;phone\nAnn;1\n').problems).toEqual([
+      'error recipients-file-bad-line 1:1 this CSV header has no "openid" column (it has 2 columns, separated by semicolons)',
+    ]);
+    expect(read('oAnn;Ann\noBo;Bo\n').problems).toEqual([
+      'error recipients-file-bad-line 1:1 this CSV header has no "openid" column (it has 2 columns, separated by semicolons)',
+    ]);
+    // Past a first line of one openid, a line of fields is not an openid, and says why.
+    expect(read('oAnn\noBo;Bo\n').problems[0]).toBe(
+      'error recipients-file-bad-line 2:1 not an openid: its character 4 (of 6) is ";": the file looks like CSV separated by semicolons; give it a header line with an "openid" column',
+    );
+  });
+});
+
 describe('validate and a recipients_file', () => {
   const ws = useWorkspace();
   // What a `.env` beside the repository holds: it must never reach the output.
