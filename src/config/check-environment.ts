@@ -7,6 +7,12 @@ import { type CompiledSchema, checkSchema, quote } from './check-schema.js';
 import { type Environment, type EnvironmentFile, existsIn, missingValues } from './environments.js';
 import { normalise, type ValidFile } from './normalise.js';
 import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
+import {
+  type RecipientsFileRead,
+  recipientsFileKey,
+  recipientsFileTasks,
+  recipientsKey,
+} from './recipients-file.js';
 import { fillTemplate, replaceStrings, type StringUse } from './substitute-values.js';
 import type { WrittenParts } from './written.js';
 
@@ -18,10 +24,12 @@ export interface CheckInput {
   readonly common: readonly Diagnostic[];
   /** Every declared environment (for "another environment has this value"). */
   readonly environments: readonly Environment[];
-  /** The recipients read from each task's `recipients_file`, by `recipientsKey`. */
-  readonly recipients: ReadonlyMap<string, readonly string[]>;
-  /** The problems of those files (not counted when the rules ask whether the files are complete). */
-  readonly recipientProblems: readonly Diagnostic[];
+  /**
+   * The files of recipients the tasks name, in every environment, by `recipientsFileKey` (see
+   * {@link recipientsFilesOf}); their problems are not counted when the rules ask whether the
+   * files are complete.
+   */
+  readonly recipientsFiles: ReadonlyMap<string, RecipientsFileRead>;
   /** The schema's errors of each guide and group, shared by the environments checked. */
   readonly itemErrors: WeakMap<object, readonly ErrorObject[]>;
   readonly displayPath: (file: string) => string;
@@ -46,7 +54,8 @@ export interface EnvironmentCheck {
 
 /**
  * The schema, the rules and normalisation, over the files as `environment` sees them: each `${name}`
- * replaced by its value there, and the guides and groups that are not in it (`only_in`) left out.
+ * replaced by its value there, and the guides, groups and tasks that are not in it (`only_in`)
+ * left out; each task's recipients from the file its `recipients_file` names there.
  * A problem in a string made from `${…}` is reported at the `${` and noted with the values used; a
  * string with a value missing in this environment is reported once as that and not checked further.
  * Without an environment, the files are checked as written, but for `$${`, a literal `${` there too.
@@ -59,8 +68,23 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
   const everywhere = new Set<Diagnostic>();
   const name = environment?.name;
   const include = name === undefined ? undefined : (item: unknown): boolean => existsIn(item, name);
+  const recipients = new Map<string, readonly string[]>();
+  const recipientProblems: Diagnostic[] = [];
   for (const file of input.files) {
     const parsed = environment === undefined ? writtenView(file) : environmentView(file, environment, marks);
+    // Located through the view: a path made from `${…}` is reported at it, with its values noted.
+    for (const { index, path } of recipientsFilesOf(file, environment)) {
+      const read = input.recipientsFiles.get(recipientsFileKey(parsed.file, path));
+      if (read === undefined) continue;
+      if (read.kind === 'read') {
+        recipients.set(recipientsKey(parsed.file, index), read.openids);
+        for (const d of read.diagnostics) recipientProblems.push(d);
+        continue;
+      }
+      const { code, message, hint } = read;
+      const where = parsed.locate(['tasks', index, 'recipients_file'], 'value');
+      recipientProblems.push({ severity: 'error', code, message, hint, file: parsed.file, ...where });
+    }
     const checked = checkSchema(
       parsed,
       input.schema,
@@ -79,7 +103,7 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
     ruleFiles.every((f) => f.parts.incomplete !== true);
   for (const d of checkRules(ruleFiles, { complete, displayPath: input.displayPath })) diagnostics.push(d);
 
-  for (const d of input.recipientProblems) diagnostics.push(d);
+  for (const d of recipientProblems) diagnostics.push(d);
   const found = marks.apply(diagnostics, everywhere);
   if (environment !== undefined) {
     for (const file of input.files) {
@@ -87,9 +111,35 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
     }
   }
   const failed = hasErrors(input.common) || found.some((f) => f.diagnostic.severity === 'error');
-  return failed
-    ? { diagnostics: found }
-    : { state: normalise(valid, input.recipients, name), diagnostics: found };
+  return failed ? { diagnostics: found } : { state: normalise(valid, recipients, name), diagnostics: found };
+}
+
+/**
+ * The recipients file of each task of `file` that exists in `environment`, as the environment
+ * sees its `recipients_file` (each `${name}` replaced; none when a value is missing there, which
+ * is reported as that), or as written without an environment (but for `$${`, as every string).
+ */
+export function recipientsFilesOf(
+  file: EnvironmentFile,
+  environment: Environment | undefined,
+): { readonly index: number; readonly path: string }[] {
+  const out: { index: number; path: string }[] = [];
+  const tasks = isRecord(file.parsed.value) ? file.parsed.value['tasks'] : undefined;
+  for (const { index, value } of recipientsFileTasks(file.parsed.value)) {
+    if (environment !== undefined && Array.isArray(tasks) && !existsIn(tasks[index], environment.name))
+      continue;
+    const use = file.useAt(['tasks', index, 'recipients_file']);
+    const path =
+      use === undefined
+        ? value.recipients_file
+        : environment === undefined
+          ? (fillTemplate(use.template, (n) => `\${${n}}`) ?? use.text)
+          : use.template.problems.length > 0
+            ? undefined
+            : fillTemplate(use.template, (n) => environment.values.get(n));
+    if (path !== undefined && path.trim() !== '') out.push({ index, path });
+  }
+  return out;
 }
 
 /** The parts of a file that exist in `environment`, with their indexes as written. */
@@ -99,6 +149,7 @@ function partsIn(parts: WrittenParts, environment: string | undefined): WrittenP
     ...parts,
     guides: parts.guides.filter((g) => existsIn(g.value, environment)),
     groups: parts.groups.filter((g) => existsIn(g.value, environment)),
+    tasks: parts.tasks.filter((t) => existsIn(t.value, environment)),
   };
 }
 

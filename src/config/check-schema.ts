@@ -66,7 +66,7 @@ export interface ErrorsOfOptions {
    * but the first, an item that no `${name}` changed is the same object and is not checked again.
    */
   readonly cache?: WeakMap<object, readonly ErrorObject[]>;
-  /** Whether an item exists in the environment checked (its `only_in`); others are not checked. */
+  /** Whether a guide, group or task exists in the environment checked (its `only_in`); others are not checked. */
   readonly include?: (item: unknown) => boolean;
 }
 
@@ -207,9 +207,12 @@ export function compiledSchemaOf(
   const itemValidators = { guides: strict.guide, groups: strict.group };
   const errorsOf = (value: unknown, options: ErrorsOfOptions = {}): ErrorObject[] => {
     const errors: ErrorObject[] = [];
-    if (!checkShell(value)) for (const e of checkShell.errors ?? []) errors.push(e);
-    if (!isRecord(value)) return errors;
     const { cache, include } = options;
+    if (!checkShell(value)) {
+      for (const e of checkShell.errors ?? [])
+        if (include === undefined || inTaskIncluded(value, e, include)) errors.push(e);
+    }
+    if (!isRecord(value)) return errors;
     for (const list of ['guides', 'groups'] as const) {
       const items = value[list];
       if (!Array.isArray(items)) continue;
@@ -232,6 +235,14 @@ export function compiledSchemaOf(
     return madeParts;
   };
   return { errorsOf, parts: getParts, schema, defNameOf: defNamer(schema) };
+}
+
+/** Whether an error of the file's shell is not inside a task that `include` leaves out. */
+function inTaskIncluded(value: unknown, error: ErrorObject, include: (item: unknown) => boolean): boolean {
+  const match = /^\/tasks\/(\d+)(?:\/|$)/.exec(error.instancePath);
+  const tasks = isRecord(value) ? value['tasks'] : undefined;
+  if (match === null || !Array.isArray(tasks)) return true;
+  return include(tasks[Number(match[1])]);
 }
 
 /**

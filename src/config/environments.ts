@@ -82,30 +82,37 @@ function pathKey(path: ValuePath): string {
   return path.join('\u0000');
 }
 
-/** The `only_in` of a guide or group as written, when it is a list of text; else undefined. */
+/** The `only_in` of a guide, group or task as written, when it is a list of text; else undefined. */
 export function onlyInOf(item: unknown): readonly string[] | undefined {
   if (!isRecord(item)) return undefined;
   const list = item['only_in'];
   return Array.isArray(list) && list.every((e) => typeof e === 'string') ? list : undefined;
 }
 
-/** Whether a guide or group exists in `environment` (every one exists in the files without environments). */
+/** Whether a guide, group or task exists in `environment` (every one exists in the files without environments). */
 export function existsIn(item: unknown, environment: string | undefined): boolean {
   if (environment === undefined) return true;
   const only = onlyInOf(item);
   return only === undefined || only.includes(environment);
 }
 
-/** The guide or group a path of the file is inside, if any. */
+/** The lists whose items may take `only_in`. */
+const ONLY_IN_LISTS = ['guides', 'groups', 'tasks'] as const;
+type OnlyInList = (typeof ONLY_IN_LISTS)[number];
+
+function isOnlyInList(key: unknown): key is OnlyInList {
+  return ONLY_IN_LISTS.some((list) => list === key);
+}
+
+/** The guide, group or task a path of the file is inside, if any. */
 function itemAt(root: unknown, path: ValuePath): unknown {
   const [list, index] = path;
-  if (!isRecord(root) || (list !== 'guides' && list !== 'groups') || typeof index !== 'number')
-    return undefined;
+  if (!isRecord(root) || !isOnlyInList(list) || typeof index !== 'number') return undefined;
   const items = root[list];
   return Array.isArray(items) ? items[index] : undefined;
 }
 
-/** Whether the string at `path` of `file` is in `environment` (it is not when its guide or group is not). */
+/** Whether the string at `path` of `file` is in `environment` (it is not when its guide, group or task is not). */
 export function useExistsIn(file: EnvironmentFile, path: ValuePath, environment: string): boolean {
   const item = itemAt(file.parsed.value, path);
   return item === undefined || existsIn(item, environment);
@@ -316,8 +323,8 @@ function checkUse(
 
 /**
  * The references of the file that `environment` has no value for, though another environment
- * has (a name none has is `env-value-unknown`, reported once), in the guides and groups that
- * exist in it. The message does not name the environment: the caller says where it applies.
+ * has (a name none has is `env-value-unknown`, reported once), in the guides, groups and tasks
+ * that exist in it. The message does not name the environment: the caller says where it applies.
  */
 export function missingValues(
   file: EnvironmentFile,
@@ -360,7 +367,7 @@ function unknownValue(
   };
 }
 
-/** `only_in` of each guide and group: names of declared environments, at least one. */
+/** `only_in` of each guide, group and task: names of declared environments, at least one. */
 function checkOnlyIn(
   parsed: ParsedYaml,
   environments: readonly Environment[] | undefined,
@@ -369,7 +376,7 @@ function checkOnlyIn(
   const root = parsed.value;
   if (!isRecord(root)) return;
   const names = (environments ?? []).map((e) => e.name);
-  for (const list of ['guides', 'groups'] as const) {
+  for (const list of ONLY_IN_LISTS) {
     const items = root[list];
     if (!Array.isArray(items)) continue;
     items.forEach((item: unknown, index) => {
@@ -398,7 +405,7 @@ function checkOnlyIn(
             path,
             'value',
             'only-in-empty',
-            `only_in is empty: this ${list === 'guides' ? 'guide' : 'group'} would exist in no environment`,
+            `only_in is empty: this ${ITEM_WORDS[list]} would exist in no environment`,
             {
               hint: 'name the environments it exists in, or remove it',
             },
@@ -424,6 +431,8 @@ function checkOnlyIn(
     });
   }
 }
+
+const ITEM_WORDS: Readonly<Record<OnlyInList, string>> = { guides: 'guide', groups: 'group', tasks: 'task' };
 
 function at(
   parsed: ParsedYaml,

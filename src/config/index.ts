@@ -3,7 +3,12 @@ import { countDiagnostics, type Diagnostic, hasErrors, sortDiagnostics } from '.
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
-import { type CheckInput, checkEnvironment, mergeEnvironmentDiagnostics } from './check-environment.js';
+import {
+  type CheckInput,
+  checkEnvironment,
+  mergeEnvironmentDiagnostics,
+  recipientsFilesOf,
+} from './check-environment.js';
 import { type CompiledSchema, loadSchema } from './check-schema.js';
 import { checkLoneSurrogates } from './check-text.js';
 import { checkReferences, declaredEnvironments, type Environment, EnvironmentFile } from './environments.js';
@@ -15,7 +20,7 @@ import {
   type SourceFile,
 } from './load-files.js';
 import { parseYaml } from './parse-yaml.js';
-import { readRecipientsFiles, recipientsFileTasks } from './recipients-file.js';
+import { readRecipientsFiles } from './recipients-file.js';
 import { suggest } from './suggest.js';
 
 export { isConfigFileName } from './file-names.js';
@@ -135,8 +140,13 @@ export async function loadConfig(
   const declared = declaredEnvironments(files, show);
   for (const d of declared.diagnostics) common.push(d);
   for (const d of checkReferences(files, declared.environments)) common.push(d);
-  const recipients = await readRecipientsFiles(
-    files.map((f) => ({ parsed: f.parsed, tasks: recipientsFileTasks(f.parsed.value) })),
+  // Read once for all the environments: each path as each environment names it.
+  const views = declared.environments?.length ? declared.environments : [undefined];
+  const recipientsFiles = await readRecipientsFiles(
+    files.map((f) => ({
+      file: f.parsed.file,
+      paths: new Set(views.flatMap((e) => recipientsFilesOf(f, e).map((r) => r.path))),
+    })),
     options.fs ?? nodeConfigFs,
     options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
   );
@@ -145,8 +155,7 @@ export async function loadConfig(
     files,
     common,
     environments: declared.environments ?? [],
-    recipients: recipients.recipients,
-    recipientProblems: recipients.diagnostics,
+    recipientsFiles,
     itemErrors: new WeakMap(),
     displayPath: show,
   };

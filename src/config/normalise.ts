@@ -40,7 +40,7 @@ export interface ValidFile {
 /**
  * Merges checked files into one desired state: lists concatenated in file order, `account`,
  * `prune` and `safety` taken from the one file that has them, protection merged from every
- * `protected: true` and `protect` list. With an `environment`, the guides and groups whose
+ * `protected: true` and `protect` list. With an `environment`, the guides, groups and tasks whose
  * `only_in` leaves it out are left out (the files are then those of that environment, with each
  * `${name}` replaced by its value there). Call it only when the checks found no error; it relies
  * on what they guarantee (one definition per guide and group, and so on).
@@ -99,7 +99,7 @@ export function normalise(
     });
     if (written.tasks !== undefined) {
       tasks ??= [];
-      normaliseTasks(written.tasks, parsed, recipients, tasks, protectTask);
+      normaliseTasks(written.tasks, parsed, recipients, tasks, protectTask, environment);
     }
     const protect = written.protect;
     (protect?.guides ?? []).forEach((account, index) => {
@@ -212,15 +212,20 @@ function normaliseGuide(written: WrittenGuide, source: SourceRef): DesiredGuide 
   };
 }
 
-/** A file's tasks, onto `tasks`; each `protected: true` given to `protect`. */
+/**
+ * A file's tasks that exist in `environment`, onto `tasks`; each `protected: true` given to
+ * `protect`. A list none of whose tasks is in the environment still manages the tasks there.
+ */
 function normaliseTasks(
   written: readonly WrittenTask[],
   parsed: ParsedYaml,
   recipients: ReadonlyMap<string, readonly string[]>,
   tasks: DesiredTask[],
   protect: (guide: GuideId, name: string, source: SourceRef) => void,
+  environment: string | undefined,
 ): void {
   written.forEach((task, index) => {
+    if (!existsIn(task, environment)) return;
     const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
     const desired = {
       ...normaliseTask(task, listed, sourceOf(parsed, ['tasks', index])),

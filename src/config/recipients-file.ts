@@ -6,7 +6,6 @@ import { pathInside } from '../core/paths.js';
 import { isRecord } from '../core/records.js';
 import { quote } from './check-schema.js';
 import { type ConfigFs, readSourceFile } from './load-files.js';
-import type { ParsedYaml } from './parse-yaml.js';
 import type { Indexed } from './written.js';
 
 /**
@@ -189,72 +188,96 @@ export interface RecipientsOfTask {
 }
 
 /**
- * The tasks of a parsed file that name a `recipients_file` (as text), with their indexes. Read from
- * the file as written, before any environment's check: the recipients files are read once, and
- * `${…}` is not replaced in `recipients_file`.
+ * The tasks of a parsed file whose recipients come from a `recipients_file` (as text), with their
+ * indexes: not those with `recipients` too (the rules report them; the file is not read), nor an
+ * empty path (the schema reports it; read, it would be the YAML file's folder).
  */
-export function recipientsFileTasks(value: unknown): Indexed<RecipientsOfTask>[] {
+export function recipientsFileTasks(
+  value: unknown,
+): Indexed<RecipientsOfTask & { recipients_file: string }>[] {
   const tasks = isRecord(value) ? value['tasks'] : undefined;
   if (!Array.isArray(tasks)) return [];
-  const out: Indexed<RecipientsOfTask>[] = [];
+  const out: Indexed<RecipientsOfTask & { recipients_file: string }>[] = [];
   tasks.forEach((task: unknown, index) => {
     if (!isRecord(task) || typeof task['recipients_file'] !== 'string') return;
-    out.push({ index, value: { recipients_file: task['recipients_file'], recipients: task['recipients'] } });
+    if (task['recipients'] !== undefined || task['recipients_file'].trim() === '') return;
+    out.push({ index, value: { recipients_file: task['recipients_file'] } });
   });
   return out;
 }
 
-/** The recipients of every task of `files` that has a `recipients_file`, by {@link recipientsKey}. */
+/**
+ * A recipients file as read: its openids with the problems of its lines (at their places in it),
+ * or why it was not read, to be said at the `recipients_file` of each task that names it.
+ */
+export type RecipientsFileRead =
+  | {
+      readonly kind: 'read';
+      readonly openids: readonly string[];
+      readonly diagnostics: readonly Diagnostic[];
+    }
+  | {
+      readonly kind: 'failed';
+      readonly code: Diagnostic['code'];
+      readonly message: string;
+      readonly hint: string;
+    };
+
+/** The key of a recipients file read: the YAML file that names it and the path as named (after `${…}`). */
+export function recipientsFileKey(yamlFile: string, path: string): string {
+  return `${yamlFile}\u0000${path}`;
+}
+
+/**
+ * Reads each recipients file that the YAML files name (`paths`, each as written there, or as an
+ * environment's `${…}` made it), once, by {@link recipientsFileKey}.
+ */
 export async function readRecipientsFiles(
-  files: readonly { readonly parsed: ParsedYaml; readonly tasks: readonly Indexed<RecipientsOfTask>[] }[],
+  files: readonly { readonly file: string; readonly paths: Iterable<string> }[],
   fs: ConfigFs,
   maxFileBytes: number,
-): Promise<{ recipients: Map<string, readonly string[]>; diagnostics: Diagnostic[] }> {
-  const recipients = new Map<string, readonly string[]>();
-  const diagnostics: Diagnostic[] = [];
-  for (const { parsed, tasks } of files) {
-    const folder = yamlFolder(parsed.file, fs);
-    for (const { index, value: task } of tasks) {
-      // With both keys the rules report the task; its file is not read. Nor is an empty path,
-      // which the schema reports ("recipients_file is empty"): read, it is the YAML file's folder.
-      if (task.recipients_file === undefined || task.recipients !== undefined) continue;
-      if (task.recipients_file.trim() === '') continue;
-      const where = parsed.locate(['tasks', index, 'recipients_file'], 'value');
-      const fail = (code: Diagnostic['code'], message: string, hint: string): void => {
-        diagnostics.push({ severity: 'error', code, message, hint, file: parsed.file, ...where });
-      };
-      const place = await placeRecipientsFile(folder, task.recipients_file, fs);
-      if ('refused' in place) {
-        fail(
-          place.refused,
-          place.message,
-          place.refused === 'recipients-file-hidden' ? HIDDEN_HINT : OUTSIDE_HINT,
-        );
-        continue;
-      }
-      const file = await readSourceFile(place.path, { fs, maxFileBytes });
-      if ('diagnostic' in file && file.diagnostic.code === 'file-not-text') {
-        fail(
-          'recipients-file-not-text',
-          `recipients_file ${quote(task.recipients_file)} is not UTF-8 text (line ${file.diagnostic.line}: ${file.diagnostic.message.replace(/^the file is not UTF-8 text: /, '')})`,
-          'save the list as UTF-8 (a spreadsheet: "CSV UTF-8"); an openid is letters, digits, "_" and "-"',
-        );
-        continue;
-      }
-      if ('diagnostic' in file) {
-        fail(
-          'recipients-file-not-found',
-          `recipients_file ${quote(task.recipients_file)} cannot be read: ${file.diagnostic.message}`,
-          'the path is relative to this YAML file',
-        );
-        continue;
-      }
-      const read = parseRecipients(place.path, file.source.text);
-      diagnostics.push(...read.diagnostics);
-      recipients.set(recipientsKey(parsed.file, index), read.openids);
+): Promise<Map<string, RecipientsFileRead>> {
+  const out = new Map<string, RecipientsFileRead>();
+  for (const { file: yamlFile, paths } of files) {
+    const folder = yamlFolder(yamlFile, fs);
+    for (const path of paths) {
+      const key = recipientsFileKey(yamlFile, path);
+      if (!out.has(key)) out.set(key, await readRecipientsFile(folder, path, fs, maxFileBytes));
     }
   }
-  return { recipients, diagnostics };
+  return out;
+}
+
+async function readRecipientsFile(
+  folder: YamlFolder,
+  given: string,
+  fs: ConfigFs,
+  maxFileBytes: number,
+): Promise<RecipientsFileRead> {
+  const place = await placeRecipientsFile(folder, given, fs);
+  if ('refused' in place) {
+    const hint = place.refused === 'recipients-file-hidden' ? HIDDEN_HINT : OUTSIDE_HINT;
+    return { kind: 'failed', code: place.refused, message: place.message, hint };
+  }
+  const file = await readSourceFile(place.path, { fs, maxFileBytes });
+  if ('diagnostic' in file && file.diagnostic.code === 'file-not-text') {
+    return {
+      kind: 'failed',
+      code: 'recipients-file-not-text',
+      message: `recipients_file ${quote(given)} is not UTF-8 text (line ${file.diagnostic.line}: ${file.diagnostic.message.replace(/^the file is not UTF-8 text: /, '')})`,
+      hint: 'save the list as UTF-8 (a spreadsheet: "CSV UTF-8"); an openid is letters, digits, "_" and "-"',
+    };
+  }
+  if ('diagnostic' in file) {
+    return {
+      kind: 'failed',
+      code: 'recipients-file-not-found',
+      message: `recipients_file ${quote(given)} cannot be read: ${file.diagnostic.message}`,
+      hint: 'the path is relative to this YAML file',
+    };
+  }
+  const read = parseRecipients(place.path, file.source.text);
+  return { kind: 'read', openids: read.openids, diagnostics: read.diagnostics };
 }
 
 const HIDDEN_HINT =

@@ -173,5 +173,7 @@ function salvageTask(item: Record<string, unknown>, at: FieldCheck): RuleTask {
     ...(recipients === undefined ? {} : { recipients }),
     ...(file === undefined ? {} : { recipients_file: file }),
     ...(materials === undefined ? {} : { materials }),
+    // Written wrong (the schema reports it), the task is taken as in every environment.
+    ...(onlyIn(at) ?? {}),
   };
 }

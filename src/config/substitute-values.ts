@@ -101,8 +101,7 @@ export interface StringUse {
 /**
  * The strings holding `${` in a parsed file, in document order, leaving out what is never
  * substituted: `version`, `environments`, the `x-` keys (anchors only; what is merged or aliased
- * from them is found where it is used), `only_in` lists and `recipients_file` (read once, before any
- * environment is checked). A mapping or list shared by aliases is
+ * from them is found where it is used) and `only_in` lists. A mapping or list shared by aliases is
  * found at each place it is used; one found to hold no `${` is not searched again.
  */
 export function findStringUses(root: Readonly<Record<string, unknown>>): StringUse[] {
@@ -120,7 +119,7 @@ export function findStringUses(root: Readonly<Record<string, unknown>>): StringU
       ? node.map((v, i) => [i, v])
       : Object.entries(node);
     for (const [key, value] of entries) {
-      if (key === 'only_in' || key === 'recipients_file') continue;
+      if (key === 'only_in') continue;
       path.push(key);
       if (walk(value, path)) found = true;
       path.pop();

@@ -75,6 +75,7 @@ export interface WrittenTask {
   readonly recipients_file?: string;
   readonly materials: readonly WrittenWelcome[];
   readonly protected?: boolean;
+  readonly only_in?: readonly string[];
 }
 
 export interface WrittenPrune {
@@ -164,4 +165,5 @@ export interface RuleTask {
   readonly recipients?: readonly string[];
   readonly recipients_file?: string;
   readonly materials?: readonly (WrittenWelcome | undefined)[];
+  readonly only_in?: readonly string[];
 }

@@ -52,11 +52,14 @@ export interface SummaryFacts {
   /** Counts of the desired state, when there is one (no errors). */
   readonly guides?: number;
   readonly groups?: number;
+  /** Counted only when the files have `tasks` (else tasks are not managed). */
+  readonly tasks?: number;
   /** The counts of each environment's desired state, when the files declare environments (no errors). */
   readonly environments?: readonly {
     readonly name: string;
     readonly guides: number;
     readonly groups: number;
+    readonly tasks?: number;
   }[];
 }
 
@@ -83,10 +86,12 @@ export function renderSummary(
   const contents = [files];
   if (facts.guides !== undefined) contents.push(countOf(facts.guides, 'guide'));
   if (facts.groups !== undefined) contents.push(countOf(facts.groups, 'group'));
+  if (facts.tasks !== undefined) contents.push(countOf(facts.tasks, 'task'));
   if (facts.environments !== undefined) {
-    const each = facts.environments.map(
-      (e) => `${escapeControls(e.name)}: ${countOf(e.guides, 'guide')}, ${countOf(e.groups, 'group')}`,
-    );
+    const each = facts.environments.map((e) => {
+      const tasks = e.tasks === undefined ? '' : `, ${countOf(e.tasks, 'task')}`;
+      return `${escapeControls(e.name)}: ${countOf(e.guides, 'guide')}, ${countOf(e.groups, 'group')}${tasks}`;
+    });
     contents.push(`${countOf(facts.environments.length, 'environment')} (${each.join('; ')})`);
   }
   const head = warnings > 0 ? p.yellow(`valid with ${countOf(warnings, 'warning')}`) : p.green('valid');
@@ -104,8 +109,8 @@ export interface Validated {
 
 /**
  * `guidectl validate`'s human text: every diagnostic with its line, then the summary line, counting
- * the files read or named by a diagnostic, and the guides and groups of the state (or of each
- * environment's).
+ * the files read or named by a diagnostic, and the guides, groups and tasks (when the files have
+ * `tasks`) of the state (or of each environment's).
  */
 export function renderValidation(result: Validated, options: RenderDiagnosticsOptions = {}): string {
   const sources = new Map(result.files.map((f) => [f.file, f.text]));
@@ -115,7 +120,11 @@ export function renderValidation(result: Validated, options: RenderDiagnosticsOp
     files: files.size,
     ...(state === undefined || result.environments !== undefined
       ? {}
-      : { guides: state.guides.length, groups: state.groups.length }),
+      : {
+          guides: state.guides.length,
+          groups: state.groups.length,
+          ...(state.tasks === undefined ? {} : { tasks: state.tasks.length }),
+        }),
     ...(states === undefined || states.size === 0
       ? {}
       : {
@@ -123,6 +132,7 @@ export function renderValidation(result: Validated, options: RenderDiagnosticsOp
             name,
             guides: s.guides.length,
             groups: s.groups.length,
+            ...(s.tasks === undefined ? {} : { tasks: s.tasks.length }),
           })),
         }),
   };
