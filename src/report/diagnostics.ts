@@ -52,7 +52,7 @@ export interface SummaryFacts {
   /** Counts of the desired state, when there is one (no errors). */
   readonly guides?: number;
   readonly groups?: number;
-  /** Counted only when the files have `tasks` (else tasks are not managed). */
+  /** Counted when there are any, as `export` counts what it wrote. */
   readonly tasks?: number;
   /** The counts of each environment's desired state, when the files declare environments (no errors). */
   readonly environments?: readonly {
@@ -109,8 +109,8 @@ export interface Validated {
 
 /**
  * `guidectl validate`'s human text: every diagnostic with its line, then the summary line, counting
- * the files read or named by a diagnostic, and the guides, groups and tasks (when the files have
- * `tasks`) of the state (or of each environment's).
+ * the files read or named by a diagnostic, and the guides, groups and tasks (when there are any)
+ * of the state (or of each environment's).
  */
 export function renderValidation(result: Validated, options: RenderDiagnosticsOptions = {}): string {
   const sources = new Map(result.files.map((f) => [f.file, f.text]));
@@ -123,7 +123,7 @@ export function renderValidation(result: Validated, options: RenderDiagnosticsOp
       : {
           guides: state.guides.length,
           groups: state.groups.length,
-          ...(state.tasks === undefined ? {} : { tasks: state.tasks.length }),
+          ...(state.tasks?.length ? { tasks: state.tasks.length } : {}),
         }),
     ...(states === undefined || states.size === 0
       ? {}
@@ -132,7 +132,7 @@ export function renderValidation(result: Validated, options: RenderDiagnosticsOp
             name,
             guides: s.guides.length,
             groups: s.groups.length,
-            ...(s.tasks === undefined ? {} : { tasks: s.tasks.length }),
+            ...(s.tasks?.length ? { tasks: s.tasks.length } : {}),
           })),
         }),
   };
