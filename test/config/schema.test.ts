@@ -355,7 +355,8 @@ describe('examples', () => {
     expect(text).toMatch(/guidectl validate/);
     expect(text).toMatch(/guidectl plan/);
     expect(text).toMatch(/guidectl apply .*--auto-approve/);
-    expect(text).toMatch(/\$\{\{ secrets\.WECHAT_APPID \}\}/);
-    expect(text).toMatch(/\$\{\{ secrets\.WECHAT_SECRET \}\}/);
+    // Each account's secrets are looked up by its prefix: WECHAT_* for one account, PREFIX_* per environment.
+    expect(text).toContain("${{ secrets[format('{0}_APPID', matrix.prefix)] }}");
+    expect(text).toContain("${{ secrets[format('{0}_SECRET', matrix.prefix)] }}");
   });
 });
