@@ -45,8 +45,9 @@ import {
  * - `paths`: the files and folders the plan was made from, relative to the working directory;
  * - `desired_digest`, `live_digest`: SHA-256 of the normalised files and of the live state read;
  * - `read_scope`: what was read, so that apply reads exactly that again;
- * - `safety`, `protect`: the deletion-guard settings and protections of the files, for apply to
- *   check with when the files are not at hand (when they are, apply takes them from the files);
+ * - `safety`, `protect`: the deletion-guard settings and protections of the files. Apply checks
+ *   the saved protections when the files are not at hand; it never takes the guard settings from
+ *   here (from the files when at hand, else the defaults, and apply's flags);
  * - `sensitive_word_semantics`?, `summary`, `changes`, `calls`, `unmanaged`: as `plan --json`;
  *   `summary`, `changes` and `unmanaged` are shown, never acted on, and covered by the plan id
  *   (the summary by counting the changes and calls), so that what is shown is what is applied;

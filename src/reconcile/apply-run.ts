@@ -121,9 +121,10 @@ async function applySaved(
       report: staleReport(saved, { liveChanged, filesChanged, paths: source.paths, files, live }),
     };
   }
-  // The guards are checked again with the files' settings (the saved copy, which the plan id
-  // covers, when the files are not at hand) and this run's flags; none of the file is trusted.
-  const guards = evaluateGuards(files?.state.safety ?? saved.basis.safety, saved.plan, live, flags);
+  // The guards are checked again with the files' settings and this run's flags. Without the
+  // files, the defaults and the flags: the saved copy of the settings is not trusted, as anyone
+  // can edit it and recompute the id with the library.
+  const guards = evaluateGuards(files?.state.safety, saved.plan, live, flags);
   const checks = checkSaved(source, live);
   if (checks.status === 'invalid') return checks;
   const reviewed: Reviewed = { plan: saved.plan, id: saved.planId, guards, diagnostics: checks.diagnostics };

@@ -133,6 +133,23 @@ describe('a saved plan edited after it was made', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('without the files, takes the guard limits from the defaults and the flags, never from the saved file', async () => {
+    // The limits raised in the file and the id recomputed with the library, the files gone: the
+    // defaults still hold the 15 deletions back, and only apply's own flag lets them through.
+    await tamper((v) => {
+      (v['safety'] as Json)['max_deletes'] = { guides: 1000 };
+      (v['safety'] as Json)['max_delete_share'] = 1;
+    }, true);
+    await rm(join(ws().dir, 'g.yaml'));
+    const refused = await cli(['apply', 'plan.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('refused: the plan deletes 15 guides (of 20 live)');
+    expect(writes()).toEqual([]);
+    const allowed = await cli(['apply', 'plan.json', '--allow-delete', 'guides=15']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(writes()).toEqual(Array(15).fill('delguideacct'));
+  });
+
   it('without the files, checks the saved protections on the saved calls', async () => {
     await tamper((v) => {
       calls(v).push({ operation: 'delguideacct', body: { guide_account: 'guide_000' }, depends_on: [] });
