@@ -7,7 +7,7 @@ export function guardOptions(command: Command): Command {
     .addOption(
       new Option(
         '--allow-delete <kind=n>',
-        'allow this run to delete (cancel, for tasks) at most N guides, groups, memberships or tasks, whatever the guard (e.g. guides=12); repeatable',
+        'allow this run to delete (cancel, for tasks; remove, for list entries) at most N of a kind, whatever the guard (e.g. guides=12, words=300); repeatable',
       )
         .argParser(kindCounts('--allow-delete'))
         .default({}, 'none'),
@@ -15,7 +15,7 @@ export function guardOptions(command: Command): Command {
     .addOption(
       new Option(
         '--max-deletes <kind=n>',
-        'the deletion guard: most guides, groups, memberships or tasks a plan may delete (overrides safety.max_deletes); repeatable',
+        'the deletion guard: most of a kind a plan may delete (overrides safety.max_deletes); repeatable',
       )
         .argParser(kindCounts('--max-deletes'))
         .default({}, '10 each'),
@@ -34,7 +34,7 @@ export function kindCounts(
   return (value, previous) => {
     const out = { ...previous };
     for (const part of value.split(',')) {
-      const match = /^\s*([a-z]+)\s*=\s*([0-9]+)\s*$/.exec(part);
+      const match = /^\s*([a-z_]+)\s*=\s*([0-9]+)\s*$/.exec(part);
       const kind = DELETE_KINDS.find((k) => k === match?.[1]);
       const n = Number(match?.[2]);
       if (match === null || kind === undefined || !Number.isSafeInteger(n)) {

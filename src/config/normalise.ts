@@ -1,5 +1,7 @@
 import { compareText } from '../core/compare-text.js';
 import {
+  DELETE_KINDS,
+  type DeleteKind,
   type DesiredAccount,
   type DesiredGroup,
   type DesiredGuide,
@@ -147,12 +149,13 @@ export function normalise(
 
 function normaliseSafety(written: WrittenSafety, parsed: ParsedYaml): SafetyPolicy {
   const max = written.max_deletes ?? {};
+  const maxDeletes: { [K in DeleteKind]?: number } = {};
+  for (const kind of DELETE_KINDS) {
+    const n = max[kind];
+    if (n !== undefined) maxDeletes[kind] = n;
+  }
   return {
-    maxDeletes: {
-      ...(max.guides === undefined ? {} : { guides: max.guides }),
-      ...(max.groups === undefined ? {} : { groups: max.groups }),
-      ...(max.memberships === undefined ? {} : { memberships: max.memberships }),
-    },
+    maxDeletes,
     ...(written.max_delete_share === undefined ? {} : { maxDeleteShare: shareOf(written.max_delete_share) }),
     source: sourceOf(parsed, ['safety'], 'key'),
   };

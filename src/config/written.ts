@@ -104,6 +104,10 @@ export interface WrittenSafety {
     readonly groups?: number;
     readonly memberships?: number;
     readonly tasks?: number;
+    readonly words?: number;
+    readonly quick_replies?: number;
+    readonly welcome_messages?: number;
+    readonly offline_replies?: number;
   };
   /** A share from 0 to 1, or a percentage such as `25%` (the schema's pattern: 0% to 100%). */
   readonly max_delete_share?: number | string;

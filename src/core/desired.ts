@@ -92,10 +92,32 @@ export interface ProtectedGroup {
   readonly source: SourceRef;
 }
 
-/** What a deletion guard counts: guides deleted, groups deleted, memberships removed, tasks cancelled. */
-export type DeleteKind = 'guides' | 'groups' | 'memberships' | 'tasks';
+/**
+ * What a deletion guard counts: guides deleted, groups deleted, memberships removed, tasks
+ * cancelled, and entries removed from the content lists: sensitive words (`words`), quick replies,
+ * welcome messages (of guides and the account's default) and the offline reply. The names are the
+ * user's (`--allow-delete quick_replies=N`, `safety.max_deletes.words`).
+ */
+export type DeleteKind =
+  | 'guides'
+  | 'groups'
+  | 'memberships'
+  | 'tasks'
+  | 'words'
+  | 'quick_replies'
+  | 'welcome_messages'
+  | 'offline_replies';
 
-export const DELETE_KINDS: readonly DeleteKind[] = ['guides', 'groups', 'memberships', 'tasks'];
+export const DELETE_KINDS: readonly DeleteKind[] = [
+  'guides',
+  'groups',
+  'memberships',
+  'tasks',
+  'words',
+  'quick_replies',
+  'welcome_messages',
+  'offline_replies',
+];
 
 /**
  * The `safety` section: limits of the deletion guards that replace the defaults. Each property is

@@ -27,6 +27,7 @@ import {
 } from '../core/safety.js';
 import { guideIdOf } from '../wire/guide-identity.js';
 import type { ProtectedNames } from './digest.js';
+import { countListRemovals, countLiveEntries, type ListCounts } from './list-removals.js';
 
 /**
  * The safety checks of a plan, on the plan object itself: the deletion guards (how many guides,
@@ -66,14 +67,21 @@ export function resolveGuardPolicy(
       groups: maxDeletes('groups'),
       memberships: maxDeletes('memberships'),
       tasks: maxDeletes('tasks'),
+      words: maxDeletes('words'),
+      quick_replies: maxDeletes('quick_replies'),
+      welcome_messages: maxDeletes('welcome_messages'),
+      offline_replies: maxDeletes('offline_replies'),
     },
     maxDeleteShare: pick(flags.maxDeleteShare, safety?.maxDeleteShare, DEFAULT_MAX_DELETE_SHARE),
     allowDelete,
   };
 }
 
+/** The kinds a call deletes as a whole resource (list entries are counted by `countListRemovals`). */
+type ResourceKind = 'guides' | 'groups' | 'memberships' | 'tasks';
+
 /** What a call of `operation` deletes, if anything. */
-function deleteKindOf(operation: PlannedOperation): DeleteKind | undefined {
+function deleteKindOf(operation: PlannedOperation): ResourceKind | undefined {
   switch (operation) {
     case 'delguideacct':
       return 'guides';
@@ -99,20 +107,31 @@ function deleteKindOf(operation: PlannedOperation): DeleteKind | undefined {
   }
 }
 
-/** Deletions the plan makes, by kind, counted on its calls. */
-export function countDeletes(plan: Pick<Plan, 'calls'>): DeleteCounts {
+/**
+ * Deletions the plan makes, by kind: guides, groups, memberships and tasks counted on its calls;
+ * the entries of content lists it removes from what `live` read (see `countListRemovals`), which
+ * without `live` cannot be told and count 0.
+ */
+export function countDeletes(
+  plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>,
+  live?: LiveState,
+): DeleteCounts {
   const counts = { guides: 0, groups: 0, memberships: 0, tasks: 0 };
   for (const call of plan.calls) {
     const kind = deleteKindOf(call.operation);
     if (kind !== undefined) counts[kind] += 1;
   }
-  return counts;
+  const lists = live === undefined ? NO_ENTRIES : countListRemovals(plan, live);
+  return { ...counts, ...lists };
 }
+
+const NO_ENTRIES: ListCounts = { words: 0, quick_replies: 0, welcome_messages: 0, offline_replies: 0 };
 
 /**
  * What is live, by kind: every guide, every group, the memberships of the groups whose members
- * were read (the groups the files manage; memberships are only ever removed from those), and the
- * pending tasks of the guides whose tasks were read (only those can be cancelled).
+ * were read (the groups the files manage; memberships are only ever removed from those), the
+ * pending tasks of the guides whose tasks were read (only those can be cancelled), and the entries
+ * of the content lists that were read.
  */
 export function countLive(live: LiveState): DeleteCounts {
   return {
@@ -120,13 +139,14 @@ export function countLive(live: LiveState): DeleteCounts {
     groups: live.groups.length,
     memberships: live.groups.reduce((n, g) => n + (g.members?.length ?? 0), 0),
     tasks: (live.tasks ?? []).filter((t) => t.status === 'pending').length,
+    ...countLiveEntries(live),
   };
 }
 
 /**
  * Checks each guard: the threshold of a kind is the smaller of `max_deletes` and
  * `max_delete_share` of the live count (at least {@link MIN_DELETE_LIMIT}); an allowance
- * replaces it. One result per kind, in the order guides, groups, memberships.
+ * replaces it. One result per kind, in the order of `DELETE_KINDS`.
  */
 export function checkDeleteGuards(
   deletes: DeleteCounts,

@@ -78,7 +78,7 @@ export function evaluateGuards(
   live: LiveState,
   flags: GuardFlags,
 ): GuardResult[] {
-  return checkDeleteGuards(countDeletes(plan), countLive(live), resolveGuardPolicy(safety, flags));
+  return checkDeleteGuards(countDeletes(plan, live), countLive(live), resolveGuardPolicy(safety, flags));
 }
 
 /**

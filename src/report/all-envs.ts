@@ -264,7 +264,7 @@ function environmentLine({ name, target, outcome }: EnvironmentPlan, summary: bo
   let what: string;
   if (outcome.kind === 'planned') {
     const refused = isRefused(outcome.guards);
-    what = `${summaryLine(outcome.plan)}${refused ? ' Refused by a deletion guard.' : ''}`;
+    what = `${summaryLine(outcome.plan, 0, outcome.guards)}${refused ? ' Refused by a deletion guard.' : ''}`;
   } else what = outcome.kind === 'failed' ? 'failed' : 'the plan cannot be made';
   return `- **${escapeMarkdown(name)}**${where}: ${what}\n`;
 }

@@ -67,7 +67,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   // Which account was planned, as `plan --all-envs --markdown` heads each environment.
   const { environment } = options;
   if (environment !== undefined) head.push(environmentTitle(environment), '');
-  head.push(`**${summaryLine(plan, options.warnings?.length)}**`, '');
+  head.push(`**${summaryLine(plan, options.warnings?.length, options.guards)}**`, '');
   if (options.drift === true && plan.calls.length > 0) {
     head.push(
       '**Drift:** the account no longer matches the files; applying this plan would bring it back.',

@@ -101,7 +101,7 @@ export function renderPlan(plan: Plan, options: { readonly color?: boolean } & P
     }
     out.push('');
   }
-  out.push(p.bold(summaryLine(plan, options.warnings?.length)));
+  out.push(p.bold(summaryLine(plan, options.warnings?.length, options.guards)));
   if (options.planId !== undefined) out.push(`Plan id: ${options.planId}`);
   return `${out.join('\n')}\n`;
 }
@@ -109,14 +109,18 @@ export function renderPlan(plan: Plan, options: { readonly color?: boolean } & P
 /**
  * `Plan: 3 to add, 2 to change, 1 to delete (14 API calls).` or `No changes.`, which says that the
  * account matches the files only when there is no warning: one may tell of a difference no call
- * can mend (a task already executed).
+ * can mend (a task already executed). With the guards, the entries of content lists the plan
+ * removes are counted too (`…, 0 to delete, 401 list entries to remove (3 API calls).`): emptying
+ * a list is a deletion, though each list is one resource that changes.
  */
-export function summaryLine(plan: Plan, warnings = 0): string {
+export function summaryLine(plan: Plan, warnings = 0, guards: readonly GuardResult[] = []): string {
   const { add, change, delete: del, calls } = plan.summary;
   if (calls === 0 && warnings > 0)
     return `No changes to make, but ${countOf(warnings, 'warning')}: read ${warnings === 1 ? 'it' : 'them'} before taking the account as matching the files.`;
   if (calls === 0) return 'No changes. The account matches the files.';
-  return `Plan: ${formatCount(add)} to add, ${formatCount(change)} to change, ${formatCount(del)} to delete (${countOf(calls, 'API call')}).`;
+  const entries = guards.filter((g) => isListKind(g.kind)).reduce((n, g) => n + g.deletes, 0);
+  const removed = entries === 0 ? '' : `, ${countOf(entries, 'list entry', 'list entries')} to remove`;
+  return `Plan: ${formatCount(add)} to add, ${formatCount(change)} to change, ${formatCount(del)} to delete${removed} (${countOf(calls, 'API call')}).`;
 }
 
 /**
@@ -258,15 +262,21 @@ export function shownGuards(guards: readonly GuardResult[] | undefined): GuardRe
   return (guards ?? []).filter((g) => g.deletes > 0 || g.status === 'refused');
 }
 
-const NOUNS: Record<DeleteKind, string> = {
-  guides: 'guide',
-  groups: 'group',
-  memberships: 'membership',
-  tasks: 'pending task',
+/** Each kind in words: singular and plural. */
+const NOUNS: Record<DeleteKind, readonly [string, string]> = {
+  guides: ['guide', 'guides'],
+  groups: ['group', 'groups'],
+  memberships: ['membership', 'memberships'],
+  tasks: ['pending task', 'pending tasks'],
+  words: ['sensitive word', 'sensitive words'],
+  quick_replies: ['quick reply', 'quick replies'],
+  welcome_messages: ['welcome message', 'welcome messages'],
+  offline_replies: ['offline reply', 'offline replies'],
 };
 
 function counted(n: number, kind: DeleteKind): string {
-  return countOf(n, NOUNS[kind]);
+  const [singular, plural] = NOUNS[kind];
+  return countOf(n, singular, plural);
 }
 
 function percent(share: number): string {
@@ -287,7 +297,7 @@ function thresholdReason(g: GuardResult): string {
   );
   const floored = Math.floor(g.maxDeleteShare.value * g.live + 1e-9) < MIN_DELETE_LIMIT;
   return (
-    `the smaller of ${formatCount(g.maxDeletes.value)}${max} and ${percent(g.maxDeleteShare.value)}${share} of live ${g.kind}` +
+    `the smaller of ${formatCount(g.maxDeletes.value)}${max} and ${percent(g.maxDeleteShare.value)}${share} of live ${NOUNS[g.kind][1]}` +
     (floored ? `, but at least ${MIN_DELETE_LIMIT}` : '')
   );
 }
@@ -312,6 +322,26 @@ export function allowDeleteFlag(g: Pick<GuardResult, 'kind' | 'deletes'>): strin
   return `--allow-delete ${g.kind}=${g.deletes}`;
 }
 
+/** Whether a kind counts entries of a content list (removed by a write, not deleted by a call). */
+function isListKind(kind: DeleteKind): boolean {
+  switch (kind) {
+    case 'words':
+    case 'quick_replies':
+    case 'welcome_messages':
+    case 'offline_replies':
+      return true;
+    case 'guides':
+    case 'groups':
+    case 'memberships':
+    case 'tasks':
+      return false;
+    default: {
+      const unreachable: never = kind;
+      return unreachable;
+    }
+  }
+}
+
 /**
  * One guard in words, naming the counts, the limit and why, and — when refused — the exact flag
  * that allows these deletions: `refused` + `the plan deletes 12 guides (of 40 live); the limit is
@@ -319,7 +349,7 @@ export function allowDeleteFlag(g: Pick<GuardResult, 'kind' | 'deletes'>): strin
  * --allow-delete guides=12.`
  */
 export function describeGuard(g: GuardResult): { readonly status: GuardStatus; readonly text: string } {
-  const verb = g.kind === 'tasks' ? 'cancels' : 'deletes';
+  const verb = g.kind === 'tasks' ? 'cancels' : isListKind(g.kind) ? 'removes' : 'deletes';
   const what = `the plan ${verb} ${counted(g.deletes, g.kind)} (of ${formatCount(g.live)} live)`;
   const fix = `To allow exactly these deletions, pass ${allowDeleteFlag(g)}.`;
   const allowance =

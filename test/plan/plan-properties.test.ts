@@ -167,11 +167,31 @@ describe('planner properties over random desired/live pairs', () => {
           (m) => keys.has(guideKey({ kind: 'account', account: m })) && !(now.members ?? []).includes(m),
         );
       });
-      expect(countDeletes(plan), `seed ${c.seed}`).toEqual({
+      // List entries, by the model: words no longer in the set; how much shorter the quick
+      // replies and welcome messages of each guide that stays (and the default welcome) end.
+      const shorter = (a: number, b: number): number => Math.max(0, a - b);
+      const wordsAfter = new Set(after.account.sensitiveWords ?? []);
+      let quickReplies = 0;
+      let welcome = shorter(
+        c.live.account.defaultWelcome?.length ?? 0,
+        after.account.defaultWelcome?.length ?? 0,
+      );
+      for (const g of c.live.guides) {
+        const now = after.guides.find((x) => guideKey(x.id) === guideKey(g.id));
+        if (g.config === undefined || now === undefined) continue;
+        quickReplies += shorter(g.config.quickReplies.length, now.config?.quickReplies.length ?? 0);
+        welcome += shorter(g.config.welcome.length, now.config?.welcome.length ?? 0);
+      }
+      const hadReply = (c.live.account.offlineAutoReply ?? '') !== '';
+      expect(countDeletes(plan, c.live), `seed ${c.seed}`).toEqual({
         guides: goneGuides.length,
         groups: goneGroups.length,
         memberships: removed.length,
         tasks: 0,
+        words: new Set((c.live.account.sensitiveWords ?? []).filter((w) => !wordsAfter.has(w))).size,
+        quick_replies: quickReplies,
+        welcome_messages: welcome,
+        offline_replies: hadReply && (after.account.offlineAutoReply ?? '') === '' ? 1 : 0,
       });
     }
   });

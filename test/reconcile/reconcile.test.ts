@@ -122,16 +122,23 @@ describe('quick replies and welcome messages', () => {
     ]);
     expect((await apply(file)).code).toBe(0);
     await write(['b', 'a']);
-    const rewrite = await jsonPlan(file);
+    const rewrite = { plan: parseJson((await cli(['plan', file, '--json'])).stdout) as JsonPlan };
     expect(rewrite.plan.calls.map((c) => [c.body['is_delete'], c.body['guide_fast_reply_list']])).toEqual([
       [true, [{ content: 'a' }]],
       [false, [{ content: 'b' }, { content: 'a' }]],
     ]);
     expect(rewrite.plan.calls[1]?.depends_on).toEqual([0]);
-    expect((await apply(file)).code).toBe(0);
+    // c and d go: 2 of 4 quick replies removed.
+    expect((await apply(file)).code).toBe(1);
+    expect((await cli(['apply', file, '--auto-approve', '--allow-delete', 'quick_replies=2'])).code).toBe(0);
     await write([]);
-    expect((await jsonPlan(file)).plan.calls.map((c) => c.body['is_delete'])).toEqual([true]);
-    expect((await apply(file)).code).toBe(0);
+    const emptied = parseJson((await cli(['plan', file, '--json'])).stdout) as JsonPlan;
+    expect(emptied.calls.map((c) => c.body['is_delete'])).toEqual([true]);
+    // Emptying the list removes both replies, of both live: the guard asks for an acknowledgement.
+    const refused = await apply(file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('pass --allow-delete quick_replies=2');
+    expect((await cli(['apply', file, '--auto-approve', '--allow-delete', 'quick_replies=2'])).code).toBe(0);
     expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
   });
 
@@ -151,7 +158,9 @@ describe('quick replies and welcome messages', () => {
     expect((await apply(file)).code).toBe(0);
     expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
     await target.ws.write('w.yaml', `version: 1\nguides:\n${guide('alice_wx', '    welcome: []\n')}`);
-    const del = await jsonPlan(file);
+    // Both welcome messages of the two live go: the plan is refused unless acknowledged.
+    expect((await cli(['plan', file])).stdout).toContain('refused: the plan removes 2 welcome messages');
+    const del = { plan: parseJson((await cli(['plan', file, '--json'])).stdout) as JsonPlan };
     expect(del.plan.calls).toEqual([
       {
         operation: 'setguideconfig',
@@ -160,7 +169,8 @@ describe('quick replies and welcome messages', () => {
         target: { kind: 'guide', address: 'alice_wx' },
       },
     ]);
-    expect((await apply(file)).code).toBe(0);
+    expect((await apply(file)).code).toBe(1);
+    expect((await cli(['apply', file, '--auto-approve', '--allow-delete', 'welcome_messages=2'])).code).toBe(0);
     expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
   });
 });

@@ -19,6 +19,10 @@ const counts = (kind: DeleteKind, n: number): DeleteCounts => ({
   groups: 0,
   memberships: 0,
   tasks: 0,
+  words: 0,
+  quick_replies: 0,
+  welcome_messages: 0,
+  offline_replies: 0,
   [kind]: n,
 });
 
@@ -66,8 +70,26 @@ describe('deletion guards', () => {
 
   it('an allowance is scoped: it does not lift the guard of another kind', () => {
     const results = checkDeleteGuards(
-      { guides: 12, groups: 12, memberships: 0, tasks: 0 },
-      { guides: 40, groups: 40, memberships: 0, tasks: 0 },
+      {
+        guides: 12,
+        groups: 12,
+        memberships: 0,
+        tasks: 0,
+        words: 0,
+        quick_replies: 0,
+        welcome_messages: 0,
+        offline_replies: 0,
+      },
+      {
+        guides: 40,
+        groups: 40,
+        memberships: 0,
+        tasks: 0,
+        words: 0,
+        quick_replies: 0,
+        welcome_messages: 0,
+        offline_replies: 0,
+      },
       resolveGuardPolicy(undefined, { allowDelete: { guides: 12 } }),
     );
     expect(results.map((r) => [r.kind, r.status])).toEqual([
@@ -75,6 +97,10 @@ describe('deletion guards', () => {
       ['groups', 'refused'],
       ['memberships', 'ok'],
       ['tasks', 'ok'],
+      ['words', 'ok'],
+      ['quick_replies', 'ok'],
+      ['welcome_messages', 'ok'],
+      ['offline_replies', 'ok'],
     ]);
     expect(isRefused(results)).toBe(true);
   });
@@ -154,8 +180,26 @@ describe('counting on the plan', () => {
     };
     const { plan } = planChanges(desired, live);
     if (plan === undefined) throw new Error('no plan');
-    expect(countDeletes(plan)).toEqual({ guides: 2, groups: 1, memberships: 1, tasks: 0 });
-    expect(countLive(live)).toEqual({ guides: 3, groups: 2, memberships: 2, tasks: 0 });
+    expect(countDeletes(plan)).toEqual({
+      guides: 2,
+      groups: 1,
+      memberships: 1,
+      tasks: 0,
+      words: 0,
+      quick_replies: 0,
+      welcome_messages: 0,
+      offline_replies: 0,
+    });
+    expect(countLive(live)).toEqual({
+      guides: 3,
+      groups: 2,
+      memberships: 2,
+      tasks: 0,
+      words: 0,
+      quick_replies: 0,
+      welcome_messages: 0,
+      offline_replies: 0,
+    });
   });
 });
 

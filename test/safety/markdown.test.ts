@@ -136,8 +136,26 @@ describe('plan --markdown', () => {
   it('puts a refusal of a deletion guard in a caution block, with the flag that allows it', () => {
     const plan = bigPlan(3);
     const guards = checkDeleteGuards(
-      { guides: 12, groups: 0, memberships: 0, tasks: 0 },
-      { guides: 40, groups: 3, memberships: 0, tasks: 0 },
+      {
+        guides: 12,
+        groups: 0,
+        memberships: 0,
+        tasks: 0,
+        words: 0,
+        quick_replies: 0,
+        welcome_messages: 0,
+        offline_replies: 0,
+      },
+      {
+        guides: 40,
+        groups: 3,
+        memberships: 0,
+        tasks: 0,
+        words: 0,
+        quick_replies: 0,
+        welcome_messages: 0,
+        offline_replies: 0,
+      },
       resolveGuardPolicy(undefined),
     );
     const text = renderPlanMarkdown(plan, { guards });
