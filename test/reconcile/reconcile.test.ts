@@ -170,7 +170,9 @@ describe('quick replies and welcome messages', () => {
       },
     ]);
     expect((await apply(file)).code).toBe(1);
-    expect((await cli(['apply', file, '--auto-approve', '--allow-delete', 'welcome_messages=2'])).code).toBe(0);
+    expect((await cli(['apply', file, '--auto-approve', '--allow-delete', 'welcome_messages=2'])).code).toBe(
+      0,
+    );
     expect((await jsonPlan(file)).plan.summary.calls).toBe(0);
   });
 });

@@ -441,7 +441,7 @@ describe('deletion guards', () => {
     const run = await cli(['plan', 'g.yaml', '--allow-delete', 'guide=3']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      '--allow-delete takes KIND=N, where KIND is one of guides, groups, memberships, tasks and N a whole number',
+      '--allow-delete takes KIND=N, where KIND is one of guides, groups, memberships, tasks, words, quick_replies, welcome_messages, offline_replies and N a whole number',
     );
     // The error and where the options are, not the whole help.
     expect(run.stderr.trimEnd().split('\n').at(-1)).toBe("Run 'guidectl plan --help' for its options.");
