@@ -139,7 +139,7 @@ async function applyWith(
       signal: stopper.signal,
       lock,
       ...(environment === undefined ? {} : { environment }),
-      beforeOpen: (_target, now) => checkSourceTarget(source, now),
+      beforeOpen: (_target, now) => checkSourceTarget(source, now, options.planId),
     },
   );
 }

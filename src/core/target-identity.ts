@@ -8,7 +8,7 @@
  *
  * Invariants: it holds no secret and no credential (the appid only as a digest, 16 lowercase hex
  * digits); the same account reached with an access token or with its appid and secret has the
- * same `baseUrl`.
+ * same `baseUrl`, and so has every account of one API.
  */
 export type TargetIdentity =
   | { readonly kind: 'remote'; readonly baseUrl: string; readonly appidDigest?: string }
@@ -30,14 +30,19 @@ export interface TargetNow {
   readonly identity: TargetIdentity;
 }
 
-/** How a recorded target and the one resolved now differ (see {@link compareTargets}). */
-export type TargetDifference = 'kind' | 'base-url' | 'database' | 'account';
+/**
+ * How a recorded target and the one resolved now differ (see {@link compareTargets}):
+ * `unconfirmed` is not a difference found, but one that cannot be ruled out — the same API
+ * reached with an access token on either side, which names no account.
+ */
+export type TargetDifference = 'kind' | 'base-url' | 'database' | 'account' | 'unconfirmed';
 
 /**
- * How the target `now` differs from `recorded`, or undefined when both are the same account as
- * far as they tell: the same database; or the same base URL, and the same appid when both know it
- * (an access token on one side does not tell the account, so it is not a difference — the plan's
- * digest of the account as read still is).
+ * How the target `now` differs from `recorded`, or undefined when both are the same account: the
+ * same database; or the same base URL and the same appid. One base URL serves every account (as
+ * `api.weixin.qq.com` does) and an access token does not say which account it belongs to (the
+ * API has no call that answers the appid of a token), so with a token on either side the account
+ * is `unconfirmed`, however alike the two accounts read.
  */
 export function compareTargets(recorded: TargetIdentity, now: TargetIdentity): TargetDifference | undefined {
   if (recorded.kind === 'embedded' || now.kind === 'embedded') {
@@ -48,5 +53,6 @@ export function compareTargets(recorded: TargetIdentity, now: TargetIdentity): T
   }
   if (recorded.baseUrl !== now.baseUrl) return 'base-url';
   const [a, b] = [recorded.appidDigest, now.appidDigest];
-  return a !== undefined && b !== undefined && a !== b ? 'account' : undefined;
+  if (a === undefined || b === undefined) return 'unconfirmed';
+  return a !== b ? 'account' : undefined;
 }

@@ -167,8 +167,9 @@ function checkSaved(
     const now = makePlan(files.state, live);
     if (now.plan === undefined) return { status: 'invalid', diagnostics: now.diagnostics };
     // The target and environment as the plan recorded them: apply compared the target with the
-    // one resolved now before reading (checkSavedTarget), with the rule that an access token does not
-    // tell the account; the id then checks the calls, guards and protections the files make now.
+    // one resolved now before reading (checkSavedTarget; an account an access token leaves
+    // unconfirmed only with --plan-id); the id then checks the calls, guards and protections the
+    // files make now.
     const basis = planBasis(files.state, live, planReadScope(files.state), saved.basis);
     const id = planId(now.plan, basis);
     const refusals: Refusal[] =

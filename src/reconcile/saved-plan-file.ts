@@ -323,13 +323,14 @@ export function checkSavedEnvironment(
 
 /**
  * Refuses a saved plan made against another account than the target resolved now (see
- * `compareTargets`: the account, not the words that describe it — the same account reached with
- * an access token instead of its appid and secret is the same target), even when the two accounts
- * look alike, whether or not the files have environments. Its environment is not checked here:
- * `savedPlanSource` refused a plan of another environment when it read it, and the files it
- * loaded are the plan's environment's.
+ * `compareTargets`: the account, not the words that describe it), even when the two accounts
+ * look alike, whether or not the files have environments. When an access token on either side
+ * leaves the account unconfirmed, the plan is refused unless `pinned` (`--plan-id`) was given:
+ * the user then says which reviewed plan this is, and `applyRun` refuses any other id. Its
+ * environment is not checked here: `savedPlanSource` refused a plan of another environment when
+ * it read it, and the files it loaded are the plan's environment's.
  */
-export function checkSavedTarget(saved: SavedPlan, file: string, target: TargetNow): void {
+export function checkSavedTarget(saved: SavedPlan, file: string, target: TargetNow, pinned?: string): void {
   const made = saved.target;
   const difference = compareTargets(made.identity, target.identity);
   if (difference === undefined) return;
@@ -345,6 +346,18 @@ export function checkSavedTarget(saved: SavedPlan, file: string, target: TargetN
       `${file} was made${env} against the local database ${then.database}; here the target is the local database ${now.database}. Nothing was changed: ${fix}`,
     );
   }
+  if (difference === 'unconfirmed') {
+    if (pinned !== undefined) return;
+    const token =
+      then.kind === 'remote' && then.appidDigest === undefined
+        ? now.kind === 'remote' && now.appidDigest === undefined
+          ? 'Both use an access token'
+          : 'The plan was made with an access token'
+        : 'The target now uses an access token';
+    throw new UsageError(
+      `${file} was made${env} against ${made.description}; the target now is ${target.description}. ${token}, which does not say which account it belongs to (one base URL serves many accounts), so guidectl cannot confirm that this is the account the plan was made for. Nothing was changed: if it is, give the id of the plan you reviewed (the "Plan id:" that plan printed): guidectl apply ${shellWord(file)} --plan-id ID; or use the account's appid and secret both to plan and to apply; or plan again for this target`,
+    );
+  }
   const why = difference === 'account' ? ', with the credentials of another account (another appid). ' : '. ';
   throw new UsageError(
     `${file} was made${env} against ${made.description}; the target now is ${target.description}${why}Nothing was changed: plan again for this target`,
@@ -353,9 +366,10 @@ export function checkSavedTarget(saved: SavedPlan, file: string, target: TargetN
 
 /**
  * Checks the target of an apply once it is resolved, before it is opened: a saved plan is refused
- * against another account (see {@link checkSavedTarget}), so that a refused plan makes no local
- * database and takes no lock; files are planned for whatever target they name.
+ * against another account, or one that cannot be confirmed without `pinned` (`--plan-id`; see
+ * {@link checkSavedTarget}), so that a refused plan makes no local database and takes no lock;
+ * files are planned for whatever target they name.
  */
-export function checkSourceTarget(source: ApplySource, target: TargetNow): void {
-  if (source.kind === 'saved') checkSavedTarget(source.saved, source.file, target);
+export function checkSourceTarget(source: ApplySource, target: TargetNow, pinned?: string): void {
+  if (source.kind === 'saved') checkSavedTarget(source.saved, source.file, target, pinned);
 }

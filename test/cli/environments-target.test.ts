@@ -325,8 +325,11 @@ describe('--env NAME on plan and apply', () => {
     expect(await accountOf(two.production)).toMatchObject({ guides: [] });
   });
 
-  it('the target is compared by account, not by its words: an access token of the same account is the same target', async () => {
-    expect((await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml'])).code).toBe(0);
+  it('the target is compared by account, not by its words: an access token of the same account is applied with the reviewed --plan-id', async () => {
+    const plan = await cli(['plan', '--env', 'staging', '--out', 's.json', 'guides.yaml']);
+    expect(plan.code).toBe(0);
+    const id = /^Plan id: ([0-9a-f]{12})$/m.exec(plan.stdout + plan.stderr)?.[1] ?? '';
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
     const saved = JSON.parse(await readFile(join(two.ws.dir, 's.json'), 'utf8'));
     expect(saved.format_version).toBe(4);
     expect(saved.target_id).toEqual({
@@ -335,7 +338,15 @@ describe('--env NAME on plan and apply', () => {
       appid_digest: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
     expect(JSON.stringify(saved)).not.toContain(two.staging.service.credentials.appid);
-    const apply = await cli(['apply', 's.json'], { STAGING_ACCESS_TOKEN: two.staging.token });
+    // A token names no account: production's would pass for staging's. Refused unless the
+    // reviewed plan's id is given.
+    const unpinned = await cli(['apply', 's.json'], { STAGING_ACCESS_TOKEN: two.staging.token });
+    expect(unpinned.code).toBe(1);
+    expect(unpinned.stderr).toBe(
+      `guidectl: s.json was made for environment staging against ${two.staging.url} (STAGING_APPID/STAGING_SECRET); the target now is ${two.staging.url} (STAGING_ACCESS_TOKEN). The target now uses an access token, which does not say which account it belongs to (one base URL serves many accounts), so guidectl cannot confirm that this is the account the plan was made for. Nothing was changed: if it is, give the id of the plan you reviewed (the "Plan id:" that plan printed): guidectl apply s.json --plan-id ID; or use the account's appid and secret both to plan and to apply; or plan again for this target\n`,
+    );
+    expect((await accountOf(two.staging)).guides).toEqual([]);
+    const apply = await cli(['apply', 's.json', '--plan-id', id], { STAGING_ACCESS_TOKEN: two.staging.token });
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout.split('\n')[0]).toBe(
       `Environment staging: ${two.staging.url} (STAGING_ACCESS_TOKEN)`,
