@@ -346,7 +346,9 @@ describe('--env NAME on plan and apply', () => {
       `guidectl: s.json was made for environment staging against ${two.staging.url} (STAGING_APPID/STAGING_SECRET); the target now is ${two.staging.url} (STAGING_ACCESS_TOKEN). The target now uses an access token, which does not say which account it belongs to (one base URL serves many accounts), so guidectl cannot confirm that this is the account the plan was made for. Nothing was changed: if it is, give the id of the plan you reviewed (the "Plan id:" that plan printed): guidectl apply s.json --plan-id ID; or use the account's appid and secret both to plan and to apply; or plan again for this target\n`,
     );
     expect((await accountOf(two.staging)).guides).toEqual([]);
-    const apply = await cli(['apply', 's.json', '--plan-id', id], { STAGING_ACCESS_TOKEN: two.staging.token });
+    const apply = await cli(['apply', 's.json', '--plan-id', id], {
+      STAGING_ACCESS_TOKEN: two.staging.token,
+    });
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout.split('\n')[0]).toBe(
       `Environment staging: ${two.staging.url} (STAGING_ACCESS_TOKEN)`,
