@@ -17,17 +17,19 @@ const remote = (baseUrl: string, auth: { accessToken: string } | { appid: string
 
 describe('which account a target is', () => {
   it('one API however its base URL is written: scheme and host in any case, default port, trailing /', async () => {
-    const a = await remote('HTTPS://Staging.Example.com:443/wechat/', { accessToken: 't' });
-    expect(a).toEqual({ kind: 'remote', baseUrl: 'https://staging.example.com/wechat' });
-    expect(compareTargets(a, await remote('https://staging.example.com/wechat', { accessToken: 'u' }))).toBe(
-      undefined,
-    );
+    const app = { appid: 'wx1111', secret: 's' };
+    const a = await remote('HTTPS://Staging.Example.com:443/wechat/', app);
+    expect(a).toMatchObject({ kind: 'remote', baseUrl: 'https://staging.example.com/wechat' });
+    expect(compareTargets(a, await remote('https://staging.example.com/wechat', app))).toBe(undefined);
+    expect(compareTargets(a, await remote('https://staging.example.com:8443/wechat', app))).toBe('base-url');
+    const token = await remote('HTTPS://Staging.Example.com:443/wechat/', { accessToken: 't' });
+    expect(token).toEqual({ kind: 'remote', baseUrl: 'https://staging.example.com/wechat' });
     expect(
-      compareTargets(a, await remote('https://staging.example.com:8443/wechat', { accessToken: 't' })),
+      compareTargets(token, await remote('https://staging.example.com:8443/wechat', { accessToken: 't' })),
     ).toBe('base-url');
   });
 
-  it('the appid, as a digest, when app credentials tell it; a token does not tell it', async () => {
+  it('the appid, as a digest, when app credentials tell it; a token does not tell it, so the account is unconfirmed', async () => {
     const app = await remote('https://api.example.com', { appid: 'wx1111', secret: 's' });
     expect(app).toEqual({
       kind: 'remote',
@@ -40,8 +42,12 @@ describe('which account a target is', () => {
     const token = await remote('https://api.example.com', { accessToken: 't' });
     expect(compareTargets(app, sameAccount)).toBe(undefined);
     expect(compareTargets(app, other)).toBe('account');
-    expect(compareTargets(app, token)).toBe(undefined);
-    expect(compareTargets(token, app)).toBe(undefined);
+    // One base URL serves many accounts: a token on either side could be any of them.
+    expect(compareTargets(app, token)).toBe('unconfirmed');
+    expect(compareTargets(token, app)).toBe('unconfirmed');
+    expect(compareTargets(token, await remote('https://api.example.com', { accessToken: 'u' }))).toBe(
+      'unconfirmed',
+    );
   });
 
   it('the embedded service by its database; never the same as an API', async () => {
