@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock } from '../core/clock.js';
+import { formatCount } from '../core/count.js';
 import { type CredentialVariables, WECHAT_VARIABLES } from '../core/credential-variables.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
@@ -91,7 +92,13 @@ import {
   retryCauseOf,
 } from './retry.js';
 import { Sender } from './sender.js';
-import { type ClientAuth, FixedTokenSource, StableTokenSource, type TokenSource } from './tokens.js';
+import {
+  type ClientAuth,
+  FixedTokenSource,
+  MIN_TOKEN_LIFETIME_SECONDS,
+  StableTokenSource,
+  type TokenSource,
+} from './tokens.js';
 import type { Transport } from './transport.js';
 
 export { DEFAULT_BASE_URL };
@@ -1056,6 +1063,16 @@ class Client implements GuideClient {
       return this.appCredentialsSet
         ? `${refused} unset ${accessToken} so that ${appid} and ${secret}, which are set too, are used (the token takes precedence over them)`
         : `${refused} unset it and set ${appid} and ${secret} instead so that tokens are fetched and refreshed as needed`;
+    }
+    // A fresh token that expired, or one that lasts too little for a call to use it, is the
+    // target's token lifetime, not another program replacing the tokens.
+    const lifetime = this.tokens.lifetimeSeconds;
+    if (
+      lifetime !== undefined &&
+      (errcode === ERRCODE.accessTokenExpired || lifetime < MIN_TOKEN_LIFETIME_SECONDS)
+    ) {
+      const how = errcode === ERRCODE.accessTokenExpired ? 'had expired' : 'was refused';
+      return `a freshly fetched access token ${how} too by the time a call used it: the target's tokens last only ${formatCount(lifetime)} s (the expires_in of its token answer), too short for guidectl's calls; make the token lifetime longer (WeChat's last 7,200 s; for guidectl serve, --token-ttl SECONDS of ${MIN_TOKEN_LIFETIME_SECONDS} or more)`;
     }
     return 'a freshly fetched access token was refused too; check that no other program keeps resetting the tokens of this app';
   }

@@ -39,6 +39,8 @@ export interface TokenSource {
   renew(rejected: string, errcode: number): Promise<string | undefined>;
   /** Whether `renew` can ever give a new token. */
   readonly renewable: boolean;
+  /** The `expires_in` of the last token fetched, in seconds; undefined before one (or for a fixed token). */
+  readonly lifetimeSeconds?: number | undefined;
 }
 
 /** A token given by the user: used as is, never refreshed. */
@@ -79,6 +81,12 @@ const CREDENTIAL_ERRCODES: ReadonlySet<number> = new Set([
   ERRCODE.invalidGrantType,
 ]);
 
+/**
+ * A token that lasts less than this (its `expires_in`) is too short for a call with its retries:
+ * a fresh token then refused is told as the target's token lifetime. WeChat's last 7,200 s.
+ */
+export const MIN_TOKEN_LIFETIME_SECONDS = 60;
+
 /** A token is renewed ahead of its end by this much, or half its life if that is shorter. */
 const RENEW_AHEAD_MS = 300_000;
 
@@ -95,6 +103,7 @@ export class StableTokenSource implements TokenSource {
   private expiresAt = 0;
   private renewAt = 0;
   private inflight: Promise<string> | undefined;
+  lifetimeSeconds: number | undefined;
 
   constructor(private readonly options: StableTokenOptions) {
     options.secrets.add(options.secret);
@@ -163,6 +172,7 @@ export class StableTokenSource implements TokenSource {
           const now = clock.now();
           const lifetime = parsed.expiresIn * 1000;
           this.token = parsed.token;
+          this.lifetimeSeconds = parsed.expiresIn;
           this.expiresAt = now + lifetime;
           this.renewAt = now + lifetime - Math.min(RENEW_AHEAD_MS, lifetime / 2);
           secrets.add(parsed.token);
