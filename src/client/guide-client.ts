@@ -82,6 +82,7 @@ import {
   lostAnswerPolicy,
   type WireBody,
 } from './outcomes.js';
+import { proxyInWords } from './proxy.js';
 import { SecretSet } from './redact.js';
 import {
   checkRetryPolicy,
@@ -455,9 +456,11 @@ class Client implements GuideClient {
       'url' in target
         ? openHttpTransport(options, target.url, parallelism, timeoutMs)
         : new InProcessTransport(target.service.handle, 'in-process');
+    const proxy = 'url' in target ? proxyInWords(target.url, options.proxy) : undefined;
     this.sender = new Sender({
       origin: 'url' in target ? target.url.origin : target.service.name,
       prefix: 'url' in target ? target.url.pathname.replace(/\/+$/, '') : '',
+      ...(proxy === undefined ? {} : { proxy }),
       transport: this.transport,
       timeoutMs,
       settleMs,

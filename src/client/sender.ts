@@ -19,6 +19,8 @@ export interface SenderOptions {
   readonly origin: string;
   /** The base URL's path prefix (e.g. a gateway's `/wechat`), or empty. */
   readonly prefix: string;
+  /** The proxy the requests go through, in words (`proxyInWords`), when one does. */
+  readonly proxy?: string;
   /** What carries the requests; a promise while it loads (undici, on first use). */
   readonly transport: Transport | Promise<Transport>;
   /** Timeout of one attempt, for the whole exchange. */
@@ -319,9 +321,14 @@ export class Sender {
       });
     }
     if (NOT_CONNECTED.has(code)) {
+      // Through a proxy, the connection that fails is the proxy's: the target is not reached.
+      const { proxy } = this.options;
       return this.failure(call, {
         kind: 'refused',
-        description: `cannot connect to ${this.describe('')}`,
+        description:
+          proxy === undefined
+            ? `cannot connect to ${this.describe('')}`
+            : `cannot connect to the proxy ${proxy}, which requests to ${this.describe('')} go through: check that it runs and is the right one, or name the host in NO_PROXY to go direct`,
         reason: code,
         sent: false,
       });
