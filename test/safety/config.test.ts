@@ -64,6 +64,20 @@ describe('protect and safety in the files', () => {
     expect(plain.state).not.toHaveProperty('protect');
   });
 
+  it('reads the limit of every kind: tasks and the list entries too', async () => {
+    const { state } = await load({
+      'a.yaml':
+        'version: 1\nsafety:\n  max_deletes: {tasks: 3, words: 300, quick_replies: 5, welcome_messages: 2, offline_replies: 0}\n',
+    });
+    expect(state?.safety?.maxDeletes).toEqual({
+      tasks: 3,
+      words: 300,
+      quick_replies: 5,
+      welcome_messages: 2,
+      offline_replies: 0,
+    });
+  });
+
   it('checks types and names with the usual diagnostics', async () => {
     const { diagnostics } = await load({
       'a.yaml':
