@@ -4,6 +4,14 @@ import { renderServeBanner, SERVE_STOP, simulationExposedWarning } from '../repo
 import { DEFAULT_BODY_TIMEOUT_MS } from '../service/connections.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { type FaultSpec, parseFaults } from '../service/faults.js';
+import {
+  type CallLimitSpec,
+  describeLimits,
+  type OperationLimits,
+  type PerMinuteLimits,
+  parsePerMinute,
+  parseQuota,
+} from '../service/limits.js';
 import type { CommandContext } from './io.js';
 import { thisProcess } from './lock-process.js';
 import { seconds, wholeNumber } from './target-flags.js';
@@ -14,13 +22,37 @@ interface FaultsFlag {
   readonly spec: FaultSpec;
 }
 
-function faults(text: string): FaultsFlag {
-  try {
-    return { text, spec: parseFaults(text) };
-  } catch (error) {
-    if (error instanceof UsageError) throw new InvalidArgumentError(error.message);
-    throw error;
-  }
+/** A flag's parser that says a UsageError as commander says a bad argument. */
+function flagParser<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      if (error instanceof UsageError) throw new InvalidArgumentError(error.message);
+      throw error;
+    }
+  };
+}
+
+const faults = flagParser((text): FaultsFlag => ({ text, spec: parseFaults(text) }));
+
+/** The limits of `--quota`, `--per-minute` and `--capacity`, as the service takes them. */
+function callLimits(options: ServeFlags): CallLimitSpec {
+  return {
+    daily: options.quota ?? { operations: {} },
+    perMinute: options.perMinute ?? { operations: {} },
+    ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
+  };
+}
+
+/** The banner's words for the limits, or undefined when there are none. */
+function describeCallLimits(limits: CallLimitSpec): string | undefined {
+  const parts = [
+    ...(describeLimits(limits.daily) === '' ? [] : [`daily ${describeLimits(limits.daily)}`]),
+    ...(describeLimits(limits.perMinute) === '' ? [] : [`per minute ${describeLimits(limits.perMinute)}`]),
+    ...(limits.capacity === undefined ? [] : [`capacity ${limits.capacity} calls at once`]),
+  ];
+  return parts.length === 0 ? undefined : parts.join('; ');
 }
 
 interface ServeFlags {
@@ -35,6 +67,9 @@ interface ServeFlags {
   invites: 'auto' | 'manual';
   maxGuides: number;
   faults: FaultsFlag;
+  quota?: OperationLimits;
+  perMinute?: PerMinuteLimits;
+  capacity?: number;
   simulation: boolean;
   maxConnections?: number;
   maxConnectionsPerAddress?: number;
@@ -85,6 +120,21 @@ export function registerServeCommand(program: Command, ctx: CommandContext): voi
         .argParser(faults)
         .default(faults(''), '""'),
     )
+    .option(
+      '--quota <spec>',
+      'daily quotas per operation, reset at midnight UTC+8 (45009 past one), e.g. addguideacct=1500,default=100000',
+      flagParser(parseQuota),
+    )
+    .option(
+      '--per-minute <spec>',
+      'calls a minute per operation, or all=N of all together (45011 past one), e.g. addguideacct=600,all=3000',
+      flagParser(parsePerMinute),
+    )
+    .option(
+      '--capacity <n>',
+      'guide calls in service at once (-1 past it, at once)',
+      wholeNumber('--capacity', 1, 1_000_000),
+    )
     .option('--simulation', 'enable the /__sim/ interface (users, customers, time)', false)
     .option(
       '--max-connections <n>',
@@ -115,12 +165,25 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
   io.catchSignals?.();
   const { givenCredentials, startServe } = await import('../service/index.js');
   // The service's settings, and the other flags as startServe takes them.
-  const { tokenTtl, sensitiveWords, invites, maxGuides, faults, bodyTimeout, ...flags } = options;
+  const {
+    tokenTtl,
+    sensitiveWords,
+    invites,
+    maxGuides,
+    faults,
+    bodyTimeout,
+    quota,
+    perMinute,
+    capacity,
+    ...flags
+  } = options;
+  const limits = callLimits(options);
   const serve = await startServe({
     ...flags,
     bodyTimeoutMs: bodyTimeout * 1000,
     ...givenCredentials(options.appid, options.secret, io.env['GUIDECTL_SERVICE_SECRET']),
     faults: faults.spec,
+    limits,
     settings: { tokenTtl, sensitiveWords, invites, maxGuides },
     cwd: io.cwd,
     self: thisProcess(),
@@ -131,6 +194,7 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
     renderServeBanner({
       ...options,
       faults: options.faults.text,
+      limits: describeCallLimits(limits),
       url: service.url,
       db: serve.db,
       appid: service.appid,

@@ -12,6 +12,8 @@ export interface ServeFacts {
   readonly tokenTtl: number;
   readonly simulation: boolean;
   readonly faults: string;
+  /** The daily quotas, per-minute limits and capacity, in words; undefined when there are none. */
+  readonly limits?: string | undefined;
   readonly connections: { readonly total: number; readonly perAddress: number };
   readonly openFileLimit: number;
   /** `--body-timeout`, in seconds. */
@@ -32,6 +34,9 @@ export function renderServeBanner(f: ServeFacts): string {
     );
   lines.push(
     `  behaviour  sensitive words: ${f.sensitiveWords}, invitations: ${f.invites}, token ttl: ${f.tokenTtl}s${f.simulation ? ', simulation at /__sim/' : ''}${f.faults === '' ? '' : `, faults: ${f.faults}`}`,
+  );
+  if (f.limits !== undefined) lines.push(`  quotas     ${f.limits}`);
+  lines.push(
     `  limits     ${f.connections.total} connections, ${f.connections.perAddress} per address (open-file limit ${f.openFileLimit}), a request body within ${f.bodyTimeout} s`,
   );
   return `${lines.join('\n')}\n`;

@@ -27,8 +27,9 @@ import {
   verifySecret,
 } from './credentials.js';
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
-import type { Body } from './fields.js';
+import { type Body, requireString } from './fields.js';
 import type { HttpHost, HttpListener, RefusedBody } from './http-server.js';
+import { type CallLimitSpec, CallLimits, NO_LIMITS } from './limits.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store, storeFailure } from './store.js';
@@ -64,6 +65,8 @@ export interface GuideServiceOptions {
   readonly tokenThrottle?: ThrottleSettings;
   readonly settings?: Partial<ServiceSettings>;
   readonly faults?: FaultSpec | string;
+  /** Daily quotas, per-minute limits and the capacity of guide calls (none by default). */
+  readonly limits?: CallLimitSpec;
   /** Enables the `/__sim/` interface. */
   readonly simulation?: boolean;
   /** The base clock (the system clock by default); the simulation moves time on top of it. */
@@ -185,6 +188,7 @@ export class GuideService {
   private readonly tokens: TokenDesk;
   private readonly throttle: FailureThrottle;
   private readonly guard: ConnectionGuard;
+  private readonly limits: CallLimits;
 
   /** `listening`: the service will answer over HTTP (`start`), not only in this process (`open`). */
   private constructor(options: GuideServiceOptions, listening: boolean) {
@@ -222,6 +226,7 @@ export class GuideService {
     this.tokens = new TokenDesk(settled.appid);
     this.throttle = new FailureThrottle(options.tokenThrottle ?? DEFAULT_THROTTLE, () => this.clock.now());
     this.guard = new ConnectionGuard(options.connections ?? DEFAULT_CONNECTION_LIMITS);
+    this.limits = new CallLimits(options.limits ?? NO_LIMITS, this.appid, this.store, this.clock.now());
   }
 
   /** A service listening over HTTP on `host:port` (127.0.0.1 and a free port by default). */
@@ -330,9 +335,22 @@ export class GuideService {
         clearTimeout(force);
       }
       await this.requests.close();
+      this.saveCounts();
       this.store.close();
     })();
     return this.closing;
+  }
+
+  /**
+   * Writes the day's counts not yet written (of operations without a quota); a store that fails
+   * now has said so to the calls that met it.
+   */
+  private saveCounts(): void {
+    try {
+      this.store.transaction(() => this.limits.save(this.store));
+    } catch (error) {
+      if (storeFailure(error, this.dbName) === undefined) throw error;
+    }
   }
 
   /** Says that the stop waits for requests still being received, which only their clients end. */
@@ -407,6 +425,9 @@ export class GuideService {
     }
     if (path === '/cgi-bin/token' || path === '/cgi-bin/stable_token') {
       return this.answerToken(request, path === '/cgi-bin/stable_token', query);
+    }
+    if (path === '/cgi-bin/openapi/quota/get' || path === '/cgi-bin/clear_quota') {
+      return this.answerQuota(request, path === '/cgi-bin/clear_quota', query);
     }
     if (path.startsWith('/__sim/')) {
       if (this.simulation) return this.answerSim(request, path.slice('/__sim/'.length), query);
@@ -512,15 +533,18 @@ export class GuideService {
     const raw = request.body;
     const record = (errcode: number): void => this.record(name, errcode);
     const token = query.get('access_token');
+    // A call counted durably writes its count, even when it only reads.
+    const mode = this.limits.durable(name) ? 'write' : lockMode(name);
     if (this.faults.inert) {
       // Nothing to inject between the token check and the call: both run in one transaction,
       // which saves the check's own (a third of the service's SQLite time in a large read).
+      // Such a call is never in service beside another: the capacity cannot be reached.
       const answer = this.attempt(
         () =>
           this.transaction((ctx) => {
             this.tokens.check(ctx, token);
-            return OPERATION_HANDLERS[name](ctx, parseBody(raw));
-          }, lockMode(name)),
+            return this.callOperation(ctx, name, raw);
+          }, mode),
         record,
       );
       record(Number(answer['errcode']));
@@ -532,6 +556,24 @@ export class GuideService {
       record(error instanceof ApiError ? error.errcode : ERRCODE.systemBusy);
       return this.errorAnswer(error);
     }
+    if (!this.limits.enter()) {
+      record(ERRCODE.systemBusy);
+      return this.errorAnswer(this.limits.busy());
+    }
+    try {
+      return await this.answerInService(name, raw, mode, record);
+    } finally {
+      this.limits.leave();
+    }
+  }
+
+  /** A guide call with faults to inject, from its injected delay to its answer. */
+  private async answerInService(
+    name: OperationName,
+    raw: Buffer,
+    mode: 'read' | 'write',
+    record: (errcode: number) => void,
+  ): Promise<object | undefined> {
     const { delayMs, fault } = this.faults.decide();
     if (delayMs > 0) await this.delays.wait(delayMs);
     // Abandoned while it waited: the call is not made, and there is no one to answer.
@@ -544,14 +586,57 @@ export class GuideService {
       record(error.errcode);
       return this.errorAnswer(error);
     }
-    const answer = this.attempt(() => {
-      const body = parseBody(raw);
-      const handler = OPERATION_HANDLERS[name];
-      return this.transaction((ctx) => handler(ctx, body), lockMode(name));
-    }, record);
+    const answer = this.attempt(
+      () => this.transaction((ctx) => this.callOperation(ctx, name, raw), mode),
+      record,
+    );
     record(Number(answer['errcode']));
     // A lost answer: the call took effect; the answer never reaches the caller.
     return fault === 'lost_answer' ? undefined : answer;
+  }
+
+  /**
+   * Makes a guide call inside its transaction, under the limits: refused past them (45009,
+   * 45011) without effect, else counted whatever it answers, as the platform counts the calls
+   * made. A call under a daily quota writes its count in its transaction, and makes the call in a
+   * savepoint, so that the count stays when the call fails.
+   */
+  private callOperation(ctx: OpContext, name: OperationName, raw: Buffer): object {
+    this.limits.admit(name, ctx.nowMs);
+    const handler = OPERATION_HANDLERS[name];
+    if (!this.limits.durable(name)) return handler(ctx, parseBody(raw));
+    this.limits.save(ctx.store);
+    try {
+      return ctx.store.savepoint(() => handler(ctx, parseBody(raw)));
+    } catch (error) {
+      if (error instanceof ApiError) return { errcode: error.errcode, errmsg: error.errmsg };
+      throw error;
+    }
+  }
+
+  /**
+   * `POST /cgi-bin/openapi/quota/get` (`{"cgi_path"}`: the quota of a guide operation, 76021 for
+   * another path) and `POST /cgi-bin/clear_quota` (`{"appid"}`: the account's quotas reset, 10
+   * times a month). Neither is a guide call: no limit applies to them, and they are not recorded.
+   */
+  private answerQuota(request: ServiceRequest, clear: boolean, query: URLSearchParams): object {
+    if (request.method !== 'POST')
+      return this.errorAnswer(new ApiError(ERRCODE.requirePost, 'require POST method'));
+    const token = query.get('access_token');
+    const raw = request.body;
+    return this.attempt(() =>
+      this.transaction(
+        (ctx) => {
+          this.tokens.check(ctx, token);
+          const body = parseBody(raw);
+          if (!clear) return { quota: this.limits.quota(readCgiPath(body), ctx.nowMs) };
+          if (requireString(body, 'appid') !== this.appid) throw INVALID_APPID();
+          this.limits.clear(ctx.store, ctx.nowMs);
+          return {};
+        },
+        clear ? 'write' : 'read',
+      ),
+    );
   }
 
   private async answerSim(request: ServiceRequest, verb: string, query: URLSearchParams): Promise<object> {
@@ -573,7 +658,10 @@ export class GuideService {
       setFaults: (spec) => this.setFaults(spec),
       calls: () => this.callRecord,
       resetCalls: () => this.resetCalls(),
-      resetData: () => this.store.reset(['appid', 'secret_hash', 'last_id64', 'clock_offset_ms']),
+      resetData: () => {
+        this.store.reset(['appid', 'secret_hash', 'last_id64', 'clock_offset_ms']);
+        this.limits.forget();
+      },
     };
     return this.attempt(() => handler(host, raw.length === 0 ? {} : parseBody(raw), query));
   }
@@ -679,6 +767,17 @@ function readTarget(target: string): { path: string; query: URLSearchParams } {
     path: q === -1 ? rest : rest.slice(0, q),
     query: new URLSearchParams(q === -1 ? '' : rest.slice(q + 1)),
   };
+}
+
+/** The guide operation a `quota/get` names by its path (`/cgi-bin/guide/NAME`); 76021 for another. */
+function readCgiPath(body: Body): OperationName {
+  const path = requireString(body, 'cgi_path');
+  const name = path.startsWith('/cgi-bin/guide/') ? path.slice('/cgi-bin/guide/'.length) : '';
+  if (isOperationName(name)) return name;
+  throw new ApiError(
+    ERRCODE.unknownCgiPath,
+    `cgi_path not found, please check: ${JSON.stringify(path)} is not a path the quotas are kept for; give one such as /cgi-bin/guide/addguideacct`,
+  );
 }
 
 /** Deepest nesting of arrays and objects a request body may have (47001 past it). */

@@ -73,7 +73,7 @@ export function storeFailure(error: unknown, name: string): StoreFailedError | u
  * acknowledged survives a restart or a kill -9 of the process (WAL with synchronous=NORMAL is
  * durable against process crashes; `durability: 'full'` also survives a power cut, at a cost).
  */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 // Version 2 keeps hashes of the secrets (see credentials.ts): meta holds `secret_hash` instead of
 // the clear `secret`, and tokens are kept by their SHA-256, each with the appid that got it.
@@ -88,9 +88,26 @@ CREATE TABLE tokens (
 ) STRICT;
 `;
 
+// Version 3 keeps the counts under the daily quotas (see limits.ts).
+const QUOTA_TABLES = `
+CREATE TABLE quota_used (
+  appid TEXT NOT NULL,
+  operation TEXT NOT NULL,         -- a guide operation, e.g. addguideacct
+  day INTEGER NOT NULL,            -- the day counted, in UTC+8, as days since 1970-01-01
+  used INTEGER NOT NULL,
+  PRIMARY KEY (appid, operation)
+) STRICT;
+CREATE TABLE quota_clears (
+  appid TEXT PRIMARY KEY,
+  month TEXT NOT NULL,             -- YYYY-MM in UTC+8
+  uses INTEGER NOT NULL            -- clear_quota calls answered in that month
+) STRICT;
+`;
+
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 ${TOKENS_TABLE}
+${QUOTA_TABLES}
 CREATE TABLE guides (
   id INTEGER PRIMARY KEY,
   account TEXT UNIQUE,             -- set when added by guide_account
@@ -289,8 +306,9 @@ export class Store {
         from = this.userVersion();
         if (from === SCHEMA_VERSION) return;
         checkKnown(from);
+        if (from === 0) this.db.exec(SCHEMA);
         if (from === 1) this.hashSecrets();
-        else this.db.exec(SCHEMA);
+        if (from === 1 || from === 2) this.db.exec(QUOTA_TABLES);
         this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
         wrote = true;
       })
@@ -382,6 +400,15 @@ export class Store {
     else this.runInTransaction.deferred(body);
     if (result === undefined) throw new Error('the transaction ended without running its body');
     return result.value;
+  }
+
+  /**
+   * Runs `fn` inside the transaction under way, as a savepoint: a throw undoes what `fn` did and
+   * only that, and is thrown on.
+   */
+  savepoint<T>(fn: () => T): T {
+    if (!this.db.inTransaction) throw new Error('a savepoint needs a transaction under way');
+    return this.transaction(fn);
   }
 
   getMeta(key: string): string | undefined {
