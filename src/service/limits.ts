@@ -144,7 +144,7 @@ export class CallLimits {
   private minute = -1;
   private readonly minuteUsed = new Map<OperationName, number>();
   private minuteAll = 0;
-  private inService = 0;
+  private calls = 0;
 
   constructor(
     private readonly spec: CallLimitSpec,
@@ -168,13 +168,18 @@ export class CallLimits {
 
   /** Takes a place among the calls in service, or false when all `capacity` are taken. */
   enter(): boolean {
-    if (this.spec.capacity !== undefined && this.inService >= this.spec.capacity) return false;
-    this.inService++;
+    if (this.spec.capacity !== undefined && this.calls >= this.spec.capacity) return false;
+    this.calls++;
     return true;
   }
 
   leave(): void {
-    this.inService--;
+    this.calls--;
+  }
+
+  /** The calls in service now, between `enter` and `leave`. */
+  get inService(): number {
+    return this.calls;
   }
 
   /** The -1 of a call past the capacity. */

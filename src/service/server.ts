@@ -275,6 +275,11 @@ export class GuideService {
     return this.http?.unreadRequests() ?? 0;
   }
 
+  /** Guide calls in service now (at most `limits.capacity`): from their token check to their answer. */
+  get callsInService(): number {
+    return this.limits.inService;
+  }
+
   /** The base URL clients use, e.g. `http://127.0.0.1:8080`; empty for a service not listening. */
   get url(): string {
     return this.address;

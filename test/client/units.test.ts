@@ -56,6 +56,17 @@ describe('error messages', () => {
       'getguideacct failed: 12345 — unknown error code',
     );
   });
+
+  test('the quota codes of the service have a meaning of their own', () => {
+    const said = (errcode: number): string =>
+      new GuideApiError({ operation: 'addguideacct', errcode, errmsg: '' }).message;
+    expect(said(45009)).toBe('addguideacct failed: 45009 — daily quota reached');
+    expect(said(45011)).toBe('addguideacct failed: 45011 — per-minute quota reached');
+    expect(said(48006)).toBe(
+      'addguideacct failed: 48006 — the quota resets of this month (clear_quota, 10 a month) are used up',
+    );
+    expect(said(76021)).toBe('addguideacct failed: 76021 — unknown cgi_path: no quota is kept for that path');
+  });
 });
 
 describe('redaction', () => {
