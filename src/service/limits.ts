@@ -233,6 +233,11 @@ export class CallLimits {
     this.unsaved.clear();
   }
 
+  /** Whether some count is not written yet. */
+  get unsavedCounts(): boolean {
+    return this.unsaved.size > 0;
+  }
+
   /** `quota/get` of `name` at `nowMs`. */
   quota(name: OperationName, nowMs: number): QuotaAnswer {
     const limit = limitOf(this.spec.daily, name) ?? UNLIMITED_DAILY;

@@ -347,14 +347,16 @@ export class GuideService {
   }
 
   /**
-   * Writes the day's counts not yet written (of operations without a quota); a store that fails
-   * now has said so to the calls that met it.
+   * Writes the day's counts not yet written (of operations without a quota). The stop goes on
+   * when it fails: a store failure was said to the calls that met it, and a bug is logged.
    */
   private saveCounts(): void {
+    if (!this.limits.unsavedCounts) return;
     try {
       this.store.transaction(() => this.limits.save(this.store));
     } catch (error) {
-      if (storeFailure(error, this.dbName) === undefined) throw error;
+      if (storeFailure(error, this.dbName) === undefined)
+        this.logOnce(`internal error: ${errorStack(error)}`);
     }
   }
 

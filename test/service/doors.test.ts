@@ -128,9 +128,9 @@ describe('secrets at rest', () => {
   it('migrates a database of the previous version: clear secret and tokens become hashes, tokens keep working', async () => {
     const db = join(ws.dir, 'v1.db');
     await withService({ db, ...A }, async () => {});
-    // Turn it into what the previous version wrote (schema 1: secret and tokens in clear).
+    // Turn it into what the previous version wrote (schema 1: secret and tokens in clear, no quotas).
     const old = new Database(db);
-    old.exec(`DROP TABLE tokens;
+    old.exec(`DROP TABLE tokens; DROP TABLE quota_used; DROP TABLE quota_clears;
       CREATE TABLE tokens (token TEXT PRIMARY KEY, kind TEXT NOT NULL, issued_at INTEGER NOT NULL,
         expires_at INTEGER NOT NULL, superseded INTEGER NOT NULL DEFAULT 0) STRICT;
       DELETE FROM meta WHERE key = 'secret_hash';
