@@ -72,13 +72,22 @@ export { renderDiagnostics } from './report/diagnostics.js';
 export { renderPlanMarkdown } from './report/markdown.js';
 export { planToJson, renderPlan } from './report/plan.js';
 export type {
+  CallLimitSpec,
   CallRecord,
   ConnectionLimits,
   FaultSpec,
   GuideServiceOptions,
+  OperationLimits,
+  PerMinuteLimits,
   ServiceSettings,
 } from './service/index.js';
-export { GuideService, parseFaults, UnknownSecretError } from './service/index.js';
+export {
+  GuideService,
+  parseFaults,
+  parsePerMinute,
+  parseQuota,
+  UnknownSecretError,
+} from './service/index.js';
 // Where the calls go, chosen as the CLI chooses it (flags and environment variables).
 export {
   type ClientEvents,

@@ -6,6 +6,8 @@ export { givenCredentials } from './credentials.js';
 export { DEFAULT_LOCAL_DB_PATH, ensureDir, prepareDbFolder } from './db-folder.js';
 export type { FaultSpec } from './faults.js';
 export { parseFaults } from './faults.js';
+export type { CallLimitSpec, OperationLimits, PerMinuteLimits } from './limits.js';
+export { parsePerMinute, parseQuota, UNLIMITED_DAILY } from './limits.js';
 export type { CallRecord, GuideServiceOptions } from './server.js';
 export { GuideService, ListenError, ServiceClosedError, UnknownSecretError } from './server.js';
 export { type RunningServe, type ServeOptions, startServe } from './start-serve.js';

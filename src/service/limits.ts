@@ -100,6 +100,30 @@ export function parsePerMinute(text: string): PerMinuteLimits {
   return parseOperationLimits('--per-minute', text, true);
 }
 
+/** Refuses limits a library caller gave that no flag could: unknown operations, counts that are not whole. */
+export function checkLimits(spec: CallLimitSpec): void {
+  const whole = (n: unknown, min: number): boolean =>
+    typeof n === 'number' && Number.isSafeInteger(n) && n >= min && n <= MOST_CALLS;
+  const check = (what: string, n: unknown, min = 0): void => {
+    if (!whole(n, min))
+      throw new UsageError(
+        `limits: ${what} must be a whole number from ${min} to ${MOST_CALLS}; it is ${String(n)}`,
+      );
+  };
+  const checkOperations = (kind: string, limits: OperationLimits): void => {
+    for (const [name, n] of Object.entries(limits.operations)) {
+      if (!isOperationName(name))
+        throw new UsageError(`limits: ${kind}.operations.${name} is not a guide operation`);
+      check(`${kind}.operations.${name}`, n);
+    }
+    if (limits.default !== undefined) check(`${kind}.default`, limits.default);
+  };
+  checkOperations('daily', spec.daily);
+  checkOperations('perMinute', spec.perMinute);
+  if (spec.perMinute.all !== undefined) check('perMinute.all', spec.perMinute.all);
+  if (spec.capacity !== undefined) check('capacity', spec.capacity, 1);
+}
+
 function limitOf(limits: OperationLimits, name: OperationName): number | undefined {
   return limits.operations[name] ?? limits.default;
 }

@@ -29,7 +29,7 @@ import {
 import { FaultInjector, type FaultSpec, NO_FAULTS, parseFaults } from './faults.js';
 import { type Body, requireString } from './fields.js';
 import type { HttpHost, HttpListener, RefusedBody } from './http-server.js';
-import { type CallLimitSpec, CallLimits, NO_LIMITS } from './limits.js';
+import { type CallLimitSpec, CallLimits, checkLimits, NO_LIMITS } from './limits.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store, storeFailure } from './store.js';
@@ -199,6 +199,7 @@ export class GuideService {
     if (options.appid?.trim() === '') {
       throw new UsageError('the appid is empty: give an appid, or none to keep the stored one');
     }
+    checkLimits(options.limits ?? NO_LIMITS);
     this.store = new Store(options.db ?? ':memory:', options.durability ?? 'normal');
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.simulation = options.simulation === true;

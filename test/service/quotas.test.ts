@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,7 +161,13 @@ describe('a client of the service', () => {
     await withTestService({ limits: limits('addguideacct=0') }, async (s) => {
       const client = createGuideClient({ baseUrl: s.url, auth: s.service.credentials });
       try {
-        const error = await client.addguideacct(guideBody('guide_none')).catch((e: unknown) => e);
+        const error = await client
+          .addguideacct({
+            guide_account: 'guide_none',
+            guide_nickname: 'None',
+            guide_headimgurl: 'https://mmbiz.qpic.cn/x/0',
+          })
+          .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(QuotaExhaustedError);
         expect(String(error)).toContain(
           'addguideacct failed: 45009 — daily quota reached; the daily call quota',
@@ -401,6 +408,23 @@ describe('the simulation’s reset', () => {
       expect(await quotaOf(s, 'addguideacct')).toEqual({ daily_limit: 1, used: 0, remain: 1 });
       expect(await add(s, 's2')).toBe(0);
     });
+  });
+});
+
+describe('limits given to the library', () => {
+  it('are refused when no flag could give them, naming the field, before the database opens', () => {
+    const db = join(ws.dir, 'never.db');
+    expect(() => GuideService.open({ db, limits: { ...limits(), capacity: 0 } })).toThrow(
+      'limits: capacity must be a whole number from 1 to 1000000000000; it is 0',
+    );
+    expect(() =>
+      GuideService.open({ db, limits: { ...limits(), daily: { operations: {}, default: 1.5 } } }),
+    ).toThrow('limits: daily.default must be a whole number from 0 to 1000000000000; it is 1.5');
+    const unknown = { operations: Object.fromEntries([['addguide', 1]]) };
+    expect(() => GuideService.open({ db, limits: { ...limits(), perMinute: unknown } })).toThrow(
+      'limits: perMinute.operations.addguide is not a guide operation',
+    );
+    expect(existsSync(db)).toBe(false);
   });
 });
 
