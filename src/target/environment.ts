@@ -5,7 +5,7 @@ import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
 import { describeEnvironmentTargets } from './environment-target.js';
-import { checkBaseUrl, type Target, type TargetFlags } from './resolve.js';
+import { checkBaseUrl, inCi, type Target, type TargetFlags } from './resolve.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -17,7 +17,8 @@ type Env = Readonly<Record<string, string | undefined>>;
  * database per environment. An environment that cannot be planned from here (its `problem`) is a
  * UsageError. The files say where each environment is, so the flags and variables that choose a
  * target otherwise (`--base-url`, `--local-db`, `GUIDECTL_*`, `WECHAT_*`) are not used, and the
- * flags are refused.
+ * flags are refused: but for `--local-db` naming an embedded environment's own database, which
+ * CI (`inCi`) asks for, as it does without environments.
  */
 export function resolveEnvironmentTarget(
   env: Env,
@@ -25,20 +26,35 @@ export function resolveEnvironmentTarget(
   flags: TargetFlags,
   cwd: string,
 ): Target {
-  if (flags.baseUrl !== undefined || flags.localDb !== undefined) {
-    throw new UsageError(
-      `${flags.baseUrl !== undefined ? '--base-url' : '--local-db'} cannot be given with --env: environment ${environment.name} has its target in the files`,
-    );
-  }
+  const { name } = environment;
+  const fromFiles = `cannot be given with --env: environment ${name} has its target in the files`;
+  if (flags.baseUrl !== undefined) throw new UsageError(`--base-url ${fromFiles}`);
   const [described] = describeEnvironmentTargets([environment], env);
   if (described === undefined) throw new Error('describeEnvironmentTargets gives one target per environment');
+  if (flags.localDb !== undefined && described.target.kind !== 'embedded')
+    throw new UsageError(`--local-db ${fromFiles}`);
   if (described.problem !== undefined) {
-    throw new UsageError(`environment ${environment.name} cannot be used from here: ${described.problem}`);
+    throw new UsageError(`environment ${name} cannot be used from here: ${described.problem}`);
   }
   const { target, credentials } = described;
   if (target.kind === 'embedded') {
+    const dbFile = resolve(cwd, target.dbFile);
+    // `--local-db` may only name the environment's own database: it says the local service is
+    // meant, which CI asks for.
+    const named = flags.localDb !== undefined && resolve(cwd, flags.localDb) === dbFile;
+    if (flags.localDb !== undefined && !named)
+      throw new UsageError(
+        `--local-db ${fromFiles}, the local database ${target.dbFile}; --local-db may only name that one`,
+      );
+    if (!named && inCi(env))
+      throw new UsageError(
+        `environment ${name} has neither credentials nor base_url, so it is the embedded local service over ` +
+          `${target.dbFile}, and CI is set: an account no one else sees, so a green job would not mean a real one. ` +
+          'Give it "credentials: PREFIX" (and set PREFIX_APPID and PREFIX_SECRET, or PREFIX_ACCESS_TOKEN) or a base_url; ' +
+          `or, for the local service on purpose, name its database: --env ${name} --local-db ${target.dbFile}`,
+      );
     // Not "defaulted": the files chose it (no "no target given" notice), in the default folder.
-    return { kind: 'embedded', dbFile: resolve(cwd, target.dbFile), defaulted: false };
+    return { kind: 'embedded', dbFile, defaulted: false, ...(named ? { namedBy: '--local-db' } : {}) };
   }
   const variables = credentialVariables(credentials?.prefix ?? '');
   const byToken = credentials?.state === 'token';

@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import type { GuideClient, GuideClientOptions } from '../client/index.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
@@ -89,7 +90,10 @@ export async function openTarget(
   let db = target.dbFile;
   if (db !== ':memory:') {
     const source = target.namedBy ?? DEFAULT_LOCAL_DB_PATH;
-    await prepareDbFolder(db, { isDefault: target.namedBy === undefined, source });
+    // A database named in the default folder (`--local-db .guidectl/local.db`, as CI must name
+    // it) has its folder made as the default one does: it is no typo of another folder.
+    const inDefaultFolder = dirname(db) === dirname(resolve(host.cwd, DEFAULT_LOCAL_DB_PATH));
+    await prepareDbFolder(db, { isDefault: target.namedBy === undefined || inDefaultFolder, source });
     // Only commands that write take the lock. A command that only reads does not create a
     // database the user named (a typo must leave no file behind): it reads an empty account in
     // memory and says so. The default database is created on first use.

@@ -112,7 +112,27 @@ export function checkBaseUrl(value: string, source: string, quoted = true): stri
   }
 }
 
-/** Chooses the target from the flags and the environment; throws `UsageError` on a contradiction. */
+/**
+ * Whether guidectl runs in CI: `CI` set to a value other than empty or `false` (in any case), as
+ * GitHub Actions, GitLab, CircleCI, Buildkite and Jenkins set it.
+ */
+export function inCi(env: Env): boolean {
+  const value = (env['CI'] ?? '').trim();
+  return value !== '' && value.toLowerCase() !== 'false';
+}
+
+// A CI job whose credentials were forgotten would apply to a throwaway local database and pass.
+const NO_TARGET_IN_CI =
+  `no target is given, and CI is set: the embedded local service over ${DEFAULT_LOCAL_DB_PATH} is an ` +
+  'account no one else sees, so a green job would not mean the real one. Set WECHAT_APPID and ' +
+  'WECHAT_SECRET, or WECHAT_ACCESS_TOKEN (and --base-url or GUIDECTL_BASE_URL for another API than ' +
+  `WeChat's); or, for the local service on purpose, name its database: --local-db ${DEFAULT_LOCAL_DB_PATH} ` +
+  '(or GUIDECTL_LOCAL_DB)';
+
+/**
+ * Chooses the target from the flags and the environment; throws `UsageError` on a contradiction,
+ * and in CI (`inCi`) when nothing is given: the embedded service must then be named.
+ */
 export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target {
   const blank = blankCredentialsProblem(env, WECHAT_VARIABLES);
   if (blank !== undefined) throw new UsageError(blank);
@@ -177,6 +197,7 @@ export function resolveTarget(env: Env, flags: TargetFlags, cwd: string): Target
     );
   }
   const named = flags.localDb ?? given(env, 'GUIDECTL_LOCAL_DB');
+  if (named === undefined && inCi(env)) throw new UsageError(NO_TARGET_IN_CI);
   const file = named ?? DEFAULT_LOCAL_DB_PATH;
   return {
     kind: 'embedded',
