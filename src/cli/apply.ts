@@ -122,7 +122,7 @@ async function applyWith(
       const named = environment && { name: environment.name, target: now.description };
       if (named !== undefined) write(environmentOutput(output, named));
       const session: Session = { client, events, stopper };
-      const here = { ...output, environment: named };
+      const here = { ...output, environment: named, target: now };
       const deps = { ...applyDeps(ctx, session, { ...here, write }, options), target: now.identity };
       const run = await applyRun(source, deps, options);
       const { chunks, exit, bug } = applyRunOutput(

@@ -112,7 +112,8 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             const { plan, planId, guards, warnings } = run;
             const shown = environment && { environment: { name: environment.name, target: where } };
             const drift = options.expectNoChanges;
-            const extras = { planId, guards, drift, warnings, cwd: ctx.io.cwd, ...shown };
+            const target = { description: where, identity };
+            const extras = { planId, guards, drift, warnings, cwd: ctx.io.cwd, target, ...shown };
             ctx.io.stdout.write(formatPlan(format, plan, { ...extras, color: useColor(ctx, 'stdout') }));
             printed = true;
             if (out !== undefined) {

@@ -56,3 +56,14 @@ export function compareTargets(recorded: TargetIdentity, now: TargetIdentity): T
   if (a === undefined || b === undefined) return 'unconfirmed';
   return a !== b ? 'account' : undefined;
 }
+
+/** A target's identity as JSON, as saved plans and the plans of `--json` hold it (`target_id`). */
+export function targetIdentityToJson(identity: TargetIdentity): Record<string, unknown> {
+  return identity.kind === 'embedded'
+    ? { kind: 'embedded', database: identity.database }
+    : {
+        kind: 'remote',
+        base_url: identity.baseUrl,
+        ...(identity.appidDigest === undefined ? {} : { appid_digest: identity.appidDigest }),
+      };
+}

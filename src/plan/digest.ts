@@ -11,7 +11,7 @@ import {
 import type { LiveReadScope, LiveState, LiveTask } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
-import type { PlannedTarget, TargetIdentity } from '../core/target-identity.js';
+import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
 
 /**
  * Digests that tie a saved plan to what it was computed from, and the plan id. Pure: the same
@@ -256,17 +256,6 @@ export function guardSettingsToJson(settings: GuardSettings): Record<string, unk
     max_deletes: max,
     ...(settings.maxDeleteShare === undefined ? {} : { max_delete_share: settings.maxDeleteShare }),
   };
-}
-
-/** A target's identity as JSON, as saved plans hold it (`target_id`). */
-export function targetIdentityToJson(identity: TargetIdentity): Record<string, unknown> {
-  return identity.kind === 'embedded'
-    ? { kind: 'embedded', database: identity.database }
-    : {
-        kind: 'remote',
-        base_url: identity.baseUrl,
-        ...(identity.appidDigest === undefined ? {} : { appid_digest: identity.appidDigest }),
-      };
 }
 
 /** The protections as JSON, as the files' `protect` list writes them. */

@@ -14,7 +14,7 @@ import {
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { isRecord } from '../core/records.js';
-import type { TargetIdentity, TargetNow } from '../core/target-identity.js';
+import { type TargetIdentity, type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { callTarget } from './call-target.js';
 import {
@@ -27,7 +27,6 @@ import {
   planId,
   protectedNamesToJson,
   readScopeToJson,
-  targetIdentityToJson,
 } from './digest.js';
 
 /**

@@ -2,6 +2,7 @@ import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../c
 import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorMessage, GuidectlError, InterruptedError } from '../core/errors.js';
+import type { TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import {
   appliedToJson,
@@ -58,6 +59,8 @@ export interface ApplyOutputOptions {
    * commands the human report suggests; absent when the target needs none.
    */
   readonly targetFlags?: string | undefined;
+  /** The target read, with or without an environment: the plan's JSON and the `plan` event name it. */
+  readonly target?: TargetNow | undefined;
 }
 
 /** The format asked for by apply's flags: `--json-stream`, `--json`, or human text. */
@@ -109,12 +112,12 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
       text: renderPlan(r.plan, { color: o.color.stdout, planId: r.id, guards: r.guards }),
     });
   if (o.format === 'json-stream') {
+    const target = o.target?.description ?? o.environment?.target;
     const event = {
       type: 'plan',
       plan_id: r.id,
-      ...(o.environment === undefined
-        ? {}
-        : { environment: o.environment.name, target: o.environment.target }),
+      ...(o.environment === undefined ? {} : { environment: o.environment.name }),
+      ...(target === undefined ? {} : { target }),
       calls: r.plan.calls.length,
       summary: r.plan.summary,
     } as const;
@@ -243,7 +246,7 @@ export function applyRunOutput(
       return { chunks: refusedOutput(run, o, savedPlanId), exit: 1 };
     case 'unchanged': {
       const summary = { ...emptySummary(run.reviewed.id), converged: true, exit_code: 0 } as const;
-      const json = { plan: reviewedToJson(run.reviewed, o.environment), outcomes: [], converged: true };
+      const json = { plan: reviewedToJson(run.reviewed, o), outcomes: [], converged: true };
       return {
         chunks: machineOutput(
           o,
@@ -331,7 +334,7 @@ function refusedOutput(
   const id = run.reviewed?.id ?? savedPlanId;
   const calls = run.reviewed?.plan.calls.length ?? 0;
   const json = {
-    ...(run.reviewed === undefined ? {} : { plan: reviewedToJson(run.reviewed, o.environment) }),
+    ...(run.reviewed === undefined ? {} : { plan: reviewedToJson(run.reviewed, o) }),
     refused: refusals,
     outcomes: [],
     converged: false,
@@ -361,7 +364,7 @@ function cancelledOutput(
 ): OutputChunk[] {
   const message = CANCELLED[run.reason];
   const json = {
-    plan: reviewedToJson(run.reviewed, o.environment),
+    plan: reviewedToJson(run.reviewed, o),
     refused: [message],
     outcomes: [],
     converged: false,
@@ -400,7 +403,7 @@ function appliedOutput(
   chunks.push(
     ...machineOutput(
       o,
-      () => appliedToJson(run, checkMessage, o.environment),
+      () => appliedToJson(run, checkMessage, o),
       () => appliedSummary(run, checkMessage, exit),
     ),
   );

@@ -18,9 +18,10 @@ export type ApplyStreamEvent =
       readonly plan_id: string;
       /**
        * With `--env NAME`: the environment's name, as every event of `apply --all-envs
-       * --json-stream` names it (a stream's `environment` is always the name), and its target.
+       * --json-stream` names it (a stream's `environment` is always the name).
        */
       readonly environment?: string;
+      /** The target read, in words (as a saved plan's `target`), with or without an environment. */
       readonly target?: string;
       readonly calls: number;
       /** As in `plan --json`: add, change, delete, calls. */

@@ -2,10 +2,18 @@ import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
 import { countOf, formatCount } from '../core/count.js';
 import type { ApplyResult, CallOutcome, Plan } from '../core/plan.js';
 import type { Refusal } from '../core/safety.js';
+import type { TargetNow } from '../core/target-identity.js';
 import { convergedToJson } from './apply-stream.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
-import { callSubject, type EnvironmentInWords, guardMessage, planToJson, renderPlan } from './plan.js';
+import {
+  callSubject,
+  type EnvironmentInWords,
+  guardMessage,
+  type PlanExtras,
+  planToJson,
+  renderPlan,
+} from './plan.js';
 
 const MOST_LISTED = 20;
 
@@ -110,20 +118,31 @@ export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN
   }
 }
 
-/** The plan as the `--json` outputs of apply hold it: with its id, its environment (`--env`) and guards. */
-export function reviewedToJson(r: Reviewed, environment?: EnvironmentInWords): Record<string, unknown> {
-  return planToJson(r.plan, { planId: r.id, guards: r.guards, ...(environment && { environment }) });
+/** What the `--json` outputs of apply say of where the plan was made: its environment (`--env`) and target. */
+export interface PlanShown {
+  readonly environment?: EnvironmentInWords | undefined;
+  readonly target?: TargetNow | undefined;
+}
+
+/** The extras of `planToJson` that say where a plan was made. */
+function shownExtras({ environment, target }: PlanShown): PlanExtras {
+  return { ...(environment && { environment }), ...(target && { target }) };
+}
+
+/** The plan as the `--json` outputs of apply hold it: with its id, where it was made, and guards. */
+export function reviewedToJson(r: Reviewed, shown: PlanShown): Record<string, unknown> {
+  return planToJson(r.plan, { planId: r.id, guards: r.guards, ...shownExtras(shown) });
 }
 
 /** The `--json` object of an apply that made its calls (without `format_version`). */
 export function appliedToJson(
   run: Applied,
   checkMessage: string | undefined,
-  environment?: EnvironmentInWords,
+  shown: PlanShown,
 ): Record<string, unknown> {
   const { drift, converged } = run;
   return {
-    plan: reviewedToJson(run.reviewed, environment),
+    plan: reviewedToJson(run.reviewed, shown),
     outcomes: run.result.outcomes,
     converged: convergedToJson(run, checkMessage),
     ...(run.abandoned === 0 ? {} : { abandoned_writes: run.abandoned }),
@@ -131,7 +150,7 @@ export function appliedToJson(
     ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
     ...(drift === undefined || converged
       ? {}
-      : { drift: planToJson(drift.plan, { planId: drift.planId, ...(environment && { environment }) }) }),
+      : { drift: planToJson(drift.plan, { planId: drift.planId, ...shownExtras(shown) }) }),
     ...(drift?.wordsReplaced === undefined
       ? {}
       : {

@@ -51,7 +51,8 @@ export function environmentTitle(environment: { readonly name: string; readonly 
  * The plan as a pull-request comment body (GitHub-flavoured markdown):
  *
  * 1. the hidden marker {@link MARKDOWN_MARKER}, then (`environment`) `### NAME — TARGET`;
- * 2. the summary line, in bold — always there and never cut;
+ * 2. the summary line, in bold — always there and never cut; then, without an environment,
+ *    `Target: TARGET` (`target`);
  * 3. the plan id, and the deletion guards that apply (a refusal as a caution block);
  * 4. a table of changes per kind (`| kind | add | change | delete |`), and what is left alone;
  * 5. the details in a collapsed `<details>` section: the human plan as a `diff` code block.
@@ -65,9 +66,12 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   const budget = options.maxLength ?? DEFAULT_MARKDOWN_BUDGET;
   const head: string[] = [MARKDOWN_MARKER];
   // Which account was planned, as `plan --all-envs --markdown` heads each environment.
-  const { environment } = options;
+  const { environment, target } = options;
   if (environment !== undefined) head.push(environmentTitle(environment), '');
   head.push(`**${summaryLine(plan, options.warnings?.length, options.guards)}**`, '');
+  // Without an environment's heading, the target is said under the summary, which stays first.
+  if (environment === undefined && target !== undefined)
+    head.push(`Target: ${escapeMarkdown(target.description)}`, '');
   if (options.drift === true && plan.calls.length > 0) {
     head.push(
       '**Drift:** the account no longer matches the files; applying this plan would bring it back.',

@@ -2,6 +2,7 @@ import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Plan } from '../core/plan.js';
 import { type GuardResult, isRefused } from '../core/safety.js';
+import type { TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
 import { renderDiagnostics } from './diagnostics.js';
@@ -112,7 +113,7 @@ export function formatSavedPlan(
     readonly planId: string;
     readonly plan: Plan;
     readonly paths: readonly string[];
-    readonly target: { readonly description: string };
+    readonly target: TargetNow;
     readonly environment?: { readonly name: string };
   },
   file: string,
@@ -120,7 +121,8 @@ export function formatSavedPlan(
 ): string {
   const made = saved.environment && { name: saved.environment.name, target: saved.target.description };
   const environment = made === undefined ? {} : { environment: made };
-  const text = formatPlan(format, saved.plan, { planId: saved.planId, color, ...environment });
+  const { target } = saved;
+  const text = formatPlan(format, saved.plan, { planId: saved.planId, color, target, ...environment });
   if (format !== 'human') return text;
   const heading = made === undefined ? '' : environmentHeading(made.name, made.target);
   const from = escapeControls(saved.paths.join(', ') || '(no paths)');

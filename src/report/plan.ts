@@ -5,6 +5,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallTarget, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
+import { type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { diagnosticsToJson } from './diagnostics.js';
 import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';
@@ -67,6 +68,12 @@ export interface PlanExtras {
    * machine formats and the markdown comment; human text has its own heading.
    */
   readonly environment?: EnvironmentInWords;
+  /**
+   * The target read, in words and which account it is (never a secret), for the machine formats
+   * and the markdown comment, with or without an environment: a reviewer sees which account was
+   * planned, and when it was an empty local database.
+   */
+  readonly target?: TargetNow;
   /**
    * The warnings of the files and of the plan (human text has them on stderr): the machine formats
    * carry them, and with any the summary line does not say that the account matches the files.
@@ -381,7 +388,8 @@ export function guardMessage(g: GuardResult): string {
 }
 
 /**
- * The plan for machines, `format_version` 1: `{"format_version": 1, "plan_id", "summary": {…},
+ * The plan for machines, `format_version` 1: `{"format_version": 1, "plan_id", "environment"?,
+ * "target"?, "target_id"?, "summary": {…},
  * "changes": […], "calls": [{"operation", "body", "depends_on", "creates_group"?}], "unmanaged":
  * […], "guards": […]}` — the plan's content as {@link planContentToJson} encodes it (for the saved
  * plan too), with the id and the guards around it.
@@ -392,6 +400,10 @@ export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, 
     format_version: plan.formatVersion,
     ...(extras.planId === undefined ? {} : { plan_id: extras.planId }),
     ...(extras.environment === undefined ? {} : { environment: environmentToJson(extras.environment) }),
+    // As a saved plan records them.
+    ...(extras.target === undefined
+      ? {}
+      : { target: extras.target.description, target_id: targetIdentityToJson(extras.target.identity) }),
     summary,
     ...rest,
     ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),

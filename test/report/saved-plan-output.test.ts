@@ -5,7 +5,8 @@ import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 // show PLAN.json: a saved plan as plan printed it, under its environment, with how to apply it.
 
 const plan = planOf(desiredState({ guides: [desiredGuide('alice_wx')] }));
-const saved = { planId: 'abcdef012345', plan, paths: ['guides.yaml', 'more'], target: { description: 't' } };
+const target = { description: 't', identity: { kind: 'embedded', database: '/w/t.db' } } as const;
+const saved = { planId: 'abcdef012345', plan, paths: ['guides.yaml', 'more'], target };
 
 describe('formatSavedPlan', () => {
   it("human text: the environment's heading, the plan, then the files and the command", () => {
@@ -13,7 +14,7 @@ describe('formatSavedPlan', () => {
       'human',
       {
         ...saved,
-        target: { description: 'local database .guidectl/staging.db' },
+        target: { ...target, description: 'local database .guidectl/staging.db' },
         environment: { name: 'staging' },
       },
       'p.json',
@@ -36,14 +37,14 @@ describe('formatSavedPlan', () => {
     expect(text).not.toContain('Environment');
   });
 
-  it('the machine formats: the plan, with its environment, as plan --env prints it', () => {
+  it('the machine formats: the plan, with its environment and target, as plan --env prints it', () => {
     const environment = { name: 'staging', target: 't' };
     for (const format of ['json', 'markdown'] as const) {
       expect(formatSavedPlan(format, { ...saved, environment: { name: 'staging' } }, 'p.json', false)).toBe(
-        formatPlan(format, plan, { planId: 'abcdef012345', environment }),
+        formatPlan(format, plan, { planId: 'abcdef012345', environment, target }),
       );
       expect(formatSavedPlan(format, saved, 'p.json', false)).toBe(
-        formatPlan(format, plan, { planId: 'abcdef012345' }),
+        formatPlan(format, plan, { planId: 'abcdef012345', target }),
       );
     }
   });
