@@ -19,6 +19,7 @@ import {
   nodeConfigFs,
   type SourceFile,
 } from './load-files.js';
+import { nullListsAsNone } from './none-lists.js';
 import { parseYaml } from './parse-yaml.js';
 import { readRecipientsFiles } from './recipients-file.js';
 import { suggest } from './suggest.js';
@@ -195,7 +196,7 @@ function parseFiles(
     shown.push(source);
     if (parsed === undefined) continue;
     for (const d of checkLoneSurrogates(parsed, source.text)) diagnostics.push(d);
-    files.push(new EnvironmentFile(parsed, source.text));
+    files.push(new EnvironmentFile({ ...parsed, value: nullListsAsNone(parsed.value) }, source.text));
   }
   return { files, shown };
 }

@@ -311,11 +311,13 @@ describe('messages in plain words that name the fix', () => {
     ]);
   });
 
-  it('a key with no value', async () => {
-    const { diagnostics } = await loadDesiredState([writeTemp('version: 1\nguides:\nprune:\n')]);
+  it('a key with no value (but a list, where it means none: null-lists.test.ts)', async () => {
+    const text =
+      'version: 1\nguides:\n  - account: alice_wx\n    nickname:\n    head_image_url: https://x.example/a\nprune:\n';
+    const { diagnostics } = await loadDesiredState([writeTemp(text)]);
     expect(diagnostics.map((d) => `${d.code} ${d.line}:${d.column} ${d.message}`)).toEqual([
-      'wrong-type 2:1 "guides" has no value; it must be a list',
-      'wrong-type 3:1 "prune" has no value; it must be a mapping (key: value lines)',
+      'wrong-type 4:5 "nickname" has no value; it must be text',
+      'wrong-type 6:1 "prune" has no value; it must be a mapping (key: value lines)',
     ]);
   });
 

@@ -207,6 +207,20 @@ describe('tasks as code', () => {
       material: [{ type: 1, word: 'hi' }],
     });
 
+  it('tasks: with no value (null) means none, as tasks: [] does: the same plan, with prune.tasks and without', async () => {
+    await addKeep();
+    for (const prune of ['', 'prune:\n  tasks: true\n']) {
+      const empty = await plan(await t.ws.write('empty.yaml', `${HEAD}tasks: []\n${prune}`));
+      const none = await plan(await t.ws.write('none.yaml', `${HEAD}tasks:\n${prune}`));
+      const tilde = await plan(await t.ws.write('tilde.yaml', `${HEAD}tasks: ~\n${prune}`));
+      expect(none.run.stderr).toBe(empty.run.stderr);
+      // The whole plan: calls, changes, what is left alone, and the plan id (the files' meaning).
+      expect(none.plan).toEqual(empty.plan);
+      expect(tilde.plan).toEqual(empty.plan);
+      expect(empty.plan.calls.map((c) => c.operation)).toEqual(prune === '' ? [] : ['cancelguidemassendjob']);
+    }
+  });
+
   it('protected: true keeps a task from being cancelled', async () => {
     await addKeep();
     // Listed twice: the one copy is matched, the second copy would be cancelled, but it is protected.
