@@ -369,3 +369,18 @@ export class CallAbortedError extends GuidectlError {
     this.inFlight = inFlight;
   }
 }
+
+/**
+ * An option given to `createGuideClient` is missing or unusable (`option` names it, such as
+ * `auth.appid`). Thrown at once, before anything is sent: a JavaScript caller gets no type check,
+ * and a credential read from an unset variable arrives as undefined.
+ */
+export class InvalidOptionsError extends GuidectlError {
+  override readonly code = 'GUIDE_INVALID_OPTIONS';
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(message);
+    this.option = option;
+  }
+}

@@ -63,6 +63,7 @@ import {
   CallOutcomeUnknownError,
   CredentialsError,
   GuideApiError,
+  InvalidOptionsError,
   MalformedAnswerError,
   QuotaExhaustedError,
   reasonInWords,
@@ -323,22 +324,81 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 function checkPositiveInt(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number ≥ 1`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new InvalidOptionsError(name, `createGuideClient: ${name} must be a whole number ≥ 1`);
   return value;
 }
 
-function checkBaseUrl(text: string): URL {
+/** A value as a message may show it: its kind, never its text (it may be a secret). */
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'null';
+  if (value === '') return 'an empty string';
+  return `a ${typeof value}`;
+}
+
+/**
+ * The auth option as given. A JavaScript caller gets no type check, and a credential read from an
+ * unset variable (`process.env.WECHAT_APPID`) arrives as undefined: say which one is missing.
+ */
+function checkAuth(auth: unknown, variables: CredentialVariables): ClientAuth {
+  const how =
+    `pass auth: { appid, secret } (the app's credentials, as in ${variables.appid} and ${variables.secret}) ` +
+    `or auth: { accessToken } (as in ${variables.accessToken})`;
+  if (!isRecord(auth))
+    throw new InvalidOptionsError('auth', `createGuideClient: auth is ${kindOf(auth)}; ${how}`);
+  const token = auth['accessToken'];
+  if (token !== undefined) {
+    if (typeof token === 'string' && token !== '') return { accessToken: token };
+    throw new InvalidOptionsError(
+      'auth.accessToken',
+      `createGuideClient: auth.accessToken is ${kindOf(token)}; it must be a non-empty string`,
+    );
+  }
+  const appid = auth['appid'];
+  const secret = auth['secret'];
+  if (typeof appid === 'string' && appid !== '' && typeof secret === 'string' && secret !== '')
+    return { appid, secret };
+  const wrong = [
+    { name: 'auth.appid', value: appid },
+    { name: 'auth.secret', value: secret },
+  ].filter((f) => typeof f.value !== 'string' || f.value === '');
+  const what = wrong.map((f) => `${f.name} is ${kindOf(f.value)}`).join(' and ');
+  throw new InvalidOptionsError(
+    wrong.length === 1 && wrong[0] !== undefined ? wrong[0].name : 'auth',
+    `createGuideClient: ${what}; ${how}`,
+  );
+}
+
+function checkBaseUrl(text: unknown): URL {
+  if (typeof text !== 'string')
+    throw new InvalidOptionsError(
+      'baseUrl',
+      `createGuideClient: baseUrl is ${kindOf(text)}; it must be a URL as text`,
+    );
   const parsed = parseBaseUrl(text);
   if ('url' in parsed) return parsed.url;
   switch (parsed.problem.kind) {
     case 'not-a-url':
-      throw new RangeError(`baseUrl ${JSON.stringify(text)} is not a URL`);
+      throw new InvalidOptionsError(
+        'baseUrl',
+        `createGuideClient: baseUrl ${JSON.stringify(text)} is not a URL`,
+      );
     case 'not-http':
-      throw new RangeError(`baseUrl must be an http or https URL, not ${parsed.problem.protocol}`);
+      throw new InvalidOptionsError(
+        'baseUrl',
+        `createGuideClient: baseUrl must be an http or https URL, not ${parsed.problem.protocol}`,
+      );
     case 'query-or-fragment':
-      throw new RangeError('baseUrl must not hold a query or fragment');
+      throw new InvalidOptionsError(
+        'baseUrl',
+        'createGuideClient: baseUrl must not hold a query or fragment',
+      );
     case 'user-info':
-      throw new RangeError('baseUrl must not hold a user or password; credentials go in the auth option');
+      throw new InvalidOptionsError(
+        'baseUrl',
+        'createGuideClient: baseUrl must not hold a user or password; credentials go in the auth option',
+      );
     default: {
       const unreachable: never = parsed.problem;
       return unreachable;
@@ -415,6 +475,14 @@ class Client implements GuideClient {
   private readonly confirmRead: ConfirmRead = (operation, body, accept) => this.run(operation, body, accept);
 
   constructor(options: GuideClientOptions) {
+    if (!isRecord(options))
+      throw new InvalidOptionsError(
+        'options',
+        `createGuideClient: the options are ${kindOf(options)}; pass an object`,
+      );
+    this.variables = options.credentialVariables ?? WECHAT_VARIABLES;
+    // Before anything opens (a transport, a timer), so that a refusal leaves nothing to close.
+    const auth = checkAuth(options.auth, this.variables);
     const target: { readonly url: URL } | { readonly service: InProcessService } =
       options.inProcess === undefined
         ? { url: checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL) }
@@ -422,9 +490,11 @@ class Client implements GuideClient {
     this.baseUrl = 'url' in target ? target.url.toString().replace(/\/$/, '') : target.service.name;
     const parallelism = checkPositiveInt('parallelism', options.parallelism ?? DEFAULT_PARALLELISM);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be a number > 0');
+    if (!(timeoutMs > 0))
+      throw new InvalidOptionsError('timeoutMs', 'createGuideClient: timeoutMs must be a number > 0');
     const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
-    if (!(settleMs >= 0)) throw new RangeError('settleMs must be a number ≥ 0');
+    if (!(settleMs >= 0))
+      throw new InvalidOptionsError('settleMs', 'createGuideClient: settleMs must be a number ≥ 0');
     this.timeoutMs = timeoutMs;
     this.settleMs = settleMs;
     const settleWindowMs = options.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS;
@@ -443,6 +513,9 @@ class Client implements GuideClient {
     if (this.signal !== undefined) setMaxListeners(0, this.signal);
     this.listener = options.onEvent;
     this.semaphore = new Semaphore(parallelism);
+    const rateLimit = options.rateLimit;
+    if (rateLimit !== undefined && !(rateLimit > 0 && Number.isFinite(rateLimit)))
+      throw new InvalidOptionsError('rateLimit', 'createGuideClient: rateLimit must be a number > 0');
     this.rate =
       options.rateLimit === undefined
         ? undefined
@@ -469,17 +542,12 @@ class Client implements GuideClient {
       ...(this.signal === undefined ? {} : { signal: this.signal }),
       ...(this.listener === undefined || options.httpEvents === false ? {} : { onHttp: (e) => this.emit(e) }),
     });
-    const auth = options.auth;
-    this.variables = options.credentialVariables ?? WECHAT_VARIABLES;
     this.appCredentialsSet = options.appCredentialsSet === true;
     if ('accessToken' in auth) {
-      if (auth.accessToken === '') throw new RangeError('auth.accessToken must not be empty');
       this.secrets.add(auth.accessToken);
       this.tokens = new FixedTokenSource(auth.accessToken);
       this.fixedToken = true;
     } else {
-      if (auth.appid === '' || auth.secret === '')
-        throw new RangeError('auth.appid and auth.secret must not be empty');
       this.tokens = new StableTokenSource({
         appid: auth.appid,
         secret: auth.secret,

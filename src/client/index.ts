@@ -6,6 +6,7 @@ export {
   CallOutcomeUnknownError,
   CredentialsError,
   GuideApiError,
+  InvalidOptionsError,
   InvalidRequestError,
   MalformedAnswerError,
   QuotaExhaustedError,

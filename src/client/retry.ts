@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { type ApiErrorKind, TransportError } from './errors.js';
+import { type ApiErrorKind, InvalidOptionsError, TransportError } from './errors.js';
 
 /**
  * The retry policy of a client: which failures are retried is fixed by the client (-1, 45011,
@@ -47,7 +47,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 export function checkRetryPolicy(policy: RetryPolicy): RetryPolicy {
   const whole = (name: keyof RetryPolicy, min: number): void => {
     const v = policy[name];
-    if (!Number.isFinite(v) || v < min) throw new RangeError(`retry.${name} must be a number ≥ ${min}`);
+    if (!Number.isFinite(v) || v < min)
+      throw new InvalidOptionsError(
+        `retry.${name}`,
+        `createGuideClient: retry.${name} must be a number ≥ ${min}`,
+      );
   };
   whole('maxAttempts', 1);
   whole('baseDelayMs', 0);

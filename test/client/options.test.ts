@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { createGuideClient, type GuideClientOptions, InvalidOptionsError } from '../../src/index.js';
+
+// A JavaScript caller gets no type check: what the README's snippet passes when the variables are
+// not set (`process.env.WECHAT_APPID` is undefined), and other options of the wrong kind.
+function refusal(options: unknown): InvalidOptionsError {
+  try {
+    createGuideClient(options as GuideClientOptions);
+  } catch (error) {
+    if (error instanceof InvalidOptionsError) return error;
+    throw error;
+  }
+  throw new Error('createGuideClient accepted the options');
+}
+
+describe('createGuideClient checks its options and names what is missing', () => {
+  it('auth with appid and secret undefined: both named, with the variables they come from', () => {
+    const error = refusal({ auth: { appid: undefined, secret: undefined } });
+    expect(error.code).toBe('GUIDE_INVALID_OPTIONS');
+    expect(error.option).toBe('auth');
+    expect(error.message).toBe(
+      'createGuideClient: auth.appid is undefined and auth.secret is undefined; pass auth: { appid, secret } ' +
+        "(the app's credentials, as in WECHAT_APPID and WECHAT_SECRET) or auth: { accessToken } (as in WECHAT_ACCESS_TOKEN)",
+    );
+  });
+
+  it('only the secret missing: the secret named; no value of a credential in the message', () => {
+    const error = refusal({ auth: { appid: 'wx-app-id-0001', secret: '' } });
+    expect(error.option).toBe('auth.secret');
+    expect(error.message).toMatch(/^createGuideClient: auth\.secret is an empty string; /);
+    expect(error.message).not.toContain('wx-app-id-0001');
+    const notText = refusal({ auth: { appid: 'wx-app-id-0001', secret: 123456789 } });
+    expect(notText.message).toMatch(/auth\.secret is a number; /);
+    expect(notText.message).not.toContain('123456789');
+  });
+
+  it('no auth, no options, a token of the wrong kind, a base URL not as text', () => {
+    expect(refusal({}).message).toMatch(/^createGuideClient: auth is undefined; pass auth: /);
+    expect(refusal(undefined)).toMatchObject({ option: 'options', code: 'GUIDE_INVALID_OPTIONS' });
+    expect(refusal({ auth: { accessToken: null } })).toMatchObject({
+      option: 'auth.accessToken',
+      message: 'createGuideClient: auth.accessToken is null; it must be a non-empty string',
+    });
+    expect(refusal({ auth: { accessToken: 'token-0001' }, baseUrl: 8080 })).toMatchObject({
+      option: 'baseUrl',
+    });
+    expect(refusal({ auth: { accessToken: 'token-0001' }, rateLimit: 0 })).toMatchObject({
+      option: 'rateLimit',
+    });
+    expect(refusal({ auth: { accessToken: 'token-0001' }, retry: { maxAttempts: 0 } })).toMatchObject({
+      option: 'retry.maxAttempts',
+    });
+  });
+});
