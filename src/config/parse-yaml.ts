@@ -119,7 +119,7 @@ export function parseYamlWithPackage(file: string, text: string): ParseYamlResul
     logLevel: 'error',
   });
 
-  const syntax = syntaxDiagnostics(doc.errors, at, text);
+  const syntax = syntaxDiagnostics(doc.errors, at, text, (offset) => lineCounter.linePos(offset).line);
   if (syntax.length > 0) {
     return isMap(doc.contents) ? { diagnostics: syntax } : { diagnostics: syntax, notMapping: true };
   }
@@ -233,7 +233,12 @@ const SYNTAX_HINTS: Partial<Record<YAMLError['code'], string>> = {
   BAD_DQ_ESCAPE: 'inside "double quotes" a backslash starts an escape; use single quotes or write "\\\\"',
 };
 
-function syntaxDiagnostics(errors: readonly YAMLError[], at: At, text: string): Diagnostic[] {
+function syntaxDiagnostics(
+  errors: readonly YAMLError[],
+  at: At,
+  text: string,
+  lineOf: (offset: number) => number,
+): Diagnostic[] {
   if (errors.length === 0) return [];
   // A tab in the indentation throws off everything after it; report only the tabs then.
   const tabs = errors.filter((e) => e.code === 'TAB_AS_INDENT');
@@ -251,7 +256,8 @@ function syntaxDiagnostics(errors: readonly YAMLError[], at: At, text: string): 
   const out: Diagnostic[] = [];
   const seenLines = new Set<number>();
   for (const e of errors) {
-    const d = unquotedReference(e, at, text) ?? syntaxDiagnostic(e, at);
+    const d =
+      unquotedReference(e, at, text) ?? misindentedKey(e, at, text, lineOf) ?? syntaxDiagnostic(e, at);
     // One error per line: the later ones on a line are almost always echoes of the first.
     if (seenLines.has(d.line)) continue;
     seenLines.add(d.line);
@@ -282,6 +288,78 @@ function unquotedReference(e: YAMLError, at: At, text: string): Diagnostic | und
     start === brace - 1
       ? `quote the reference: "${reference}"`
       : `quote the whole value that holds it: "…${reference}"`,
+  );
+}
+
+/** A line of the file that holds a key: where it starts, its key and the key's column. */
+interface KeyLine {
+  readonly start: number;
+  readonly line: number;
+  readonly key: string;
+  readonly column: number;
+}
+
+/** The key a line holds (`  - name: x` holds "name" at column 4), if it holds one. */
+function keyLineAt(text: string, start: number, line: number): KeyLine | undefined {
+  const end = text.indexOf('\n', start);
+  const m = /^( *)((?:- +)*)([^\s#"'[{&*!|>%@`-][^:#]*?):(?: |$)/.exec(
+    text.slice(start, end === -1 ? undefined : end).replace(/\r$/, ''),
+  );
+  if (m === null) return undefined;
+  const [, indent = '', dashes = '', key = ''] = m;
+  return { start, line, key, column: indent.length + dashes.length };
+}
+
+/**
+ * A key indented to no column of the keys above it (`   head_image_url:` under a list item whose
+ * keys are at 4): the yaml package says "sequence item without - indicator" or "all mapping items
+ * must start at the same column", at column 1. Say it is the indentation, at the key, and give the
+ * nearest column a key above it is at.
+ */
+function misindentedKey(
+  e: YAMLError,
+  at: At,
+  text: string,
+  lineOf: (offset: number) => number,
+): Diagnostic | undefined {
+  const indentation =
+    e.code === 'BAD_INDENT' || (e.code === 'MISSING_CHAR' && e.message.startsWith('Sequence item without'));
+  if (!indentation) return undefined;
+  const lineEnd = (start: number): number => {
+    const end = text.indexOf('\n', start);
+    return end === -1 ? text.length : end;
+  };
+  const isContent = (start: number): boolean => {
+    const line = text.slice(start, lineEnd(start)).trim();
+    return line !== '' && !line.startsWith('#');
+  };
+  // The error is at the start of the line, or of a blank or comment line before it.
+  let start = text.lastIndexOf('\n', e.pos[0] - 1) + 1;
+  while (start < text.length && !isContent(start)) start = lineEnd(start) + 1;
+  if (start >= text.length) return undefined;
+  const bad = keyLineAt(text, start, lineOf(start));
+  if (bad === undefined) return undefined;
+  // The columns keys above it are at, nearest first: a key further up counts when it is less
+  // indented than those below it, up to one at column 0.
+  const above: KeyLine[] = [];
+  for (let s = start; s > 0 && above.at(-1)?.column !== 0; ) {
+    s = text.lastIndexOf('\n', s - 2) + 1;
+    const k = isContent(s) ? keyLineAt(text, s, 0) : undefined;
+    const last = above.at(-1);
+    if (k !== undefined && (last === undefined || k.column < last.column))
+      above.push({ ...k, line: lineOf(s) });
+  }
+  if (above.length === 0 || above.some((k) => k.column === bad.column)) return undefined;
+  const distance = (k: KeyLine): number => Math.abs(k.column - bad.column);
+  const nearest = above.reduce((a, b) => (distance(b) < distance(a) ? b : a));
+  const spaces = (count: number): string => `${count} space${count === 1 ? '' : 's'}`;
+  const keyStart = bad.start + bad.column;
+  return at(
+    'yaml-indent',
+    keyStart,
+    keyStart + bad.key.length,
+    `the key "${bad.key}" is indented ${spaces(bad.column)}, a column no key above it is at, so YAML cannot tell which mapping it belongs to`,
+    `indent it by ${spaces(nearest.column)}, as "${nearest.key}" on line ${nearest.line}`,
   );
 }
 

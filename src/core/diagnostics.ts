@@ -31,6 +31,7 @@ export const CONFIG_DIAGNOSTIC_CODES = [
   'yaml-syntax',
   'yaml-multiple-documents',
   'yaml-tab-indent',
+  'yaml-indent',
   'yaml-duplicate-key',
   'yaml-tag',
   'yaml-alias-limit',

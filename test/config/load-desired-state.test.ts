@@ -166,6 +166,23 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     ]);
   });
 
+  it('a key indented one space too few is an indentation problem, shown at the key', async () => {
+    const said = async (text: string) =>
+      (await loadDesiredState([writeTemp(text)])).diagnostics.map(
+        (d) => `${d.code} ${d.line}:${d.column}-${d.endColumn} ${d.message}; ${d.hint}`,
+      );
+    const guide = 'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n';
+    expect(await said(`${guide}   head_image_url: https://example.com/a.png\n`)).toEqual([
+      'yaml-indent 5:4-18 the key "head_image_url" is indented 3 spaces, a column no key above it is at, so YAML ' +
+        'cannot tell which mapping it belongs to; indent it by 4 spaces, as "nickname" on line 4',
+    ]);
+    // Under a list inside the entry, with a blank line and a comment between: the nearest column.
+    expect(await said(`${guide}    welcome:\n      - text: Hi\n\n   # late\n     more: x\n`)).toEqual([
+      'yaml-indent 9:6-10 the key "more" is indented 5 spaces, a column no key above it is at, so YAML ' +
+        'cannot tell which mapping it belongs to; indent it by 4 spaces, as "welcome" on line 5',
+    ]);
+  });
+
   it('an unquoted reference inside [ ] or { } is said to need quotes', async () => {
     const said = async (text: string) =>
       (await loadDesiredState([writeTemp(text)])).diagnostics.map(
