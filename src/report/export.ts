@@ -88,11 +88,16 @@ export function renderExport(
     account['default_welcome'] = welcome(live.account.defaultWelcome, 'account default_welcome');
   }
 
-  const groups = exportedGroups(live.groups).map((group) => ({
-    name: group.name,
-    members: [...(group.members ?? [])].sort(),
-  }));
-  for (const [name, copies] of sharedGroupNames(live.groups)) {
+  // Guides, groups and tasks by their keys, not in the order the API lists them: the same account
+  // always exports the same bytes, so a re-export diffs only by what changed.
+  const groups = [...exportedGroups(live.groups)]
+    .sort((x, y) => compareText(x.name, y.name))
+    .map((group) => ({
+      name: group.name,
+      members: [...(group.members ?? [])].sort(),
+    }));
+  const shared = [...sharedGroupNames(live.groups)].sort(([x], [y]) => compareText(x, y));
+  for (const [name, copies] of shared) {
     warnings.push(
       `groups ${copies.map((g) => `id ${g.id}`).join(', ')} share the name "${name}", which a file cannot give twice: ` +
         'all were left out, so a plan of the file leaves them alone; to manage them, add the group to the file ' +
@@ -100,7 +105,7 @@ export function renderExport(
     );
   }
 
-  const guides = live.guides.map((guide) => {
+  const guides = [...live.guides].sort(compareGuides).map((guide) => {
     const id = guide.id.kind === 'account' ? { account: guide.id.account } : { openid: guide.id.openid };
     const name = guide.id.kind === 'account' ? guide.id.account : `openid ${guide.id.openid}`;
     return {
@@ -135,6 +140,12 @@ export function renderExport(
   const header = exportHeader(options.schemaPath, live.tasks !== undefined, environment);
   const counts = { guides: guides.length, groups: groups.length, tasks: tasks?.length ?? 0 };
   return { text: `${header.join('\n')}\n${body}`, warnings, counts };
+}
+
+/** Guides by account, then those known only by openid, by openid. */
+function compareGuides(a: LiveState['guides'][number], b: LiveState['guides'][number]): number {
+  if (a.id.kind === 'account') return b.id.kind === 'account' ? compareText(a.id.account, b.id.account) : -1;
+  return b.id.kind === 'account' ? 1 : compareText(a.id.openid, b.id.openid);
 }
 
 function exportHeader(

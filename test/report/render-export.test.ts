@@ -48,7 +48,7 @@ function memoryFs(text: string): ConfigFs {
 describe('renderExport', () => {
   const { text, warnings } = renderExport(live, { schemaPath: './schema.json' });
 
-  it('writes every guide in list order, every group with its members sorted, and the account', () => {
+  it('writes every guide by account (then openid), every group by name with its members sorted, and the account', () => {
     const file = parse(text) as Record<string, unknown>;
     expect(file['version']).toBe(1);
     expect(file['prune']).toBeUndefined();
@@ -63,6 +63,13 @@ describe('renderExport', () => {
     ]);
     expect(file['guides']).toEqual([
       {
+        account: 'amy_wx',
+        nickname: 'yes',
+        head_image_url: 'https://img.example/amy_wx',
+        quick_replies: [],
+        welcome: [],
+      },
+      {
         account: 'zed_wx',
         nickname: 'null',
         head_image_url: 'https://img.example/zed_wx',
@@ -71,13 +78,6 @@ describe('renderExport', () => {
       },
       // A guide whose configuration was not read is written without it (left alone).
       { openid: 'oAbc_123', nickname: '007', head_image_url: 'https://img.example/oAbc_123' },
-      {
-        account: 'amy_wx',
-        nickname: 'yes',
-        head_image_url: 'https://img.example/amy_wx',
-        quick_replies: [],
-        welcome: [],
-      },
     ]);
     expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./schema.json');
     expect(warnings).toEqual([]);
