@@ -249,10 +249,16 @@ export function renderUnmanaged(plan: Plan): string {
     ...(guides.length > 0 ? [`${countOf(guides.length, 'guide')} (${list(guides)})`] : []),
     ...(groups.length > 0 ? [`${countOf(groups.length, 'group')} (${list(groups)})`] : []),
   ];
+  // A kind is left alone only while its prune entry is off: name the entries that are.
+  const entries = [
+    ...(guides.length > 0 ? ['prune.guides'] : []),
+    ...(groups.length > 0 ? ['prune.groups'] : []),
+  ];
+  const them = guides.length + groups.length === 1 ? 'it' : 'them';
   const lines = [
     ...(parts.length > 0
       ? [
-          `Not in the files, left alone: ${parts.join(' and ')}. Set prune.guides or prune.groups to delete them.`,
+          `Not in the files, left alone: ${parts.join(' and ')}. Set ${entries.join(' or ')} to delete ${them}.`,
         ]
       : []),
     ...(tasks.length > 0

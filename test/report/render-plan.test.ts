@@ -109,6 +109,18 @@ describe('renderPlan', () => {
     expect(renderPlan(unpruned)).not.toContain('- guide dave_wx');
   });
 
+  it('names only the prune entry that is off: prune.guides set, a group left alone', () => {
+    const groupsOnly = planOf({ ...desired, prune: { guides: true, groups: false } }, live);
+    expect(renderPlan(groupsOnly)).toContain(
+      'Not in the files, left alone: 1 group (Old). Set prune.groups to delete it.',
+    );
+    expect(renderPlan(groupsOnly)).not.toContain('prune.guides');
+    const guidesOnly = planOf({ ...desired, prune: { guides: false, groups: true } }, live);
+    expect(renderPlan(guidesOnly)).toContain(
+      'Not in the files, left alone: 1 guide (dave_wx). Set prune.guides to delete it.',
+    );
+  });
+
   it('shows the guards of the kinds the plan deletes; a refused one names the flag that allows it', () => {
     const guards = checkDeleteGuards(
       countDeletes(plan),
