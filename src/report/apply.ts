@@ -1,6 +1,6 @@
 import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
 import { countOf, formatCount } from '../core/count.js';
-import type { ApplyResult, CallOutcome, Plan } from '../core/plan.js';
+import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan.js';
 import type { Refusal } from '../core/safety.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { convergedToJson } from './apply-stream.js';
@@ -8,6 +8,7 @@ import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
 import {
   callSubject,
+  changeLines,
   type EnvironmentInWords,
   guardMessage,
   type PlanExtras,
@@ -40,7 +41,7 @@ export function renderApplyResult(
   ];
   for (const o of failed)
     lines.push(
-      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: ${escapeControls(o.reason ?? '')}`,
+      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: ${escapeControls(reasonAfter(o.operation, o.reason ?? ''))}`,
     );
   // The client's reason says what a caller of the library should do; here the closing line does.
   for (const o of abandoned)
@@ -55,6 +56,15 @@ export function renderApplyResult(
   if (notStarted.length > MOST_LISTED)
     lines.push(`  … and ${formatCount(notStarted.length - MOST_LISTED)} more not started`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A call's failure as the client words it (`addguideacct failed: 40001 — …`), without the
+ * operation: the lines that show it name the call already.
+ */
+function reasonAfter(operation: string, reason: string): string {
+  const prefix = `${operation} failed: `;
+  return reason.startsWith(prefix) ? reason.slice(prefix.length) : reason;
 }
 
 /**
@@ -234,11 +244,51 @@ function convergenceText(run: Applied, options: { readonly color?: boolean }): s
     return allDone ? 'Converged: the account matches the files.\n' : convergedAnyway(run.result.outcomes);
   if (drift.wordsReplaced !== undefined)
     return '\nNot converged: the target replaces the sensitive-word list (see the error above); set semantics: replace and apply again.\n';
-  const heading = allDone
-    ? '\nDrift: every call succeeded, yet the account still differs from the files (for example sensitive words ' +
-      'under the wrong semantics, or a change made by someone else meanwhile):\n\n'
-    : '\nStill to do (run apply again once the failure is fixed):\n\n';
+  if (!allDone) return stillToDo(drift.plan, options);
+  const heading =
+    '\nDrift: every call succeeded, yet the account still differs from the files (for example sensitive words ' +
+    'under the wrong semantics, or a change made by someone else meanwhile):\n\n';
   return heading + renderPlan(drift.plan, { ...options, planId: drift.planId });
+}
+
+const MOST_STILL_TO_DO = 5;
+
+const TO_DO: Readonly<Record<ChangeAction, string>> = { create: 'add', update: 'change', delete: 'delete' };
+
+/**
+ * What a failed apply left undone, read back: counts by kind and the first few changes. The whole
+ * plan again would be thousands of lines after a large change failed early; `guidectl plan` shows
+ * it, and `apply --json` holds it (`drift`).
+ */
+function stillToDo(plan: Plan, options: { readonly color?: boolean }): string {
+  const p = paint(options.color === true);
+  const counts = new Map<string, { readonly change: Change; n: number }>();
+  for (const change of plan.changes) {
+    const key = `${change.resource} ${change.action}`;
+    const seen = counts.get(key);
+    if (seen === undefined) counts.set(key, { change, n: 1 });
+    else seen.n++;
+  }
+  const kinds = [...counts.values()].map(
+    ({ change, n }) => `${countOf(n, change.resource)} to ${TO_DO[change.action]}`,
+  );
+  const first = plan.changes.slice(0, MOST_STILL_TO_DO).map((c) => {
+    const [name] = changeLines(c);
+    const sign = c.action === 'create' ? p.green('+') : c.action === 'delete' ? p.red('-') : p.yellow('~');
+    return `  ${sign} ${name?.text ?? c.address}`;
+  });
+  const more = plan.changes.length - first.length;
+  return [
+    '',
+    `Still to do (run apply again once the failure is fixed): ${kinds.join(', ')} (${countOf(plan.calls.length, 'API call')}).`,
+    ...first,
+    ...(more > 0
+      ? [
+          `  … and ${formatCount(more)} more: guidectl plan shows every change; apply --json holds them under "drift".`,
+        ]
+      : []),
+    '',
+  ].join('\n');
 }
 
 /**
@@ -265,7 +315,7 @@ export function callNote(event: CallsEvent): string | undefined {
     case 'failed':
       return event.abandoned
         ? undefined
-        : `guidectl: call #${event.index + 1} (${event.operation}) failed: ${escapeControls(event.error)}\n`;
+        : `guidectl: call #${event.index + 1} (${event.operation}) failed: ${escapeControls(reasonAfter(event.operation, event.error))}\n`;
     case 'stop':
       return event.inFlight === 0
         ? 'guidectl: stopping: no call is in flight\n'

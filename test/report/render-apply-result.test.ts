@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { Applied } from '../../src/core/apply-run.js';
 import type { ApplyResult, CallOutcome, CallStatus, Plan } from '../../src/core/plan.js';
-import { renderApplyResult, renderInvited } from '../../src/report/apply.js';
+import { callNote, renderApplyReport, renderApplyResult, renderInvited } from '../../src/report/apply.js';
 import { desiredGroup, desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 import { UNSAFE } from '../helpers/unsafe-text.js';
 
@@ -103,6 +104,68 @@ describe('renderApplyResult', () => {
     const result = resultOf(plan, (i) => (i === 1 ? 'failed' : 'done'));
     expect(renderApplyResult(plan, result)).not.toContain('\u001b');
     expect(renderApplyResult(plan, result, { color: true })).toContain('\u001b[31mfailed\u001b[39m');
+  });
+});
+
+describe('a failed apply, said once and short', () => {
+  const reason = 'addguideacct failed: 9300806 — the nickname is taken';
+
+  it('names the operation once in the failed line and in the note on stderr', () => {
+    const plan = planOfGuides(1);
+    const text = renderApplyResult(
+      plan,
+      resultOf(
+        plan,
+        (i) => (i === 1 ? 'failed' : 'done'),
+        () => reason,
+      ),
+    );
+    expect(text).toContain(
+      '  failed       #2 addguideacct (guide_account="guide_000"): 9300806 — the nickname is taken\n',
+    );
+    const note = callNote({
+      type: 'failed',
+      index: 1,
+      operation: 'addguideacct',
+      error: reason,
+      abandoned: false,
+    });
+    expect(note).toBe('guidectl: call #2 (addguideacct) failed: 9300806 — the nickname is taken\n');
+  });
+
+  it('"Still to do": counts by kind and the first five changes, not the whole plan again', () => {
+    const plan = planOfGuides(30); // newguidegroup, 30 × addguideacct, addguide2guidegroup
+    const result = resultOf(
+      plan,
+      (i) => (i === 0 ? 'failed' : 'not-started'),
+      () => 'newguidegroup failed: -1',
+    );
+    const run: Applied = {
+      status: 'applied',
+      reviewed: { plan, id: 'abcdef012345', guards: [], diagnostics: [] },
+      result,
+      interrupted: false,
+      checkDiagnostics: [],
+      allDone: false,
+      canCheck: true,
+      verify: 'targeted',
+      converged: false,
+      abandoned: 0,
+      drift: { plan, planId: 'abcdef012345' },
+    };
+    const text = renderApplyReport(run);
+    const still = text.slice(text.indexOf('Still to do'));
+    expect(still.split('\n')).toEqual([
+      'Still to do (run apply again once the failure is fixed): 1 group to add, 30 guides to add (32 API calls).',
+      '  + group North',
+      '  + guide guide_000',
+      '  + guide guide_001',
+      '  + guide guide_002',
+      '  + guide guide_003',
+      '  … and 26 more: guidectl plan shows every change; apply --json holds them under "drift".',
+      '',
+    ]);
+    expect(text).not.toContain('guidectl will make these changes');
   });
 });
 
