@@ -212,13 +212,14 @@ export function renderApplyReport(
   return out.join('');
 }
 
-const MOST_NAMED = 5;
+const MOST_NAMED = 3;
 
 /**
  * The guides this apply added (`addguideacct` done): each was sent an invitation, which plan and
  * apply never see answered, since only getguideacct tells a guide's status and reading it for
- * every guide would double a plan's calls. Says so, and how to look (with `targetFlags`, such as
- * ` --env staging --files envs/`, the command reaches the same account); "" when none was added.
+ * every guide would double a plan's calls. Says so in one short line (the guides named when
+ * there are few) with the command that shows the first one's status (with `targetFlags`, such as
+ * ` --env staging --files envs/`, it reaches the same account); "" when none was added.
  */
 export function renderInvited(plan: Plan, result: ApplyResult, targetFlags = ''): string {
   const guides = result.outcomes
@@ -229,12 +230,12 @@ export function renderInvited(plan: Plan, result: ApplyResult, targetFlags = '')
     });
   const first = guides[0];
   if (first === undefined) return '';
-  const named = guides.slice(0, MOST_NAMED).map(escapeControls);
-  const more = guides.length > MOST_NAMED ? ` and ${formatCount(guides.length - MOST_NAMED)} more` : '';
+  const named = guides.length <= MOST_NAMED ? ` (${guides.map(escapeControls).join(', ')})` : '';
   const key = first.startsWith('openid ')
     ? { guide_openid: first.slice('openid '.length) }
     : { guide_account: first };
-  return `Invited ${countOf(guides.length, 'guide')} (${named.join(', ')}${more}): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}'${escapeControls(targetFlags)}, against this apply's target, shows its status.\n`;
+  const each = guides.length === 1 ? 'it' : 'each';
+  return `Invited ${countOf(guides.length, 'guide')}${named}; ${each} serves customers once it accepts in WeChat. Status: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}'${escapeControls(targetFlags)}\n`;
 }
 
 function convergenceText(run: Applied, options: { readonly color?: boolean }): string {

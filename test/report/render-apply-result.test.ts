@@ -178,7 +178,7 @@ describe('renderInvited', () => {
         resultOf(plan, (i) => (i === 2 ? 'failed' : 'done')),
       ),
     ).toBe(
-      `Invited 1 guide (guide_000): a guide serves customers once it accepts the invitation in WeChat; plan and apply do not read whether it has: guidectl api getguideacct '{"guide_account":"guide_000"}', against this apply's target, shows its status.\n`,
+      `Invited 1 guide (guide_000); it serves customers once it accepts in WeChat. Status: guidectl api getguideacct '{"guide_account":"guide_000"}'\n`,
     );
     expect(
       renderInvited(
@@ -188,14 +188,26 @@ describe('renderInvited', () => {
     ).toBe('');
   });
 
-  it('names five, then how many more; a guide added by openid is looked up by openid', () => {
-    const plan = planOfGuides(7);
+  it('names three at most; many in one short line with the command for the first', () => {
+    const three = planOfGuides(3);
     expect(
       renderInvited(
-        plan,
-        resultOf(plan, () => 'done'),
+        three,
+        resultOf(three, () => 'done'),
       ),
-    ).toMatch(/^Invited 7 guides \(guide_000, guide_001, guide_002, guide_003, guide_004 and 2 more\)/);
+    ).toMatch(/^Invited 3 guides \(guide_000, guide_001, guide_002\); each serves /);
+    const plan = planOfGuides(202);
+    const line = renderInvited(
+      plan,
+      resultOf(plan, () => 'done'),
+    );
+    expect(line).toBe(
+      `Invited 202 guides; each serves customers once it accepts in WeChat. Status: guidectl api getguideacct '{"guide_account":"guide_000"}'\n`,
+    );
+    expect(line.length).toBeLessThan(140);
+  });
+
+  it('a guide added by openid is named and looked up by openid', () => {
     const byOpenid = planOf(desiredState({ guides: [desiredGuide('openid oAbc_1')] }));
     expect(
       renderInvited(
