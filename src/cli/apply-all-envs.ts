@@ -1,6 +1,7 @@
 import { GuidectlError, UsageError } from '../core/errors.js';
 import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import {
+  type ApplyRun,
   applyEnvironmentsInOrder,
   loadEachEnvironment,
   type ReadFiles,
@@ -36,7 +37,11 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     args: readonly string[],
     split: SplitPaths,
     options: O,
-    how: { readonly read: ReadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
+    how: {
+      readonly read: ReadFiles;
+      readonly write: (chunks: readonly OutputChunk[]) => void;
+      readonly ended: (status: ApplyRun['status']) => void;
+    },
   ) => Promise<void>,
 ): Promise<void> {
   if (options.planId !== undefined)
@@ -61,19 +66,27 @@ export async function applyAllEnvs<O extends AllEnvsApplyOptions>(
     each.names,
     async (name) => {
       let status: ExitStatus = 0;
+      let ended: ApplyRun['status'] | undefined;
       const sink = out.environment(name);
       const one: CommandContext = { ...ctx, setExit: (s) => (status = s) };
       try {
         // The paths were split once for all: each environment's apply is given them.
         const read: ReadFiles = (_paths, env) => each.load(env ?? name);
-        await applyOne(one, args, split, { ...options, env: name }, { read, write: sink.write });
+        await applyOne(
+          one,
+          args,
+          split,
+          { ...options, env: name },
+          { read, write: sink.write, ended: (s) => (ended = s) },
+        );
       } catch (error) {
         if (!(error instanceof GuidectlError)) throw error;
         // Its output (the failure for machines) was written by applyOne.
         ctx.io.stderr.write(environmentStderrLine(name, error.message));
         return false;
       }
-      return status === 0;
+      if (status !== 0) return false;
+      return ended === 'unchanged' ? 'unchanged' : true;
     },
     { continueOnError: options.continueOnError, signal: ctx.io.stopSignal },
   );

@@ -5,6 +5,7 @@ import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
   type ApplyFlags,
+  type ApplyRun,
   applyRun,
   applySourceOf,
   checkSourceTarget,
@@ -68,7 +69,7 @@ async function applyOnce(
   args: readonly string[],
   split: SplitPaths,
   options: ApplyOptions,
-  how: { readonly read?: ReadFiles; readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
+  how: ApplyHow & { readonly write?: (chunks: readonly OutputChunk[]) => void } = {},
 ): Promise<void> {
   const out = applyOutputWriter(
     { format: applyFormatOf(options), cwd: ctx.io.cwd },
@@ -82,12 +83,21 @@ async function applyOnce(
   }
 }
 
+/**
+ * How `apply --all-envs` runs one environment's apply: `read` reads the files it parsed once,
+ * `ended` is told how the run ended (an environment with no changes is said so, not "applied").
+ */
+export interface ApplyHow {
+  readonly read?: ReadFiles;
+  readonly ended?: (status: ApplyRun['status']) => void;
+}
+
 async function applyWith(
   ctx: CommandContext,
   args: readonly string[],
   split: SplitPaths,
   options: ApplyOptions,
-  how: { readonly read?: ReadFiles; readonly write: (chunks: readonly OutputChunk[]) => void },
+  how: ApplyHow & { readonly write: (chunks: readonly OutputChunk[]) => void },
 ): Promise<void> {
   const format = applyFormatOf(options);
   // With --json, a plan that cannot be made is one JSON object with the diagnostics on stdout;
@@ -125,6 +135,7 @@ async function applyWith(
       const here = { ...output, environment: named, target: now };
       const deps = { ...applyDeps(ctx, session, { ...here, write }, options), target: now.identity };
       const run = await applyRun(source, deps, options);
+      how.ended?.(run.status);
       const { chunks, exit, bug } = applyRunOutput(
         run,
         here,

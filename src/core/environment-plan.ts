@@ -32,7 +32,8 @@ export interface EnvironmentPlan {
  */
 export interface EnvironmentApply {
   readonly name: string;
-  readonly status: 'applied' | 'failed' | 'interrupted' | 'skipped';
+  /** `unchanged`: its plan had no changes, so nothing was applied. */
+  readonly status: 'applied' | 'unchanged' | 'failed' | 'interrupted' | 'skipped';
   /** Why it failed or was not started, when known (human text shows it). */
   readonly message?: string;
 }

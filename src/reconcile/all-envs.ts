@@ -92,13 +92,14 @@ export interface ApplyEnvironmentsOptions {
 
 /**
  * `apply --all-envs` as a use case: each environment in the order declared, one after another
- * (`applyOne` tells whether it succeeded; a `GuidectlError` thrown is a failure, any other throw a
+ * (`applyOne` tells whether it succeeded, or `unchanged` when its plan had no changes; a
+ * `GuidectlError` thrown is a failure, any other throw a
  * bug that ends the run), stopping at the first failure unless `continueOnError`, and always at
  * the stop signal: the rest are `skipped`.
  */
 export async function applyEnvironmentsInOrder(
   names: readonly string[],
-  applyOne: (name: string) => Promise<boolean>,
+  applyOne: (name: string) => Promise<boolean | 'unchanged'>,
   options: ApplyEnvironmentsOptions,
 ): Promise<EnvironmentApply[]> {
   const { continueOnError, signal } = options;
@@ -126,10 +127,11 @@ export async function applyEnvironmentsInOrder(
 
 async function applyOneEnvironment(
   name: string,
-  applyOne: (name: string) => Promise<boolean>,
+  applyOne: (name: string) => Promise<boolean | 'unchanged'>,
 ): Promise<EnvironmentApply> {
   try {
-    return { name, status: (await applyOne(name)) ? 'applied' : 'failed' };
+    const ended = await applyOne(name);
+    return { name, status: ended === 'unchanged' ? 'unchanged' : ended ? 'applied' : 'failed' };
   } catch (error) {
     if (!(error instanceof GuidectlError)) throw error;
     return { name, status: 'failed', message: errorMessage(error) };

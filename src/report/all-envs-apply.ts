@@ -51,7 +51,10 @@ export function allEnvsApplyOutput(
     },
     finish(results) {
       const summary = summaryOf(results);
-      if (format === 'human') stdout(`\n${renderEnvironmentApplies(results)}`);
+      if (format === 'human')
+        stdout(
+          `\n${renderEnvironmentApplies(results.map((r) => ({ ...r, status: APPLY_WORDS[r.status] })))}`,
+        );
       else if (format === 'json-stream')
         stdout(
           `${stringifyJson({ format_version: ALL_ENVS_APPLY_FORMAT_VERSION, type: 'environments_summary', ...summary })}\n`,
@@ -76,16 +79,28 @@ function tagEvent(event: Readonly<Record<string, unknown>>, environment: string)
   return { format_version: version, type, environment, ...rest };
 }
 
+/** How each environment's apply ended, in the human table. */
+const APPLY_WORDS: Readonly<Record<EnvironmentApply['status'], string>> = {
+  applied: 'applied',
+  unchanged: 'no changes',
+  failed: 'failed',
+  interrupted: 'interrupted',
+  skipped: 'skipped',
+};
+
 function summaryOf(results: readonly EnvironmentApply[]) {
   const count = (status: EnvironmentApply['status']): number =>
     results.filter((r) => r.status === status).length;
   return {
     environments: results.map(({ name, status }) => ({ name, status })),
     applied: count('applied'),
+    unchanged: count('unchanged'),
     failed: count('failed'),
     interrupted: count('interrupted'),
     skipped: count('skipped'),
-    exit_code: results.every((r) => r.status === 'applied') ? (0 as const) : (1 as const),
+    exit_code: results.every((r) => r.status === 'applied' || r.status === 'unchanged')
+      ? (0 as const)
+      : (1 as const),
   };
 }
 

@@ -70,6 +70,7 @@ describe('apply --all-envs --continue-on-error and Ctrl-C', () => {
         { name: 'three', status: 'skipped' },
       ],
       applied: 1,
+      unchanged: 0,
       failed: 0,
       interrupted: 1,
       skipped: 1,

@@ -39,6 +39,7 @@ const BOTH_APPLIED = {
     { name: 'production', status: 'applied' },
   ],
   applied: 2,
+  unchanged: 0,
   failed: 0,
   interrupted: 0,
   skipped: 0,
@@ -195,6 +196,22 @@ describe('apply --all-envs', () => {
     expect(run.stdout).toMatch(/\nENVIRONMENT {2}APPLY\nstaging {6}applied\nproduction {3}applied\n$/);
     const plan = await cli(['plan', '--all-envs', '--detailed-exitcode', 'guides.yaml']);
     expect(plan.code).toBe(0);
+    // Applied again: nothing to apply in either, said as such, not "applied".
+    const again = await cli(['apply', '--all-envs', '--auto-approve', 'guides.yaml']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(
+      /\nENVIRONMENT {2}APPLY\nstaging {6}no changes\nproduction {3}no changes\n$/,
+    );
+    const json = await cli(['apply', '--all-envs', '--auto-approve', '--json', 'guides.yaml']);
+    expect(JSON.parse(json.stdout).summary).toEqual({
+      ...BOTH_APPLIED,
+      environments: [
+        { name: 'staging', status: 'unchanged' },
+        { name: 'production', status: 'unchanged' },
+      ],
+      applied: 0,
+      unchanged: 2,
+    });
   });
 
   it('stops at the first environment that fails; --continue-on-error goes on with the next', async () => {

@@ -17,6 +17,18 @@ describe('applyEnvironmentsInOrder', () => {
     expect(goingOn.map((r) => r.status)).toEqual(['applied', 'failed', 'applied']);
   });
 
+  it('an environment whose plan had no changes is unchanged, not applied', async () => {
+    const results = await applyEnvironmentsInOrder(
+      ['a', 'b'],
+      async (name) => (name === 'a' ? 'unchanged' : true),
+      { continueOnError: false },
+    );
+    expect(results).toEqual([
+      { name: 'a', status: 'unchanged' },
+      { name: 'b', status: 'applied' },
+    ]);
+  });
+
   it('lets a bug through with its stack trace instead of reporting it as an environment that failed', async () => {
     const bug = new TypeError('x is undefined');
     await expect(
