@@ -126,6 +126,18 @@ export async function loadConfig(
   paths: readonly string[],
   options: LoadDesiredStateOptions = {},
 ): Promise<DesiredConfig> {
+  // A JavaScript caller gets no type check: one path given as a string would be read letter by letter.
+  const given: unknown = paths;
+  if (!Array.isArray(given) || !given.every((p) => typeof p === 'string'))
+    throw new UsageError(
+      `the paths to read must be an array of file or folder paths, such as ["guides.yaml"], not ${
+        Array.isArray(given)
+          ? 'an array holding other values'
+          : given === undefined
+            ? 'undefined'
+            : `a ${typeof given}`
+      }`,
+    );
   if (paths.length === 0) throw new UsageError('no file or folder given');
   const { cwd } = options;
   const schema = await loadSchema(options.schemaFile);

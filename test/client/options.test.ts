@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createGuideClient, type GuideClientOptions, InvalidOptionsError } from '../../src/index.js';
+import {
+  createGuideClient,
+  type GuideClientOptions,
+  InvalidOptionsError,
+  loadDesiredState,
+} from '../../src/index.js';
 
 // A JavaScript caller gets no type check: what the README's snippet passes when the variables are
 // not set (`process.env.WECHAT_APPID` is undefined), and other options of the wrong kind.
@@ -50,5 +55,18 @@ describe('createGuideClient checks its options and names what is missing', () =>
     expect(refusal({ auth: { accessToken: 'token-0001' }, retry: { maxAttempts: 0 } })).toMatchObject({
       option: 'retry.maxAttempts',
     });
+  });
+});
+
+describe('loadDesiredState checks the paths it is given', () => {
+  it('one path as a string, or no paths: a UsageError saying to pass an array', async () => {
+    for (const paths of ['guides.yaml', undefined, [1]]) {
+      await expect(loadDesiredState(paths as string[])).rejects.toMatchObject({
+        code: 'GUIDECTL_USAGE',
+        message: expect.stringMatching(
+          /^the paths to read must be an array of file or folder paths, such as \["guides\.yaml"\], not /,
+        ),
+      });
+    }
   });
 });
