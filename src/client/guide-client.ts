@@ -339,7 +339,7 @@ function kindOf(value: unknown): string {
 
 /**
  * The auth option as given. A JavaScript caller gets no type check, and a credential read from an
- * unset variable (`process.env.WECHAT_APPID`) arrives as undefined: say which one is missing.
+ * unset environment variable arrives as undefined: say which one is missing.
  */
 function checkAuth(auth: unknown, variables: CredentialVariables): ClientAuth {
   const how =

@@ -61,7 +61,7 @@ describe('createGuideClient checks its options and names what is missing', () =>
 describe('loadDesiredState checks the paths it is given', () => {
   it('one path as a string, or no paths: a UsageError saying to pass an array', async () => {
     for (const paths of ['guides.yaml', undefined, [1]]) {
-      await expect(loadDesiredState(paths as string[])).rejects.toMatchObject({
+      await expect(loadDesiredState(paths as unknown as string[])).rejects.toMatchObject({
         code: 'GUIDECTL_USAGE',
         message: expect.stringMatching(
           /^the paths to read must be an array of file or folder paths, such as \["guides\.yaml"\], not /,
