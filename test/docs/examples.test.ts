@@ -88,9 +88,6 @@ describe('the walk-throughs run as written', () => {
   beforeAll(async () => {
     ws = await workspace();
     await cp(join(ROOT, 'examples'), join(ws.dir, 'examples'), { recursive: true });
-    // A clone has no .guidectl/ yet; the embedded target makes it (target/open.ts) once the
-    // safety-target change lands, after which this line can go.
-    await mkdir(join(ws.dir, '.guidectl'));
   });
   afterAll(() => ws.remove());
 
