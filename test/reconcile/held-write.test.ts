@@ -68,7 +68,7 @@ it.each(FORMATS)(
     const run = await heldApply(format);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(
-      /updateguideacct failed: the outcome is unknown: no answer within 0\.4 s, even after waiting for it; the server may still apply it/,
+      /\(updateguideacct\) failed: the outcome is unknown: no answer within 0\.4 s, even after waiting for it; the server may still apply it/,
     );
     says(run);
     // Given up, not resent; and it did land before the check read the guides, which saw it converged.
