@@ -10,24 +10,28 @@ import type { CommandContext } from './io.js';
 import { environmentSettings, type TargetOptions, withClient } from './session.js';
 import { envFilesOptions, lockTimeoutFlag, targetOptions } from './target-flags.js';
 
+/** The width `--help` keeps to, as commander does when the output is not a terminal. */
+const HELP_WIDTH = 80;
+
 export function registerApiCommand(program: Command, ctx: CommandContext): void {
   envFilesOptions(
     targetOptions(
       program
         .command('api')
+        .summary('make one raw call of a guide operation')
         .description(
           'make one raw call of a guide operation and print the answer as JSON (64-bit ids intact)',
         )
-        .argument('<operation>', 'the operation, by its wire name (e.g. getguideacct)')
+        .argument('<operation>', "the operation's wire name (e.g. getguideacct)")
         .argument('[json]', 'the request body, a JSON object (default {})'),
     ),
-    'call',
   )
     .addHelpText(
       'after',
-      `\nOperations:\n${renderOperationList('  ')}\n\nTarget: WECHAT_ACCESS_TOKEN, or WECHAT_APPID and WECHAT_SECRET, with --base-url (default ` +
-        'https://api.weixin.qq.com); with none of them, the embedded local service; with --env NAME --files PATH…, ' +
-        'the account of that environment of the files, as plan and apply reach it.\n' +
+      `\nOperations:\n${renderOperationList('  ', HELP_WIDTH)}\n\n` +
+        'Target: WECHAT_ACCESS_TOKEN, or WECHAT_APPID and WECHAT_SECRET, with --base-url\n' +
+        '(default https://api.weixin.qq.com); with none of them, the embedded local\n' +
+        "service; with --env NAME --files PATH…, that environment's account.\n" +
         `Example: guidectl api getguideacct '{"guide_account": "alice_wx"}'`,
     )
     .addOption(lockTimeoutFlag())

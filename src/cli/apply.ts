@@ -167,50 +167,29 @@ function applyOptions(program: Command): Command {
       targetOptions(
         program
           .command('apply')
+          .summary('make the calls of a plan, or of a saved plan')
           .description(
             'plan, then make the calls (asks for confirmation unless --auto-approve); or make the calls of a saved plan (FILE.json from plan --out)',
           )
-          .argument(
-            '<paths...>',
-            'YAML files, or folders of *.yaml/*.yml files, all merged; or a saved plan FILE.json (with the files, to check them against it)',
-          ),
+          .argument('<paths...>', 'YAML files or folders, merged; or a saved plan'),
       ),
     ),
   )
-    .option('--auto-approve', 'make the calls without asking (needed when there is no terminal)', false)
-    .option(
-      '--continue-on-error',
-      'after a failed call, go on with the calls that do not depend on it (--all-envs: and with the next environment)',
-      false,
-    )
-    .option(
-      '--plan-id <id>',
-      'refuse unless the plan made now has this id (the "Plan id:" a reviewed plan printed; hex, either case)',
-    )
+    .option('--auto-approve', 'make the calls without asking', false)
+    .option('--continue-on-error', 'after a failed call, go on with independent calls', false)
+    .option('--plan-id <id>', 'refuse unless the plan made now has this id')
     .addOption(lockTimeoutFlag())
-    .addOption(
-      new Option(
-        '--verify <mode>',
-        'what the check after the calls reads again: targeted (what the answers do not vouch for) or full (everything the plan read)',
-      )
-        .choices(['targeted', 'full'])
-        .default('targeted'),
-    )
-    .option(
-      '--all-envs',
-      'apply every environment of the files, one at a time (no --env-parallelism: only plan reads them at once), in the order declared; stop at the first that fails',
-    )
-    .option('--json', 'print the plan, each call outcome and the convergence check as JSON', false)
-    .option(
-      '--json-stream',
-      'print one JSON event a line as calls start, retry, finish and fail, then a summary',
-      false,
-    )
+    .addOption(new Option('--verify <mode>', 'final check').choices(['targeted', 'full']).default('targeted'))
+    .option('--all-envs', 'each environment, one at a time; stop at a failure')
+    .option('--json', 'print the plan, outcomes and check as JSON', false)
+    .option('--json-stream', 'print one JSON event a line, then a summary', false)
     .addHelpText(
       'after',
-      '\nA saved plan is applied without asking: it was reviewed when it was made. It is refused, and nothing\n' +
-        'is changed, when the account (or the files, when they are at hand) changed since it was made.\n' +
-        'Exit status: 0 success; 1 error, refused, stale plan, failed call, or not converged.',
+      '\nA saved plan is applied without asking: it was reviewed when it was made. It is\n' +
+        'refused, and nothing is changed, when the account (or the files, when they are\n' +
+        'at hand) changed since it was made.\n' +
+        'Exit status: 0 success; 1 error, refused, stale plan, failed call, or not\n' +
+        'converged.',
     );
 }
 

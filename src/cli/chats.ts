@@ -30,21 +30,18 @@ export function registerChatsCommand(program: Command, ctx: CommandContext): voi
     targetOptions(
       program
         .command('chats')
+        .summary("write a guide's chat records")
         .description(
           "write a guide's chat records (the last 30 days at most), every page, as JSON lines or CSV",
         )
         .argument('<guide>', 'the guide: its account, or openid:<openid>'),
     ),
-    "read the guide's chats in",
   )
     .option('--customer <openid>', "only this customer's messages")
-    .option(
-      '--since <date>',
-      'from this time (2026-11-01, 2026-11-01T09:30, …+08:00, @unix); default 30 days before --until',
-    )
-    .option('--until <date>', 'up to this time (a bare day counts whole); default now')
-    .addOption(new Option('--format <format>', 'jsonl or csv').choices(['jsonl', 'csv']).default('jsonl'))
-    .option('-o, --output <file>', 'write the records here (whole or not at all) instead of to stdout')
+    .option('--since <date>', 'from this time (default: 30 days before --until)')
+    .option('--until <date>', 'up to this time; a day counts whole (default: now)')
+    .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'csv']).default('jsonl'))
+    .option('-o, --output <file>', 'write the records here, whole or not at all')
     .action(async (name: string, options: ChatsOptions) => {
       const { io } = ctx;
       const zone = io.env['TZ'];

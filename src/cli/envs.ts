@@ -12,9 +12,10 @@ import { printDiagnostics } from './output.js';
 export function registerEnvsCommand(program: Command, ctx: CommandContext): void {
   program
     .command('envs')
+    .summary('list the environments of the files')
     .description('list the environments the files declare, with their targets (never a secret); no network')
-    .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged')
-    .option('--json', 'print JSON ({"format_version": 1, "environments": [...]}), for CI matrices', false)
+    .argument('<paths...>', 'YAML files or folders of them; all are merged')
+    .option('--json', 'print JSON, e.g. for a CI matrix', false)
     .action(async (paths: string[], options: { json: boolean }) => {
       const { io } = ctx;
       const result = await loadDesiredState(paths, { cwd: io.cwd });

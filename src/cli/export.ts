@@ -24,19 +24,14 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
   targetOptions(
     program
       .command('export')
+      .summary('print the live state as a YAML file')
       .description('print the live state as a desired-state YAML file that plans to no changes'),
   )
     .option('-o, --output <file>', 'write the file here instead of printing it')
-    .option('--env <name>', 'export the account of this environment of the files given with --files')
-    .option(
-      '--files <paths...>',
-      'with --env: the desired-state files or folders that declare the environment',
-    )
-    .option('--as-environment-file', "with --env: write the environment's values as references to them")
-    .option(
-      '--no-tasks',
-      'leave the tasks out: not read (one call a guide fewer), and a file without tasks leaves them alone',
-    )
+    .option('--env <name>', "export this environment's account (with --files)")
+    .option('--files <paths...>', 'with --env: the files or folders that declare it')
+    .option('--as-environment-file', 'with --env: write the values as references')
+    .option('--no-tasks', 'leave the tasks out: not read, and left alone')
     .action(async (options: ExportOptions) => {
       await checkExportRequest(options, ctx.io.cwd); // before the read, which may be long
       let asFile: ExportEnvironment | undefined;

@@ -15,14 +15,9 @@ export interface FormatFlags {
 /** Adds `--format` and its `--json`/`--markdown` shorthands (read by {@link chooseFormat}). */
 export function formatOptions(command: Command): Command {
   return command
-    .addOption(
-      new Option(
-        '--format <format>',
-        'output: human text, JSON (format_version 1), or a markdown comment body',
-      ).choices(['human', 'json', 'markdown']),
-    )
+    .addOption(new Option('--format <format>', 'output format').choices(['human', 'json', 'markdown']))
     .option('--json', 'same as --format json', false)
-    .option('--markdown', 'same as --format markdown: a pull-request comment body', false);
+    .option('--markdown', 'same as --format markdown (a PR comment)', false);
 }
 
 /** `--format`, or the `--json`/`--markdown` shorthands; contradictions are usage errors. */

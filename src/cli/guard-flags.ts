@@ -5,26 +5,16 @@ import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
 export function guardOptions(command: Command): Command {
   return command
     .addOption(
-      new Option(
-        '--allow-delete <kind=n>',
-        'allow this run to delete (cancel, for tasks; remove, for list entries) at most N of a kind, whatever the guard (e.g. guides=12, words=300); repeatable',
-      )
+      new Option('--allow-delete <kind=n>', 'allow up to N deletes of a kind')
         .argParser(kindCounts('--allow-delete'))
         .default({}, 'none'),
     )
     .addOption(
-      new Option(
-        '--max-deletes <kind=n>',
-        'the deletion guard: most of a kind a plan may delete (overrides safety.max_deletes); repeatable',
-      )
+      new Option('--max-deletes <kind=n>', 'guard: most deletes of a kind')
         .argParser(kindCounts('--max-deletes'))
         .default({}, '10 each'),
     )
-    .option(
-      '--max-delete-share <share>',
-      'the deletion guard: largest share of the live count a plan may delete, 0.25 or 25% (overrides safety.max_delete_share) (default: 25%)',
-      parseShare,
-    );
+    .option('--max-delete-share <share>', 'guard: largest share deleted (default: 25%)', parseShare);
 }
 
 /** Parses `guides=12` (or `guides=12,groups=2`) into counts by kind, merged with earlier ones. */

@@ -16,10 +16,10 @@ export function registerPathMenuCommand(program: Command, ctx: CommandContext): 
     targetOptions(
       program
         .command('path-menu')
+        .summary("send a guide a mini program's path menu")
         .description("send a guide a mini program's page-path menu: for 60 days they may copy its page paths")
-        .argument('<guide>', 'the guide, by its account (the menu goes to that WeChat ID)'),
+        .argument('<guide>', "the guide's account (its WeChat ID gets the menu)"),
     ),
-    'send the menu in',
   )
     .requiredOption('--appid <appid>', 'the mini program (wx and 16 hex digits)')
     .addOption(lockTimeoutFlag())

@@ -45,27 +45,28 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
         targetOptions(
           program
             .command('plan')
+            .summary('print the calls the files need; never writes')
             .description(
               'read the live state and print the calls that would make it match the files; never writes',
             )
-            .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged'),
+            .argument('<paths...>', 'YAML files or folders of them; all are merged'),
         ),
       ),
     ),
   )
-    .option('--out <file.json>', 'also save the plan, for "guidectl apply FILE" to make exactly these calls')
-    .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none', false)
-    .option('--expect-no-changes', 'exit 1 when there are changes (drift), 0 when there are none', false)
-    .option('--all-envs', 'plan every environment of the files, each against its target; one report')
+    .option('--out <file.json>', 'also save the plan, for apply FILE.json')
+    .option('--detailed-exitcode', 'exit 2 when there are changes', false)
+    .option('--expect-no-changes', 'exit 1 when there are changes (drift)', false)
+    .option('--all-envs', 'plan every environment of the files; one report')
     .option(
       '--env-parallelism <n>',
-      `with --all-envs: environments read at once (default ${DEFAULT_ENV_PARALLELISM})`,
+      `--all-envs: environments read at once (default: ${DEFAULT_ENV_PARALLELISM})`,
       wholeNumber('--env-parallelism', 1, 64),
     )
     .addHelpText(
       'after',
-      '\nExit status: 0 success; 1 error, refused plan (deletion guard), or drift with --expect-no-changes;\n' +
-        '2 changes pending with --detailed-exitcode.',
+      '\nExit status: 0 success; 1 error, refused plan (deletion guard), or drift with\n' +
+        '--expect-no-changes; 2 changes pending with --detailed-exitcode.',
     )
     .action(async (paths: string[], options: PlanOptions) => {
       const format = chooseFormat(options);

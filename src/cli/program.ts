@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { renderCommandFailure } from '../report/command-failure.js';
 import type { CliIo, CommandContext, ExitStatus, Output } from './io.js';
 
@@ -53,7 +53,8 @@ export async function buildProgram(
   const program = new Command('guidectl')
     .description('Manage WeChat shopping guides as code.')
     .version(packageVersion(), '-V, --version', 'print the version of guidectl')
-    .option('--no-color', 'no ANSI colours in the output (as NO_COLOR=1 does)')
+    .option('--no-color', 'no ANSI colours (as NO_COLOR=1 does)')
+    .configureHelp({ optionDescription })
     // A usage error is its line and where the options are, not the whole help (60 lines for plan).
     .showHelpAfterError("Run 'guidectl --help' for the commands.")
     .configureOutput({
@@ -69,6 +70,22 @@ export async function buildProgram(
       // The page holds what one line a flag cannot; test/docs/command-pages.test.ts keeps the two in step.
       .addHelpText('after', `\nDocs: docs/commands/${command.name()}.md`);
   return program;
+}
+
+/**
+ * An option's line in `--help`: its description, then its choices as `a|b` and its default, as
+ * commander shows them but shorter, so that each flag fits one line at 80 columns (the command's
+ * page holds the rest). A switch's `false` default goes unsaid: a switch is off unless given.
+ */
+export function optionDescription(option: Option): string {
+  const extra: string[] = [];
+  if (option.argChoices !== undefined) extra.push(option.argChoices.join('|'));
+  const value: unknown = option.defaultValue;
+  if (value !== undefined && (option.required || option.optional)) {
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    extra.push(`default: ${option.defaultValueDescription ?? shown}`);
+  }
+  return extra.length === 0 ? option.description : `${option.description} (${extra.join(', ')})`;
 }
 
 /**

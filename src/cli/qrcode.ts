@@ -18,13 +18,13 @@ export function registerQrcodeCommand(program: Command, ctx: CommandContext): vo
     targetOptions(
       program
         .command('qrcode')
+        .summary("make a guide's QR code; print its URL")
         .description("make a guide's QR code (whoever scans it is bound to the guide) and print its URL")
         .argument('<guide>', 'the guide: its account, or openid:<openid>'),
     ),
-    'make the QR code in',
   )
-    .option('--info <text>', 'text the scan event carries back (qrcode_info), e.g. the shop it hangs in')
-    .option('--json', 'print JSON ({"format_version": 1, "qrcode_url": …})', false)
+    .option('--info <text>', 'text the scan event carries back (qrcode_info)')
+    .option('--json', 'print JSON with the qrcode_url', false)
     .addOption(lockTimeoutFlag())
     .action(async (name: string, options: QrcodeOptions) => {
       const guide = parseGuideName(name, 'GUIDE');

@@ -79,76 +79,48 @@ interface ServeFlags {
 export function registerServeCommand(program: Command, ctx: CommandContext): void {
   program
     .command('serve')
+    .summary('run the guide service (the guide API)')
     .description('run the guide service: the whole guide API over HTTP, stored in SQLite')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port', 0, 65535), 8080)
-    .option('--db <file>', 'SQLite database file, or :memory:', DEFAULT_LOCAL_DB_PATH)
+    .option('--port <port>', 'port; 0 picks a free one', wholeNumber('--port', 0, 65535), 8080)
+    .option('--db <file>', 'SQLite file', DEFAULT_LOCAL_DB_PATH)
     .addOption(
-      new Option('--durability <level>', 'normal: survives a crash of the process; full: also a power cut')
-        .choices(['normal', 'full'])
-        .default('normal'),
+      new Option('--durability <level>', 'crash safety').choices(['normal', 'full']).default('normal'),
     )
-    .option('--appid <appid>', 'app id that token requests must present (generated when not given)')
-    .option('--secret <secret>', 'app secret (else generated); safer: GUIDECTL_SERVICE_SECRET (not in ps)')
-    .option(
-      '--token-ttl <seconds>',
-      'lifetime of access tokens',
-      wholeNumber('--token-ttl', 1, 31_536_000),
-      7200,
-    )
+    .option('--appid <appid>', 'app id of token requests (else generated)')
+    .option('--secret <secret>', 'app secret; safer: GUIDECTL_SERVICE_SECRET')
+    .option('--token-ttl <seconds>', 'access token lifetime', wholeNumber('--token-ttl', 1, 31_536_000), 7200)
     .addOption(
-      new Option('--sensitive-words <semantics>', 'what black_keyword with is_delete:false does')
+      new Option('--sensitive-words <semantics>', 'keywords')
         .choices(['append', 'replace'])
         .default('append'),
     )
+    .addOption(new Option('--invites <mode>', 'invitations').choices(['auto', 'manual']).default('auto'))
+    .option('--max-guides <n>', 'guide count limit', wholeNumber('--max-guides', 1, 10_000_000), 100_000)
     .addOption(
-      new Option('--invites <mode>', 'auto: invitations are accepted at once; manual: via /__sim/invitation')
-        .choices(['auto', 'manual'])
-        .default('auto'),
+      new Option('--faults <spec>', 'faults to inject').argParser(faults).default(faults(''), 'none'),
     )
-    .option(
-      '--max-guides <n>',
-      'guide count limit of the account',
-      wholeNumber('--max-guides', 1, 10_000_000),
-      100_000,
-    )
-    .addOption(
-      new Option(
-        '--faults <spec>',
-        'inject faults, e.g. latency=20ms,system_error=0.05,minute_quota=0.02,lost_answer=0.01,seed=7',
-      )
-        .argParser(faults)
-        .default(faults(''), '""'),
-    )
-    .option(
-      '--quota <spec>',
-      'daily quotas per operation, reset at midnight UTC+8 (45009 past one), e.g. addguideacct=1500,default=100000',
-      flagParser(parseQuota),
-    )
-    .option(
-      '--per-minute <spec>',
-      'calls a minute per operation, or all=N of all together (45011 past one), e.g. addguideacct=600,all=3000',
-      flagParser(parsePerMinute),
-    )
+    .option('--quota <spec>', 'daily quotas per operation (45009 past one)', flagParser(parseQuota))
+    .option('--per-minute <spec>', 'calls a minute per operation, or all=N', flagParser(parsePerMinute))
     .option(
       '--capacity <n>',
-      'guide calls in service at once (-1 past it, at once)',
+      'guide calls in service at once (-1 past it)',
       wholeNumber('--capacity', 1, 1_000_000),
     )
-    .option('--simulation', 'enable the /__sim/ interface (users, customers, time)', false)
+    .option('--simulation', 'enable the /__sim/ interface', false)
     .option(
       '--max-connections <n>',
-      'connections open at once (default: from the open-file limit)',
+      'open connections (default: from ulimit -n)',
       wholeNumber('--max-connections', 1, 1_000_000),
     )
     .option(
       '--max-connections-per-address <n>',
-      'connections open at once from one client address (default: half of --max-connections)',
+      'of one address (default: half the total)',
       wholeNumber('--max-connections-per-address', 1, 1_000_000),
     )
     .option(
       '--body-timeout <seconds>',
-      'time a request body may take to arrive; a slower one is answered -1 and its connection closed',
+      'time a request body may take',
       seconds('--body-timeout'),
       DEFAULT_BODY_TIMEOUT_MS / 1000,
     )

@@ -18,9 +18,10 @@ export function registerShowCommand(program: Command, ctx: CommandContext): void
   formatOptions(
     program
       .command('show')
+      .summary('print a saved plan')
       .description('print a saved plan (from plan --out) as plan printed it; reads no account and no files')
       .argument('<plan>', 'a saved plan, FILE.json')
-      .option('--env <name>', 'refuse unless the plan was made for this environment of the files'),
+      .option('--env <name>', 'refuse unless the plan is of this environment'),
   ).action(async (file: string, options: ShowOptions) => {
     const format = chooseFormat(options);
     const saved = await readSavedPlanToShow(ctx.io.cwd, file, options.env);

@@ -24,44 +24,34 @@ export function wholeNumber(flag: string, min: number, max?: number): (value: st
 /** Adds the target options every command that talks to a target takes (plan, apply, export, api). */
 export function targetOptions(command: Command): Command {
   return command
-    .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL); credentials come from the environment')
-    .option('--local-db <file>', 'database of the embedded local service (or GUIDECTL_LOCAL_DB)')
+    .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL)')
+    .option('--local-db <file>', 'embedded service database (or GUIDECTL_LOCAL_DB)')
     .option('--parallelism <n>', 'most calls in flight at once', wholeNumber('--parallelism', 1, 256), 8)
     .option('--timeout <seconds>', 'time one attempt of a call may take (default: 15)', seconds('--timeout'))
     .option(
       '--settle-timeout <seconds>',
-      'how much longer a write that timed out is waited for, since the server may still apply it (default: 120)',
+      'extra wait for a timed-out write (default: 120)',
       seconds('--settle-timeout'),
     )
     .option(
       '--settle-window <seconds>',
-      'how long a create or an append whose answer a gateway or a broken connection lost is watched for by reads before it is sent again (default: 15)',
+      'watch a lost write before resending (default: 15)',
       seconds('--settle-window'),
     )
-    .option(
-      '--read-retry <seconds>',
-      'how long a read is retried after -1, 45011 or a network failure (default: 120)',
-      seconds('--read-retry'),
-    )
-    .option('--verbose', 'log each exchange with the API on stderr (access tokens redacted)', false);
+    .option('--read-retry <seconds>', 'how long a read is retried (default: 120)', seconds('--read-retry'))
+    .option('--verbose', 'log each API exchange on stderr, tokens redacted', false);
 }
 
 /** `--lock-timeout SECONDS`, of the commands that write (apply, api, qrcode, path-menu). */
 export function lockTimeoutFlag(): Option {
-  return new Option(
-    '--lock-timeout <seconds>',
-    'with the embedded local database: wait this long for another guidectl using it; 0 refuses at once',
-  )
+  return new Option('--lock-timeout <seconds>', "wait for the embedded database's lock")
     .argParser(wholeNumber('--lock-timeout', 0))
     .default(0);
 }
 
 /** `--env NAME`: the environment of the files to plan or apply, and so its target (plan, apply). */
 export function envOption(command: Command): Command {
-  return command.option(
-    '--env <name>',
-    'the environment of the files (their "environments:") to plan, against its target; required when they declare environments',
-  );
+  return command.option('--env <name>', 'the environment of the files to plan');
 }
 
 /**
@@ -69,13 +59,10 @@ export function envOption(command: Command): Command {
  * environment the files declare, reached as plan and apply reach it. `--files` takes every word up
  * to the next flag, so it goes after the command's own arguments.
  */
-export function envFilesOptions(command: Command, what: string): Command {
+export function envFilesOptions(command: Command): Command {
   return command
-    .option('--env <name>', `${what} the account of this environment of the files given with --files`)
-    .option(
-      '--files <paths...>',
-      'with --env: the desired-state files or folders that declare the environment',
-    );
+    .option('--env <name>', "use this environment's account (with --files)")
+    .option('--files <paths...>', 'with --env: the files or folders that declare it');
 }
 
 /** Whether `--all-envs` was given (plan, apply); with `--env` too, a usage error: they choose differently. */

@@ -20,17 +20,13 @@ export function registerTasksCommand(program: Command, ctx: CommandContext): voi
     targetOptions(
       program
         .command('tasks')
+        .summary('list the live mass-send tasks')
         .description('list the live mass-send tasks: name, guide, push time (local), recipients, status'),
     ),
-    'list the tasks of',
   )
-    .option('--guide <guide>', "only this guide's tasks: its account, or openid:<openid>")
-    .addOption(
-      new Option('--status <status>', 'only tasks in this state (executed: completed too)').choices(
-        TASK_STATUS_FILTERS,
-      ),
-    )
-    .option('--json', 'print JSON ({"format_version": 1, "tasks": [...]}) instead of a table', false)
+    .option('--guide <guide>', "only this guide's tasks: account or openid:<id>")
+    .addOption(new Option('--status <status>', 'filter').choices(TASK_STATUS_FILTERS))
+    .option('--json', 'print JSON instead of a table', false)
     .action(async (options: TasksOptions) => {
       const guide = options.guide === undefined ? undefined : parseGuideName(options.guide, '--guide');
       const zone = ctx.io.env['TZ'];

@@ -10,10 +10,11 @@ import { useColor } from './output.js';
 export function registerValidateCommand(program: Command, ctx: CommandContext): void {
   program
     .command('validate')
+    .summary('check files against the schema; no network')
     .description('check desired-state files against the schema and the rules (no network)')
-    .argument('<paths...>', 'YAML files, or folders of *.yaml/*.yml files; all are merged')
+    .argument('<paths...>', 'YAML files or folders of them; all are merged')
     .option('--json', 'print the diagnostics as a JSON array, and nothing else')
-    .option('--env <name>', 'check only this environment of the files (default: every environment)')
+    .option('--env <name>', 'check only this environment (default: every one)')
     .addHelpText(
       'after',
       '\nExit status: 0 when there is no error (warnings allowed), 1 otherwise.\n' +

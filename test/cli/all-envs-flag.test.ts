@@ -15,7 +15,10 @@ describe('allEnvsChosen (plan and apply)', () => {
 
 describe('apply --all-envs --help', () => {
   it('says apply takes the environments one at a time, so --env-parallelism (plan only) is not taken', async () => {
-    const help = (await runCli(['apply', '--help'])).stdout.replace(/\s+/g, ' ');
-    expect(help).toContain('one at a time (no --env-parallelism: only plan reads them at once)');
+    const help = (await runCli(['apply', '--help'])).stdout;
+    expect(help).toMatch(/^ {2}--all-envs +each environment, one at a time; stop at a failure$/m);
+    expect(help).not.toContain('--env-parallelism');
+    const refused = await runCli(['apply', '--all-envs', '--env-parallelism', '2', 'guides.yaml']);
+    expect(refused.stderr).toContain("unknown option '--env-parallelism'");
   });
 });
