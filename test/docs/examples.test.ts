@@ -1,7 +1,9 @@
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { runProgram } from '../../src/cli/program.js';
+import { parseJson } from '../../src/wire/json.js';
+import { captureIo, runCli, type Workspace, workspace } from '../helpers/cli.js';
 import { type CodeBlock, codeBlocks, type Page, ROOT, userPages } from './pages.js';
 
 /**
@@ -9,6 +11,7 @@ import { type CodeBlock, codeBlocks, type Page, ROOT, userPages } from './pages.
  * walk-throughs that name only local resources run as written, in a fresh folder holding a copy of
  * examples/. A YAML block that is only part of a file is marked `<!-- fragment -->`; one whose
  * paragraph says "Put this in `PATH`" is written there, and validated with the others of its page.
+ * A shell block that names only local resources is marked `<!-- runs -->`, and its commands run.
  */
 
 const pages = userPages();
@@ -150,4 +153,96 @@ describe('the walk-throughs run as written', () => {
     expect(outputs[1]).toContain('embedded .guidectl/staging.db');
     expect(outputs[4]).toMatch(/staging +0 +0 +0/);
   });
+});
+
+/** A guidectl command of a shell line: its words, and where its output goes (`| …`, `> FILE`). */
+interface ShellCommand {
+  readonly args: string[];
+  readonly pipe?: string;
+  readonly redirect?: string;
+}
+
+/** The guidectl command of each line of a shell block (`npx guidectl …`), quotes honoured. */
+function shellCommands(block: CodeBlock): ShellCommand[] {
+  return block.code
+    .split('\n')
+    .filter((line) => line.startsWith('npx guidectl '))
+    .map((line) => {
+      const words = [...line.slice('npx guidectl '.length).matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)];
+      const cut = words.findIndex((m) => m[3] === '|' || m[3] === '>');
+      const args = (cut < 0 ? words : words.slice(0, cut)).map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+      const after = words[cut]?.index;
+      if (cut < 0 || after === undefined) return { args };
+      const rest = line.slice('npx guidectl '.length + after + 1).trim();
+      return words[cut]?.[3] === '|' ? { args, pipe: rest } : { args, redirect: rest };
+    });
+}
+
+/**
+ * `guidectl serve ARGS` in-process until it listens, then stopped as by Ctrl-C. A fixed port is
+ * taken as `--port 0` (a free one): other tests run at the same time, and 8080 may be taken.
+ */
+async function serveUntilListening(args: string[], cwd: string): Promise<{ code: number; out: string }> {
+  const port = args.indexOf('--port');
+  const free = port < 0 ? args : args.map((a, i) => (i === port + 1 ? '0' : a));
+  const stop = new AbortController();
+  const io = captureIo({}, cwd, { stop: stop.signal });
+  const running = runProgram(free, io);
+  let done = false;
+  void running.finally(() => {
+    done = true;
+  });
+  while (!done && !io.out().includes('listening on')) await new Promise((r) => setTimeout(r, 10));
+  stop.abort();
+  return { code: await running, out: io.out() };
+}
+
+describe('the shell blocks marked <!-- runs --> run as written', () => {
+  const marked = pages.flatMap((p) => codeBlocks(p).filter((b) => b.runs));
+  let ws: Workspace;
+  beforeAll(async () => {
+    // The files the pages name: examples/, the envs/ of "Set up two environments", a guides/ folder.
+    ws = await workspace();
+    await cp(join(ROOT, 'examples'), join(ws.dir, 'examples'), { recursive: true });
+    const environments = page('docs/environments.md');
+    for (const block of blocksUnder(environments, '## Set up two environments')) {
+      const file = namedFile(environments, block);
+      if (block.lang !== 'yaml' || block.fragment || file === undefined) continue;
+      await mkdir(join(ws.dir, dirname(file)), { recursive: true });
+      await writeFile(join(ws.dir, file), block.code);
+    }
+    await mkdir(join(ws.dir, 'guides'));
+    await cp(join(ROOT, 'examples', 'small-store.yaml'), join(ws.dir, 'guides', 'small-store.yaml'));
+  });
+  afterAll(() => ws.remove());
+
+  it('marks a few blocks, shell ones that name no credentials', () => {
+    expect(marked.length).toBeGreaterThanOrEqual(3);
+    for (const block of marked) {
+      expect(block.lang, `${block.page}:${block.line}`).toBe('sh');
+      expect(block.code, `${block.page}:${block.line}`).not.toMatch(/WECHAT_|SECRET|--base-url/);
+      expect(shellCommands(block).length, `${block.page}:${block.line}`).toBe(
+        block.code.trim().split('\n').length,
+      );
+    }
+  });
+
+  for (const block of marked) {
+    it(`${block.page}:${block.line}`, async () => {
+      for (const { args, pipe, redirect } of shellCommands(block)) {
+        const where = `${block.page}:${block.line}: guidectl ${args.join(' ')}`;
+        if (args[0] === 'serve') {
+          const served = await serveUntilListening(args, ws.dir);
+          expect(served.code, where).toBe(0);
+          expect(served.out, where).toContain('listening on');
+          continue;
+        }
+        const run = await runCli(args, { cwd: ws.dir });
+        expect(run.code, `${where}\n${run.stderr}`).toBe(0);
+        // What a pipe reads here is JSON (jq); a redirected output is written where it says.
+        if (pipe !== undefined) expect(() => parseJson(run.stdout), where).not.toThrow();
+        if (redirect !== undefined) await writeFile(join(ws.dir, redirect), run.stdout);
+      }
+    });
+  }
 });

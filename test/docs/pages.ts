@@ -25,13 +25,18 @@ export function userPages(): Page[] {
   return files.map((file) => ({ path: relative(ROOT, file), text: readFileSync(file, 'utf8') }));
 }
 
-/** A fenced code block: its language, its text, whether a `<!-- fragment -->` comment marks it. */
+/**
+ * A fenced code block: its language, its text, whether a `<!-- fragment -->` comment marks it (a
+ * YAML block that is only part of a file), and whether `<!-- runs -->` does (a shell block that names
+ * only local resources, which test/docs/examples.test.ts runs).
+ */
 export interface CodeBlock {
   readonly page: string;
   readonly line: number;
   readonly lang: string;
   readonly code: string;
   readonly fragment: boolean;
+  readonly runs: boolean;
 }
 
 /** Every fenced code block of a page. */
@@ -54,6 +59,7 @@ export function codeBlocks(page: Page): CodeBlock[] {
       lang: open[2] ?? '',
       code: `${body.join('\n')}\n`,
       fragment: (lines[previous] ?? '').trim() === '<!-- fragment -->',
+      runs: (lines[previous] ?? '').trim() === '<!-- runs -->',
     });
   }
   return blocks;
