@@ -1,3 +1,4 @@
+import stringWidth from 'string-width';
 import { compareText } from '../core/compare-text.js';
 import { countOf, formatCount } from '../core/count.js';
 import type { DesiredState } from '../core/desired.js';
@@ -229,35 +230,10 @@ function expandTabs(s: string): string {
   return s.replace(/\t/g, '    ');
 }
 
-/** Terminal columns taken by `s`: tabs as 4, East Asian wide characters and emoji as 2. */
+/**
+ * Terminal columns taken by `s`: tabs as 4, East Asian wide characters and emoji as 2, combining
+ * marks as 0. string-width follows Unicode's width and emoji tables, which move with each release.
+ */
 export function displayWidth(s: string): number {
-  let width = 0;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (ch === '\t') width += 4;
-    else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x300 && cp <= 0x36f) || cp === 0x200d)
-      width += 0;
-    else if (isWide(cp)) width += 2;
-    else width += 1;
-  }
-  return width;
-}
-
-function isWide(cp: number): boolean {
-  return (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0x303e) ||
-    (cp >= 0x3041 && cp <= 0x33ff) ||
-    (cp >= 0x3400 && cp <= 0x4dbf) ||
-    (cp >= 0x4e00 && cp <= 0x9fff) ||
-    (cp >= 0xa000 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  );
+  return stringWidth(expandTabs(s));
 }

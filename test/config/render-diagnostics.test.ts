@@ -51,6 +51,27 @@ describe('renderDiagnostics', () => {
     );
   });
 
+  it('puts the carets under the marked text after emoji and Chinese, as terminals draw them', () => {
+    const line = '  welcome: 🚀 中文 ✅☕ hello';
+    const column = line.indexOf('hello') + 1;
+    const rocket: Diagnostic = {
+      severity: 'warning',
+      code: 'nickname-too-long',
+      message: 'too long',
+      file: '/repo/w.yaml',
+      line: 1,
+      column,
+      endLine: 1,
+      endColumn: column + 'hello'.length,
+    };
+    const shown = renderDiagnostics([rocket], {
+      cwd: '/repo',
+      sources: new Map([['/repo/w.yaml', `${line}\n`]]),
+    });
+    // 11 columns of "  welcome: ", then 🚀 2, space, 中文 4, space, ✅ 2, ☕ 2, space: 24.
+    expect(shown.split('\n').slice(1, 3)).toEqual([`  1 | ${line}`, `    | ${' '.repeat(24)}^^^^^`]);
+  });
+
   it('colours only when asked', () => {
     expect(renderDiagnostics([diagnostic], { color: true })).toContain('\u001b[31m');
     expect(renderDiagnostics([diagnostic], { color: false })).not.toContain('\u001b[');
@@ -114,6 +135,8 @@ describe('displayPath and displayWidth', () => {
     expect(displayWidth('abc')).toBe(3);
     expect(displayWidth('导购')).toBe(4);
     expect(displayWidth('😀')).toBe(2);
+    expect(displayWidth('🚀✅☕')).toBe(6);
+    expect(displayWidth('e\u0301')).toBe(1);
     expect(displayWidth('\t')).toBe(4);
   });
 });
