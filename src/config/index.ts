@@ -15,8 +15,8 @@ import { checkReferences, declaredEnvironments, type Environment, EnvironmentFil
 import {
   type ConfigFs,
   DEFAULT_MAX_FILE_BYTES,
-  loadFiles,
   nodeConfigFs,
+  readSourceFiles,
   type SourceFile,
 } from './load-files.js';
 import { nullListsAsNone } from './none-lists.js';
@@ -141,7 +141,7 @@ export async function loadConfig(
   if (paths.length === 0) throw new UsageError('no file or folder given');
   const { cwd } = options;
   const schema = await loadSchema(options.schemaFile);
-  const loaded = await loadFiles(paths, {
+  const loaded = await readSourceFiles(paths, {
     fs: options.fs ?? nodeConfigFs,
     ...(cwd === undefined ? {} : { cwd }),
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,

@@ -37,7 +37,7 @@ export const nodeConfigFs: ConfigFs = {
  */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-export interface LoadFilesOptions {
+export interface ReadSourceFilesOptions {
   readonly fs: ConfigFs;
   /** Relative paths are resolved against this; when absent they are used as given. */
   readonly cwd?: string;
@@ -50,7 +50,7 @@ export interface SourceFile {
   readonly text: string;
 }
 
-export interface LoadFilesResult {
+export interface ReadSourceFilesResult {
   /** In the order of the paths given; a folder's files sorted by name; each file once. */
   readonly files: SourceFile[];
   readonly diagnostics: Diagnostic[];
@@ -62,10 +62,10 @@ export interface LoadFilesResult {
  * Expands each path (a file, or a folder of `*.yaml`/`*.yml` files, not recursive) and reads the
  * files. Problems with paths and bytes become diagnostics at 1:1 of the path concerned.
  */
-export async function loadFiles(
+export async function readSourceFiles(
   paths: readonly string[],
-  options: LoadFilesOptions,
-): Promise<LoadFilesResult> {
+  options: ReadSourceFilesOptions,
+): Promise<ReadSourceFilesResult> {
   const { fs, cwd } = options;
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
@@ -178,7 +178,7 @@ function outsideDiagnostic(file: string, target: string): Diagnostic {
  */
 export async function readSourceFile(
   file: string,
-  options: Pick<LoadFilesOptions, 'fs' | 'maxFileBytes'>,
+  options: Pick<ReadSourceFilesOptions, 'fs' | 'maxFileBytes'>,
 ): Promise<{ source: SourceFile; bytes: number } | { diagnostic: Diagnostic }> {
   const { fs, maxFileBytes } = options;
   try {
