@@ -12,21 +12,21 @@ import {
 import { type CompiledSchema, loadSchema } from './check-schema.js';
 import { checkLoneSurrogates } from './check-text.js';
 import { checkReferences, declaredEnvironments, type Environment, EnvironmentFile } from './environments.js';
+import { nullListsAsNone } from './none-lists.js';
+import { parseYaml } from './parse-yaml.js';
+import { readRecipientsFiles } from './recipients-file.js';
 import {
   type ConfigFs,
   DEFAULT_MAX_FILE_BYTES,
   nodeConfigFs,
   readSourceFiles,
   type SourceFile,
-} from './load-files.js';
-import { nullListsAsNone } from './none-lists.js';
-import { parseYaml } from './parse-yaml.js';
-import { readRecipientsFiles } from './recipients-file.js';
+} from './source-files.js';
 import { suggest } from './suggest.js';
 
 export { isConfigFileName } from './file-names.js';
-export type { ConfigFs, SourceFile } from './load-files.js';
-export { DEFAULT_MAX_FILE_BYTES } from './load-files.js';
+export type { ConfigFs, SourceFile } from './source-files.js';
+export { DEFAULT_MAX_FILE_BYTES } from './source-files.js';
 
 export interface LoadDesiredStateOptions {
   /**

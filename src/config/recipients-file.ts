@@ -5,7 +5,7 @@ import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
 import { pathInside } from '../core/paths.js';
 import { isRecord } from '../core/records.js';
 import { quote } from './check-schema.js';
-import { type ConfigFs, readSourceFile } from './load-files.js';
+import { type ConfigFs, readSourceFile } from './source-files.js';
 import type { Indexed } from './written.js';
 
 /**

@@ -1,7 +1,7 @@
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type ConfigFs, nodeConfigFs } from '../../src/config/load-files.js';
+import { type ConfigFs, nodeConfigFs } from '../../src/config/source-files.js';
 import { UsageError } from '../../src/core/errors.js';
 import { loadEachEnvironment, loadFiles, readAllEnvironments } from '../../src/reconcile/index.js';
 import { exportEnvironmentOf } from '../../src/report/export-references.js';
