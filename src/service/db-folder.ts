@@ -45,8 +45,8 @@ function describe(error: unknown): string {
 
 /**
  * Makes ready the folder of a database file named by `source` (`--db`, `--local-db`,
- * `GUIDECTL_LOCAL_DB`). Only the default `.guidectl/` folder is created: a typo in a path the user
- * gave must not create folders and start an empty account there, so a missing folder is an error
+ * `GUIDECTL_LOCAL_DB`). Only the `.guidectl/` folder is created (`isDefault`): a typo in another path
+ * must not create folders and start an empty account there, so a missing folder is an error
  * naming it and the fix.
  */
 export async function prepareDbFolder(
