@@ -1,7 +1,15 @@
-import type { DesiredGroup, DesiredGuide, DesiredState, GuideId, SourceRef } from '../../src/core/desired.js';
+import {
+  DELETE_KINDS,
+  type DesiredGroup,
+  type DesiredGuide,
+  type DesiredState,
+  type GuideId,
+  type SourceRef,
+} from '../../src/core/desired.js';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import type { LiveGroup, LiveGuide, LiveState } from '../../src/core/live.js';
 import type { Plan } from '../../src/core/plan.js';
+import type { DeleteCounts } from '../../src/core/safety.js';
 import { planChanges } from '../../src/plan/index.js';
 
 /**
@@ -67,4 +75,9 @@ export function planOf(desired: DesiredState, live: LiveState = liveState()): Pl
 /** The diagnostics of planning `desired` against `live` (errors and warnings). */
 export function planDiagnostics(desired: DesiredState, live: LiveState = liveState()): readonly Diagnostic[] {
   return planChanges(desired, live).diagnostics;
+}
+
+/** Deletion counts of every kind, zero but for those given: a new kind needs no test edited. */
+export function deleteCounts(given: Partial<DeleteCounts>): DeleteCounts {
+  return Object.fromEntries(DELETE_KINDS.map((kind) => [kind, given[kind] ?? 0])) as DeleteCounts;
 }

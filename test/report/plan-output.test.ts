@@ -9,32 +9,14 @@ import {
   planVerdict,
   stderrLines,
 } from '../../src/report/plan-output.js';
-import { desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
+import { deleteCounts, desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';
 
 const changes = planOf(desiredState({ guides: [desiredGuide('alice_wx')] }));
 const none = planOf(desiredState());
 /** The guides' guard refusing 3 deletions of 3 live guides, where the limit is 1. */
 const refused = checkDeleteGuards(
-  {
-    guides: 3,
-    groups: 0,
-    memberships: 0,
-    tasks: 0,
-    words: 0,
-    quick_replies: 0,
-    welcome_messages: 0,
-    offline_replies: 0,
-  },
-  {
-    guides: 3,
-    groups: 0,
-    memberships: 0,
-    tasks: 0,
-    words: 0,
-    quick_replies: 0,
-    welcome_messages: 0,
-    offline_replies: 0,
-  },
+  deleteCounts({ guides: 3 }),
+  deleteCounts({ guides: 3 }),
   resolveGuardPolicy(undefined, { maxDeletes: { guides: 1 } }),
 ).find((g) => g.status === 'refused') as GuardResult;
 const flags = { expectNoChanges: false, detailedExitcode: false };

@@ -13,18 +13,9 @@ import {
 } from '../../src/plan/index.js';
 import { allowDeleteFlag, guardMessage } from '../../src/report/plan.js';
 import { savedPlanNotice } from '../../src/report/plan-output.js';
+import { deleteCounts } from '../helpers/plan-builder.js';
 
-const counts = (kind: DeleteKind, n: number): DeleteCounts => ({
-  guides: 0,
-  groups: 0,
-  memberships: 0,
-  tasks: 0,
-  words: 0,
-  quick_replies: 0,
-  welcome_messages: 0,
-  offline_replies: 0,
-  [kind]: n,
-});
+const counts = (kind: DeleteKind, n: number): DeleteCounts => deleteCounts({ [kind]: n });
 
 const KINDS: DeleteKind[] = ['guides', 'groups', 'memberships'];
 
@@ -70,26 +61,8 @@ describe('deletion guards', () => {
 
   it('an allowance is scoped: it does not lift the guard of another kind', () => {
     const results = checkDeleteGuards(
-      {
-        guides: 12,
-        groups: 12,
-        memberships: 0,
-        tasks: 0,
-        words: 0,
-        quick_replies: 0,
-        welcome_messages: 0,
-        offline_replies: 0,
-      },
-      {
-        guides: 40,
-        groups: 40,
-        memberships: 0,
-        tasks: 0,
-        words: 0,
-        quick_replies: 0,
-        welcome_messages: 0,
-        offline_replies: 0,
-      },
+      deleteCounts({ guides: 12, groups: 12 }),
+      deleteCounts({ guides: 40, groups: 40 }),
       resolveGuardPolicy(undefined, { allowDelete: { guides: 12 } }),
     );
     expect(results.map((r) => [r.kind, r.status])).toEqual([
@@ -180,26 +153,8 @@ describe('counting on the plan', () => {
     };
     const { plan } = planChanges(desired, live);
     if (plan === undefined) throw new Error('no plan');
-    expect(countDeletes(plan)).toEqual({
-      guides: 2,
-      groups: 1,
-      memberships: 1,
-      tasks: 0,
-      words: 0,
-      quick_replies: 0,
-      welcome_messages: 0,
-      offline_replies: 0,
-    });
-    expect(countLive(live)).toEqual({
-      guides: 3,
-      groups: 2,
-      memberships: 2,
-      tasks: 0,
-      words: 0,
-      quick_replies: 0,
-      welcome_messages: 0,
-      offline_replies: 0,
-    });
+    expect(countDeletes(plan)).toEqual(deleteCounts({ guides: 2, groups: 1, memberships: 1 }));
+    expect(countLive(live)).toEqual(deleteCounts({ guides: 3, groups: 2, memberships: 2 }));
   });
 });
 

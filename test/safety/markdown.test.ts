@@ -7,6 +7,7 @@ import {
   renderFailureMarkdown,
   renderPlanMarkdown,
 } from '../../src/report/markdown.js';
+import { deleteCounts } from '../helpers/plan-builder.js';
 
 function bigPlan(n: number): Plan {
   const changes: Change[] = [];
@@ -136,26 +137,8 @@ describe('plan --markdown', () => {
   it('puts a refusal of a deletion guard in a caution block, with the flag that allows it', () => {
     const plan = bigPlan(3);
     const guards = checkDeleteGuards(
-      {
-        guides: 12,
-        groups: 0,
-        memberships: 0,
-        tasks: 0,
-        words: 0,
-        quick_replies: 0,
-        welcome_messages: 0,
-        offline_replies: 0,
-      },
-      {
-        guides: 40,
-        groups: 3,
-        memberships: 0,
-        tasks: 0,
-        words: 0,
-        quick_replies: 0,
-        welcome_messages: 0,
-        offline_replies: 0,
-      },
+      deleteCounts({ guides: 12 }),
+      deleteCounts({ guides: 40, groups: 3 }),
       resolveGuardPolicy(undefined),
     );
     const text = renderPlanMarkdown(plan, { guards });
