@@ -24,6 +24,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   'path-menu': async () => (await import('./path-menu.js')).registerPathMenuCommand,
   serve: async () => (await import('./serve.js')).registerServeCommand,
   api: async () => (await import('./api.js')).registerApiCommand,
+  quota: async () => (await import('./quota.js')).registerQuotaCommand,
 };
 
 /**

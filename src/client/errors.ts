@@ -1,7 +1,7 @@
 import { type CredentialVariables, WECHAT_VARIABLES } from '../core/credential-variables.js';
 import { GuidectlError } from '../core/errors.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
-import type { OperationName } from '../wire/operations.js';
+import type { WireCallName } from '../wire/operations.js';
 
 export { InvalidRequestError, MalformedAnswerError } from '../wire/errors.js';
 
@@ -12,8 +12,8 @@ export { InvalidRequestError, MalformedAnswerError } from '../wire/errors.js';
  * remote side are scrubbed of every secret the client knows before they reach an error.
  */
 
-/** What a call was: a guide operation, or the token exchange. */
-export type CallName = OperationName | 'stable_token';
+/** What a call was: a guide operation, an account call (`quota/get`), or the token exchange. */
+export type CallName = WireCallName | 'stable_token';
 
 /**
  * How the client treats an error answer:
@@ -343,10 +343,10 @@ function codeNote(reason: string): string {
  */
 export class CallOutcomeUnknownError extends GuidectlError {
   override readonly code = 'GUIDE_OUTCOME_UNKNOWN';
-  readonly operation: OperationName;
+  readonly operation: WireCallName;
   readonly attempts: number;
 
-  constructor(operation: OperationName, why: string, attempts: number) {
+  constructor(operation: WireCallName, why: string, attempts: number) {
     super(
       `${operation} failed: the outcome is unknown: ${why}; the call may have taken effect, so check the ` +
         'live state (e.g. guidectl plan) before repeating it',
@@ -383,4 +383,15 @@ export class InvalidOptionsError extends GuidectlError {
     super(message);
     this.option = option;
   }
+}
+
+/**
+ * Whether a failed `quota/get` says only that the target does not answer it: an unknown path
+ * (40066, 76021) or an HTTP 404, as from a service or gateway that serves the guide API alone.
+ * Such a target is planned and applied as if it kept no quotas.
+ */
+export function quotaUnreadable(error: unknown): boolean {
+  if (error instanceof GuideApiError)
+    return error.errcode === ERRCODE.invalidUrl || error.errcode === ERRCODE.unknownCgiPath;
+  return error instanceof TransportError && error.kind === 'http' && error.status === 404;
 }

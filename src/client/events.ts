@@ -1,4 +1,4 @@
-import type { OperationName } from '../wire/operations.js';
+import type { WireCallName } from '../wire/operations.js';
 import type { CallName } from './errors.js';
 
 /**
@@ -20,7 +20,7 @@ export interface CallStartEvent {
   readonly type: 'call-start';
   /** Numbers the calls of one client, from 1. */
   readonly callId: number;
-  readonly operation: OperationName;
+  readonly operation: WireCallName;
   readonly writes: boolean;
 }
 
@@ -28,7 +28,7 @@ export interface CallStartEvent {
 export interface CallEndEvent {
   readonly type: 'call-end';
   readonly callId: number;
-  readonly operation: OperationName;
+  readonly operation: WireCallName;
   readonly ok: boolean;
   /** How many times the request was sent. */
   readonly attempt: number;
@@ -71,7 +71,7 @@ export interface TokenRefreshEvent {
 export interface ConfirmEvent {
   readonly type: 'confirm';
   readonly callId: number;
-  readonly operation: OperationName;
+  readonly operation: WireCallName;
   readonly outcome: 'applied' | 'not-applied' | 'unknown';
   readonly detail: string;
 }
@@ -84,7 +84,7 @@ export interface ConfirmEvent {
 export interface HeldEvent {
   readonly type: 'held';
   readonly callId: number;
-  readonly operation: OperationName;
+  readonly operation: WireCallName;
   readonly timeoutMs: number;
   readonly settleMs: number;
 }

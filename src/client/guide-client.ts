@@ -19,6 +19,7 @@ import {
   type DelGuideAcctRequest,
   type DelGuideGroupRequest,
   decodeAnswer,
+  decodeQuotaAnswer,
   encodeRequest,
   type GetGroupByGuideAnswer,
   type GetGroupByGuideRequest,
@@ -45,7 +46,9 @@ import {
   type MassendTask,
   type NewGuideGroupAnswer,
   type NewGuideGroupRequest,
+  type OperationQuota,
   type PushShowWxaPathMenuRequest,
+  type QuotaGetRequest,
   type RequestOf,
   type SetGuideAcctConfigRequest,
   type SetGuideConfigRequest,
@@ -53,7 +56,15 @@ import {
   type UpdateGuideAcctRequest,
   type UpdateGuideMassendJobRequest,
 } from '../wire/messages.js';
-import { DEFAULT_BASE_URL, OPERATIONS, type OperationName, operationPath } from '../wire/operations.js';
+import {
+  callPath,
+  callWrites,
+  DEFAULT_BASE_URL,
+  isOperationName,
+  type OperationName,
+  operationPath,
+  type WireCallName,
+} from '../wire/operations.js';
 import { parseBaseUrl } from './base-url.js';
 import {
   ApiUnauthorizedError,
@@ -281,6 +292,12 @@ export interface GuideClient {
   updateguidemassendjob(request: UpdateGuideMassendJobRequest): Promise<void>;
   cancelguidemassendjob(request: TaskIdRequest): Promise<void>;
 
+  /**
+   * The daily quota of a guide operation (`POST /cgi-bin/openapi/quota/get`): calls a day, made
+   * today, left today. A target that keeps no quotas answers otherwise: see `quotaUnreadable`.
+   */
+  readQuota(operation: OperationName): Promise<OperationQuota>;
+
   /** Every guide of the account, page after page. */
   iterateGuideAcctList(): AsyncIterable<GuideAcctListItem>;
   /** Every member of a group. */
@@ -431,7 +448,7 @@ interface CallState {
 
 /** One call as its attempts go: what settling a lost answer needs. */
 interface AttemptContext {
-  readonly operation: OperationName;
+  readonly operation: WireCallName;
   readonly body: WireBody;
   readonly callId: number;
   readonly state: CallState;
@@ -640,6 +657,11 @@ class Client implements GuideClient {
     return this.typed('cancelguidemassendjob', request);
   }
 
+  async readQuota(operation: OperationName): Promise<OperationQuota> {
+    const request: QuotaGetRequest = { cgi_path: operationPath(operation) };
+    return decodeQuotaAnswer(await this.run('quota/get', { ...request }));
+  }
+
   // --- iterators ----------------------------------------------------------------------------
 
   async *iterateGuideAcctList(): AsyncIterable<GuideAcctListItem> {
@@ -741,7 +763,7 @@ class Client implements GuideClient {
 
   /** One call with all its attempts; `accept` lists error codes returned rather than thrown. */
   private async run(
-    operation: OperationName,
+    operation: WireCallName,
     body: WireBody,
     accept?: readonly number[],
     options?: CallOptions,
@@ -757,7 +779,7 @@ class Client implements GuideClient {
       errcode: undefined,
       onRetry: options?.onRetry,
     };
-    this.emit({ type: 'call-start', callId, operation, writes: OPERATIONS[operation].writes });
+    this.emit({ type: 'call-start', callId, operation, writes: callWrites(operation) });
     try {
       const answer = await this.attempts(operation, body, accept, callId, state, options?.before);
       this.emit({
@@ -788,14 +810,17 @@ class Client implements GuideClient {
   }
 
   private async attempts(
-    operation: OperationName,
+    operation: WireCallName,
     body: WireBody,
     accept: readonly number[] | undefined,
     callId: number,
     state: CallState,
     before: readonly string[] | undefined,
   ): Promise<RawAnswer> {
-    const policy = isWriteOperation(operation) ? lostAnswerPolicy(operation, body) : undefined;
+    const policy =
+      isOperationName(operation) && isWriteOperation(operation)
+        ? lostAnswerPolicy(operation, body)
+        : undefined;
     const confirmable = policy?.kind === 'confirm' && (before !== undefined || this.readBeforeAppends);
     const snapshot =
       policy?.kind === 'confirm' && confirmable
@@ -995,7 +1020,7 @@ class Client implements GuideClient {
     try {
       if (this.rate !== undefined)
         await this.rate.acquire(this.signal).catch((error: unknown) => Promise.reject(aborted(error)));
-      const path = operationPath(operation);
+      const path = callPath(operation);
       const query = { access_token: token };
       const answer =
         call.policy !== undefined
@@ -1101,7 +1126,7 @@ class Client implements GuideClient {
   /** Runs a confirmation; a failing read makes the outcome unknown. Reports the result. */
   private async settle(
     callId: number,
-    operation: OperationName,
+    operation: WireCallName,
     confirm: () => Promise<Confirmation>,
   ): Promise<Confirmation> {
     const result = await this.tryConfirm(confirm);
@@ -1110,7 +1135,7 @@ class Client implements GuideClient {
   }
 
   /** Remembers ids this client created, so a confirmation never attributes them to another call. */
-  private claim(operation: OperationName, answer: RawAnswer): void {
+  private claim(operation: WireCallName, answer: RawAnswer): void {
     if (operation === 'newguidegroup') {
       const id = toId64(answer['group_id']);
       if (id !== undefined) this.claims.add(id);

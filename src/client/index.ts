@@ -10,6 +10,7 @@ export {
   InvalidRequestError,
   MalformedAnswerError,
   QuotaExhaustedError,
+  quotaUnreadable,
   TokenRejectedError,
   TransportError,
   type TransportErrorKind,

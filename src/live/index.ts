@@ -9,3 +9,4 @@ export {
   readScopeFor,
   toWelcome,
 } from './read-live-state.js';
+export { type QuotaReader, readQuotas } from './read-quotas.js';

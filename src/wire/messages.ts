@@ -606,6 +606,28 @@ const DECODERS: Decoders = {
   cancelguidemassendjob: nothing,
 };
 
+/** `quota/get`'s request: the path of the guide operation whose quota is read. */
+export interface QuotaGetRequest {
+  readonly cgi_path: string;
+}
+
+/** The daily quota of one operation: calls a day, made today, and left today. */
+export interface OperationQuota {
+  readonly daily_limit: number;
+  readonly used: number;
+  readonly remain: number;
+}
+
+/** Checks `quota/get`'s success answer and returns its `quota`. */
+export function decodeQuotaAnswer(answer: unknown): OperationQuota {
+  const quota = AnswerReader.of('quota/get', answer).object('quota');
+  return {
+    daily_limit: quota.integer('daily_limit'),
+    used: quota.integer('used'),
+    remain: quota.integer('remain'),
+  };
+}
+
 /**
  * Checks a success answer (as parsed by `parseJson`) against the shape of its operation and
  * returns it typed, without `errcode`/`errmsg`. Throws `MalformedAnswerError` naming the field.

@@ -46,3 +46,27 @@ export const DEFAULT_BASE_URL = 'https://api.weixin.qq.com';
 export function operationPath(name: OperationName): string {
   return `/cgi-bin/guide/${name}`;
 }
+
+/**
+ * Calls of the account outside `/cgi-bin/guide/`, by the name guidectl gives them, with their
+ * paths. `quota/get` reads the daily quota of one guide operation (76021 for a path the target
+ * keeps no quota for). None writes: each may be given to plan mode.
+ */
+export const ACCOUNT_CALLS = {
+  'quota/get': { path: '/cgi-bin/openapi/quota/get', writes: false },
+} as const satisfies Record<string, { path: string; writes: false }>;
+
+export type AccountCallName = keyof typeof ACCOUNT_CALLS;
+
+/** What the client calls: a guide operation, or an account call. */
+export type WireCallName = OperationName | AccountCallName;
+
+/** Path of a call below the base URL, without the query string. */
+export function callPath(name: WireCallName): string {
+  return isOperationName(name) ? operationPath(name) : ACCOUNT_CALLS[name].path;
+}
+
+/** Whether a call changes state (an account call never does). */
+export function callWrites(name: WireCallName): boolean {
+  return isOperationName(name) ? OPERATIONS[name].writes : ACCOUNT_CALLS[name].writes;
+}

@@ -22,6 +22,7 @@ const COMMANDS = [
   'path-menu',
   'serve',
   'api',
+  'quota',
 ];
 
 /** The long names of the flags of a `--help` text's "Options:" section. */

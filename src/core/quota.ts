@@ -1,0 +1,28 @@
+/**
+ * The daily call quotas of an account, as the target tells them (`quota/get`): per guide
+ * operation, calls a day, made today and left today. The platform's quotas turn at midnight in
+ * UTC+8 (Beijing time), whatever the zone of the one who reads them.
+ */
+
+/** The daily quota of one operation. */
+export interface DailyQuota {
+  readonly dailyLimit: number;
+  readonly used: number;
+  readonly remain: number;
+}
+
+/**
+ * What a target said of the quotas of some operations: read, or unreadable (it does not answer
+ * `quota/get`, as a service or gateway that serves the guide API alone), with why in words.
+ */
+export type QuotaRead<Op extends string = string> =
+  | { readonly status: 'read'; readonly quotas: Readonly<Partial<Record<Op, DailyQuota>>> }
+  | { readonly status: 'unreadable'; readonly reason: string };
+
+/** When the daily quotas reset, in words. */
+export const QUOTA_RESET = 'midnight UTC+8 (00:00 Beijing time)';
+
+/** The one line that says the quotas could not be read, and what follows from it. */
+export function quotaUnreadableLine(reason: string): string {
+  return `quotas could not be read (${reason}); planned as if no daily quota limits the calls`;
+}
