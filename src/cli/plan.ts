@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
-import { readOnlyClient } from '../live/index.js';
+import type { PlannedOperation } from '../core/plan.js';
+import { readOnlyClient, readQuotas } from '../live/index.js';
 import type { GuardFlags } from '../plan/index.js';
 import {
   checkPlanOut,
@@ -106,15 +107,19 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             // Plan mode is handed only the read calls: it has no way to write.
             const reader = readOnlyClient(client);
             const read = (scope: LiveReadScope) => readLive(ctx, reader, scope);
-            const run = await planRun(files, { read, target: identity }, options);
+            const quotas = (ops: readonly PlannedOperation[]) => readQuotas(reader, ops);
+            const run = await planRun(files, { read, quotas, target: identity }, options);
             if (run.status === 'invalid')
               return reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
             printDiagnostics(ctx, run.diagnostics, files.sources);
-            const { plan, planId, guards, warnings } = run;
+            const { plan, planId, guards, warnings, quota } = run;
             const shown = environment && { environment: { name: environment.name, target: where } };
             const drift = options.expectNoChanges;
             const target = { description: where, identity };
-            const extras = { planId, guards, drift, warnings, cwd: ctx.io.cwd, target, ...shown };
+            const extras = {
+              ...{ planId, guards, drift, warnings, cwd: ctx.io.cwd, target, ...shown },
+              ...(quota === undefined ? {} : { quota }),
+            };
             ctx.io.stdout.write(formatPlan(format, plan, { ...extras, color: useColor(ctx, 'stdout') }));
             printed = true;
             if (out !== undefined) {

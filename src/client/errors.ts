@@ -386,12 +386,17 @@ export class InvalidOptionsError extends GuidectlError {
 }
 
 /**
- * Whether a failed `quota/get` says only that the target does not answer it: an unknown path
- * (40066, 76021) or an HTTP 404, as from a service or gateway that serves the guide API alone.
- * Such a target is planned and applied as if it kept no quotas.
+ * Why a failed `quota/get` says only that the target does not answer it, in a few words
+ * (`HTTP 404`, `40066 invalid url`): an unknown path (40066, 76021) or an HTTP 404, as from a
+ * service or gateway that serves the guide API alone. Undefined for any other failure. Such a
+ * target is planned and applied as if it kept no quotas.
  */
-export function quotaUnreadable(error: unknown): boolean {
-  if (error instanceof GuideApiError)
-    return error.errcode === ERRCODE.invalidUrl || error.errcode === ERRCODE.unknownCgiPath;
-  return error instanceof TransportError && error.kind === 'http' && error.status === 404;
+export function quotaUnreadable(error: unknown): string | undefined {
+  if (
+    error instanceof GuideApiError &&
+    (error.errcode === ERRCODE.invalidUrl || error.errcode === ERRCODE.unknownCgiPath)
+  )
+    return `${error.errcode} ${ERRCODE_MEANING[error.errcode] ?? ''}`.trim();
+  if (error instanceof TransportError && error.kind === 'http' && error.status === 404) return 'HTTP 404';
+  return undefined;
 }

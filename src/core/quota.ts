@@ -26,3 +26,24 @@ export const QUOTA_RESET = 'midnight UTC+8 (00:00 Beijing time)';
 export function quotaUnreadableLine(reason: string): string {
   return `quotas could not be read (${reason}); planned as if no daily quota limits the calls`;
 }
+
+/** One write operation a plan uses: the calls it needs, and its quota today. */
+export interface OperationNeed {
+  readonly operation: string;
+  readonly calls: number;
+  readonly quota: DailyQuota;
+}
+
+/**
+ * What a plan's calls need of today's quotas: per write operation the plan uses, its calls and
+ * its quota, and whether every one fits in what remains today; or that they could not be read.
+ * Absent when the plan makes no call (nothing is read then).
+ */
+export type PlanQuota =
+  | { readonly status: 'read'; readonly needs: readonly OperationNeed[]; readonly fitsToday: boolean }
+  | { readonly status: 'unreadable'; readonly reason: string };
+
+/** The operations whose calls do not fit in what remains of their quota today. */
+export function shortOperations(quota: PlanQuota | undefined): readonly OperationNeed[] {
+  return quota?.status === 'read' ? quota.needs.filter((n) => n.calls > n.quota.remain) : [];
+}

@@ -13,6 +13,7 @@ import type {
 } from '../core/live.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import type { AutoReplyRead, GetGuideAcctListAnswer, GetGuideConfigAnswer } from '../wire/messages.js';
+import type { QuotaReader } from './read-quotas.js';
 import { readGuideTasks } from './read-tasks.js';
 
 export type { LiveReadScope } from '../core/live.js';
@@ -30,9 +31,13 @@ export interface LiveReader {
   getguidemassendjoblist: GuideClient['getguidemassendjoblist'];
 }
 
-/** A new object holding only the read methods of `client`: the write methods are not reachable. */
-export function readOnlyClient(client: GuideClient): LiveReader {
+/**
+ * A new object holding only the read methods of `client` (the quotas' read too): the write
+ * methods are not reachable.
+ */
+export function readOnlyClient(client: GuideClient): LiveReader & QuotaReader {
   return {
+    readQuota: (operation) => client.readQuota(operation),
     getguideacctlist: (request) => client.getguideacctlist(request),
     getguidegrouplist: () => client.getguidegrouplist(),
     getgroupinfo: (request) => client.getgroupinfo(request),

@@ -1,5 +1,4 @@
 import { type GuideClient, quotaUnreadable } from '../client/index.js';
-import { errorMessage } from '../core/errors.js';
 import type { DailyQuota, QuotaRead } from '../core/quota.js';
 import type { OperationName } from '../wire/operations.js';
 
@@ -19,20 +18,23 @@ export async function readQuotas<Op extends OperationName>(
 ): Promise<QuotaRead<Op>> {
   const results = await Promise.allSettled(operations.map((op) => reader.readQuota(op)));
   const quotas: Partial<Record<Op, DailyQuota>> = {};
-  let unreadable: unknown;
+  let unreadable: string | undefined;
   for (const [i, result] of results.entries()) {
     const op = operations[i];
     if (op === undefined) continue;
     if (result.status === 'fulfilled') {
       const { daily_limit: dailyLimit, used, remain } = result.value;
       quotas[op] = { dailyLimit, used, remain };
-    } else if (quotaUnreadable(result.reason)) unreadable ??= result.reason;
-    else throw result.reason;
+    } else {
+      const why = quotaUnreadable(result.reason);
+      if (why === undefined) throw result.reason;
+      unreadable ??= why;
+    }
   }
   if (unreadable !== undefined)
     return {
       status: 'unreadable',
-      reason: `the target does not answer quota/get: ${errorMessage(unreadable)}`,
+      reason: `the target does not answer quota/get: ${unreadable}`,
     };
   return { status: 'read', quotas };
 }

@@ -1,10 +1,11 @@
 import type { DesiredState, SafetyPolicy } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
-import type { Plan } from '../core/plan.js';
+import type { Plan, PlannedOperation } from '../core/plan.js';
+import type { PlanQuota, QuotaRead } from '../core/quota.js';
 import type { GuardResult } from '../core/safety.js';
 import type { PlannedTarget, TargetIdentity } from '../core/target-identity.js';
-import { type LiveReader, readLiveState, readScopeFor } from '../live/index.js';
+import { type LiveReader, type QuotaReader, readLiveState, readQuotas, readScopeFor } from '../live/index.js';
 import {
   checkDeleteGuards,
   checkProtection,
@@ -15,6 +16,8 @@ import {
   planBasis,
   planChanges,
   planId,
+  plannedOperations,
+  planQuota,
   resolveGuardPolicy,
 } from '../plan/index.js';
 import type { LoadedFiles } from './files.js';
@@ -27,11 +30,31 @@ export interface LiveSource {
    * account is refused on another). Needed to plan files of an environment; the CLI always gives it.
    */
   readonly target?: TargetIdentity;
+  /**
+   * Reads today's quotas of the write operations a plan uses (`quota/get`); without it, no quota
+   * is read and the plan says nothing of them (a library caller's choice).
+   */
+  readonly quotas?: (operations: readonly PlannedOperation[]) => Promise<QuotaRead<PlannedOperation>>;
 }
 
 /** A live source that reads through `reader` (a client's read calls), with no progress. */
-export function liveSourceOf(reader: LiveReader, target?: TargetIdentity): LiveSource {
-  return { read: (scope) => readLiveState(reader, scope), ...(target === undefined ? {} : { target }) };
+export function liveSourceOf(reader: LiveReader & Partial<QuotaReader>, target?: TargetIdentity): LiveSource {
+  const { readQuota } = reader;
+  return {
+    read: (scope) => readLiveState(reader, scope),
+    ...(readQuota === undefined ? {} : { quotas: (operations) => readQuotas({ readQuota }, operations) }),
+    ...(target === undefined ? {} : { target }),
+  };
+}
+
+/**
+ * What `plan` needs of today's quotas, read from `source`: only when the plan makes calls, and
+ * only of the operations it uses. Not part of the plan id: the counts change with every call
+ * anyone makes, and the plan (its calls) does not depend on them.
+ */
+export async function readPlanQuota(plan: Plan, source: LiveSource): Promise<PlanQuota | undefined> {
+  if (plan.calls.length === 0 || source.quotas === undefined) return undefined;
+  return planQuota(plan, await source.quotas(plannedOperations(plan)));
 }
 
 /** What the plan id of `files` read from `source` covers of where it was made: target and environment. */
@@ -96,6 +119,8 @@ export type PlanRun =
       readonly plan: Plan;
       readonly planId: string;
       readonly guards: readonly GuardResult[];
+      /** What the calls need of today's quotas; absent when the plan makes none or none was read. */
+      readonly quota?: PlanQuota;
       /** Warnings of the plan (errors make the run `invalid`). */
       readonly diagnostics: readonly Diagnostic[];
       /** Every warning: the files' (told when they were loaded), then the plan's (`diagnostics`). */
@@ -112,6 +137,7 @@ export async function planRun(files: LoadedFiles, source: LiveSource, flags: Gua
   const { plan, diagnostics } = makePlan(files.state, live);
   if (plan === undefined) return { status: 'invalid', diagnostics };
   const basis = planBasis(files.state, live, scope, plannedTarget(files, source));
+  const quota = await readPlanQuota(plan, source);
   return {
     status: 'planned',
     files,
@@ -121,6 +147,7 @@ export async function planRun(files: LoadedFiles, source: LiveSource, flags: Gua
     plan,
     planId: planId(plan, basis),
     guards: evaluateGuards(files.state.safety, plan, live, flags),
+    ...(quota === undefined ? {} : { quota }),
     diagnostics,
     warnings: [...(files.warnings ?? []), ...diagnostics],
   };

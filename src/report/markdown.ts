@@ -13,6 +13,7 @@ import {
   shownGuards,
   summaryLine,
 } from './plan.js';
+import { planQuotaLines } from './quota.js';
 
 /**
  * The hidden first line of every comment body guidectl writes, so that a CI step can find its
@@ -80,6 +81,8 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   }
   head.push(...warningLines(options.warnings ?? [], options.cwd));
   if (options.planId !== undefined) head.push(`Plan id: \`${options.planId}\``, '');
+  const quota = planQuotaLines(options.quota);
+  if (quota.length > 0) head.push(...quota.map(escapeMarkdown), '');
 
   const guards = shownGuards(options.guards);
   const refused = guards.filter((g) => g.status === 'refused');

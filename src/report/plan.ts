@@ -4,11 +4,13 @@ import type { DeleteKind } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallTarget, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
+import type { PlanQuota } from '../core/quota.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { diagnosticsToJson } from './diagnostics.js';
 import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';
+import { planQuotaLines, planQuotaToJson } from './quota.js';
 
 /**
  * An environment (`--env NAME`) and its target in words, never a secret: what the machine formats
@@ -81,6 +83,8 @@ export interface PlanExtras {
   readonly warnings?: readonly Diagnostic[];
   /** The folder the warnings' files are named relative to. */
   readonly cwd?: string;
+  /** What the calls need of today's quotas, when they were read. */
+  readonly quota?: PlanQuota;
 }
 
 /**
@@ -108,6 +112,8 @@ export function renderPlan(plan: Plan, options: { readonly color?: boolean } & P
     }
     out.push('');
   }
+  const quota = planQuotaLines(options.quota);
+  if (quota.length > 0) out.push(...quota, '');
   out.push(p.bold(summaryLine(plan, options.warnings?.length, options.guards)));
   if (options.planId !== undefined) out.push(`Plan id: ${options.planId}`);
   return `${out.join('\n')}\n`;
@@ -413,6 +419,7 @@ export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, 
     summary,
     ...rest,
     ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),
+    ...(extras.quota === undefined ? {} : { quota: planQuotaToJson(extras.quota) }),
     ...(extras.warnings === undefined
       ? {}
       : {

@@ -1,5 +1,12 @@
-import { formatCount } from '../core/count.js';
-import { QUOTA_RESET, type QuotaRead } from '../core/quota.js';
+import { countOf, formatCount } from '../core/count.js';
+import {
+  type OperationNeed,
+  type PlanQuota,
+  QUOTA_RESET,
+  type QuotaRead,
+  quotaUnreadableLine,
+  shortOperations,
+} from '../core/quota.js';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { escapeControls } from './escape.js';
 import { alignColumns } from './table.js';
@@ -46,4 +53,44 @@ function orderedQuotas<Q>(quotas: Readonly<Partial<Record<OperationName, Q>>>): 
       if (q !== undefined && OPERATIONS[op].writes === writes) entries.push([op, q]);
     }
   return entries;
+}
+
+/**
+ * What a plan needs of today's quotas, for people: one line per write operation it uses
+ * (`addguideacct: 15,050 calls; 9,800 remain today`), and a warning when it cannot finish today;
+ * or the one line that the quotas could not be read. Empty when nothing was read.
+ */
+export function planQuotaLines(quota: PlanQuota | undefined): string[] {
+  if (quota === undefined) return [];
+  if (quota.status === 'unreadable') return [escapeControls(quotaUnreadableLine(quota.reason))];
+  const lines = [`Daily quotas (they reset at ${QUOTA_RESET}):`];
+  for (const n of quota.needs)
+    lines.push(`  ${n.operation}: ${countOf(n.calls, 'call')}; ${formatCount(n.quota.remain)} remain today`);
+  const short = shortOperations(quota);
+  if (short.length > 0) lines.push(cannotFinishLine(short));
+  return lines;
+}
+
+/** The warning of a plan that needs more calls of some operation than remain today. */
+export function cannotFinishLine(short: readonly OperationNeed[]): string {
+  const what = short
+    .map((n) => `${n.operation} needs ${formatCount(n.calls)} and ${formatCount(n.quota.remain)} remain`)
+    .join('; ');
+  return `Warning: this plan cannot finish today (${what}); apply refuses to start it unless --allow-partial, which makes what fits, whole; apply again after ${QUOTA_RESET} to finish.`;
+}
+
+/** A plan's `quota` for machines. */
+export function planQuotaToJson(quota: PlanQuota): Record<string, unknown> {
+  if (quota.status === 'unreadable') return { read: false, reason: quota.reason };
+  return {
+    read: true,
+    fits_today: quota.fitsToday,
+    resets: QUOTA_RESET,
+    operations: Object.fromEntries(
+      quota.needs.map((n) => [
+        n.operation,
+        { calls: n.calls, daily_limit: n.quota.dailyLimit, used: n.quota.used, remain: n.quota.remain },
+      ]),
+    ),
+  };
 }

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runProgram } from '../../src/cli/program.js';
+import type { GuideService } from '../../src/service/index.js';
+import { parseQuota } from '../../src/service/limits.js';
+import { parseJson } from '../../src/wire/json.js';
+import { captureIo, type Workspace, workspace } from '../helpers/cli.js';
+import { startQuotaBlindGateway } from '../helpers/quota-blind-gateway.js';
+import {
+  fetchToken,
+  frozenClock,
+  guideBody,
+  rawRequest,
+  simCall,
+  startCheckedService,
+} from '../helpers/service.js';
+
+// Plan and apply within the daily quotas (issue 26), against `serve --quota addguideacct=15`
+// over real HTTP: the issue's 2,000 guides against 1,500 at a small scale.
+
+/** `n` guides, each with its welcome message, all members of one group: 3n + 1 calls. */
+function storeOf(n: number): string {
+  const accounts = Array.from({ length: n }, (_, i) => `guide_${String(i).padStart(2, '0')}`);
+  const guides = accounts
+    .map(
+      (a) =>
+        `  - account: ${a}\n    nickname: ${a}\n    head_image_url: https://img.example/${a}\n    welcome:\n      - text: Hello from ${a}\n`,
+    )
+    .join('');
+  return `version: 1\ngroups:\n  - name: Store\n    members: [${accounts.join(', ')}]\nguides:\n${guides}`;
+}
+
+let ws: Workspace;
+let service: { service: GuideService; close(): Promise<void> };
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  ws = await workspace();
+  service = await startCheckedService({
+    clock: frozenClock(),
+    limits: { daily: parseQuota('addguideacct=15'), perMinute: { operations: {} } },
+  });
+  env = {
+    WECHAT_APPID: service.service.credentials.appid,
+    WECHAT_SECRET: service.service.credentials.secret,
+    GUIDECTL_BASE_URL: service.service.url,
+  };
+});
+afterAll(async () => {
+  await service.close();
+  await ws.remove();
+});
+beforeEach(async () => {
+  await simCall(service.service.url, 'reset');
+});
+
+async function cli(args: string[], environment: Record<string, string> = env) {
+  const io = captureIo(environment, ws.dir);
+  const status = await runProgram(args, io);
+  return { status, out: io.out(), err: io.err() };
+}
+
+describe('plan within the daily quotas', () => {
+  it('shows per write operation the calls needed and what remains today, and warns of the shortfall', async () => {
+    const file = await ws.write('store.yaml', storeOf(20));
+    const run = await cli(['plan', file]);
+    expect(run.status).toBe(0);
+    expect(run.out).toContain('Daily quotas (they reset at midnight UTC+8');
+    expect(run.out).toContain('  addguideacct: 20 calls; 15 remain today');
+    expect(run.out).toContain('  setguideconfig: 20 calls; 10,000,000 remain today');
+    expect(run.out).toContain(
+      'Warning: this plan cannot finish today (addguideacct needs 20 and 15 remain); apply refuses to start it unless --allow-partial',
+    );
+  });
+
+  it('reads only the quotas of the operations the plan uses, and none when it makes no call', async () => {
+    const file = await ws.write('alone.yaml', storeOf(1));
+    await simCall(service.service.url, 'calls', { reset: true });
+    const json = await cli(['plan', '--json', file]);
+    const plan = parseJson(json.out) as Record<string, unknown>;
+    expect(plan['quota']).toEqual({
+      read: true,
+      fits_today: true,
+      resets: 'midnight UTC+8 (00:00 Beijing time)',
+      operations: {
+        newguidegroup: { calls: 1, daily_limit: 10_000_000, used: 0, remain: 10_000_000 },
+        addguideacct: { calls: 1, daily_limit: 15, used: 0, remain: 15 },
+        setguideconfig: { calls: 1, daily_limit: 10_000_000, used: 0, remain: 10_000_000 },
+        addguide2guidegroup: { calls: 1, daily_limit: 10_000_000, used: 0, remain: 10_000_000 },
+      },
+    });
+    expect(await cli(['apply', '--auto-approve', file])).toMatchObject({ status: 0 });
+    const none = await cli(['plan', '--json', file]);
+    expect(parseJson(none.out)).not.toHaveProperty('quota');
+    expect(none.out).not.toContain('quota');
+  });
+
+  it('keeps the plan id whatever the quotas say', async () => {
+    const file = await ws.write('store.yaml', storeOf(3));
+    const idOf = async () =>
+      (parseJson((await cli(['plan', '--json', file])).out) as { plan_id: string }).plan_id;
+    const before = await idOf();
+    // Another's calls use the quotas and leave the account as it was: the counts change, the plan does not.
+    const { url, credentials } = service.service;
+    const token = await fetchToken(url, credentials.appid, credentials.secret);
+    const call = (op: string, body: object) =>
+      rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+    expect((await call('addguideacct', guideBody('elsewhere'))).json['errcode']).toBe(0);
+    expect((await call('delguideacct', { guide_account: 'elsewhere' })).json['errcode']).toBe(0);
+    const after = parseJson((await cli(['plan', '--json', file])).out);
+    expect(after).toMatchObject({ quota: { operations: { addguideacct: { used: 1, remain: 14 } } } });
+    expect(await idOf()).toBe(before);
+  });
+
+  it('plans a target without quota/get as today, with one line saying quotas could not be read', async () => {
+    const file = await ws.write('store.yaml', storeOf(2));
+    const gateway = await startQuotaBlindGateway(service.service.url, { status: 404 });
+    try {
+      const run = await cli(['plan', file], { ...env, GUIDECTL_BASE_URL: gateway.url });
+      expect(run.err).toBe('');
+      expect(run.status).toBe(0);
+      const lines = run.out.split('\n').filter((l) => l.includes('quota'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^quotas could not be read \(the target does not answer quota\/get: HTTP 404\); planned as if no daily quota limits the calls$/,
+      );
+      expect(run.out).toContain('Plan: 3 to add');
+      const json = parseJson(
+        (await cli(['plan', '--json', file], { ...env, GUIDECTL_BASE_URL: gateway.url })).out,
+      );
+      expect(json).toMatchObject({ quota: { read: false } });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
