@@ -83,7 +83,7 @@ describe('start-up', () => {
       ['valdate', 'x.yaml'],
       ['--no-color', '--version'],
     ]) {
-      expect(commandsFor(argv)).toHaveLength(12);
+      expect(commandsFor(argv)).toHaveLength(13);
     }
   });
 
