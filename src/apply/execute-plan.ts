@@ -1,3 +1,4 @@
+import { QuotaExhaustedError } from '../client/errors.js';
 import type { GuideClient } from '../client/index.js';
 import { appendedReplies } from '../client/outcomes.js';
 import { toId64 } from '../client/wire-names.js';
@@ -73,6 +74,8 @@ export async function executePlan(
   let stopped = false;
   let next = 0; // every call before `next` has been started or settled as not started
   const running = new Set<Promise<void>>();
+  // Operations whose daily quota a call found used up (45009): no more of their calls start today.
+  const exhausted = new Set<PlannedOperation>();
 
   const blockedBy = (index: number): number | undefined =>
     calls[index]?.dependsOn.find((d) => status[d] === 'failed' || reasons.has(d));
@@ -110,7 +113,8 @@ export async function executePlan(
       const message = errorMessage(error);
       status[index] = 'failed';
       reasons.set(index, message);
-      if (options.continueOnError !== true) stopped = true;
+      if (error instanceof QuotaExhaustedError) exhausted.add(call.operation);
+      else if (options.continueOnError !== true) stopped = true;
       options.onEvent?.({ type: 'failed', index, operation: call.operation, error: message });
     }
   };
@@ -128,6 +132,11 @@ export async function executePlan(
       i++
     ) {
       if (status[i] !== 'not-started' || reasons.has(i)) continue;
+      const operation = calls[i]?.operation;
+      if (operation !== undefined && exhausted.has(operation)) {
+        reasons.set(i, `not started: the daily quota of ${operation} is used up (45009) until it resets`);
+        continue;
+      }
       const blocker = blockedBy(i);
       if (blocker !== undefined) {
         reasons.set(i, blockedReason(blocker, calls[blocker]?.operation ?? ''));

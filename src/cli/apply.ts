@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { writeAwareStopper } from '../apply/index.js';
 import { UsageError } from '../core/errors.js';
-import { readOnlyClient } from '../live/index.js';
+import { readOnlyClient, readQuotas } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
   type ApplyFlags,
@@ -178,6 +178,7 @@ function applyOptions(program: Command): Command {
     .option('--auto-approve', 'make the calls without asking', false)
     .option('--continue-on-error', 'after a failed call, go on with independent calls', false)
     .option('--plan-id <id>', 'refuse unless the plan made now has this id')
+    .option('--allow-partial', "start a plan that cannot finish within today's quotas: make what fits, whole", false)
     .addOption(lockTimeoutFlag())
     .addOption(new Option('--verify <mode>', 'final check').choices(['targeted', 'full']).default('targeted'))
     .option('--all-envs', 'each environment, one at a time; stop at a failure')
@@ -216,6 +217,7 @@ function applyDeps(
   const reader = readOnlyClient(session.client);
   return {
     read: (scope) => readLive(ctx, reader, scope, session.events),
+    quotas: (operations) => readQuotas(reader, operations),
     // The plan about to be applied (human text, or the stream's `plan` event), warnings first.
     review: (reviewed) => write(reviewOutput(reviewed, output)),
     approve: async (reviewed, source) => {

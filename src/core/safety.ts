@@ -6,6 +6,7 @@
  */
 import type { DeleteKind } from './desired.js';
 import type { PlannedCall } from './plan.js';
+import type { OperationNeed } from './quota.js';
 
 /** The most deletions of each kind a plan may make when nothing else is said. */
 export const DEFAULT_MAX_DELETES = 10;
@@ -120,7 +121,9 @@ export type Refusal =
       readonly saved: string;
       readonly now: string;
     }
-  | { readonly kind: 'protection'; readonly message: string };
+  | { readonly kind: 'protection'; readonly message: string }
+  /** The calls of some operations need more than remains of its quota today (`--allow-partial` lifts it). */
+  | { readonly kind: 'quota'; readonly short: readonly OperationNeed[] };
 
 /** Whether any deletion guard refuses the plan. */
 export function isRefused(results: readonly GuardResult[]): boolean {

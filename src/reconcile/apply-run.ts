@@ -3,6 +3,7 @@ import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
+import { shortOperations } from '../core/quota.js';
 import type { GuardResult, Refusal } from '../core/safety.js';
 import {
   checkProtection,
@@ -58,6 +59,12 @@ export interface ApplyFlags extends GuardFlags {
   readonly planId?: string;
   /** `--verify`: what the check after the calls reads again (`targeted` by default). */
   readonly verify?: VerifyMode;
+  /**
+   * `--allow-partial`: start a plan that cannot finish within today's quotas. A call refused for
+   * its quota (45009) then fails, and the calls that depend on it are not started, so what is
+   * made is whole; apply again after the quotas reset to finish.
+   */
+  readonly allowPartial?: boolean;
 }
 
 /**
@@ -91,6 +98,8 @@ async function applyFiles(
   const expected = pinnedPlanId(flags);
   if (expected !== undefined && expected !== id) refusals.push({ kind: 'plan-id', expected, actual: id });
   refusals.push(...guardRefusals(guards));
+  const short = shortOperations(run.quota);
+  if (short.length > 0 && flags.allowPartial !== true) refusals.push({ kind: 'quota', short });
   const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics };
   const verify = flags.verify ?? 'targeted';
   return proceed(source, deps, { reviewed, live }, refusals, verify, (result) =>

@@ -1,6 +1,7 @@
 import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
 import { countOf, formatCount } from '../core/count.js';
 import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan.js';
+import { type OperationNeed, QUOTA_RESET } from '../core/quota.js';
 import type { Refusal } from '../core/safety.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { convergedToJson } from './apply-stream.js';
@@ -121,11 +122,21 @@ export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN
       return `refused: ${refusal.file} says plan ${refusal.saved}, but its files make plan ${refusal.now} against the same account: the saved plan was edited after it was made; make the plan again with guidectl plan --out`;
     case 'protection':
       return `refused: ${refusal.message}`;
+    case 'quota':
+      return `refused: ${quotaRefusalText(refusal.short)}`;
     default: {
       const unreachable: never = refusal;
       return unreachable;
     }
   }
+}
+
+/** Why a plan that cannot finish today is not started, and the ways on. */
+function quotaRefusalText(short: readonly OperationNeed[]): string {
+  const what = short
+    .map((n) => `${n.operation} needs ${countOf(n.calls, 'call')} and ${formatCount(n.quota.remain)} remain`)
+    .join('; ');
+  return `this plan cannot finish today (${what}); the quotas reset at ${QUOTA_RESET}. Apply then, or pass --allow-partial to make now what fits (whole guides, with their configuration and memberships) and apply again after the reset to finish; the account's quotas may also be reset with clear_quota (ten times a month).`;
 }
 
 /** What the `--json` outputs of apply say of where the plan was made: its environment (`--env`) and target. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import type { GuideService } from '../../src/service/index.js';
 import { parseQuota } from '../../src/service/limits.js';
-import { parseJson } from '../../src/wire/json.js';
+import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { captureIo, type Workspace, workspace } from '../helpers/cli.js';
 import { startQuotaBlindGateway } from '../helpers/quota-blind-gateway.js';
 import {
@@ -134,5 +134,79 @@ describe('plan within the daily quotas', () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe('apply within the daily quotas', () => {
+  /** The guides of the account, the members of Store, and the guides with a welcome message. */
+  async function account() {
+    const { url, credentials } = service.service;
+    const token = await fetchToken(url, credentials.appid, credentials.secret);
+    const call = async (op: string, body: object) =>
+      (
+        await rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
+          method: 'POST',
+          body: stringifyJson(body),
+        })
+      ).json;
+    const list = (await call('getguideacctlist', { page: 0, num: 100 }))['list'] as {
+      guide_account: string;
+    }[];
+    const groups = (await call('getguidegrouplist', {}))['group_list'] as { id: unknown; name: string }[];
+    const store = groups.filter((g) => g.name === 'Store');
+    const members =
+      store[0] === undefined
+        ? []
+        : ((await call('getgroupinfo', { group_id: store[0].id, page: 0, num: 100 }))['guide_list'] as {
+            guide_account: string;
+          }[]);
+    const welcomed: string[] = [];
+    for (const { guide_account } of list) {
+      const config = await call('getguideconfig', { guide_account });
+      if (config['guide_auto_reply'] !== undefined) welcomed.push(guide_account);
+    }
+    return {
+      guides: list.map((g) => g.guide_account).sort(),
+      groups: store.length,
+      members: members.map((m) => m.guide_account).sort(),
+      welcomed: welcomed.sort(),
+    };
+  }
+
+  it('refuses a plan that cannot finish today; with --allow-partial makes exactly what fits, whole; after midnight UTC+8 finishes it', async () => {
+    const file = await ws.write('store.yaml', storeOf(20));
+    const refused = await cli(['apply', '--auto-approve', file]);
+    expect(refused.status).toBe(1);
+    expect(refused.err).toContain(
+      'refused: this plan cannot finish today (addguideacct needs 20 calls and 15 remain); the quotas reset at midnight UTC+8',
+    );
+    expect(refused.err).toContain('--allow-partial');
+    expect((await account()).guides).toEqual([]);
+
+    const partial = await cli(['apply', '--auto-approve', '--allow-partial', file]);
+    const made = await account();
+    expect(made.guides).toHaveLength(15);
+    expect(made.groups).toBe(1);
+    expect(made.members).toEqual(made.guides);
+    expect(made.welcomed).toEqual(made.guides);
+    expect(partial.status).toBe(1);
+    expect(partial.err).toContain('(addguideacct) failed: 45009');
+
+    // 16:00 in UTC+8 on the frozen clock: midnight there is 8 hours on.
+    await simCall(service.service.url, 'clock', { advance: 8 * 3600 });
+    await simCall(service.service.url, 'calls', { reset: true });
+    const finished = await cli(['apply', '--auto-approve', file]);
+    expect(finished.err).toBe('');
+    expect(finished.status).toBe(0);
+    const all = await account();
+    expect(all.guides).toHaveLength(20);
+    expect(all.groups).toBe(1);
+    expect(all.members).toEqual(all.guides);
+    expect(all.welcomed).toEqual(all.guides);
+    const calls = (await simCall(service.service.url, 'calls'))['calls'] as {
+      operation: string;
+      errcode: number;
+    }[];
+    expect(calls.filter((c) => c.operation === 'addguideacct')).toHaveLength(5);
   });
 });
