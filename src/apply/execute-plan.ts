@@ -150,19 +150,29 @@ export async function executePlan(
     await Promise.race(running);
   }
 
-  const outcomes: CallOutcome[] = calls.map((call, index) => {
+  const outcomes = outcomesOf(calls, status, reasons, options.signal?.aborted === true);
+  return { outcomes, createdGroups, vouched };
+}
+
+/** How each call ended, with why for those that failed or did not start. */
+function outcomesOf(
+  calls: Plan['calls'],
+  status: readonly (CallStatus | 'running')[],
+  reasons: ReadonlyMap<number, string>,
+  interrupted: boolean,
+): CallOutcome[] {
+  return calls.map((call, index) => {
     const s = status[index];
     const settled: CallStatus = s === 'done' || s === 'failed' ? s : 'not-started';
     const reason =
       reasons.get(index) ??
       (settled !== 'not-started'
         ? undefined
-        : options.signal?.aborted === true
+        : interrupted
           ? 'not started: apply was interrupted'
           : 'not started: apply stopped after a failed call');
     return { index, operation: call.operation, status: settled, ...(reason === undefined ? {} : { reason }) };
   });
-  return { outcomes, createdGroups, vouched };
 }
 
 /** The wire body of a call: group placeholders replaced by the created ids; ids as bare numbers. */
