@@ -178,7 +178,7 @@ function applyOptions(program: Command): Command {
     .option('--auto-approve', 'make the calls without asking', false)
     .option('--continue-on-error', 'after a failed call, go on with independent calls', false)
     .option('--plan-id <id>', 'refuse unless the plan made now has this id')
-    .option('--allow-partial', "start a plan that cannot finish within today's quotas: make what fits, whole", false)
+    .option('--allow-partial', "past today's quotas, make what fits, whole", false)
     .addOption(lockTimeoutFlag())
     .addOption(new Option('--verify <mode>', 'final check').choices(['targeted', 'full']).default('targeted'))
     .option('--all-envs', 'each environment, one at a time; stop at a failure')

@@ -17,17 +17,14 @@ export function registerQuotaCommand(program: Command, ctx: CommandContext): voi
     targetOptions(
       program
         .command('quota')
+        .summary("print the account's daily quotas")
         .description(
           "print the account's daily quota of every guide operation: calls a day, used and left today",
         ),
     ),
-    'read the quotas of',
   )
-    .option('--json', 'print JSON ({"format_version": 1, "quotas": {...}}) instead of a table', false)
-    .addHelpText(
-      'after',
-      '\nThe quotas reset at midnight UTC+8. A target that does not answer quota/get is told in one line, exit 0.',
-    )
+    .option('--json', 'print JSON instead of a table', false)
+    .addHelpText('after', '\nThe quotas reset at midnight UTC+8.')
     .action(async (options: QuotaOptions) => {
       const settings = await environmentSettings(ctx, options);
       await withClient(
