@@ -55,16 +55,22 @@ function orderedQuotas<Q>(quotas: Readonly<Partial<Record<OperationName, Q>>>): 
   return entries;
 }
 
+/** A plan that needs at least 1/NOTABLE_SHARE of what remains of an operation shows it. */
+const NOTABLE_SHARE = 10;
+
 /**
- * What a plan needs of today's quotas, for people: one line per write operation it uses
- * (`addguideacct: 15,050 calls; 9,800 remain today`), and a warning when it cannot finish today;
+ * What a plan needs of today's quotas, for people: one line per write operation it uses at least a
+ * tenth of (`addguideacct: 15,050 calls; 9,800 remain today`), and a warning when it cannot finish today;
  * or the one line that the quotas could not be read. Empty when nothing was read.
  */
 export function planQuotaLines(quota: PlanQuota | undefined): string[] {
   if (quota === undefined) return [];
   if (quota.status === 'unreadable') return [escapeControls(quotaUnreadableLine(quota.reason))];
+  // An operation the plan uses little of is noise in every everyday plan; --json keeps them all.
+  const notable = quota.needs.filter((n) => n.calls * NOTABLE_SHARE >= n.quota.remain);
+  if (notable.length === 0) return [];
   const lines = [`Daily quotas (they reset at ${QUOTA_RESET}):`];
-  for (const n of quota.needs)
+  for (const n of notable)
     lines.push(`  ${n.operation}: ${countOf(n.calls, 'call')}; ${formatCount(n.quota.remain)} remain today`);
   const short = shortOperations(quota);
   if (short.length > 0) lines.push(cannotFinishLine(short));
