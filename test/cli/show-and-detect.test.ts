@@ -31,10 +31,12 @@ describe('guidectl show', () => {
     expect(shown.stdout).toContain('apply exactly these calls with: guidectl apply saved.json');
 
     const shownJson = await runCli(['show', 'saved.json', '--json'], { cwd: ws().dir });
-    // show leaves out what depends on the account and the files when applied: guards, warnings.
+    // show leaves out what depends on the account and the files when applied: guards, warnings,
+    // and today's quotas, which apply reads again.
     const {
       guards: _guards,
       diagnostics: _warnings,
+      quota: _quota,
       ...planJson
     } = parseJson(json.stdout) as Record<string, unknown>;
     expect(parseJson(shownJson.stdout)).toEqual(planJson);
