@@ -124,7 +124,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             printed = true;
             if (out !== undefined) {
               await savePlanRun(ctx.io.cwd, out, run, paths, where);
-              writeChunks(ctx, [savedPlanNotice(format, out, guards)]);
+              writeChunks(ctx, [savedPlanNotice(format, out, guards, { planId, target: identity })]);
             }
             const verdict = planVerdict(format, plan, guards, options);
             ctx.io.stderr.write(stderrLines(verdict.messages));

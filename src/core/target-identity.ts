@@ -31,6 +31,14 @@ export interface TargetNow {
 }
 
 /**
+ * Whether `identity` names no account: the API reached with an access token. A plan saved so is
+ * applied only with `--plan-id`, since its account cannot be confirmed then.
+ */
+export function namesNoAccount(identity: TargetIdentity): boolean {
+  return identity.kind === 'remote' && identity.appidDigest === undefined;
+}
+
+/**
  * How a recorded target and the one resolved now differ (see {@link compareTargets}):
  * `unconfirmed` is not a difference found, but one that cannot be ruled out — the same API
  * reached with an access token on either side, which names no account.

@@ -2,7 +2,7 @@ import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Plan } from '../core/plan.js';
 import { type GuardResult, isRefused } from '../core/safety.js';
-import type { TargetNow } from '../core/target-identity.js';
+import { namesNoAccount, type TargetIdentity, type TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
 import { renderDiagnostics } from './diagnostics.js';
@@ -86,18 +86,23 @@ export function planErrorOutput(format: PlanFormat, message: string, environment
   return '';
 }
 
-/** Where `plan --out` saved the plan and how to apply it: on stdout after human text, else on stderr. */
+/**
+ * Where `plan --out` saved the plan and how to apply it: on stdout after human text, else on
+ * stderr. `made` is the plan's id and target: made with an access token, which names no account,
+ * the plan is applied only with its id (`--plan-id`), so the command carries it.
+ */
 export function savedPlanNotice(
   format: PlanFormat,
   out: string,
   guards: readonly GuardResult[] = [],
+  made?: { readonly planId: string; readonly target: TargetIdentity },
 ): OutputChunk {
   // A plan a guard refuses is saved too (for review); its command carries the allowance it needs.
   const allow = guards
     .filter((g) => g.status === 'refused')
     .map((g) => ` ${allowDeleteFlag(g)}`)
     .join('');
-  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}${allow}\n`;
+  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}${planIdFlag(made)}${allow}\n`;
   return format === 'human'
     ? { to: 'stdout', text: `\n${saved}` }
     : { to: 'stderr', text: `guidectl: ${saved}` };
@@ -126,7 +131,13 @@ export function formatSavedPlan(
   if (format !== 'human') return text;
   const heading = made === undefined ? '' : environmentHeading(made.name, made.target);
   const from = escapeControls(saved.paths.join(', ') || '(no paths)');
-  return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(file)}\n`;
+  const pin = planIdFlag({ planId: saved.planId, target: target.identity });
+  return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(file)}${pin}\n`;
+}
+
+/** ` --plan-id ID` for a plan made with an access token (see {@link savedPlanNotice}), else nothing. */
+function planIdFlag(made: { readonly planId: string; readonly target: TargetIdentity } | undefined): string {
+  return made !== undefined && namesNoAccount(made.target) ? ` --plan-id ${made.planId}` : '';
 }
 
 /** What `plan`'s exit status answers: refused by a guard, drift, or changes pending. */
