@@ -20,6 +20,7 @@ import {
   type WorkflowRun,
 } from '../helpers/github-actions-runner.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { fetchToken } from '../helpers/service.js';
 
 /**
  * examples/ci/github-actions.yml, run: linted by actionlint, then its jobs' steps run as a runner
@@ -142,6 +143,24 @@ describe('the GitHub Actions example', () => {
     expect(run.leg('apply production').result, run.leg('apply production').log).toBe('success');
     expect(await guideOf(production, 'alice_wx')).toMatchObject({ guide_nickname: 'Alice' });
     for (const leg of run.legs) expect(leg.log).not.toContain(staging.secret);
+
+    // A merge with staging's access token only: its plan runs, but its apply fails at once, saying
+    // that a saved plan needs the appid and secret and to apply by plan id; production applies.
+    await renameByHand(production, 'alice_wx', 'Alice by hand');
+    await renameByHand(staging, 'alice_wx', 'Alice by hand');
+    const token = await fetchToken(staging.url, staging.appid, staging.secret);
+    const { STAGING_APPID: _i, STAGING_SECRET: _t, ...noStagingApp } = allSecrets();
+    run = await runWorkflow(workflow, push, envsWorld({ ...noStagingApp, STAGING_ACCESS_TOKEN: token }));
+    expect(run.leg('plan staging for main').result, run.leg('plan staging for main').log).toBe('success');
+    expect(run.leg('apply staging').result).toBe('failure');
+    expect(run.leg('apply staging').log).toContain(
+      '::error::staging: applying a saved plan needs the secrets STAGING_APPID and STAGING_SECRET, to confirm the account it was made for (an access token names no account). With STAGING_ACCESS_TOKEN only, apply the plan you reviewed by its id: Actions → guides → Run workflow (the job apply-by-plan-id), with its "Plan id" from the job "plan staging for main"',
+    );
+    expect(run.leg('apply staging').log).not.toMatch(/^guidectl:/m);
+    expect(run.leg('apply production').result, run.leg('apply production').log).toBe('success');
+    expect(await guideOf(production, 'alice_wx')).toMatchObject({ guide_nickname: 'Alice' });
+    expect(await guideOf(staging, 'alice_wx')).toMatchObject({ guide_nickname: 'Alice by hand' });
+    for (const leg of run.legs) expect(leg.log).not.toContain(token);
   }, 120_000);
 
   it('several accounts: a pull request whose environment has no secret fails that job and says so in the comment', async () => {
