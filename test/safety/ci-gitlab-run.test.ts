@@ -11,6 +11,7 @@ import {
 } from '../helpers/ci-runner.js';
 import { type GitLabRun, type GitLabWorld, readPipeline, runPipeline } from '../helpers/gitlab-ci-runner.js';
 import { type ServeProcess, startServeProcess } from '../helpers/serve-process.js';
+import { fetchToken } from '../helpers/service.js';
 
 /**
  * examples/ci/gitlab-ci.yml, run: its jobs' scripts under `bash -c 'set -eo pipefail; …'` as a
@@ -51,7 +52,7 @@ describe('the GitLab CI example', () => {
   const secret = (value: string): { value: string; protected: boolean } => ({ value, protected: true });
 
   it('several accounts: MR plans on a protected branch, refusal on another, apply on main per environment, drift', async () => {
-    const world = (without: string[] = []): GitLabWorld => ({
+    const world = (without: string[] = [], more: Record<string, string> = {}): GitLabWorld => ({
       machine,
       repo: envsRepo(machine, staging, production),
       variables: Object.fromEntries(
@@ -60,6 +61,7 @@ describe('the GitLab CI example', () => {
           STAGING_SECRET: staging.secret,
           PROD_APPID: production.appid,
           PROD_SECRET: production.secret,
+          ...more,
         })
           .filter(([k]) => !without.includes(k))
           .map(([k, v]) => [k, secret(v)]),
@@ -134,6 +136,34 @@ describe('the GitLab CI example', () => {
     ]);
     expect(run.job('drift production').log).toContain('Plan: 0 to add, 1 to change');
     for (const job of run.jobs) expect(job.log).not.toContain(production.secret);
+
+    // Main, with staging's access token only: its plan runs, but its apply fails before guidectl,
+    // saying that a saved plan needs the appid and secret and how to apply by plan id; production
+    // applies (its change by hand undone).
+    const token = await fetchToken(staging.url, staging.appid, staging.secret);
+    run = await runPipeline(
+      PIPELINE,
+      { source: 'push', branch: 'main', protectedRef: true },
+      world(['STAGING_APPID', 'STAGING_SECRET'], { STAGING_ACCESS_TOKEN: token }),
+    );
+    expect(
+      run.jobs.map((j) => [j.name, j.result]),
+      log(run),
+    ).toEqual([
+      ['environments-pipeline', 'success'],
+      ['plan staging', 'success'],
+      ['plan production', 'success'],
+      ['apply staging', 'failed'],
+      ['apply production', 'success'],
+      ['environments', 'failed'],
+    ]);
+    expect(run.job('apply staging').log).toContain(
+      'Applying a saved plan needs STAGING_APPID and STAGING_SECRET, to confirm the account it was made for (an access token names no account).\nWith STAGING_ACCESS_TOKEN only, apply the plan you reviewed by its id (the "Plan id" the plan job printed):\nnpx guidectl apply envs/ --env staging --plan-id ID',
+    );
+    expect(run.job('apply staging').log).not.toMatch(/^guidectl:/m);
+    expect(await guideOf(staging, 'alice_wx')).toBeUndefined();
+    expect(await guideOf(production, 'alice_wx')).toMatchObject({ guide_nickname: 'Alice' });
+    for (const job of run.jobs) expect(job.log).not.toContain(token);
   }, 120_000);
 
   it('one account (guides/): MR plan refused off a protected branch, apply on main', async () => {
