@@ -122,7 +122,7 @@ async function applyWith(
     color,
     cwd: ctx.io.cwd,
     sources: source.files?.sources ?? new Map(),
-    targetFlags: environment && environmentFlags(environment.name, split.paths),
+    targetFlags: targetFlagsOf(options, environment?.name, split.paths),
   };
   // The local database's lock is held from the read of the live state to the convergence check.
   await withClient(
@@ -155,10 +155,26 @@ async function applyWith(
   );
 }
 
-/** ` --env NAME --files PATH…`: how another command reaches the account of this environment. */
-function environmentFlags(name: string, paths: readonly string[]): string | undefined {
-  if (paths.length === 0) return undefined;
-  return ` --env ${shellWord(name)} --files ${paths.map(shellWord).join(' ')}`;
+/**
+ * The flags that reach this apply's target again, for the commands its report suggests: ` --env
+ * NAME --files PATH…` for an environment, and `--local-db`/`--base-url` as given. What came from
+ * the process environment stays there (it is still set where the hint is pasted), and credentials
+ * are never flags. Undefined when another command cannot name the environment's files (a saved plan).
+ */
+function targetFlagsOf(
+  options: TargetOptions,
+  environment: string | undefined,
+  paths: readonly string[],
+): string | undefined {
+  if (environment !== undefined && paths.length === 0) return undefined;
+  const words = [
+    ...(environment === undefined
+      ? []
+      : ['--env', shellWord(environment), '--files', ...paths.map(shellWord)]),
+    ...(options.localDb === undefined ? [] : ['--local-db', shellWord(options.localDb)]),
+    ...(options.baseUrl === undefined ? [] : ['--base-url', shellWord(options.baseUrl)]),
+  ];
+  return words.length === 0 ? undefined : ` ${words.join(' ')}`;
 }
 
 function applyOptions(program: Command): Command {
