@@ -54,7 +54,13 @@ export function resolveEnvironmentTarget(
           `or, for the local service on purpose, name its database: --env ${name} --local-db ${target.dbFile}`,
       );
     // Not "defaulted": the files chose it (no "no target given" notice), in the default folder.
-    return { kind: 'embedded', dbFile, defaulted: false, ...(named ? { namedBy: '--local-db' } : {}) };
+    return {
+      kind: 'embedded',
+      dbFile,
+      defaulted: false,
+      environment: name,
+      ...(named ? { namedBy: '--local-db' } : {}),
+    };
   }
   const variables = credentialVariables(credentials?.prefix ?? '');
   const byToken = credentials?.state === 'token';

@@ -89,15 +89,20 @@ export async function openTarget(
   const shown = displayPath(target.dbFile, host.cwd);
   let db = target.dbFile;
   if (db !== ':memory:') {
-    const source = target.namedBy ?? DEFAULT_LOCAL_DB_PATH;
+    const source =
+      target.namedBy ??
+      (target.environment === undefined
+        ? DEFAULT_LOCAL_DB_PATH
+        : `environment ${target.environment}'s database`);
     // A database named in the default folder (`--local-db .guidectl/local.db`, as CI must name
     // it) has its folder made as the default one does: it is no typo of another folder.
     const inDefaultFolder = dirname(db) === dirname(resolve(host.cwd, DEFAULT_LOCAL_DB_PATH));
     await prepareDbFolder(db, { isDefault: target.namedBy === undefined || inDefaultFolder, source });
     // Only commands that write take the lock. A command that only reads does not create a
-    // database the user named (a typo must leave no file behind): it reads an empty account in
-    // memory and says so. The default database is created on first use.
-    if (lock === undefined && target.namedBy !== undefined && !(await dbFileExists(db, source, shown))) {
+    // database the user or an environment named (a typo must leave no file behind): it reads an
+    // empty account in memory and says so. The default database is created on first use.
+    const named = target.namedBy !== undefined || target.environment !== undefined;
+    if (lock === undefined && named && !(await dbFileExists(db, source, shown))) {
       host.notice(
         `note: ${source} ${shown} does not exist yet; reading it as an empty account, and creating nothing (apply creates it)`,
       );

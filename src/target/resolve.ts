@@ -47,6 +47,8 @@ export type Target =
       readonly defaulted: boolean;
       /** What named the database, when something did (for messages). */
       readonly namedBy?: '--local-db' | 'GUIDECTL_LOCAL_DB';
+      /** The environment whose database this is (`--env NAME`, `--all-envs`), when one is. */
+      readonly environment?: string;
     };
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -100,7 +100,9 @@ describe('--env NAME --files PATH… on the commands beside plan and apply', () 
     ]);
     expect(dev.code, dev.stderr).toBe(0);
     expect(JSON.parse(dev.stdout)).toMatchObject({ errcode: 0, list: [] });
-    expect(existsSync(join(two.ws.dir, '.guidectl', 'dev.db'))).toBe(true);
+    // A read creates no database (test/cli/environment-db-read-only.test.ts): it says it read none.
+    expect(dev.stderr).toContain("environment dev's database .guidectl/dev.db does not exist yet");
+    expect(existsSync(join(two.ws.dir, '.guidectl', 'dev.db'))).toBe(false);
   });
 
   it('the hint after an apply that invited guides in an environment can be run as written', async () => {

@@ -45,7 +45,12 @@ describe('resolveEnvironmentTarget', () => {
   it('neither: the embedded service over .guidectl/<name>.db; WECHAT_* and GUIDECTL_* are not read', () => {
     const env = { WECHAT_ACCESS_TOKEN: 'w', GUIDECTL_LOCAL_DB: 'x.db' };
     const target = resolveEnvironmentTarget(env, { name: 'qa', source }, {}, '/w');
-    expect(target).toEqual({ kind: 'embedded', dbFile: '/w/.guidectl/qa.db', defaulted: false });
+    expect(target).toEqual({
+      kind: 'embedded',
+      dbFile: '/w/.guidectl/qa.db',
+      defaulted: false,
+      environment: 'qa',
+    });
     expect(describeTarget(target, '/w')).toBe('local database .guidectl/qa.db');
   });
 
