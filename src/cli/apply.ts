@@ -34,7 +34,14 @@ import { makeCalls, type Session } from './apply-calls.js';
 import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, useColor, writeChunks } from './output.js';
-import { type LockRequest, readLive, reportingLoad, type TargetOptions, withClient } from './session.js';
+import {
+  type LockRequest,
+  planFilesRead,
+  readLive,
+  reportingLoad,
+  type TargetOptions,
+  withClient,
+} from './session.js';
 import { allEnvsChosen, envOption, lockTimeoutFlag, targetOptions } from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, ApplyFlags {
@@ -105,7 +112,7 @@ async function applyWith(
   const { write } = how;
   const onFailure: FailureSink = (headline, diagnostics) =>
     write(noPlanOutput(headline, diagnostics, { format, cwd: ctx.io.cwd }));
-  const load = reportingLoad(ctx, onFailure, how.read);
+  const load = reportingLoad(ctx, onFailure, how.read ?? planFilesRead(ctx));
   const notice = (line: string) => ctx.io.stderr.write(`guidectl: ${line}\n`);
   const source = await applySourceOf(split, ctx.io.cwd, load, notice, options.env);
   if (source === undefined) return;

@@ -84,6 +84,11 @@ export function reportingLoad(
   };
 }
 
+/** How plan and apply read their files: for files with environments, --all-envs is a choice too. */
+export function planFilesRead(ctx: CommandContext): ReadFiles {
+  return (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor, true);
+}
+
 /**
  * Opens the target chosen by flags and environment, runs `fn` with its client, always closes.
  * From here on a Ctrl-C or SIGTERM stops the command cleanly (see `CliIo.catchSignals`): the

@@ -66,6 +66,8 @@ export async function loadFiles(
   cwd: string,
   environment?: string,
   beforeParse?: (bytes: number) => void,
+  /** Whether the command also takes `--all-envs` (plan and apply), for the message naming it. */
+  allEnvs = false,
 ): Promise<LoadResult> {
   const config = await loadConfig(paths, { cwd, ...(beforeParse === undefined ? {} : { beforeParse }) });
   if (environment !== undefined) return loadResultOf(config.desiredState(environment), environment);
@@ -75,7 +77,7 @@ export async function loadFiles(
   const common = config.check([]);
   if (hasErrors(common.diagnostics)) return loadResultOf(common);
   throw new UsageError(
-    `the files declare environments (${declared.map((e) => e.name).join(', ')}): choose one with --env NAME`,
+    `the files declare environments (${declared.map((e) => e.name).join(', ')}): choose one with --env NAME${allEnvs ? ', or all of them with --all-envs' : ''}`,
   );
 }
 

@@ -27,12 +27,14 @@ async function accountOf({ service }: TestService): Promise<{ guides: string[]; 
 }
 
 describe('--env NAME on plan and apply', () => {
-  it('files with environments need --env: exit 1 naming them', async () => {
-    const run = await cli(['plan', 'guides.yaml']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      'the files declare environments (staging, production): choose one with --env NAME',
-    );
+  it('files with environments need --env (or --all-envs): exit 1 naming them', async () => {
+    for (const command of [['plan'], ['apply', '--auto-approve']]) {
+      const run = await cli([...command, 'guides.yaml']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        'the files declare environments (staging, production): choose one with --env NAME, or all of them with --all-envs\n',
+      );
+    }
   });
 
   it('each environment gets its own values and its own guides, at its own target', async () => {
