@@ -27,14 +27,7 @@ import { guardOptions } from './guard-flags.js';
 import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
 import { planAllEnvs } from './plan-all-envs.js';
-import {
-  planFilesRead,
-  readLive,
-  reportInvalidPlan,
-  reportingLoad,
-  type TargetOptions,
-  withClient,
-} from './session.js';
+import { planFilesLoad, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
 import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
 
 interface PlanOptions extends TargetOptions, GuardFlags, FormatFlags {
@@ -100,11 +93,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
       try {
         await refuseSavedPlans(ctx.io.cwd, paths);
         if (allEnvsChosen(options)) return await planAllEnvs(ctx, paths, options, format);
-        const files = await readAndReport(
-          reportingLoad(ctx, onFailure, planFilesRead(ctx)),
-          paths,
-          options.env,
-        );
+        const files = await readAndReport(planFilesLoad(ctx, onFailure), paths, options.env);
         if (files === undefined) return;
         const { environment } = files;
         named = environment && { name: environment.name };

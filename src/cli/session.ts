@@ -89,6 +89,11 @@ export function planFilesRead(ctx: CommandContext): ReadFiles {
   return (p, env) => loadDesiredFiles(p, ctx.io.cwd, env, sizeHeapFor, true);
 }
 
+/** `reportingLoad` with plan's and apply's read (see `planFilesRead`). */
+export function planFilesLoad(ctx: CommandContext, onFailure?: FailureSink): FilesLoad {
+  return reportingLoad(ctx, onFailure, planFilesRead(ctx));
+}
+
 /**
  * Opens the target chosen by flags and environment, runs `fn` with its client, always closes.
  * From here on a Ctrl-C or SIGTERM stops the command cleanly (see `CliIo.catchSignals`): the

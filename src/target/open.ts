@@ -56,6 +56,14 @@ function writerFix(holder: LockHolder): string {
   return `A guidectl serve holds it until it is stopped: send the calls to that serve instead (--base-url ${url}, with WECHAT_APPID and WECHAT_SECRET set to its credentials), or stop it first.`;
 }
 
+/** What named an embedded target's database, for messages. */
+function sourceOf(target: Extract<Target, { kind: 'embedded' }>): string {
+  if (target.namedBy !== undefined) return target.namedBy;
+  return target.environment === undefined
+    ? DEFAULT_LOCAL_DB_PATH
+    : `environment ${target.environment}'s database`;
+}
+
 /**
  * Connects a client to the target: for `embedded`, opens the guide service in this process over
  * its database (creating the database's folder) and gives `host.notice` one line naming the
@@ -89,11 +97,7 @@ export async function openTarget(
   const shown = displayPath(target.dbFile, host.cwd);
   let db = target.dbFile;
   if (db !== ':memory:') {
-    const source =
-      target.namedBy ??
-      (target.environment === undefined
-        ? DEFAULT_LOCAL_DB_PATH
-        : `environment ${target.environment}'s database`);
+    const source = sourceOf(target);
     // A database named in the default folder (`--local-db .guidectl/local.db`, as CI must name
     // it) has its folder made as the default one does: it is no typo of another folder.
     const inDefaultFolder = dirname(db) === dirname(resolve(host.cwd, DEFAULT_LOCAL_DB_PATH));
