@@ -188,3 +188,10 @@ guides:
     nickname: Alice
     head_image_url: https://img.example/alice
 `;
+
+/** Makes `openid` a follower bound to `account` through its QR code, as a customer scanning it. */
+export async function bindCustomer(t: ServiceTarget, account: string, openid: string): Promise<void> {
+  await t.sim('follow', { openid });
+  const { qrcode_url } = await t.ok('guidecreateqrcode', { guide_account: account });
+  await t.sim('scan', { openid, qrcode_url });
+}

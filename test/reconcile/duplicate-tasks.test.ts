@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, useServiceTarget } from '../helpers/cli.js';
+import { bindCustomer, type CliRun, useServiceTarget } from '../helpers/cli.js';
 import { holdingGate } from '../helpers/holding-gate.js';
 import { frozenClock, guideBody } from '../helpers/service.js';
 
@@ -17,9 +17,7 @@ beforeEach(async () => {
   now = Number((await t.sim('clock'))['now']);
   await t.ok('addguideacct', guideBody('alice_wx'));
   for (const openid of ['oCustomer1', 'oCustomer2']) {
-    await t.sim('follow', { openid });
-    const { qrcode_url } = await t.ok('guidecreateqrcode', { guide_account: 'alice_wx' });
-    await t.sim('scan', { openid, qrcode_url });
+    await bindCustomer(t, 'alice_wx', openid);
   }
 });
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseFaults } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, useServiceTarget } from '../helpers/cli.js';
+import { bindCustomer, type CliRun, useServiceTarget } from '../helpers/cli.js';
 import { startGateway } from '../helpers/gateway.js';
 import { frozenClock, guideBody } from '../helpers/service.js';
 
@@ -21,9 +21,7 @@ beforeAll(async () => {
   for (const account of GUIDES) {
     await t.ok('addguideacct', guideBody(account));
     const openid = `o${account}_buyer`;
-    await t.sim('follow', { openid });
-    const { qrcode_url } = await t.ok('guidecreateqrcode', { guide_account: account });
-    await t.sim('scan', { openid, qrcode_url });
+    await bindCustomer(t, account, openid);
   }
 });
 

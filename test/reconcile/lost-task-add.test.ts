@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseFaults } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
-import { useServiceTarget } from '../helpers/cli.js';
+import { bindCustomer, useServiceTarget } from '../helpers/cli.js';
 import { frozenClock, guideBody } from '../helpers/service.js';
 
 // A task add whose answer is lost is an append: it cannot be resent blindly. Apply settles it by
@@ -23,9 +23,7 @@ beforeAll(async () => {
     });
     for (const n of [1, 2]) {
       const openid = `o${account}_${n}`;
-      await t.sim('follow', { openid });
-      const { qrcode_url } = await t.ok('guidecreateqrcode', { guide_account: account });
-      await t.sim('scan', { openid, qrcode_url });
+      await bindCustomer(t, account, openid);
     }
   }
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseJson } from '../../src/wire/json.js';
-import { type CliRun, runCli, useServiceTarget } from '../helpers/cli.js';
+import { bindCustomer, type CliRun, runCli, useServiceTarget } from '../helpers/cli.js';
 import { frozenClock, guideBody } from '../helpers/service.js';
 
 // Mass-send tasks as code, end to end: the CLI over real HTTP against the service, whose clock
@@ -17,9 +17,7 @@ beforeEach(async () => {
   now = Number((await t.sim('clock'))['now']);
   await t.ok('addguideacct', guideBody('alice_wx'));
   for (const openid of ['oCustomer1', 'oCustomer2', 'oCustomer3']) {
-    await t.sim('follow', { openid });
-    const { qrcode_url } = await t.ok('guidecreateqrcode', { guide_account: 'alice_wx' });
-    await t.sim('scan', { openid, qrcode_url });
+    await bindCustomer(t, 'alice_wx', openid);
   }
 });
 
