@@ -75,8 +75,11 @@ describe('apply behind a gateway that times out while the service still works', 
     // The gateway did give up on writes that then landed, and the reads after found them.
     expect(gateway.gaveUp).toBeGreaterThan(0);
     expect(applies[0]?.stderr).toMatch(/the answer was lost; confirmed by reading: applied/);
-    // Let any call still held land before the account is read.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Let any call still held land before the account is read: wait until none is in service.
+    for (let i = 0; t.service.callsInService > 0; i++) {
+      if (i > 1000) throw new Error('a held call never ended');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
 
     const groups = (await t.ok('getguidegrouplist'))['group_list'] as { name: string }[];
     expect(groups.map((g) => g.name).sort()).toEqual([...GROUPS].sort());
