@@ -9,8 +9,7 @@ export type ChatReader = Pick<GuideClient, 'getguidebuyerchatrecord'>;
 
 /** Records asked for a page; a server may answer fewer (the service caps a page at 100). */
 export const CHAT_PAGE_SIZE = 100;
-/** How far back the API keeps chat records. */
-export const CHAT_WINDOW_SECONDS = 30 * 86_400;
+export { CHAT_WINDOW_SECONDS } from '../wire/messages.js';
 
 /** Whose records, and the window, both ends fixed (Unix seconds, inclusive) before the first page. */
 export interface ChatQuery {

@@ -30,7 +30,7 @@ import { alignColumns } from './table.js';
 /** The version of `plan --all-envs --json`; raised only when a key is renamed or removed. */
 const ALL_ENVS_FORMAT_VERSION = 1;
 
-export interface AllEnvsOptions extends PlanVerdictFlags {
+export interface AllEnvsRenderOptions extends PlanVerdictFlags {
   readonly color?: boolean;
   readonly cwd?: string;
   readonly sources?: ReadonlyMap<string, string>;
@@ -71,7 +71,7 @@ function verdictOf(environments: readonly EnvironmentPlan[], format: PlanFormat,
 export function renderAllEnvs(
   environments: readonly EnvironmentPlan[],
   format: PlanFormat,
-  options: AllEnvsOptions,
+  options: AllEnvsRenderOptions,
 ): AllEnvsOutput {
   const { exit, stderr } = verdictOf(environments, format, options);
   switch (format) {
@@ -90,7 +90,7 @@ export function renderAllEnvs(
 
 function diagnosticsText(
   diagnostics: readonly Diagnostic[],
-  options: AllEnvsOptions,
+  options: AllEnvsRenderOptions,
   color: boolean,
 ): string {
   return renderDiagnostics(diagnostics, {
@@ -100,7 +100,7 @@ function diagnosticsText(
   });
 }
 
-function allEnvsText(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): string {
+function allEnvsText(environments: readonly EnvironmentPlan[], options: AllEnvsRenderOptions): string {
   const color = options.color === true;
   const sections = environments.map(({ name, target, outcome }) => {
     const head = environmentHeading(name, target);
@@ -156,7 +156,7 @@ function summaryTable(environments: readonly EnvironmentPlan[]): string {
  * 4. the table alone, with that pointer;
  * 5. the table cut between two rows (only when it alone passes the budget: hundreds of long names).
  */
-function allEnvsMarkdown(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): string {
+function allEnvsMarkdown(environments: readonly EnvironmentPlan[], options: AllEnvsRenderOptions): string {
   const budget = DEFAULT_MARKDOWN_BUDGET;
   const rows = summaryRows(environments).map(
     ([name, ...cells]) => `| ${escapeMarkdown(name ?? '')} | ${cells.map((c) => `\`${c}\``).join(' | ')} |`,
@@ -206,7 +206,7 @@ function hasNoChanges(environment: EnvironmentPlan | undefined): boolean {
 /** What the layouts with sections are made from. */
 interface Sections {
   readonly environments: readonly EnvironmentPlan[];
-  readonly options: AllEnvsOptions;
+  readonly options: AllEnvsRenderOptions;
   /** What may follow the summary table. */
   readonly room: number;
   /** Each environment's body rendered with all of `room`. */
@@ -289,7 +289,7 @@ const CUT_NOTICE = '\n> … cut: ';
 const MIN_SECTION = 2_000;
 
 /** One environment's section body in at most `maxLength` characters (its marker line included). */
-function sectionBody({ outcome }: EnvironmentPlan, options: AllEnvsOptions, maxLength: number): string {
+function sectionBody({ outcome }: EnvironmentPlan, options: AllEnvsRenderOptions, maxLength: number): string {
   if (outcome.kind === 'planned') {
     const { plan, planId, guards } = outcome;
     return renderPlanMarkdown(plan, { planId, guards, drift: options.expectNoChanges, maxLength });
@@ -328,7 +328,7 @@ function shareRoom(wants: readonly number[], room: number, floor: number): numbe
  * or as it prints a failure (`{"format_version": 1, "environment", "error", "diagnostics"}`, the
  * target once resolved); each with `target` too, as format 1 had it before `environment`.
  */
-function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnvsOptions): object {
+function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnvsRenderOptions): object {
   const entries = environments.map(({ name, target, outcome }) => {
     const where = target === undefined ? {} : { target };
     const failed = {

@@ -35,7 +35,7 @@ export function renderDiagnostics(
   const p = paint(options.color === true);
   const lines: string[] = [];
   const lineCache = new Map<string, string[]>();
-  for (const d of sortDiagnostics(diagnostics)) {
+  for (const d of inPlaceOrder(diagnostics)) {
     const where = `${escapeControls(displayPath(d.file, options.cwd))}:${d.line}:${d.column}`;
     const severity = d.severity === 'error' ? p.red(p.bold('error')) : p.yellow(p.bold('warning'));
     lines.push(`${p.bold(where)}: ${severity}: ${escapeControls(d.message)} ${p.dim(`[${d.code}]`)}`);
@@ -163,7 +163,7 @@ export function diagnosticsToJson(
   diagnostics: readonly Diagnostic[],
   options: { readonly cwd?: string } = {},
 ): Record<string, unknown>[] {
-  return sortDiagnostics(diagnostics).map((d) => ({
+  return inPlaceOrder(diagnostics).map((d) => ({
     severity: d.severity,
     code: d.code,
     message: d.message,
@@ -192,7 +192,7 @@ export function diagnosticsToJson(
  * The order every output lists diagnostics in: by file, line, then column; diagnostics at the same
  * place keep the order they were found in.
  */
-export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+function inPlaceOrder(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...diagnostics].sort(
     (a, b) => compareText(a.file, b.file) || a.line - b.line || a.column - b.column,
   );

@@ -59,6 +59,9 @@ export const CONTENT_TYPES: readonly ContentType[] = [1, 3, 49];
 export type Direction = 1 | 2;
 export const DIRECTIONS: readonly Direction[] = [1, 2];
 
+/** How far back the API keeps chat records: older ones cannot be queried. */
+export const CHAT_WINDOW_SECONDS = 30 * 86_400;
+
 /** Auto reply message type: 1 text, 2 image (content = media id), 3 mini-program card. */
 export type Msgtype = 1 | 2 | 3;
 export const MSGTYPES: readonly Msgtype[] = [1, 2, 3];

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { WECHAT_ID } from '../../core/guide-rules.js';
 import { ERRCODE } from '../../wire/errcodes.js';
+import { CHAT_WINDOW_SECONDS } from '../../wire/messages.js';
 import { ApiError } from '../api-error.js';
 import type { OpContext } from '../context.js';
 import {
@@ -15,8 +16,6 @@ import { type GuideRow, guideIdentity, guideStatus, requireGuide } from './guide
 import { readPage } from './guides.js';
 import { checkMiniProgram } from './welcome.js';
 
-/** Chat records older than this cannot be queried. */
-export const CHAT_WINDOW_SECONDS = 30 * 86_400;
 /** A non-follower who scanned a guide's QR code is bound if they follow within this time. */
 export const SCAN_FOLLOW_WINDOW_SECONDS = 180;
 /** After pushshowwxapathmenu the user may copy page paths of the mini program for this long. */

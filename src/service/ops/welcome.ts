@@ -1,12 +1,12 @@
 import { APPID, CARD_TITLE_MAX_CHARS, MEDIA_ID } from '../../core/guide-rules.js';
 import { isRecord } from '../../core/records.js';
 import { ERRCODE } from '../../wire/errcodes.js';
+import type { Msgtype } from '../../wire/messages.js';
 import { ApiError, invalidArgs, missingParameter } from '../api-error.js';
 import type { OpContext } from '../context.js';
 import { type Body, charLength, field, isAbsent, requireInt } from '../fields.js';
 
 /** msgtype of an auto reply: 1 text, 2 image (content = media id), 3 mini-program card. */
-export type Msgtype = 1 | 2 | 3;
 
 export function checkMediaId(name: string, value: unknown): string {
   if (typeof value !== 'string' || !MEDIA_ID.test(value)) {
