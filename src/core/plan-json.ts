@@ -27,7 +27,7 @@ export function planContentToJson(plan: Plan): Record<string, unknown> {
 
 /**
  * One planned call as JSON: `{"operation", "body", "depends_on", "creates_group"?, "target"}`,
- * `target` being `{"kind", "address"}` (`CallTarget`, whom the call is about).
+ * `target` being `{"kind", "address"}` (`CallSubject`, whom the call is about).
  */
 export function callToJson(call: PlannedCall): Record<string, unknown> {
   return {
@@ -35,6 +35,6 @@ export function callToJson(call: PlannedCall): Record<string, unknown> {
     body: wireBody(call.body, (ref) => ref),
     depends_on: call.dependsOn,
     ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
-    target: { kind: call.target.kind, address: call.target.address },
+    target: { kind: call.subject.kind, address: call.subject.address },
   };
 }

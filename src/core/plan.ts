@@ -69,14 +69,14 @@ export type PlannedOperation =
   | 'cancelguidemassendjob';
 
 /** What a call is about: a guide, a group, one guide's membership of a group, or the account. */
-export type CallTargetKind = 'guide' | 'group' | 'membership' | 'account' | 'task';
+export type SubjectKind = 'guide' | 'group' | 'membership' | 'account' | 'task';
 
 /**
- * The kinds of target each planned operation has (`setguideconfig` configures a guide, or the
+ * The kinds of subject each planned operation has (`setguideconfig` configures a guide, or the
  * account when it names none). Keyed by every {@link PlannedOperation} and nothing else: the one
  * list of planned operations, which a saved plan's calls are checked against.
  */
-export const TARGET_KINDS: { readonly [O in PlannedOperation]: readonly CallTargetKind[] } = {
+export const SUBJECT_KINDS: { readonly [O in PlannedOperation]: readonly SubjectKind[] } = {
   newguidegroup: ['group'],
   addguideacct: ['guide'],
   updateguideacct: ['guide'],
@@ -91,9 +91,9 @@ export const TARGET_KINDS: { readonly [O in PlannedOperation]: readonly CallTarg
   cancelguidemassendjob: ['task'],
 };
 
-/** Whether `name` is an operation a plan makes (one of {@link TARGET_KINDS}'s keys). */
+/** Whether `name` is an operation a plan makes (one of {@link SUBJECT_KINDS}'s keys). */
 export function isPlannedOperation(name: string): name is PlannedOperation {
-  return Object.hasOwn(TARGET_KINDS, name);
+  return Object.hasOwn(SUBJECT_KINDS, name);
 }
 
 /**
@@ -107,10 +107,10 @@ export function isPlannedOperation(name: string): name is PlannedOperation {
  * - `account`: `account`.
  *
  * Invariant: a function of the call's operation and body, and of the names of the live groups
- * its body names by id (`plan/call-target.ts` computes it, for the planner and for saved plans).
+ * its body names by id (`plan/call-subject.ts` computes it, for the planner and for saved plans).
  */
-export interface CallTarget {
-  readonly kind: CallTargetKind;
+export interface CallSubject {
+  readonly kind: SubjectKind;
   readonly address: string;
 }
 
@@ -118,7 +118,8 @@ export interface PlannedCall {
   /** The operation's wire name, e.g. `addguideacct`. */
   readonly operation: PlannedOperation;
   readonly body: CallBody;
-  readonly target: CallTarget;
+  /** Whom the call is about; `"target"` in the plan's JSON. */
+  readonly subject: CallSubject;
   /** Indices of earlier calls that must succeed before this one may run. */
   readonly dependsOn: readonly number[];
   /** For `newguidegroup`: the group name whose id later calls take from its answer. */

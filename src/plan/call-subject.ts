@@ -1,30 +1,30 @@
 import { describeGuideId, describeTask, guideIdFrom } from '../core/desired.js';
 import {
   type CallBody,
-  type CallTarget,
+  type CallSubject,
   type GroupRef,
   isGroupRef,
   type JsonValue,
   type PlannedOperation,
 } from '../core/plan.js';
 
-const ACCOUNT: CallTarget = { kind: 'account', address: 'account' };
+const ACCOUNT: CallSubject = { kind: 'account', address: 'account' };
 
 /**
- * The target of a call (see {@link CallTarget}): whom its operation acts on, read from the body
+ * The subject of a call (see {@link CallSubject}): whom its operation acts on, read from the body
  * the planner wrote for it. `groupName` gives the name of a live group the body names by id.
- * The one place a call's target is made: the planner fills each call's target with it, and a
- * saved plan's targets are computed again with it rather than trusted, so the two cannot
- * disagree; renderers read `target` and never a body. Undefined when
+ * The one place a call's subject is made: the planner fills each call's subject with it, and a
+ * saved plan's subjects are computed again with it rather than trusted, so the two cannot
+ * disagree; renderers read `subject` and never a body. Undefined when
  * the body lacks what its operation needs (only a saved plan edited by hand can). `taskName` names a
  * live task by its id, as {@link describeTask} does.
  */
-export function callTarget(
+export function callSubject(
   operation: PlannedOperation,
   body: CallBody,
   groupName: (id: string) => string | undefined,
   taskName: (id: string) => string | undefined = () => undefined,
-): CallTarget | undefined {
+): CallSubject | undefined {
   switch (operation) {
     case 'newguidegroup': {
       const name = body['group_name'];
@@ -33,10 +33,10 @@ export function callTarget(
     case 'addguideacct':
     case 'updateguideacct':
     case 'delguideacct':
-      return guideTarget(body);
+      return guideSubject(body);
     case 'setguideconfig':
       // Without a guide, setguideconfig sets the account's default welcome.
-      return 'guide_account' in body || 'guide_openid' in body ? guideTarget(body) : ACCOUNT;
+      return 'guide_account' in body || 'guide_openid' in body ? guideSubject(body) : ACCOUNT;
     case 'setguideacctconfig':
       return ACCOUNT;
     case 'addguide2guidegroup':
@@ -71,7 +71,7 @@ export function callTarget(
   }
 }
 
-function guideTarget(body: CallBody): CallTarget | undefined {
+function guideSubject(body: CallBody): CallSubject | undefined {
   const account = body['guide_account'];
   const openid = body['guide_openid'];
   if (typeof account === 'string')

@@ -1,12 +1,12 @@
 import { compareText } from '../core/compare-text.js';
 import type { CallBody, Change, Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
-import { callTarget } from './call-target.js';
+import { callSubject } from './call-subject.js';
 
 export type Lane = 'group' | 'guide' | 'membership' | 'account' | 'task';
 
 /**
  * Collects calls with their dependencies (each call depends on the previous call of its lane)
- * and their targets; `groupName` names the live groups by id.
+ * and their subjects; `groupName` names the live groups by id.
  */
 export class PlanBuilder {
   readonly calls: PlannedCall[] = [];
@@ -31,14 +31,14 @@ export class PlanBuilder {
     const previous = this.lastOfLane.get(laneKey);
     if (previous !== undefined) deps.add(previous);
     for (const d of extraDeps) if (d !== undefined) deps.add(d);
-    const target = callTarget(operation, body, this.groupName, this.taskName);
-    // The planner writes every body it targets from, so this is a bug of the planner's.
-    if (target === undefined) throw new Error(`planChanges: a ${operation} call without its target`);
+    const subject = callSubject(operation, body, this.groupName, this.taskName);
+    // The planner writes every body it names a subject from, so this is a bug of the planner's.
+    if (subject === undefined) throw new Error(`planChanges: a ${operation} call without its subject`);
     this.lastOfLane.set(laneKey, this.calls.length);
     this.calls.push({
       operation,
       body,
-      target,
+      subject,
       dependsOn: [...deps].sort((x, y) => x - y),
       ...(createsGroup === undefined ? {} : { createsGroup }),
     });

@@ -16,7 +16,7 @@ import { planContentToJson } from '../core/plan-json.js';
 import { isRecord } from '../core/records.js';
 import { type TargetIdentity, type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
-import { callTarget } from './call-target.js';
+import { callSubject } from './call-subject.js';
 import {
   type GuardSettings,
   guardSettingsToJson,
@@ -284,8 +284,8 @@ function json(value: unknown, where: string): JsonValue {
 }
 
 /**
- * A call, with its target computed again from its body (and the names of the live groups the plan
- * read, from `live_fingerprints`): the plan id covers the body, not the target, so the `target`
+ * A call, with its subject computed again from its body (and the names of the live groups the plan
+ * read, from `live_fingerprints`): the plan id covers the body, not the subject, so the `target`
  * the file holds (for people and scripts reading it; none in files of older versions) is not read.
  */
 function decodeCall(
@@ -313,12 +313,12 @@ function decodeCall(
   const creates = call['creates_group'];
   if (creates !== undefined && operation !== 'newguidegroup')
     throw new Invalid(`${where}.creates_group is only for newguidegroup`);
-  const target = callTarget(operation, body, groupName, taskName);
-  if (target === undefined) throw new Invalid(`${where}.body does not name what ${operation} acts on`);
+  const subject = callSubject(operation, body, groupName, taskName);
+  if (subject === undefined) throw new Invalid(`${where}.body does not name what ${operation} acts on`);
   return {
     operation,
     body,
-    target,
+    subject,
     dependsOn,
     ...(creates === undefined ? {} : { createsGroup: text(creates, `${where}.creates_group`) }),
   };

@@ -8,13 +8,13 @@ import { convergedToJson } from './apply-stream.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
 import {
-  callSubject,
   changeLines,
   type EnvironmentInWords,
   guardMessage,
   type PlanExtras,
   planToJson,
   renderPlan,
+  subjectText,
 } from './plan.js';
 
 const MOST_LISTED = 20;
@@ -42,16 +42,16 @@ export function renderApplyResult(
   ];
   for (const o of failed)
     lines.push(
-      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: ${escapeControls(reasonAfter(o.operation, o.reason ?? ''))}`,
+      `  ${p.red('failed')}       #${o.index + 1} ${o.operation} ${subjectText(plan.calls[o.index]?.subject)}: ${escapeControls(reasonAfter(o.operation, o.reason ?? ''))}`,
     );
   // The client's reason says what a caller of the library should do; here the closing line does.
   for (const o of abandoned)
     lines.push(
-      `  ${p.red('abandoned')}    #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: in flight when abandoned; its outcome is unknown`,
+      `  ${p.red('abandoned')}    #${o.index + 1} ${o.operation} ${subjectText(plan.calls[o.index]?.subject)}: in flight when abandoned; its outcome is unknown`,
     );
   for (const o of notStarted.slice(0, MOST_LISTED)) {
     lines.push(
-      `  ${p.yellow('not started')}  #${o.index + 1} ${o.operation} ${callSubject(plan.calls[o.index]?.target)}: ${escapeControls(o.reason ?? '')}`,
+      `  ${p.yellow('not started')}  #${o.index + 1} ${o.operation} ${subjectText(plan.calls[o.index]?.subject)}: ${escapeControls(o.reason ?? '')}`,
     );
   }
   if (notStarted.length > MOST_LISTED)
@@ -236,8 +236,8 @@ export function renderInvited(plan: Plan, result: ApplyResult, targetFlags = '')
   const guides = result.outcomes
     .filter((o) => o.operation === 'addguideacct' && o.status === 'done')
     .flatMap((o) => {
-      const target = plan.calls[o.index]?.target;
-      return target?.kind === 'guide' ? [target.address] : [];
+      const subject = plan.calls[o.index]?.subject;
+      return subject?.kind === 'guide' ? [subject.address] : [];
     });
   const first = guides[0];
   if (first === undefined) return '';

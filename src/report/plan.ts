@@ -2,7 +2,7 @@ import { diffArrays, diffLines } from 'diff';
 import { countOf, formatCount } from '../core/count.js';
 import type { DeleteKind } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { CallTarget, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
+import type { CallSubject, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import type { PlanQuota } from '../core/quota.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
@@ -448,26 +448,26 @@ export function guardToJson(g: GuardResult): Record<string, unknown> {
 }
 
 /**
- * Whom a call is about, from its target, in one safe line: `(guide_account="alice_wx")` or
+ * Whom a call is about, from its subject, in one safe line: `(guide_account="alice_wx")` or
  * `(guide_openid="oXYZ")`, `(group North)`, `(group North (id 1860131524965138433))` for a live
  * group, `(membership alice_wx in "North")`, or `(account)`.
  */
-export function callSubject(target: CallTarget | undefined): string {
-  if (target === undefined) return '(?)';
-  switch (target.kind) {
+export function subjectText(subject: CallSubject | undefined): string {
+  if (subject === undefined) return '(?)';
+  switch (subject.kind) {
     case 'guide':
       // A guide's address is its account, or `openid X` (an account never holds a space).
-      return target.address.startsWith('openid ')
-        ? `(guide_openid=${showJson(target.address.slice('openid '.length))})`
-        : `(guide_account=${showJson(target.address)})`;
+      return subject.address.startsWith('openid ')
+        ? `(guide_openid=${showJson(subject.address.slice('openid '.length))})`
+        : `(guide_account=${showJson(subject.address)})`;
     case 'group':
     case 'membership':
     case 'task':
-      return `(${target.kind} ${escapeControls(target.address)})`;
+      return `(${subject.kind} ${escapeControls(subject.address)})`;
     case 'account':
       return '(account)';
     default: {
-      const unreachable: never = target.kind;
+      const unreachable: never = subject.kind;
       return unreachable;
     }
   }

@@ -3,7 +3,7 @@ import type { PlannedCall } from '../core/plan.js';
 import type { StaleReport } from '../core/safety.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
-import { callSubject } from './plan.js';
+import { subjectText } from './plan.js';
 
 /** Lines listed of each kind before "… and N more". */
 const MOST_LISTED = 20;
@@ -67,5 +67,5 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
 
 /** A call in one line: its operation and whom it is about, `addguideacct (guide_account="alice_wx")`. */
 export function describeCall(call: PlannedCall): string {
-  return `${call.operation} ${callSubject(call.target)}`;
+  return `${call.operation} ${subjectText(call.subject)}`;
 }

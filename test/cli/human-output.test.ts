@@ -72,7 +72,7 @@ describe('counts and plurals', () => {
     const call: PlannedCall = {
       operation: 'addguideacct',
       body: {},
-      target: { kind: 'guide', address: 'alice_wx' },
+      subject: { kind: 'guide', address: 'alice_wx' },
       dependsOn: [],
     };
     const plan = (n: number): Plan => ({

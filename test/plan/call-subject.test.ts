@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredGuide, DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import { type Plan, type PlannedCall, TARGET_KINDS } from '../../src/core/plan.js';
+import { type Plan, type PlannedCall, SUBJECT_KINDS } from '../../src/core/plan.js';
 import { READ_EVERYTHING } from '../../src/live/read-live-state.js';
 import {
   decodeSavedPlan,
@@ -116,12 +116,12 @@ const decode = (text: string): SavedPlan => decodeSavedPlan(parseJson(text), 'pl
 describe('each planned call names its target', () => {
   it('the planner makes exactly the operations that have target kinds, each call of one of its kinds', () => {
     const calls = planned().calls;
-    expect([...new Set(calls.map((c) => c.operation))].sort()).toEqual(Object.keys(TARGET_KINDS).sort());
-    for (const call of calls) expect(TARGET_KINDS[call.operation]).toContain(call.target.kind);
+    expect([...new Set(calls.map((c) => c.operation))].sort()).toEqual(Object.keys(SUBJECT_KINDS).sort());
+    for (const call of calls) expect(SUBJECT_KINDS[call.operation]).toContain(call.subject.kind);
   });
 
   it('names them as the files do: account or openid, group name, membership, task, account', () => {
-    expect(planned().calls.map((c) => `${c.operation} ${c.target.kind} ${c.target.address}`)).toEqual([
+    expect(planned().calls.map((c) => `${c.operation} ${c.subject.kind} ${c.subject.address}`)).toEqual([
       'newguidegroup group North East',
       'addguideacct guide alice_wx',
       'updateguideacct guide bob_wxx',
@@ -190,10 +190,10 @@ describe('the saved-plan decoder', () => {
 
 describe('renderers name a call by its target, not its body', () => {
   // Bodies that name nothing: whatever is shown comes from the targets.
-  const call = (operation: PlannedCall['operation'], target: PlannedCall['target']): PlannedCall => ({
+  const call = (operation: PlannedCall['operation'], subject: PlannedCall['subject']): PlannedCall => ({
     operation,
     body: {},
-    target,
+    subject,
     dependsOn: [],
   });
   const calls = [

@@ -121,7 +121,7 @@ describe('the task rules of the planner', () => {
           task_remark: 'VIP',
           openid: ['oC1', 'oC3'],
         },
-        target: { kind: 'task', address: '"Spring sale" of alice_wx (id 1860131524965138433)' },
+        subject: { kind: 'task', address: '"Spring sale" of alice_wx (id 1860131524965138433)' },
       },
     ]);
     expect(plan?.changes[0]?.fields).toEqual([

@@ -57,19 +57,19 @@ describe('the planner reconciles live groups of one declared name', () => {
       {
         operation: 'addguide2guidegroup',
         body: { group_id: B, guide_account: 'carol_wx' },
-        target: { kind: 'membership', address: 'carol_wx in "Flagship"' },
+        subject: { kind: 'membership', address: 'carol_wx in "Flagship"' },
         dependsOn: [],
       },
       {
         operation: 'delguidegroup',
         body: { group_id: A },
-        target: { kind: 'group', address: `Flagship (id ${A})` },
+        subject: { kind: 'group', address: `Flagship (id ${A})` },
         dependsOn: [0],
       },
       {
         operation: 'delguidegroup',
         body: { group_id: C },
-        target: { kind: 'group', address: `Flagship (id ${C})` },
+        subject: { kind: 'group', address: `Flagship (id ${C})` },
         dependsOn: [0],
       },
     ]);

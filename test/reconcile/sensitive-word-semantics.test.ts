@@ -24,7 +24,7 @@ const plan = (calls: Plan['calls']): Plan => ({
 const append = (values: string[], isDelete = false): Plan['calls'][number] => ({
   operation: 'setguideacctconfig',
   body: { is_delete: isDelete, black_keyword: { values } },
-  target: { kind: 'account', address: 'account' },
+  subject: { kind: 'account', address: 'account' },
   dependsOn: [],
 });
 

@@ -53,7 +53,7 @@ const call = (
 ): PlannedCall => ({
   operation,
   body,
-  target: { kind: 'account', address: 'account' },
+  subject: { kind: 'account', address: 'account' },
   dependsOn,
 });
 
@@ -111,7 +111,7 @@ describe('plan id', () => {
     const reordered = withCreates.map((c) => ({
       dependsOn: c.dependsOn,
       body: { ...c.body },
-      target: c.target,
+      subject: c.subject,
       operation: c.operation,
       ...(c.createsGroup === undefined ? {} : { createsGroup: c.createsGroup }),
     }));

@@ -26,7 +26,7 @@ function bigPlan(n: number): Plan {
     calls.push({
       operation: 'updateguideacct',
       body: { guide_account: account, guide_nickname: `Guide ${i}` },
-      target: { kind: 'guide', address: account },
+      subject: { kind: 'guide', address: account },
       dependsOn: [],
     });
   }
@@ -110,13 +110,13 @@ describe('plan --markdown', () => {
         {
           operation: 'addguideacct',
           body: { guide_account: 'alice_wx' },
-          target: { kind: 'guide', address: 'alice_wx' },
+          subject: { kind: 'guide', address: 'alice_wx' },
           dependsOn: [],
         },
         {
           operation: 'delguidegroup',
           body: { group_id: '1860131524965138433' },
-          target: { kind: 'group', address: 'Old <b>| (id 1860131524965138433)' },
+          subject: { kind: 'group', address: 'Old <b>| (id 1860131524965138433)' },
           dependsOn: [],
         },
       ],

@@ -25,20 +25,20 @@ const plan: Plan = {
     {
       operation: 'newguidegroup',
       body: { group_name: 'G' },
-      target: { kind: 'group', address: 'G' },
+      subject: { kind: 'group', address: 'G' },
       dependsOn: [],
       createsGroup: 'G',
     },
     {
       operation: 'addguide2guidegroup',
       body: { group_id: { $group: 'G' }, guide_account: 'alice_wx' },
-      target: { kind: 'membership', address: 'alice_wx in "G"' },
+      subject: { kind: 'membership', address: 'alice_wx in "G"' },
       dependsOn: [0],
     },
     {
       operation: 'delguidegroup',
       body: { group_id: '1860131524965138433' },
-      target: { kind: 'group', address: 'Old (id 1860131524965138433)' },
+      subject: { kind: 'group', address: 'Old (id 1860131524965138433)' },
       dependsOn: [],
     },
   ],
