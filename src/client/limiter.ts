@@ -12,7 +12,9 @@ interface Waiter {
 
 /**
  * At most `limit` holders at once; waiters are served first come, first served. Holds the number
- * of calls in flight at or below the client's `parallelism`.
+ * of calls in flight at or below the client's concurrency limit, which `setLimit` may move while
+ * calls run (adaptive concurrency): a higher limit lets waiters in at once; a lower one lets no
+ * waiter in until the holders are fewer than it (none is taken back).
  *
  * Thousands of calls may wait at once, all on the client's one stop signal. Node's EventTarget
  * scans its listener list on every `addEventListener`, so a listener per waiter costs O(N²):
@@ -27,8 +29,31 @@ export class Semaphore {
   /** Per signal: how many waiters use it, and the one abort listener on it. */
   private readonly watched = new Map<AbortSignal, { waiters: number; readonly onAbort: () => void }>();
 
-  constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('parallelism must be a whole number ≥ 1');
+  private current: number;
+
+  constructor(limit: number) {
+    this.current = checkLimit(limit);
+  }
+
+  get limit(): number {
+    return this.current;
+  }
+
+  /** Holders allowed from now on. */
+  setLimit(limit: number): void {
+    this.current = checkLimit(limit);
+    while (this.active < this.current) {
+      const next = this.nextWaiter();
+      if (next === undefined) return;
+      this.active += 1;
+      if (next.signal !== undefined) this.unwatch(next.signal);
+      next.grant();
+    }
+  }
+
+  /** Holders now (for tests and diagnostics). */
+  get holders(): number {
+    return this.active;
   }
 
   /** Waits for a place; returns the function that gives it back (call it exactly once). */
@@ -103,7 +128,8 @@ export class Semaphore {
     return () => {
       if (released) return;
       released = true;
-      const next = this.nextWaiter();
+      // Above a lowered limit the place is not handed on: the holders drain down to it.
+      const next = this.active > this.current ? undefined : this.nextWaiter();
       if (next === undefined) {
         this.active -= 1;
         return;
@@ -112,6 +138,11 @@ export class Semaphore {
       next.grant();
     };
   }
+}
+
+function checkLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError('parallelism must be a whole number ≥ 1');
+  return limit;
 }
 
 /**
