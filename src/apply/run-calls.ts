@@ -72,7 +72,9 @@ export async function runCalls(
       if (abandonSignal?.aborted === true) abandoned.add(index);
     });
     const result = await executePlan(plan, writer, {
-      parallelism: options.parallelism,
+      // With adaptive concurrency the client holds the limit, which may rise to its max: hand it
+      // as many calls as it may run.
+      parallelism: Math.max(options.parallelism, client.concurrency.max),
       continueOnError: options.continueOnError,
       signal: stopSignal,
       ...(options.live === undefined ? {} : { live: options.live }),

@@ -27,6 +27,7 @@ import { type CommandContext, InterruptedError } from './io.js';
 import { thisProcess } from './lock-process.js';
 import { type FailureSink, printDiagnostics, reportNoPlan } from './output.js';
 import { createProgress } from './progress.js';
+import { checkParallelismFlags } from './target-flags.js';
 
 /** What a command that writes asks of the embedded database's lock (see `TargetLock`). */
 export type LockRequest = Omit<TargetLock, 'self'>;
@@ -111,6 +112,7 @@ export async function withClient<T>(
   } = {},
 ): Promise<T> {
   const { io } = ctx;
+  checkParallelismFlags(options);
   io.catchSignals?.();
   const host = {
     env: io.env,

@@ -26,7 +26,18 @@ export function targetOptions(command: Command): Command {
   return command
     .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL)')
     .option('--local-db <file>', 'embedded service database (or GUIDECTL_LOCAL_DB)')
-    .option('--parallelism <n>', 'most calls in flight at once', wholeNumber('--parallelism', 1, 256), 8)
+    .option(
+      '--parallelism <n>',
+      'calls in flight to start with; adapts up to --max-parallelism',
+      wholeNumber('--parallelism', 1, 256),
+      8,
+    )
+    .option(
+      '--max-parallelism <n>',
+      'most calls in flight when adapting (default: 64, or --parallelism if higher)',
+      wholeNumber('--max-parallelism', 1, 256),
+    )
+    .option('--no-adapt', 'keep exactly --parallelism calls in flight')
     .option('--timeout <seconds>', 'time one attempt of a call may take (default: 15)', seconds('--timeout'))
     .option(
       '--settle-timeout <seconds>',
@@ -40,6 +51,24 @@ export function targetOptions(command: Command): Command {
     )
     .option('--read-retry <seconds>', 'how long a read is retried (default: 120)', seconds('--read-retry'))
     .option('--verbose', 'log each API exchange on stderr, tokens redacted', false);
+}
+
+/** `--max-parallelism` against `--parallelism` and `--no-adapt`: a usage error naming the fix. */
+export function checkParallelismFlags(options: {
+  readonly parallelism: number;
+  readonly maxParallelism?: number;
+  readonly adapt?: boolean;
+}): void {
+  const max = options.maxParallelism;
+  if (max === undefined) return;
+  if (options.adapt === false)
+    throw new UsageError(
+      `--max-parallelism ${max} bounds adapting, which --no-adapt turns off; give one of them (with --no-adapt, --parallelism alone sets the calls in flight)`,
+    );
+  if (max < options.parallelism)
+    throw new UsageError(
+      `--max-parallelism ${max} is below --parallelism ${options.parallelism}, where adapting starts; raise --max-parallelism or lower --parallelism`,
+    );
 }
 
 /** `--lock-timeout SECONDS`, of the commands that write (apply, api, qrcode, path-menu). */

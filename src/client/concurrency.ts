@@ -127,7 +127,7 @@ export class AdaptiveConcurrency {
         return;
       default: {
         const unreachable: never = signal;
-        return unreachable;
+        throw new Error(`unknown load signal ${JSON.stringify(unreachable)}`);
       }
     }
   }
@@ -140,7 +140,11 @@ export class AdaptiveConcurrency {
     this.roundAnswers = 0;
     this.roundMs = 0;
     const baseline = this.baselineMs;
-    if (baseline !== undefined && mean > baseline * LATENCY_TOLERANCE && mean > baseline + LATENCY_MIN_RISE_MS) {
+    if (
+      baseline !== undefined &&
+      mean > baseline * LATENCY_TOLERANCE &&
+      mean > baseline + LATENCY_MIN_RISE_MS
+    ) {
       this.cut(this.value);
       return;
     }

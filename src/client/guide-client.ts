@@ -67,6 +67,14 @@ import {
 } from '../wire/operations.js';
 import { parseBaseUrl } from './base-url.js';
 import {
+  AdaptiveConcurrency,
+  type ConcurrencyState,
+  type ConcurrencyTicket,
+  DEFAULT_MAX_PARALLELISM,
+  type LoadSignal,
+  MinutePacer,
+} from './concurrency.js';
+import {
   ApiUnauthorizedError,
   answerLost,
   apiErrorKind,
@@ -147,8 +155,21 @@ export interface GuideClientOptions {
   readonly appCredentialsSet?: boolean;
   /** `https://api.weixin.qq.com` by default; may carry a path prefix (a gateway's `/wechat`). */
   readonly baseUrl?: string;
-  /** Most calls in flight at once (8); the connection pool keeps at least as many sockets. */
+  /**
+   * Most calls in flight at once (8); with `adaptive`, the limit it starts at. The connection pool
+   * keeps at least as many sockets as calls may be in flight.
+   */
   readonly parallelism?: number;
+  /**
+   * Adapt the limit of calls in flight to what the service answers (see `AdaptiveConcurrency`):
+   * from `parallelism`, up while answers keep their latency and none is refused for load, down at
+   * once on -1, 45011 or a rising latency, never above `maxParallelism`. Also paces an operation
+   * answered 45011 until the minute turns (see `MinutePacer`). Off by default: `parallelism` is
+   * then a fixed bound, and 45011 is retried with backoff like -1.
+   */
+  readonly adaptive?: boolean;
+  /** With `adaptive`: the most calls in flight it may reach (64, or `parallelism` if higher). */
+  readonly maxParallelism?: number;
   /** Most requests started per second; unlimited when absent. */
   readonly rateLimit?: number;
   /** Timeout of one attempt of one call, in milliseconds (15 000). */
@@ -329,6 +350,9 @@ export interface GuideClient {
    */
   readonly abandonedWrites: number;
 
+  /** The limit of calls in flight: where it started, where it is, the highest it reached. */
+  readonly concurrency: ConcurrencyState;
+
   /** Waits for the calls in flight, then closes the connections (if the client opened them). */
   close(): Promise<void>;
 }
@@ -470,6 +494,9 @@ class Client implements GuideClient {
   private readonly transport: Transport | Promise<Transport>;
   private readonly tokens: TokenSource;
   private readonly semaphore: Semaphore;
+  /** With `adaptive`: the limit's scheme and the per-minute pacer. */
+  private readonly adaptive: AdaptiveConcurrency | undefined;
+  private readonly pacer: MinutePacer | undefined;
   private readonly rate: RateLimiter | undefined;
   private readonly policy: RetryPolicy;
   private readonly clock: Clock;
@@ -533,6 +560,19 @@ class Client implements GuideClient {
     const rateLimit = options.rateLimit;
     if (rateLimit !== undefined && !(rateLimit > 0 && Number.isFinite(rateLimit)))
       throw new InvalidOptionsError('rateLimit', 'createGuideClient: rateLimit must be a number > 0');
+    const adaptive = options.adaptive === true;
+    const maxParallelism = adaptive
+      ? checkPositiveInt(
+          'maxParallelism',
+          options.maxParallelism ?? Math.max(DEFAULT_MAX_PARALLELISM, parallelism),
+        )
+      : parallelism;
+    this.adaptive = adaptive
+      ? new AdaptiveConcurrency(parallelism, maxParallelism, this.clock, (limit) =>
+          this.semaphore.setLimit(limit),
+        )
+      : undefined;
+    this.pacer = adaptive ? new MinutePacer(this.clock) : undefined;
     this.rate =
       options.rateLimit === undefined
         ? undefined
@@ -544,7 +584,7 @@ class Client implements GuideClient {
     }
     this.transport =
       'url' in target
-        ? openHttpTransport(options, target.url, parallelism, timeoutMs)
+        ? openHttpTransport(options, target.url, maxParallelism, timeoutMs)
         : new InProcessTransport(target.service.handle, 'in-process');
     const proxy = 'url' in target ? proxyInWords(target.url, options.proxy) : undefined;
     this.sender = new Sender({
@@ -731,6 +771,12 @@ class Client implements GuideClient {
     return this.sender.abandonedWrites;
   }
 
+  get concurrency(): ConcurrencyState {
+    if (this.adaptive !== undefined) return this.adaptive.state;
+    const limit = this.semaphore.limit;
+    return { adaptive: false, start: limit, max: limit, limit, maxReached: limit };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -872,7 +918,11 @@ class Client implements GuideClient {
           }
           case 'busy':
           case 'minute-quota': {
-            const wait = budget.nextDelay(errcode === ERRCODE.minuteQuota ? 'quota' : 'busy');
+            const pacer = errcode === ERRCODE.minuteQuota ? this.pacer : undefined;
+            const wait =
+              pacer !== undefined
+                ? budget.nextPace(pacer.refused(operation))
+                : budget.nextDelay(errcode === ERRCODE.minuteQuota ? 'quota' : 'busy');
             if (wait === undefined) {
               const error = new GuideApiError(init);
               if (call.lost !== undefined)
@@ -1013,13 +1063,16 @@ class Client implements GuideClient {
       this.signal?.aborted === true ? new CallAbortedError(operation) : error;
     let release: () => void;
     try {
-      release = await this.semaphore.acquire(this.signal);
+      release = await this.placeFor(call);
     } catch (error) {
       throw aborted(error);
     }
+    let ticket: ConcurrencyTicket | undefined;
+    let load: LoadSignal = 'none';
     try {
       if (this.rate !== undefined)
         await this.rate.acquire(this.signal).catch((error: unknown) => Promise.reject(aborted(error)));
+      ticket = this.adaptive?.begin();
       const path = callPath(operation);
       const query = { access_token: token };
       const answer =
@@ -1042,12 +1095,35 @@ class Client implements GuideClient {
         throw new MalformedAnswerError(operation, 'errcode', 'must be a whole number');
       }
       const errmsg = body['errmsg'];
+      load =
+        errcode === ERRCODE.systemBusy
+          ? 'busy'
+          : errcode === ERRCODE.minuteQuota
+            ? 'minute-quota'
+            : 'answered';
       return { answer: body, errcode, errmsg: typeof errmsg === 'string' ? errmsg : '' };
     } catch (error) {
       if (error instanceof TransportError) return error;
       throw error;
     } finally {
+      if (ticket !== undefined) this.adaptive?.end(ticket, load);
       release();
+    }
+  }
+
+  /**
+   * A place among the calls in flight for an attempt of `call`; while its operation is paced
+   * (45011, see `MinutePacer`), first a wait until the pause ends, without a place. The wait is
+   * the service's rule, not a retry: it is taken out of the call's time budget.
+   */
+  private async placeFor(call: AttemptContext): Promise<() => void> {
+    for (;;) {
+      const release = await this.semaphore.acquire(this.signal);
+      const wait = this.pacer?.waitFor(call.operation) ?? 0;
+      if (wait <= 0) return release;
+      release();
+      call.budget.excuse(wait);
+      await this.sleep(wait, this.signal);
     }
   }
 

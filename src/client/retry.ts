@@ -147,6 +147,18 @@ export class RetryBudget {
     this.excused += ms;
   }
 
+  /**
+   * After a 45011 whose operation is now paced for `waitMs` (until the minute turns, see
+   * `MinutePacer`): that wait, or undefined when this call has met 45011 `maxAttempts` times. The
+   * wait is the service's rule, not a backoff, so it is taken out of the time spent.
+   */
+  nextPace(waitMs: number): number | undefined {
+    this.quotas += 1;
+    if (this.policy.maxAttempts <= 1 || this.quotas >= this.policy.maxAttempts) return undefined;
+    this.excuse(waitMs);
+    return waitMs;
+  }
+
   /** The wait before the next attempt, or undefined when the policy allows no more. */
   nextDelay(cause: RetryCause): number | undefined {
     if (cause === 'unreachable' || (cause === 'lost' && this.kind === 'write')) this.counted += 1;

@@ -13,6 +13,16 @@ export interface TargetFlagValues {
   readonly baseUrl?: string;
   readonly localDb?: string;
   readonly parallelism: number;
+  /**
+   * `--max-parallelism`: the most calls in flight adaptive concurrency may reach (the client's
+   * default when not given).
+   */
+  readonly maxParallelism?: number;
+  /**
+   * Whether the limit of calls in flight adapts to the service (see the client's `adaptive`): the
+   * CLI's default, which `--no-adapt` turns off; off when not given.
+   */
+  readonly adapt?: boolean;
   readonly timeout?: number;
   readonly settleTimeout?: number;
   readonly settleWindow?: number;
@@ -66,6 +76,10 @@ export function targetRequestOf(
     ...(environment === undefined ? {} : { environment }),
     client: {
       parallelism: flags.parallelism,
+      ...(flags.adapt === true ? { adaptive: true } : {}),
+      ...(flags.adapt === true && flags.maxParallelism !== undefined
+        ? { maxParallelism: flags.maxParallelism }
+        : {}),
       ...timingOptions(flags),
       signal: settings.signal,
       readBeforeAppends: settings.readBeforeAppends ?? false,
