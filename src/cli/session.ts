@@ -27,7 +27,6 @@ import { type CommandContext, InterruptedError } from './io.js';
 import { thisProcess } from './lock-process.js';
 import { type FailureSink, printDiagnostics, reportNoPlan } from './output.js';
 import { createProgress } from './progress.js';
-import { checkParallelismFlags } from './target-flags.js';
 
 /** What a command that writes asks of the embedded database's lock (see `TargetLock`). */
 export type LockRequest = Omit<TargetLock, 'self'>;
@@ -112,7 +111,6 @@ export async function withClient<T>(
   } = {},
 ): Promise<T> {
   const { io } = ctx;
-  checkParallelismFlags(options);
   io.catchSignals?.();
   const host = {
     env: io.env,

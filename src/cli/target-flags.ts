@@ -50,15 +50,18 @@ export function targetOptions(command: Command): Command {
       seconds('--settle-window'),
     )
     .option('--read-retry <seconds>', 'how long a read is retried (default: 120)', seconds('--read-retry'))
-    .option('--verbose', 'log each API exchange on stderr, tokens redacted', false);
+    .option('--verbose', 'log each API exchange on stderr, tokens redacted', false)
+    .hook('preAction', (self) => checkParallelismFlags(self.opts<ParallelismFlags>()));
 }
 
-/** `--max-parallelism` against `--parallelism` and `--no-adapt`: a usage error naming the fix. */
-export function checkParallelismFlags(options: {
+interface ParallelismFlags {
   readonly parallelism: number;
   readonly maxParallelism?: number;
   readonly adapt?: boolean;
-}): void {
+}
+
+/** `--max-parallelism` against `--parallelism` and `--no-adapt`: a usage error naming the fix. */
+export function checkParallelismFlags(options: ParallelismFlags): void {
   const max = options.maxParallelism;
   if (max === undefined) return;
   if (options.adapt === false)
