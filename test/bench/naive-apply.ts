@@ -3,11 +3,12 @@ import { Pool } from 'undici';
 
 /**
  * What a user would write instead of guidectl (issue 10): a script that reads nothing and sends
- * the same writes through an undici pool with 8 workers — the groups first (their ids go into
- * the memberships), then every other call in plan order. No retries, no checks.
+ * the same writes through an undici pool with 8 workers (or WORKERS) — the groups first (their
+ * ids go into the memberships), then every other call in plan order. No retries, no checks.
  *
  * Run by the apply benchmark in a process of its own, as guidectl runs:
- * `node naive-apply.js URL APPID SECRET CALLS.json`; prints one JSON line `{writes, failed}`.
+ * `node naive-apply.js URL APPID SECRET CALLS.json [WORKERS]`; prints one JSON line
+ * `{writes, failed, refused}` (`refused`: the failed calls answered -1, refused for load).
  */
 interface NaiveCall {
   readonly operation: string;
@@ -15,8 +16,8 @@ interface NaiveCall {
   readonly createsGroup?: string;
 }
 
-const WORKERS = 8;
-const [url = '', appid = '', secret = '', file = ''] = process.argv.slice(2);
+const [url = '', appid = '', secret = '', file = '', workers = '8'] = process.argv.slice(2);
+const WORKERS = Number(workers);
 const calls = JSON.parse(await readFile(file, 'utf8')) as NaiveCall[];
 const pool = new Pool(url, { connections: WORKERS });
 const headers = { 'content-type': 'application/json' };
@@ -36,6 +37,7 @@ const token = tokenAnswer.access_token;
 const groupIds = new Map<string, string>();
 let writes = 0;
 let failed = 0;
+let refused = 0;
 
 /** The body as JSON, a `{"$group": name}` placeholder written as the created id (a bare number). */
 function bodyText(body: Record<string, unknown>): string {
@@ -51,13 +53,14 @@ async function send(call: NaiveCall): Promise<void> {
   const text = await post(`/cgi-bin/guide/${call.operation}?access_token=${token}`, bodyText(call.body));
   writes++;
   if (!/"errcode":0[,}]/.test(text)) failed++;
+  if (/"errcode":-1[,}]/.test(text)) refused++;
   if (call.createsGroup !== undefined) {
     const id = /"group_id":(\d+)/.exec(text)?.[1];
     if (id !== undefined) groupIds.set(call.createsGroup, id);
   }
 }
 
-async function workers(list: readonly NaiveCall[]): Promise<void> {
+async function run(list: readonly NaiveCall[]): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: WORKERS }, async () => {
@@ -69,7 +72,7 @@ async function workers(list: readonly NaiveCall[]): Promise<void> {
   );
 }
 
-await workers(calls.filter((c) => c.createsGroup !== undefined));
-await workers(calls.filter((c) => c.createsGroup === undefined));
+await run(calls.filter((c) => c.createsGroup !== undefined));
+await run(calls.filter((c) => c.createsGroup === undefined));
 await pool.close();
-console.log(JSON.stringify({ writes, failed }));
+console.log(JSON.stringify({ writes, failed, refused }));
