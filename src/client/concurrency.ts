@@ -45,6 +45,8 @@ const LATENCY_MIN_RISE_MS = 10;
 const BASELINE_DRIFT = 0.05;
 /** Growth per round just below the level of the last refusal: a quarter call. */
 const PROBE_STEP = 0.25;
+/** Growth per round in slow start: half the limit (doubling overshoots a capacity by as much). */
+const SLOW_START_GROWTH = 1.5;
 
 /**
  * The concurrency limit of a client, adapted to what the service answers: AIMD (additive increase,
@@ -59,13 +61,15 @@ const PROBE_STEP = 0.25;
  * service that queues instead of refusing (a loaded server, a proxy) shows overload as latency:
  * a round whose mean latency is twice the baseline's (and 10 ms more) cuts the limit too.
  *
- * - Slow start: until the first cut the limit doubles each round (a round: as many answers as
- *   the limit), so an unlimited service is used in a few rounds.
+ * - Slow start: until the first cut the limit grows by half each round (a round: as many answers
+ *   as the limit), so an unlimited service is used in a few rounds (8 to 64 in six), and a
+ *   capacity is overshot by at most half of it, once.
  * - Then one more call per round, and a quarter call per round just below the level of the last
  *   refusal: the limit spends its time just under the service's capacity, and probes above it
  *   rarely (each probe costs about one refused call).
  * - One cut per round trip: a signal of a call that started before the last cut is not used, so a
- *   burst of refusals caused by one limit cuts once.
+ *   burst of refusals caused by one limit cuts once (to 85% of the fewest calls in flight that
+ *   any of them saw: they come back in any order).
  * - Never above `max`, never below 1.
  *
  * Time is the injected clock's; nothing here sleeps.
@@ -121,6 +125,7 @@ export class AdaptiveConcurrency {
       case 'busy':
       case 'minute-quota':
         if (fresh) this.cut(ticket.inFlight);
+        else if (ticket.epoch === this.epoch - 1) this.lower(ticket.inFlight);
         return;
       case 'answered':
         if (fresh) this.sample(this.clock.now() - ticket.startedAt);
@@ -156,7 +161,7 @@ export class AdaptiveConcurrency {
   private grow(): void {
     const refusedAt = this.refusedAt;
     let next: number;
-    if (this.slowStart) next = this.value * 2;
+    if (this.slowStart) next = this.value * SLOW_START_GROWTH;
     else if (refusedAt !== undefined && this.value + 1 >= refusedAt) next = this.value + PROBE_STEP;
     else next = this.value + 1;
     // Past the level of the last refusal without one: the service takes more now.
@@ -171,6 +176,16 @@ export class AdaptiveConcurrency {
     this.roundAnswers = 0;
     this.roundMs = 0;
     this.set(Math.max(1, Math.min(this.value, level) * BACKOFF));
+  }
+
+  /**
+   * A refusal of a call sent before the last cut, with fewer calls in flight than the one that
+   * made the cut (refusals of one burst come back in any order): the cut goes down to it.
+   */
+  private lower(level: number): void {
+    if (this.refusedAt === undefined || level >= this.refusedAt) return;
+    this.refusedAt = level;
+    this.set(Math.max(1, Math.min(this.value, level * BACKOFF)));
   }
 
   private set(value: number): void {

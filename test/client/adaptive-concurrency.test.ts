@@ -114,8 +114,8 @@ describe('adaptive concurrency (virtual time)', () => {
     expect(run.maxReached).toBe(64);
     expect(run.finalLimit).toBe(64);
     expect(Math.max(...run.limits)).toBe(64);
-    // Slow start: 8, 16, 32, 64 within the first rounds.
-    expect(run.limits.slice(0, 3)).toEqual([16, 32, 64]);
+    // Slow start: up by half each round, 8 to 64 in six rounds.
+    expect(run.limits.slice(0, 6)).toEqual([12, 18, 27, 40, 60, 64]);
   });
 
   test('a service that queues (latency grows with the calls in it) holds the limit down', () => {
@@ -134,22 +134,26 @@ describe('adaptive concurrency (virtual time)', () => {
 
   test('a refusal cuts at once to 85% of the calls that were in flight; one cut per round trip', () => {
     let now = 0;
-    const limiter = new AdaptiveConcurrency(8, 64, { now: () => now });
-    const tickets = Array.from({ length: 8 }, () => limiter.begin());
+    const limiter = new AdaptiveConcurrency(16, 64, { now: () => now });
+    const tickets = Array.from({ length: 16 }, () => limiter.begin());
     now = 20;
     for (const t of tickets) limiter.end(t, 'answered');
-    expect(limiter.limit).toBe(16);
-    const burst = Array.from({ length: 16 }, () => limiter.begin());
-    // The 13th of 16 in flight was refused: 13 × 0.85 = 11.05.
-    limiter.end(burst[12] ?? burst[0]!, 'busy');
-    expect(limiter.limit).toBe(11);
-    // The others of the same burst, refused too, do not cut again: they started before the cut.
-    for (const t of burst.slice(13)) limiter.end(t, 'minute-quota');
-    expect(limiter.limit).toBe(11);
-    // A call that started after the cut and is refused cuts again.
+    expect(limiter.limit).toBe(24);
+    const burst = Array.from({ length: 24 }, () => limiter.begin());
+    // The 20th of 24 in flight was refused first: 20 × 0.85 = 17.
+    limiter.end(burst[19] ?? burst[0]!, 'busy');
+    expect(limiter.limit).toBe(17);
+    // Refusals of the same burst seen by no fewer calls in flight do not cut again.
+    for (const t of burst.slice(20)) limiter.end(t, 'minute-quota');
+    expect(limiter.limit).toBe(17);
+    // One that saw fewer (the 18th) lowers the cut to 85% of those: 15.3.
+    limiter.end(burst[17] ?? burst[0]!, 'busy');
+    expect(limiter.limit).toBe(15);
+    // A call that started after the cut and is refused cuts again: 85% of min(15.3, 1 in flight).
+    for (const t of burst.slice(0, 17)) limiter.end(t, 'answered');
     const after = limiter.begin();
     limiter.end(after, 'busy');
-    expect(limiter.limit).toBe(Math.floor(Math.min(11.05, 13) * 0.85));
+    expect(limiter.limit).toBe(1);
   });
 
   test('never above the most allowed, never below 1; no answer says nothing', () => {
