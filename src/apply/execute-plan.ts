@@ -39,8 +39,11 @@ export interface ApplyEvent {
 }
 
 export interface ExecuteOptions {
-  /** Most calls in flight at once (the client bounds it too). */
-  readonly parallelism: number;
+  /**
+   * Most calls in flight at once (the client bounds it too); a function when the bound moves
+   * (the client's adaptive limit), read each time a call may start.
+   */
+  readonly parallelism: number | (() => number);
   /** After a failure, go on with the calls that do not depend on it (default: start nothing new). */
   readonly continueOnError?: boolean;
   readonly onEvent?: (event: ApplyEvent) => void;
@@ -126,11 +129,9 @@ export async function executePlan(
     // Start what may start, in plan order, up to the parallelism; a Ctrl-C seen while starting
     // (from an event listener) stops the starting at once.
     const interrupted = (): boolean => options.signal?.aborted === true;
-    for (
-      let i = next;
-      i < calls.length && running.size < options.parallelism && !stopped && !interrupted();
-      i++
-    ) {
+    const parallelism = options.parallelism;
+    const limit = typeof parallelism === 'number' ? parallelism : parallelism();
+    for (let i = next; i < calls.length && running.size < limit && !stopped && !interrupted(); i++) {
       if (status[i] !== 'not-started' || reasons.has(i)) continue;
       const operation = calls[i]?.operation;
       if (operation !== undefined && exhausted.has(operation)) {

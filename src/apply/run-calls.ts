@@ -72,9 +72,9 @@ export async function runCalls(
       if (abandonSignal?.aborted === true) abandoned.add(index);
     });
     const result = await executePlan(plan, writer, {
-      // With adaptive concurrency the client holds the limit, which may rise to its max: hand it
-      // as many calls as it may run.
-      parallelism: Math.max(options.parallelism, client.concurrency.max),
+      // With adaptive concurrency, as many as the client's limit lets run now: a call handed to
+      // the client beyond it would wait there, and start after a stop.
+      parallelism: client.concurrency.adaptive ? () => client.concurrency.limit : options.parallelism,
       continueOnError: options.continueOnError,
       signal: stopSignal,
       ...(options.live === undefined ? {} : { live: options.live }),

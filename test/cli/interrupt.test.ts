@@ -65,13 +65,15 @@ const events = (stdout: string): StreamEvent[] =>
     .split('\n')
     .map((line) => JSON.parse(line) as StreamEvent);
 
+// Each apply keeps exactly --parallelism calls in flight (--no-adapt), so that what is in flight
+// at a Ctrl-C is known.
 describe('Ctrl-C during apply', () => {
   it('first: starts nothing new, lets the calls in flight finish, reports them, exits 1', async () => {
     await ws().write('g.yaml', guides(8));
     const stop = new AbortController();
     let started = 0;
     const run = await target.cli(
-      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '2'],
+      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '2', '--no-adapt'],
       {
         stop: stop.signal,
         // Ctrl-C as the third call starts: it (and maybe the second) is then in flight.
@@ -97,7 +99,7 @@ describe('Ctrl-C during apply', () => {
     const stop = new AbortController();
     const abandon = new AbortController();
     const run = await target.cli(
-      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1'],
+      ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1', '--no-adapt'],
       {
         stop: stop.signal,
         abandon: abandon.signal,
@@ -121,7 +123,16 @@ describe('Ctrl-C during apply', () => {
     await ws().write('g.yaml', guides(2));
     const gate = await holdingGate(slow().url, 'addguideacct');
     try {
-      const args = ['apply', 'g.yaml', '--auto-approve', '--parallelism', '1', '--base-url', gate.url];
+      const args = [
+        'apply',
+        'g.yaml',
+        '--auto-approve',
+        '--parallelism',
+        '1',
+        '--no-adapt',
+        '--base-url',
+        gate.url,
+      ];
       const spawned = spawnCli(args, { cwd: ws().dir, env: env() });
       await gate.held;
       // The second signal only once the first is seen, so that the two are never merged into one.
@@ -162,7 +173,16 @@ describe('Ctrl-C during apply', () => {
     const fifo = join(ws().dir, 'hold');
     execFileSync('mkfifo', [fifo]);
     try {
-      const args = ['apply', 'g.yaml', '--auto-approve', '--parallelism', '1', '--base-url', gate.url];
+      const args = [
+        'apply',
+        'g.yaml',
+        '--auto-approve',
+        '--parallelism',
+        '1',
+        '--no-adapt',
+        '--base-url',
+        gate.url,
+      ];
       const spawned = spawnCli(args, {
         cwd: ws().dir,
         env: { ...env(), GUIDECTL_TEST_HOLD_FIFO: fifo },
@@ -189,7 +209,7 @@ describe('Ctrl-C during apply', () => {
 
   it('the real signals: SIGINT to the process lets the call in flight finish, then reports', async () => {
     await ws().write('g.yaml', guides(30));
-    const args = ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1'];
+    const args = ['apply', 'g.yaml', '--auto-approve', '--json-stream', '--parallelism', '1', '--no-adapt'];
     const spawned = spawnCli([...args, '--base-url', slow().url], { cwd: ws().dir, env: env() });
     let sent = false;
     spawned.child.stdout?.on('data', (chunk: Buffer) => {
