@@ -567,6 +567,11 @@ class Client implements GuideClient {
           options.maxParallelism ?? Math.max(DEFAULT_MAX_PARALLELISM, parallelism),
         )
       : parallelism;
+    if (maxParallelism < parallelism)
+      throw new InvalidOptionsError(
+        'maxParallelism',
+        `createGuideClient: maxParallelism (${maxParallelism}) must not be below parallelism (${parallelism}), where adapting starts`,
+      );
     this.adaptive = adaptive
       ? new AdaptiveConcurrency(parallelism, maxParallelism, this.clock, (limit) =>
           this.semaphore.setLimit(limit),

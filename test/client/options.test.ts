@@ -56,6 +56,19 @@ describe('createGuideClient checks its options and names what is missing', () =>
       option: 'retry.maxAttempts',
     });
   });
+
+  it('adaptive concurrency: maxParallelism a whole number, not below parallelism', () => {
+    const auth = { accessToken: 'token-0001' };
+    expect(refusal({ auth, adaptive: true, maxParallelism: 0 })).toMatchObject({ option: 'maxParallelism' });
+    expect(refusal({ auth, adaptive: true, parallelism: 16, maxParallelism: 8 })).toMatchObject({
+      option: 'maxParallelism',
+      message:
+        'createGuideClient: maxParallelism (8) must not be below parallelism (16), where adapting starts',
+    });
+    const client = createGuideClient({ auth, adaptive: true, parallelism: 100 });
+    expect(client.concurrency).toMatchObject({ adaptive: true, start: 100, max: 100, limit: 100 });
+    expect(createGuideClient({ auth, adaptive: true }).concurrency).toMatchObject({ start: 8, max: 64 });
+  });
 });
 
 describe('loadDesiredState checks the paths it is given', () => {
