@@ -15,6 +15,8 @@ export type LoadSignal = 'answered' | 'busy' | 'minute-quota' | 'none';
 
 /** One call let through by {@link AdaptiveConcurrency.start}, given back to `end`. */
 export interface ConcurrencyTicket {
+  /** The operation called: latency is compared with that operation's own. */
+  readonly operation: string;
   readonly startedAt: number;
   /** The limit's epoch at the start: a signal of a call sent before the last cut is not used. */
   readonly epoch: number;
@@ -41,8 +43,9 @@ const BACKOFF = 0.85;
 const LATENCY_TOLERANCE = 2;
 /** …if it is also this many milliseconds more (on a local service, 1 ms to 2 ms is noise). */
 const LATENCY_MIN_RISE_MS = 10;
-/** How fast the baseline follows a higher latency (per round); a lower one it takes at once. */
-const BASELINE_DRIFT = 0.05;
+/** How fast an operation's baseline follows a latency above it, and below it (per answer). */
+const BASELINE_UP = 0.001;
+const BASELINE_DOWN = 0.2;
 /** Growth per round just below the level of the last refusal: a quarter call. */
 const PROBE_STEP = 0.25;
 /** Growth per round in slow start: half the limit (doubling overshoots a capacity by as much). */
@@ -59,11 +62,16 @@ const SLOW_START_GROWTH = 1.5;
  * limit is cut at once to 85% of the calls that were in flight when the refused call started
  * (not of the limit: after a fast rise the limit may be far above what the service took). A
  * service that queues instead of refusing (a loaded server, a proxy) shows overload as latency:
- * a round whose mean latency is twice the baseline's (and 10 ms more) cuts the limit too.
+ * a round whose answers took twice as long as their operations' baselines (and 10 ms more each)
+ * cuts the limit too. Baselines are per operation, since a batch of 100 members takes longer
+ * than a profile read: a change in the mix of operations is not a rise in latency. A baseline
+ * follows a lower latency quickly and a higher one slowly, so noise does not set it low.
  *
  * - Slow start: until the first cut the limit grows by half each round (a round: as many answers
  *   as the limit), so an unlimited service is used in a few rounds (8 to 64 in six), and a
  *   capacity is overshot by at most half of it, once.
+ * - The limit grows only in a round where it was used (some call saw it all in flight): while
+ *   the caller has fewer calls to make, or they wait on each other, it stays.
  * - Then one more call per round, and a quarter call per round just below the level of the last
  *   refusal: the limit spends its time just under the service's capacity, and probes above it
  *   rarely (each probe costs about one refused call).
@@ -81,9 +89,13 @@ export class AdaptiveConcurrency {
   private slowStart = true;
   /** Calls in flight when a call was last refused; undefined when none was, or the limit passed it. */
   private refusedAt: number | undefined;
-  private baselineMs: number | undefined;
+  /** Per operation: its latency without load (operations differ: a batch takes longer). */
+  private readonly baselineMs = new Map<string, number>();
   private roundAnswers = 0;
   private roundMs = 0;
+  private roundBaselineMs = 0;
+  /** Most calls in flight that a call of this round saw: the limit grows only when it is used. */
+  private roundPeak = 0;
   private reached: number;
 
   constructor(
@@ -109,10 +121,10 @@ export class AdaptiveConcurrency {
     return { adaptive: true, start: this.start, max: this.max, limit: this.limit, maxReached: this.reached };
   }
 
-  /** A call goes on the wire. */
-  begin(): ConcurrencyTicket {
+  /** A call of `operation` goes on the wire. */
+  begin(operation = ''): ConcurrencyTicket {
     this.inFlight += 1;
-    return { startedAt: this.clock.now(), epoch: this.epoch, inFlight: this.inFlight };
+    return { operation, startedAt: this.clock.now(), epoch: this.epoch, inFlight: this.inFlight };
   }
 
   /** The call of `ticket` ended with `signal`. */
@@ -128,7 +140,7 @@ export class AdaptiveConcurrency {
         else if (ticket.epoch === this.epoch - 1) this.lower(ticket.inFlight);
         return;
       case 'answered':
-        if (fresh) this.sample(this.clock.now() - ticket.startedAt);
+        if (fresh) this.sample(ticket, this.clock.now() - ticket.startedAt);
         return;
       default: {
         const unreachable: never = signal;
@@ -137,25 +149,31 @@ export class AdaptiveConcurrency {
     }
   }
 
-  private sample(ms: number): void {
+  private sample(ticket: ConcurrencyTicket, ms: number): void {
+    const baseline = this.baselineMs.get(ticket.operation) ?? ms;
+    this.baselineMs.set(
+      ticket.operation,
+      baseline + (ms - baseline) * (ms < baseline ? BASELINE_DOWN : BASELINE_UP),
+    );
     this.roundAnswers += 1;
     this.roundMs += ms;
+    this.roundBaselineMs += baseline;
+    this.roundPeak = Math.max(this.roundPeak, ticket.inFlight);
     if (this.roundAnswers < this.limit) return;
-    const mean = this.roundMs / this.roundAnswers;
-    this.roundAnswers = 0;
-    this.roundMs = 0;
-    const baseline = this.baselineMs;
-    if (
-      baseline !== undefined &&
-      mean > baseline * LATENCY_TOLERANCE &&
-      mean > baseline + LATENCY_MIN_RISE_MS
-    ) {
+    const { roundAnswers: n, roundMs: spent, roundBaselineMs: expected, roundPeak: peak } = this;
+    this.resetRound();
+    if (spent > expected * LATENCY_TOLERANCE && spent > expected + LATENCY_MIN_RISE_MS * n) {
       this.cut(this.value);
       return;
     }
-    this.baselineMs =
-      baseline === undefined || mean < baseline ? mean : baseline + (mean - baseline) * BASELINE_DRIFT;
-    this.grow();
+    if (peak >= this.limit) this.grow();
+  }
+
+  private resetRound(): void {
+    this.roundAnswers = 0;
+    this.roundMs = 0;
+    this.roundBaselineMs = 0;
+    this.roundPeak = 0;
   }
 
   private grow(): void {
@@ -173,8 +191,7 @@ export class AdaptiveConcurrency {
     this.slowStart = false;
     this.refusedAt = level;
     this.epoch += 1;
-    this.roundAnswers = 0;
-    this.roundMs = 0;
+    this.resetRound();
     this.set(Math.max(1, Math.min(this.value, level) * BACKOFF));
   }
 

@@ -1077,7 +1077,7 @@ class Client implements GuideClient {
     try {
       if (this.rate !== undefined)
         await this.rate.acquire(this.signal).catch((error: unknown) => Promise.reject(aborted(error)));
-      ticket = this.adaptive?.begin();
+      ticket = this.adaptive?.begin(operation);
       const path = callPath(operation);
       const query = { access_token: token };
       const answer =

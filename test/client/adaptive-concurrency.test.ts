@@ -156,6 +156,35 @@ describe('adaptive concurrency (virtual time)', () => {
     expect(limiter.limit).toBe(1);
   });
 
+  test('it grows only when the limit is used, and each operation has its own latency', () => {
+    let now = 0;
+    const limiter = new AdaptiveConcurrency(8, 64, { now: () => now });
+    // One call at a time, 200 rounds: the limit was never used, so it stays.
+    for (let i = 0; i < 1_600; i++) {
+      const t = limiter.begin('getguideacct');
+      now += 20;
+      limiter.end(t, 'answered');
+    }
+    expect(limiter.limit).toBe(8);
+    // A batch operation ten times as slow, once its own latency is known, is no rise in latency.
+    const batch = () => {
+      const t = limiter.begin('addguide2guidegroup');
+      now += 200;
+      limiter.end(t, 'answered');
+    };
+    batch();
+    for (let round = 0; round < 5; round++) {
+      const ts = Array.from({ length: limiter.limit }, (_, i) =>
+        limiter.begin(i % 2 === 0 ? 'getguideacct' : 'addguide2guidegroup'),
+      );
+      ts.forEach((t, i) => {
+        now += i % 2 === 0 ? 20 / ts.length : 200 / ts.length;
+        limiter.end(t, 'answered');
+      });
+    }
+    expect(limiter.limit).toBeGreaterThan(8);
+  });
+
   test('never above the most allowed, never below 1; no answer says nothing', () => {
     const limiter = new AdaptiveConcurrency(1, 1, { now: () => 0 });
     for (let i = 0; i < 10; i++) limiter.end(limiter.begin(), 'answered');
