@@ -560,24 +560,11 @@ class Client implements GuideClient {
     const rateLimit = options.rateLimit;
     if (rateLimit !== undefined && !(rateLimit > 0 && Number.isFinite(rateLimit)))
       throw new InvalidOptionsError('rateLimit', 'createGuideClient: rateLimit must be a number > 0');
-    const adaptive = options.adaptive === true;
-    const maxParallelism = adaptive
-      ? checkPositiveInt(
-          'maxParallelism',
-          options.maxParallelism ?? Math.max(DEFAULT_MAX_PARALLELISM, parallelism),
-        )
-      : parallelism;
-    if (maxParallelism < parallelism)
-      throw new InvalidOptionsError(
-        'maxParallelism',
-        `createGuideClient: maxParallelism (${maxParallelism}) must not be below parallelism (${parallelism}), where adapting starts`,
-      );
-    this.adaptive = adaptive
-      ? new AdaptiveConcurrency(parallelism, maxParallelism, this.clock, (limit) =>
-          this.semaphore.setLimit(limit),
-        )
-      : undefined;
-    this.pacer = adaptive ? new MinutePacer(this.clock) : undefined;
+    const { adaptive, maxParallelism } = adaptiveOf(options, parallelism, this.clock, (limit) =>
+      this.semaphore.setLimit(limit),
+    );
+    this.adaptive = adaptive;
+    this.pacer = adaptive === undefined ? undefined : new MinutePacer(this.clock);
     this.rate =
       options.rateLimit === undefined
         ? undefined
@@ -1253,6 +1240,29 @@ class Client implements GuideClient {
     }
     return 'a freshly fetched access token was refused too; check that no other program keeps resetting the tokens of this app';
   }
+}
+
+/**
+ * The adaptive limit the options ask for (none unless `adaptive`), and the most calls that may be
+ * in flight: its max, or the fixed parallelism.
+ */
+function adaptiveOf(
+  options: GuideClientOptions,
+  parallelism: number,
+  clock: Clock,
+  onLimit: (limit: number) => void,
+): { readonly adaptive: AdaptiveConcurrency | undefined; readonly maxParallelism: number } {
+  if (options.adaptive !== true) return { adaptive: undefined, maxParallelism: parallelism };
+  const maxParallelism = checkPositiveInt(
+    'maxParallelism',
+    options.maxParallelism ?? Math.max(DEFAULT_MAX_PARALLELISM, parallelism),
+  );
+  if (maxParallelism < parallelism)
+    throw new InvalidOptionsError(
+      'maxParallelism',
+      `createGuideClient: maxParallelism (${maxParallelism}) must not be below parallelism (${parallelism}), where adapting starts`,
+    );
+  return { adaptive: new AdaptiveConcurrency(parallelism, maxParallelism, clock, onLimit), maxParallelism };
 }
 
 /**
