@@ -26,15 +26,10 @@ export function targetOptions(command: Command): Command {
   return command
     .option('--base-url <url>', 'API base URL (or GUIDECTL_BASE_URL)')
     .option('--local-db <file>', 'embedded service database (or GUIDECTL_LOCAL_DB)')
-    .option(
-      '--parallelism <n>',
-      'calls in flight to start with; adapts up to --max-parallelism',
-      wholeNumber('--parallelism', 1, 256),
-      8,
-    )
+    .option('--parallelism <n>', 'calls in flight to start; adapts', wholeNumber('--parallelism', 1, 256), 8)
     .option(
       '--max-parallelism <n>',
-      'most calls in flight when adapting (default: 64, or --parallelism if higher)',
+      'most calls in flight when adapting (default: 64)',
       wholeNumber('--max-parallelism', 1, 256),
     )
     .option('--no-adapt', 'keep exactly --parallelism calls in flight')
