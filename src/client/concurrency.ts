@@ -37,8 +37,8 @@ export interface ConcurrencyState {
   readonly maxReached: number;
 }
 
-/** The cut of the limit on a signal of overload (it keeps 85% of the calls that were in flight). */
-const BACKOFF = 0.85;
+/** The cut of the limit on a signal of overload (it keeps 90% of the calls that were in flight). */
+const BACKOFF = 0.9;
 /** A round's mean latency this many times the baseline's is overload… */
 const LATENCY_TOLERANCE = 2;
 /** …if it is also this many milliseconds more (on a local service, 1 ms to 2 ms is noise). */
@@ -46,8 +46,8 @@ const LATENCY_MIN_RISE_MS = 10;
 /** How fast an operation's baseline follows a latency above it, and below it (per answer). */
 const BASELINE_UP = 0.001;
 const BASELINE_DOWN = 0.2;
-/** Growth per round just below the level of the last refusal: a quarter call. */
-const PROBE_STEP = 0.25;
+/** Growth per round just below the level of the last refusal: a tenth of a call. */
+const PROBE_STEP = 0.1;
 /** Growth per round in slow start: half the limit (doubling overshoots a capacity by as much). */
 const SLOW_START_GROWTH = 1.5;
 
@@ -59,7 +59,7 @@ const SLOW_START_GROWTH = 1.5;
  * minute), answered at once and without effect. A scheme driven by latency alone (Netflix's
  * Vegas or Gradient2) cannot see such a limit: the calls it lets through keep their latency, so it
  * grows into the refusals. A refusal is the clearest signal there is, so it drives the limit: the
- * limit is cut at once to 85% of the calls that were in flight when the refused call started
+ * limit is cut at once to 90% of the calls that were in flight when the refused call started
  * (not of the limit: after a fast rise the limit may be far above what the service took). A
  * service that queues instead of refusing (a loaded server, a proxy) shows overload as latency:
  * a round whose answers took twice as long as their operations' baselines (and 10 ms more each)
@@ -72,11 +72,11 @@ const SLOW_START_GROWTH = 1.5;
  *   capacity is overshot by at most half of it, once.
  * - The limit grows only in a round where it was used (some call saw it all in flight): while
  *   the caller has fewer calls to make, or they wait on each other, it stays.
- * - Then one more call per round, and a quarter call per round just below the level of the last
+ * - Then one more call per round, and a tenth of a call per round just below the level of the last
  *   refusal: the limit spends its time just under the service's capacity, and probes above it
- *   rarely (each probe costs about one refused call).
+ *   rarely (each probe costs about one refused call, so one round in ten probes).
  * - One cut per round trip: a signal of a call that started before the last cut is not used, so a
- *   burst of refusals caused by one limit cuts once (to 85% of the fewest calls in flight that
+ *   burst of refusals caused by one limit cuts once (to 90% of the fewest calls in flight that
  *   any of them saw: they come back in any order).
  * - Never above `max`, never below 1.
  *

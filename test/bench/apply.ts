@@ -302,6 +302,7 @@ async function benchCapacity(dir: string, guides: number, native: boolean): Prom
   } finally {
     await target.stop();
   }
+  await benchCeiling(file, native, best);
   for (const workers of [8, 32]) {
     target = await startCapacityTarget(native);
     try {
@@ -316,6 +317,31 @@ async function benchCapacity(dir: string, guides: number, native: boolean): Prom
   }
 }
 
+/**
+ * apply fixed at exactly the capacity (`--no-adapt --parallelism 16`): what this machine reaches
+ * when the client is told the limit, so the adaptive figure can be read against it.
+ */
+async function benchCeiling(file: string, native: boolean, best: number): Promise<void> {
+  const target = await startCapacityTarget(native);
+  try {
+    const run = await timed(
+      applyArgs(file, ['--no-adapt', '--parallelism', String(CAPACITY)]),
+      targetEnv(target),
+    ).catch((error: unknown) => error);
+    const { records, refused } = await target.calls();
+    if (!('seconds' in (run as object))) {
+      console.log(`    apply --no-adapt --parallelism ${CAPACITY}: FAILED (${refused} refused for load)`);
+      return;
+    }
+    const { perSecond } = writeRate(records);
+    console.log(
+      `    apply --no-adapt --parallelism ${CAPACITY} (told the capacity): ${figure(Math.round(perSecond))} writes/s = ${(perSecond / best).toFixed(2)}× the capacity's ${figure(best)}/s; ${figure(refused)} refused for load`,
+    );
+  } finally {
+    await target.stop();
+  }
+}
+
 export async function benchApply(): Promise<void> {
   const only = process.env['BENCH_GUIDES'];
   const sizes = only === undefined ? SIZES : [Number(only)];
@@ -324,7 +350,8 @@ export async function benchApply(): Promise<void> {
   );
   const dir = await mkdtemp(join(tmpdir(), 'guidectl-bench-apply-'));
   try {
-    for (const guides of sizes) await benchSize(dir, guides);
+    // BENCH_APPLY=capacity runs the capacity figures alone.
+    if (process.env['BENCH_APPLY'] !== 'capacity') for (const guides of sizes) await benchSize(dir, guides);
     console.log(
       `apply against a capacity of ${CAPACITY} calls at once (latency=${LATENCY_MS}ms: at most ${(CAPACITY * 1000) / LATENCY_MS} calls/s), adapting from --parallelism ${PARALLELISM}`,
     );

@@ -132,7 +132,7 @@ describe('adaptive concurrency (virtual time)', () => {
     expect(run.finalLimit).toBeGreaterThanOrEqual(6);
   });
 
-  test('a refusal cuts at once to 85% of the calls that were in flight; one cut per round trip', () => {
+  test('a refusal cuts at once to 90% of the calls that were in flight; one cut per round trip', () => {
     let now = 0;
     const limiter = new AdaptiveConcurrency(16, 64, { now: () => now });
     const tickets = Array.from({ length: 16 }, () => limiter.begin());
@@ -140,16 +140,16 @@ describe('adaptive concurrency (virtual time)', () => {
     for (const t of tickets) limiter.end(t, 'answered');
     expect(limiter.limit).toBe(24);
     const burst = Array.from({ length: 24 }, () => limiter.begin());
-    // The 20th of 24 in flight was refused first: 20 × 0.85 = 17.
+    // The 20th of 24 in flight was refused first: 20 × 0.9 = 18.
     limiter.end(burst[19] ?? burst[0]!, 'busy');
-    expect(limiter.limit).toBe(17);
+    expect(limiter.limit).toBe(18);
     // Refusals of the same burst seen by no fewer calls in flight do not cut again.
     for (const t of burst.slice(20)) limiter.end(t, 'minute-quota');
-    expect(limiter.limit).toBe(17);
-    // One that saw fewer (the 18th) lowers the cut to 85% of those: 15.3.
+    expect(limiter.limit).toBe(18);
+    // One that saw fewer (the 18th) lowers the cut to 90% of those: 16.2.
     limiter.end(burst[17] ?? burst[0]!, 'busy');
-    expect(limiter.limit).toBe(15);
-    // A call that started after the cut and is refused cuts again: 85% of min(15.3, 1 in flight).
+    expect(limiter.limit).toBe(16);
+    // A call that started after the cut and is refused cuts again: 90% of min(16.2, 1 in flight).
     for (const t of burst.slice(0, 17)) limiter.end(t, 'answered');
     const after = limiter.begin();
     limiter.end(after, 'busy');
