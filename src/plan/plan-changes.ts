@@ -22,9 +22,10 @@ import {
   type Plan,
   type Unmanaged,
 } from '../core/plan.js';
+import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from './call-size.js';
-import { PlanBuilder } from './plan-builder.js';
+import { callSubject } from './call-subject.js';
 import { planTasks } from './tasks.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from './welcome.js';
 
@@ -33,6 +34,19 @@ export interface PlanResult {
   readonly plan?: Plan;
   /** Plan errors (and warnings), each pinned to the place in the file that causes it. */
   readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Names the subject of each call as `live` names its groups and tasks by id. */
+function subjectsIn(live: LiveState): SubjectOf {
+  const groupNames = new Map(live.groups.map((g) => [g.id, g.name]));
+  const taskNames = new Map((live.tasks ?? []).map((t) => [t.id, describeTask(t.guide, t.name)]));
+  return (operation, body) =>
+    callSubject(
+      operation,
+      body,
+      (id) => groupNames.get(id),
+      (id) => taskNames.get(id),
+    );
 }
 
 /**
@@ -57,12 +71,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const diagnostics = checkMembers(desired, desiredGuides, desiredGroups, liveAccounts);
   if (diagnostics.length > 0) return { diagnostics };
 
-  const liveGroupNames = new Map(live.groups.map((g) => [g.id, g.name]));
-  const liveTaskNames = new Map((live.tasks ?? []).map((t) => [t.id, describeTask(t.guide, t.name)]));
-  const b = new PlanBuilder(
-    (id) => liveGroupNames.get(id),
-    (id) => liveTaskNames.get(id),
-  );
+  const b = new PlanBuilder(subjectsIn(live));
 
   // 1. Groups created.
   for (const group of desiredGroups) {

@@ -14,9 +14,9 @@ import { PUSH_WINDOW_SECONDS } from '../core/guide-rules.js';
 import type { LiveMaterial, LiveState, LiveTask } from '../core/live.js';
 import type { CallBody, FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
 import { formatWrittenTime } from '../core/task-time.js';
+import type { PlanBuilder } from '../kinds/plan-builder.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import { checkBodySize } from './call-size.js';
-import type { PlanBuilder } from './plan-builder.js';
 import { messageToJson, sameWelcome } from './welcome.js';
 
 /**

@@ -1,22 +1,21 @@
 import { compareText } from '../core/compare-text.js';
-import type { CallBody, Change, Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
-import { callSubject } from './call-subject.js';
+import type { CallBody, CallSubject, Change, Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
 
 export type Lane = 'group' | 'guide' | 'membership' | 'account' | 'task';
 
+/** The subject of a call from its body, as the plan's live state names groups and tasks. */
+export type SubjectOf = (operation: PlannedOperation, body: CallBody) => CallSubject | undefined;
+
 /**
  * Collects calls with their dependencies (each call depends on the previous call of its lane)
- * and their subjects; `groupName` names the live groups by id.
+ * and their subjects; `subjectOf` names them, given by the planner, which knows the live names.
  */
 export class PlanBuilder {
   readonly calls: PlannedCall[] = [];
   private readonly changes: Change[] = [];
   private readonly lastOfLane = new Map<string, number>();
 
-  constructor(
-    private readonly groupName: (id: string) => string | undefined,
-    private readonly taskName: (id: string) => string | undefined = () => undefined,
-  ) {}
+  constructor(private readonly subjectOf: SubjectOf) {}
 
   call(
     lane: Lane,
@@ -31,7 +30,7 @@ export class PlanBuilder {
     const previous = this.lastOfLane.get(laneKey);
     if (previous !== undefined) deps.add(previous);
     for (const d of extraDeps) if (d !== undefined) deps.add(d);
-    const subject = callSubject(operation, body, this.groupName, this.taskName);
+    const subject = this.subjectOf(operation, body);
     // The planner writes every body it names a subject from, so this is a bug of the planner's.
     if (subject === undefined) throw new Error(`planChanges: a ${operation} call without its subject`);
     this.lastOfLane.set(laneKey, this.calls.length);
