@@ -8,7 +8,7 @@ import type { EnvironmentSoFar } from './plan.js';
  * `apply --json-stream`: one JSON object a line on stdout as the apply goes, for CI logs and
  * dashboards. Every event carries `format_version` (this one, raised only when a field changes
  * meaning or goes away; new events and fields may be added) and `type`; `index` is the call's
- * place in the plan's `calls` array, from 0, as in `plan --json`. The README lists the events.
+ * place in the plan's `calls` array, from 0, as in `plan --json`. docs/machine-output.md lists the events.
  */
 export const APPLY_STREAM_FORMAT_VERSION = 1;
 

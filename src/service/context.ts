@@ -1,7 +1,7 @@
 import { MAX_GUIDES, MAX_SENSITIVE_WORDS } from '../core/guide-rules.js';
 import type { Store } from './store.js';
 
-/** How the service behaves where the real API's behaviour is a choice (see the README). */
+/** How the service behaves where the real API's behaviour is a choice (docs/serve.md says which). */
 export interface ServiceSettings {
   /** What `black_keyword` with `is_delete: false` does: add to the list, or replace it. */
   readonly sensitiveWords: 'append' | 'replace';

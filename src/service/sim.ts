@@ -21,7 +21,7 @@ import { guideStatus, requireGuide } from './ops/guide-rows.js';
 /**
  * The simulation interface (`/__sim/…`, only with `--simulation`): what only WeChat users can do
  * in reality — follow the account, scan a guide's QR code, chat, answer an invitation — and time
- * passing. Documented in the README. Errors are thrown as ApiError and answered like API errors.
+ * passing. Documented in docs/serve.md. Errors are thrown as ApiError and answered like API errors.
  */
 export interface SimHost {
   readonly clock: ServiceClock;

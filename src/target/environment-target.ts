@@ -29,7 +29,7 @@ function credentialsState(env: Env, prefix: string): CredentialsState {
   return appid || secret ? 'incomplete' : 'none';
 }
 
-/** The variables that hold an environment's credentials, as the README lists them. */
+/** The variables that hold an environment's credentials, as docs/environments.md lists them. */
 function credentialsVariables(prefix: string): readonly string[] {
   const { appid, secret, accessToken } = credentialVariables(prefix);
   return [appid, secret, accessToken];

@@ -18,7 +18,7 @@ export interface TargetFlags {
 }
 
 /**
- * Where the commands send their calls, as the README's "Target" paragraph promises users:
+ * Where the commands send their calls, as docs/targets.md promises users:
  * - `remote`: a base URL (`--base-url`, `GUIDECTL_BASE_URL`, or `https://api.weixin.qq.com` when
  *   only credentials are given) with credentials from the environment (`WECHAT_ACCESS_TOKEN`, or
  *   `WECHAT_APPID` + `WECHAT_SECRET`);
