@@ -255,10 +255,17 @@ function syntaxDiagnostics(
   }
   const out: Diagnostic[] = [];
   const seenLines = new Set<number>();
+  // Where a key indented too deep was found: the yaml package's second error there is an echo.
+  const overindented = new Set<number>();
   for (const e of errors) {
+    if (e.code === 'MULTILINE_IMPLICIT_KEY' && overindented.has(e.pos[0])) continue;
     const d =
-      unquotedReference(e, at, text) ?? misindentedKey(e, at, text, lineOf) ?? syntaxDiagnostic(e, at);
+      unquotedReference(e, at, text) ??
+      misindentedKey(e, at, text, lineOf) ??
+      overindentedKey(e, at, text, lineOf) ??
+      syntaxDiagnostic(e, at);
     // One error per line: the later ones on a line are almost always echoes of the first.
+    if (d.code === 'yaml-indent' && e.code === 'BLOCK_AS_IMPLICIT_KEY') overindented.add(e.pos[0]);
     if (seenLines.has(d.line)) continue;
     seenLines.add(d.line);
     out.push(d);
@@ -361,6 +368,43 @@ function misindentedKey(
     `the key "${bad.key}" is indented ${spaces(bad.column)}, a column no key above it is at, so YAML cannot tell which mapping it belongs to`,
     `indent it by ${spaces(nearest.column)}, as "${nearest.key}" on line ${nearest.line}`,
   );
+}
+
+/**
+ * A key indented deeper than the key above it, whose value is on its own line
+ * (`    nickname: Alice` then `      quick_replies: []`): YAML reads the two lines as one value,
+ * and the yaml package says "nested mappings are not allowed in compact mappings" on the line
+ * above. Say it is the indentation, at the key.
+ */
+function overindentedKey(
+  e: YAMLError,
+  at: At,
+  text: string,
+  lineOf: (offset: number) => number,
+): Diagnostic | undefined {
+  if (e.code !== 'BLOCK_AS_IMPLICIT_KEY') return undefined;
+  const lineStart = text.lastIndexOf('\n', e.pos[0] - 1) + 1;
+  const above = keyLineAt(text, lineStart, lineOf(lineStart));
+  let start = text.indexOf('\n', e.pos[0]) + 1;
+  while (start > 0 && start < text.length && /^\s*(#.*)?$/.test(lineText(text, start)))
+    start = text.indexOf('\n', start) + 1;
+  if (above === undefined || start <= 0 || start >= text.length) return undefined;
+  const bad = keyLineAt(text, start, lineOf(start));
+  if (bad === undefined || bad.column <= above.column) return undefined;
+  const spaces = (count: number): string => `${count} space${count === 1 ? '' : 's'}`;
+  const keyStart = bad.start + bad.column;
+  return at(
+    'yaml-indent',
+    keyStart,
+    keyStart + bad.key.length,
+    `the key "${bad.key}" is indented ${spaces(bad.column)}, deeper than "${above.key}" on line ${above.line}, which has its value on its line, so YAML reads both lines as one value`,
+    `indent it by ${spaces(above.column)}, as "${above.key}" on line ${above.line}`,
+  );
+}
+
+function lineText(text: string, start: number): string {
+  const end = text.indexOf('\n', start);
+  return text.slice(start, end === -1 ? undefined : end);
 }
 
 function syntaxDiagnostic(e: YAMLError, at: At): Diagnostic {

@@ -183,6 +183,19 @@ describe('bad input gives a clear diagnostic, never a throw', () => {
     ]);
   });
 
+  it('a key indented deeper than a key with its value is an indentation problem, at the key', async () => {
+    const said = async (text: string) =>
+      (await loadDesiredState([writeTemp(text)])).diagnostics.map(
+        (d) => `${d.code} ${d.line}:${d.column}-${d.endColumn} ${d.message}; ${d.hint}`,
+      );
+    const guide = 'version: 1\nguides:\n  - account: alice_wx\n    nickname: Alice\n';
+    // One error, at the key: the yaml package's two ("nested mappings…", "implicit keys…") are at line 4.
+    expect(await said(`${guide}      quick_replies: []\n`)).toEqual([
+      'yaml-indent 5:7-20 the key "quick_replies" is indented 6 spaces, deeper than "nickname" on line 4, ' +
+        'which has its value on its line, so YAML reads both lines as one value; indent it by 4 spaces, as "nickname" on line 4',
+    ]);
+  });
+
   it('an unquoted reference inside [ ] or { } is said to need quotes', async () => {
     const said = async (text: string) =>
       (await loadDesiredState([writeTemp(text)])).diagnostics.map(
