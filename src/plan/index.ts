@@ -1,4 +1,5 @@
 export { isRefused } from '../core/safety.js';
+export { messageToJson, sameWelcome, sameWelcomeList, welcomeToWire } from '../kinds/welcome.js';
 export {
   canonicalJson,
   desiredDigest,
@@ -38,4 +39,3 @@ export {
   type SavedPlan,
 } from './saved-plan.js';
 export { detectReplacedWords } from './semantics.js';
-export { messageToJson, sameWelcome, sameWelcomeList, welcomeToWire } from './welcome.js';

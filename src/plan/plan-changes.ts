@@ -22,12 +22,12 @@ import {
   type Plan,
   type Unmanaged,
 } from '../core/plan.js';
+import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../kinds/call-size.js';
 import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
+import { planTasks } from '../kinds/task/plan.js';
+import { messageToJson, sameWelcomeList, welcomeToWire } from '../kinds/welcome.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
-import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from './call-size.js';
 import { callSubject } from './call-subject.js';
-import { planTasks } from './tasks.js';
-import { messageToJson, sameWelcomeList, welcomeToWire } from './welcome.js';
 
 export interface PlanResult {
   /** Present exactly when there is no error. */

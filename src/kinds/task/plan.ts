@@ -1,5 +1,5 @@
-import { compareText } from '../core/compare-text.js';
-import { formatCount } from '../core/count.js';
+import { compareText } from '../../core/compare-text.js';
+import { formatCount } from '../../core/count.js';
 import {
   type DesiredState,
   type DesiredTask,
@@ -8,16 +8,16 @@ import {
   guideKey,
   type TaskMaterial,
   taskKey,
-} from '../core/desired.js';
-import type { Diagnostic } from '../core/diagnostics.js';
-import { PUSH_WINDOW_SECONDS } from '../core/guide-rules.js';
-import type { LiveMaterial, LiveState, LiveTask } from '../core/live.js';
-import type { CallBody, FieldChange, JsonValue, Unmanaged } from '../core/plan.js';
-import { formatWrittenTime } from '../core/task-time.js';
-import type { PlanBuilder } from '../kinds/plan-builder.js';
-import { wireGuideIdentity } from '../wire/guide-identity.js';
-import { checkBodySize } from './call-size.js';
-import { messageToJson, sameWelcome } from './welcome.js';
+} from '../../core/desired.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { PUSH_WINDOW_SECONDS } from '../../core/guide-rules.js';
+import type { LiveMaterial, LiveState, LiveTask } from '../../core/live.js';
+import type { CallBody, FieldChange, JsonValue, Unmanaged } from '../../core/plan.js';
+import { formatWrittenTime } from '../../core/task-time.js';
+import { wireGuideIdentity } from '../../wire/guide-identity.js';
+import { checkBodySize } from '../call-size.js';
+import type { PlanBuilder } from '../plan-builder.js';
+import { messageToJson, sameWelcome } from '../welcome.js';
 
 /**
  * Mass-send tasks, with their lifecycle: a task missing live is added; a pending one that differs
