@@ -8,10 +8,11 @@ import {
   guideKey,
   taskKey,
 } from '../core/desired.js';
-import type { LiveReadScope, LiveState, LiveTask } from '../core/live.js';
+import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
+import { canonicalTask } from '../kinds/task/export.js';
 
 /**
  * Digests that tie a saved plan to what it was computed from, and the plan id. Pure: the same
@@ -330,11 +331,6 @@ function canonicalLive(live: LiveState): unknown {
       ? {}
       : { tasks: [...live.tasks].sort((a, b) => compareText(a.id, b.id)).map(canonicalTask) }),
   };
-}
-
-/** A live task with its guide as a key (a task's recipients are sorted as read). */
-function canonicalTask(task: LiveTask): unknown {
-  return { ...task, guide: guideKey(task.guide) };
 }
 
 /** The SHA-256 (hex) of the live state as read (parts not read are absent, and so not covered). */

@@ -2,8 +2,8 @@ import { Document, visit } from 'yaml';
 import { compareText } from '../core/compare-text.js';
 import { countOf } from '../core/count.js';
 import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
-import type { LiveGroup, LiveMaterial, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
-import { formatWrittenTime } from '../core/task-time.js';
+import type { LiveGroup, LiveState, LiveWelcome } from '../core/live.js';
+import { exportTasks } from '../kinds/task/export.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 import { cardKey, type ExportEnvironment, referenceAll } from './export-references.js';
 
@@ -201,88 +201,6 @@ function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]
   for (const group of groups) byName.set(group.name, [...(byName.get(group.name) ?? []), group]);
   for (const [name, copies] of byName) if (copies.length < 2) byName.delete(name);
   return byName;
-}
-
-/**
- * The pending tasks as the files write them, by guide and name (then id): each plans to no change.
- * Two pending tasks of one guide and name cannot both be written (names are unique per guide): the
- * oldest is, and a warning names the others, which a plan of the file cancels as copies.
- */
-function exportTasks(tasks: readonly LiveTask[], warnings: string[]): object[] {
-  const out: object[] = [];
-  for (const { task, guide, written } of pendingTasksToWrite(tasks)) {
-    const where = `task ${JSON.stringify(task.name)} of ${guide}`;
-    if (!written) {
-      warnings.push(
-        `${where} (id ${task.id}) has the name of another pending task of the guide and was left out: a plan of the file keeps the one written and cancels this copy`,
-      );
-      continue;
-    }
-    out.push({
-      name: task.name,
-      ...(task.guide.kind === 'account'
-        ? { guide: task.guide.account }
-        : { guide_openid: task.guide.openid }),
-      ...(task.remark === '' ? {} : { remark: task.remark }),
-      push_at: formatWrittenTime(task.pushAt, 0),
-      recipients: [...task.recipients],
-      materials: task.materials.map((m) => exportMaterial(m, where, warnings)),
-    });
-  }
-  return out;
-}
-
-interface PendingTask {
-  readonly task: LiveTask;
-  /** The guide as messages name it: its account, or `openid o…`. */
-  readonly guide: string;
-  /** False for a later pending task of a guide and name already written: a file names a task once. */
-  readonly written: boolean;
-}
-
-/** The pending tasks by guide and name (then id, so the oldest of a name is the one written). */
-function pendingTasksToWrite(tasks: readonly LiveTask[]): PendingTask[] {
-  const pending = tasks
-    .filter((t) => t.status === 'pending')
-    .map((t) => ({
-      task: t,
-      id: BigInt(t.id),
-      guide: t.guide.kind === 'account' ? t.guide.account : `openid ${t.guide.openid}`,
-    }))
-    .sort(
-      (a, b) =>
-        compareText(a.guide, b.guide) ||
-        compareText(a.task.name, b.task.name) ||
-        (a.id === b.id ? 0 : a.id < b.id ? -1 : 1),
-    );
-  const names = new Set<string>();
-  return pending.map(({ task, guide }) => {
-    const key = `${guide}\u0000${task.name}`;
-    const written = !names.has(key);
-    names.add(key);
-    return { task, guide, written };
-  });
-}
-
-function exportMaterial(m: LiveMaterial, where: string, warnings: string[]): object {
-  switch (m.type) {
-    case 'text':
-      return { text: m.text };
-    case 'image':
-      warnings.push(
-        `${where}: an image's media_id cannot be read back (only its picture URL); ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced`,
-      );
-      return { image: UNKNOWN_MEDIA_ID };
-    case 'miniprogram':
-      warnings.push(
-        `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
-      );
-      return { miniprogram: { appid: m.appid, title: m.title, path: m.path, media_id: UNKNOWN_MEDIA_ID } };
-    default: {
-      const unreachable: never = m;
-      return unreachable;
-    }
-  }
 }
 
 /**
