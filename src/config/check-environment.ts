@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import { isRecord } from '../core/records.js';
+import type { WrittenParts } from '../core/written.js';
 import { checkRules, type RuleFile } from './check-rules.js';
 import { type CompiledSchema, checkSchema, quote } from './check-schema.js';
 import { type Environment, type EnvironmentFile, existsIn, missingValues } from './environments.js';
@@ -14,7 +15,6 @@ import {
   recipientsKey,
 } from './recipients-file.js';
 import { fillTemplate, replaceStrings, type StringUse } from './substitute-values.js';
-import type { WrittenParts } from './written.js';
 
 /** What the checks of one environment (or of files without environments) need, made once per load. */
 export interface CheckInput {

@@ -1,9 +1,9 @@
 import type { Diagnostic, DiagnosticCode, RelatedLocation, Severity } from '../core/diagnostics.js';
 import { isHttpUrl, WECHAT_ID } from '../core/guide-rules.js';
+import type { RuleGroup, WrittenParts } from '../core/written.js';
 import { MEMBER_HINT, quote, wechatIdMessage } from './check-schema.js';
 import { checkTasks } from './check-task-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
-import type { RuleGroup, WrittenParts } from './written.js';
 
 /** The parts of a file that passed the schema, with the means to point into the file. */
 export interface RuleFile {

@@ -18,11 +18,6 @@ import {
 } from '../core/guide-rules.js';
 import { isRecord } from '../core/records.js';
 import { formatWrittenTime } from '../core/task-time.js';
-import { checkedSchemaOf } from './checked-schema.js';
-import type { PartValidators, StrictValidators } from './compile-schema.js';
-import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
-import { salvageParts } from './salvage-parts.js';
-import { suggest } from './suggest.js';
 import type {
   Indexed,
   WrittenAccount,
@@ -33,7 +28,12 @@ import type {
   WrittenPrune,
   WrittenSafety,
   WrittenTask,
-} from './written.js';
+} from '../core/written.js';
+import { checkedSchemaOf } from './checked-schema.js';
+import type { PartValidators, StrictValidators } from './compile-schema.js';
+import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
+import { salvageParts } from './salvage-parts.js';
+import { suggest } from './suggest.js';
 
 /** The format version this program reads. */
 export const FORMAT_VERSION = 1;

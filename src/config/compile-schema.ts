@@ -2,6 +2,14 @@ import { Ajv2020, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020
 // ajv's CommonJS module: its default export is the module, whose `default` is the function.
 import standalone from 'ajv/dist/standalone/index.js';
 import { isRecord } from '../core/records.js';
+import type {
+  WrittenAccount,
+  WrittenGroup,
+  WrittenGuide,
+  WrittenPrune,
+  WrittenSafety,
+  WrittenTask,
+} from '../core/written.js';
 import {
   type CompiledSchema,
   compiledSchemaOf,
@@ -12,14 +20,6 @@ import {
   withoutListItems,
 } from './check-schema.js';
 import { checkedSchemaOf } from './checked-schema.js';
-import type {
-  WrittenAccount,
-  WrittenGroup,
-  WrittenGuide,
-  WrittenPrune,
-  WrittenSafety,
-  WrittenTask,
-} from './written.js';
 
 // ajv compiles the schema into JavaScript: 100-500 ms of a command's start, and ajv itself is a
 // hundred modules to load. `npm run build` writes that JavaScript once (`validatorSources`, into

@@ -17,12 +17,7 @@ import {
   type SafetyPolicy,
   type SourceRef,
   taskKey,
-  type WelcomeMessage,
 } from '../core/desired.js';
-import { parseWrittenTime } from '../core/task-time.js';
-import { existsIn } from './environments.js';
-import type { ParsedYaml, ValuePath } from './parse-yaml.js';
-import { recipientsKey } from './recipients-file.js';
 import type {
   WrittenAccount,
   WrittenFile,
@@ -30,8 +25,12 @@ import type {
   WrittenGuide,
   WrittenSafety,
   WrittenTask,
-  WrittenWelcome,
-} from './written.js';
+} from '../core/written.js';
+import { normaliseTask } from '../kinds/task/normalise.js';
+import { normaliseWelcome } from '../kinds/welcome.js';
+import { existsIn } from './environments.js';
+import type { ParsedYaml, ValuePath } from './parse-yaml.js';
+import { recipientsKey } from './recipients-file.js';
 
 /** A file that passed the schema as a whole. */
 export interface ValidFile {
@@ -243,35 +242,10 @@ function normaliseTasks(
   });
 }
 
-function normaliseTask(written: WrittenTask, recipients: readonly string[], source: SourceRef): DesiredTask {
-  const guide = guideIdFrom(written.guide, written.guide_openid);
-  const time = parseWrittenTime(written.push_at);
-  // The schema's oneOf and the rules' check of push_at make these unreachable.
-  if (guide === undefined || time === undefined)
-    throw new Error('normalise: a task without a guide or a push time passed the checks');
-  return {
-    name: written.name,
-    guide,
-    remark: written.remark ?? '',
-    pushAt: time.unix,
-    offsetMinutes: time.offsetMinutes,
-    recipients: [...new Set(recipients)].sort(compareText),
-    materials: written.materials.map(normaliseWelcome),
-    source,
-  };
-}
-
 function guideIdOf(written: WrittenGuide): GuideId {
   const id = guideIdFrom(written.account, written.openid);
   // The schema's oneOf (and its patterns) make this unreachable.
   if (id === undefined)
     throw new Error('normalise: a guide with neither account nor openid passed the schema');
   return id;
-}
-
-function normaliseWelcome(written: WrittenWelcome): WelcomeMessage {
-  if ('text' in written) return { type: 'text', text: written.text };
-  if ('image' in written) return { type: 'image', mediaId: written.image };
-  const { appid, title, path, media_id } = written.miniprogram;
-  return { type: 'miniprogram', appid, title, path, mediaId: media_id };
 }

@@ -4,9 +4,9 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
 import { pathInside } from '../core/paths.js';
 import { isRecord } from '../core/records.js';
+import type { Indexed } from '../core/written.js';
 import { quote } from './check-schema.js';
 import { type ConfigFs, readSourceFile } from './source-files.js';
-import type { Indexed } from './written.js';
 
 /**
  * A task's `recipients_file`: one openid a line, or a CSV file whose header line has an `openid`

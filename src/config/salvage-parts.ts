@@ -1,7 +1,14 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { isRecord } from '../core/records.js';
+import type {
+  Indexed,
+  RuleGroup,
+  RuleGuide,
+  RuleTask,
+  WrittenParts,
+  WrittenWelcome,
+} from '../core/written.js';
 import type { PartValidators } from './compile-schema.js';
-import type { Indexed, RuleGroup, RuleGuide, RuleTask, WrittenParts, WrittenWelcome } from './written.js';
 
 /**
  * The parts of a file that broke the schema, for the rules across entries: the sections that pass

@@ -1,6 +1,7 @@
 import type { WelcomeMessage } from '../core/desired.js';
 import type { LiveMaterial, LiveWelcome } from '../core/live.js';
 import type { JsonValue } from '../core/plan.js';
+import type { WrittenWelcome } from '../core/written.js';
 
 /**
  * Welcome messages compared by meaning: text by its text, an image by its media id, a card by
@@ -84,4 +85,12 @@ export function messageToJson(message: WelcomeMessage | LiveWelcome | LiveMateri
       return unreachable;
     }
   }
+}
+
+/** A welcome message or a task's material as written, as the planner compares it. */
+export function normaliseWelcome(written: WrittenWelcome): WelcomeMessage {
+  if ('text' in written) return { type: 'text', text: written.text };
+  if ('image' in written) return { type: 'image', mediaId: written.image };
+  const { appid, title, path, media_id } = written.miniprogram;
+  return { type: 'miniprogram', appid, title, path, mediaId: media_id };
 }

@@ -1,7 +1,7 @@
 /**
  * One desired-state file exactly as written, once it has passed `schema/guidectl.schema.json`.
- * These types mirror the schema; `normalise.ts` turns them into the `DesiredState` of `core/`.
- * Nothing outside `config/` sees them.
+ * These types mirror the schema; `config/normalise.ts` and the kinds' normalising turn them into
+ * the `DesiredState` of `core/`. Only `config/` and `kinds/` see them.
  */
 export interface WrittenFile {
   readonly version: 1;
