@@ -11,10 +11,10 @@ import type {
   LiveTask,
   LiveWelcome,
 } from '../core/live.js';
+import { readGuideTasks, type TaskRead, taskReadScope } from '../kinds/task/read.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import type { AutoReplyRead, GetGuideAcctListAnswer, GetGuideConfigAnswer } from '../wire/messages.js';
 import type { QuotaReader } from './read-quotas.js';
-import { readGuideTasks } from './read-tasks.js';
 
 export type { LiveReadScope } from '../core/live.js';
 
@@ -60,16 +60,9 @@ export const READ_EVERYTHING: LiveReadScope = {
  * files declare or a task names (prune.tasks cancels only among those).
  */
 export function readScopeFor(desired: DesiredState): LiveReadScope {
-  const tasks = desired.tasks;
+  const tasks = taskReadScope(desired);
   return {
-    ...(tasks === undefined
-      ? {}
-      : {
-          tasks: new Set([
-            ...desired.guides.map((g) => guideKey(g.id)),
-            ...tasks.map((t) => guideKey(t.guide)),
-          ]),
-        }),
+    ...(tasks === undefined ? {} : { tasks }),
     guideConfigs: new Set(
       desired.guides
         .filter((g) => g.quickReplies !== undefined || g.welcome !== undefined)
@@ -138,11 +131,12 @@ export async function readLiveState(
   const tasks: Promise<LiveTask[]>[] = [];
   const wantsConfig = (key: string): boolean => scope.guideConfigs === 'all' || scope.guideConfigs.has(key);
   const inWindow = windowed(options.window ?? LIVE_READ_WINDOW);
+  const readTasks: TaskRead = (operation, request) => track(reader[operation](request));
   const onGuides = (items: readonly LiveGuide[]): void => {
     for (const guide of items) {
       const key = guideKey(guide.id);
       if (scope.tasks === 'all' || scope.tasks?.has(key) === true) {
-        const read = readGuideTasks(reader, guide.id, pageSize, track);
+        const read = readGuideTasks(readTasks, guide.id, pageSize);
         read.catch(() => {});
         tasks.push(read);
       }

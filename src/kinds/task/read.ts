@@ -1,9 +1,23 @@
-import { compareText } from '../core/compare-text.js';
-import type { GuideId } from '../core/desired.js';
-import type { LiveMaterial, LiveTask, LiveTaskStatus } from '../core/live.js';
-import { wireGuideIdentity } from '../wire/guide-identity.js';
-import type { MassendTask, MaterialRead, TaskStatus } from '../wire/messages.js';
-import type { LiveReader, Track } from './read-live-state.js';
+import { compareText } from '../../core/compare-text.js';
+import { type DesiredState, type GuideId, guideKey } from '../../core/desired.js';
+import type { LiveMaterial, LiveTask, LiveTaskStatus } from '../../core/live.js';
+import { wireGuideIdentity } from '../../wire/guide-identity.js';
+import type { MassendTask, MaterialRead, TaskStatus } from '../../wire/messages.js';
+import type { ReadPort } from '../read-port.js';
+
+/** What the task kind reads: each guide's task list. */
+export type TaskRead = ReadPort<'getguidemassendjoblist'>;
+
+/**
+ * The guides whose tasks a plan of `desired` reads: with a `tasks:` list (even an empty one, which
+ * manages the tasks of every guide the files name), those of the guides declared and of those the
+ * tasks name; without one, none (undefined).
+ */
+export function taskReadScope(desired: DesiredState): ReadonlySet<string> | undefined {
+  const tasks = desired.tasks;
+  if (tasks === undefined) return undefined;
+  return new Set([...desired.guides.map((g) => guideKey(g.id)), ...tasks.map((t) => guideKey(t.guide))]);
+}
 
 /** The statuses read: not yet executed, executed, completed. Cancelled tasks are never matched. */
 const READ_STATUSES: readonly TaskStatus[] = [1, 2, 3];
@@ -13,25 +27,20 @@ const READ_STATUSES: readonly TaskStatus[] = [1, 2, 3];
  * server serves a page; the other pages are then asked for at once (by offset), and paging goes on
  * one page at a time if they fall short (a server paging otherwise) until the total or an empty page.
  */
-export async function readGuideTasks(
-  reader: Pick<LiveReader, 'getguidemassendjoblist'>,
-  guide: GuideId,
-  pageSize: number,
-  track: Track,
-): Promise<LiveTask[]> {
+export async function readGuideTasks(read: TaskRead, guide: GuideId, pageSize: number): Promise<LiveTask[]> {
   const identity = wireGuideIdentity(guide);
   const seen = new Map<string, LiveTask>();
   const page = (offset: number): Promise<number> =>
-    track(
-      reader.getguidemassendjoblist({ ...identity, task_status: READ_STATUSES, offset, limit: pageSize }),
-    ).then((answer) => {
-      for (const item of answer.list) {
-        const task = toLiveTask(item, guide);
-        if (task !== undefined && !seen.has(task.id)) seen.set(task.id, task);
-      }
-      total = answer.total_count;
-      return answer.list.length;
-    });
+    read('getguidemassendjoblist', { ...identity, task_status: READ_STATUSES, offset, limit: pageSize }).then(
+      (answer) => {
+        for (const item of answer.list) {
+          const task = toLiveTask(item, guide);
+          if (task !== undefined && !seen.has(task.id)) seen.set(task.id, task);
+        }
+        total = answer.total_count;
+        return answer.list.length;
+      },
+    );
   let total = 0;
   const served = await page(0);
   if (served === 0 || seen.size >= total) return [...seen.values()];
