@@ -154,6 +154,19 @@ describe('architecture', () => {
     expect(violations).toEqual([]);
   });
 
+  it('is the table the code map of docs/development.md shows', () => {
+    const map = readFileSync(fileURLToPath(new URL('../docs/development.md', import.meta.url)), 'utf8');
+    const rows = new Map(
+      [...map.matchAll(/^\| `(\w+)\/` \| [^\n]*\| ([\w, ]+) \|$/gm)].map((m) => [m[1], m[2] ?? '']),
+    );
+    const listed = (room: string): string[] => {
+      const text = rows.get(room) ?? '';
+      return text === 'all' ? [...EVERY_ROOM].sort() : text === 'nothing' ? [] : text.split(', ').sort();
+    };
+    for (const room of EVERY_ROOM) expect(listed(room), room).toEqual([...(ALLOWED[room] ?? [])].sort());
+    expect(listed('cli')).toEqual([...EVERY_ROOM].sort());
+  });
+
   it('touches process and prints only in cli (and bench-free src)', () => {
     const offenders = files.filter((file) => {
       if (roomOf(file) === 'cli') return false;
