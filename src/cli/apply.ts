@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { writeAwareStopper } from '../apply/index.js';
 import { UsageError } from '../core/errors.js';
-import { readOnlyClient, readQuotas } from '../live/index.js';
+import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
   type ApplyFlags,
@@ -9,6 +9,7 @@ import {
   applyRun,
   applySourceOf,
   checkSourceTarget,
+  liveSourceOf,
   type ReadFiles,
   type Reviewed,
   type SplitPaths,
@@ -239,8 +240,7 @@ function applyDeps(
   const { write } = output;
   const reader = readOnlyClient(session.client);
   return {
-    read: (scope) => readLive(ctx, reader, scope, session.events),
-    quotas: (operations) => readQuotas(reader, operations),
+    ...liveSourceOf(reader, undefined, (scope) => readLive(ctx, reader, scope, session.events)),
     // The plan about to be applied (human text, or the stream's `plan` event), warnings first.
     review: (reviewed) => write(reviewOutput(reviewed, output)),
     approve: async (reviewed, source) => {

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
-import type { PlannedOperation } from '../core/plan.js';
-import { readOnlyClient, readQuotas } from '../live/index.js';
+import { readOnlyClient } from '../live/index.js';
 import type { GuardFlags } from '../plan/index.js';
 import {
   checkPlanOut,
   DEFAULT_ENV_PARALLELISM,
+  liveSourceOf,
   planRun,
   readAndReport,
   refuseSavedPlans,
@@ -107,8 +107,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             // Plan mode is handed only the read calls: it has no way to write.
             const reader = readOnlyClient(client);
             const read = (scope: LiveReadScope) => readLive(ctx, reader, scope);
-            const quotas = (ops: readonly PlannedOperation[]) => readQuotas(reader, ops);
-            const run = await planRun(files, { read, quotas, target: identity }, options);
+            const run = await planRun(files, liveSourceOf(reader, identity, read), options);
             if (run.status === 'invalid')
               return reportInvalidPlan(ctx, run.diagnostics, files.sources, onFailure);
             printDiagnostics(ctx, run.diagnostics, files.sources);

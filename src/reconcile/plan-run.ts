@@ -37,11 +37,19 @@ export interface LiveSource {
   readonly quotas?: (operations: readonly PlannedOperation[]) => Promise<QuotaRead<PlannedOperation>>;
 }
 
-/** A live source that reads through `reader` (a client's read calls), with no progress. */
-export function liveSourceOf(reader: LiveReader & Partial<QuotaReader>, target?: TargetIdentity): LiveSource {
+/**
+ * A live source that reads through `reader` (a client's read calls): the one place plan and apply
+ * read quotas from. `read` takes the place of the plain read of the live state (the CLI's adds
+ * progress lines).
+ */
+export function liveSourceOf(
+  reader: LiveReader & Partial<QuotaReader>,
+  target?: TargetIdentity,
+  read?: LiveSource['read'],
+): LiveSource {
   const { readQuota } = reader;
   return {
-    read: (scope) => readLiveState(reader, scope),
+    read: read ?? ((scope) => readLiveState(reader, scope)),
     ...(readQuota === undefined ? {} : { quotas: (operations) => readQuotas({ readQuota }, operations) }),
     ...(target === undefined ? {} : { target }),
   };

@@ -4,7 +4,7 @@ import type { GuideService } from '../../src/service/index.js';
 import { parseQuota } from '../../src/service/limits.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { captureIo, type Workspace, workspace } from '../helpers/cli.js';
-import { startQuotaBlindGateway } from '../helpers/quota-blind-gateway.js';
+import { startQuotaBlindGateway, startQuotaCountingGateway } from '../helpers/quota-blind-gateway.js';
 import {
   fetchToken,
   frozenClock,
@@ -139,6 +139,19 @@ describe('plan within the daily quotas', () => {
 });
 
 describe('apply within the daily quotas', () => {
+  it('reads each quota once, when it plans: the check after the calls reads none', async () => {
+    const file = await ws.write('store.yaml', storeOf(2));
+    const gateway = await startQuotaCountingGateway(service.service.url);
+    try {
+      const run = await cli(['apply', '--auto-approve', file], { ...env, GUIDECTL_BASE_URL: gateway.url });
+      expect(run.status).toBe(0);
+      // newguidegroup, addguideacct, setguideconfig and addguide2guidegroup: one read each.
+      expect(gateway.quotaReads()).toBe(4);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   /** The guides of the account, the members of Store, and the guides with a welcome message. */
   async function account() {
     const { url, credentials } = service.service;
