@@ -152,7 +152,7 @@ export async function executePlan(
   }
 
   const outcomes = outcomesOf(calls, status, reasons, options.signal?.aborted === true);
-  return { outcomes, createdGroups, vouched };
+  return { outcomes, createdGroups, vouched, ...(exhausted.size === 0 ? {} : { quotaExhausted: exhausted }) };
 }
 
 /** How each call ended, with why for those that failed or did not start. */

@@ -131,6 +131,7 @@ async function applyWith(
     cwd: ctx.io.cwd,
     sources: source.files?.sources ?? new Map(),
     targetFlags: targetFlagsOf(options, environment?.name, split.paths),
+    timeZone: ctx.io.env['TZ'],
   };
   // The local database's lock is held from the read of the live state to the convergence check.
   await withClient(
@@ -256,6 +257,7 @@ function applyDeps(
       makeCalls(ctx, session, plan, { ...options, live }, (event) => write(callEventOutput(event, output))),
     abandonedWrites: () => session.client.abandonedWrites,
     signal: ctx.io.stopSignal,
+    clock: { now: ctx.io.now ?? Date.now },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { ApplyResult, Plan, PlannedOperation } from './plan.js';
+import type { QuotaShortfall } from './quota.js';
 import type { GuardResult, Refusal, StaleReport } from './safety.js';
 
 /**
@@ -60,6 +61,8 @@ export interface Applied {
   readonly converged: boolean;
   /** Writes given up without an answer that may still land (convergence is then not claimed). */
   readonly abandoned: number;
+  /** What the daily quotas left undone, when a call met one used up (45009). */
+  readonly quotaShortfall?: QuotaShortfall;
 }
 
 /**

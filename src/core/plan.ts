@@ -197,4 +197,6 @@ export interface ApplyResult {
    * its timeout. Absent: none is known to (the check after the calls then reads everything).
    */
   readonly vouched?: ReadonlySet<number>;
+  /** The operations whose daily quota a call found used up (45009); absent when none. */
+  readonly quotaExhausted?: ReadonlySet<PlannedOperation>;
 }

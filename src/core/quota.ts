@@ -47,3 +47,35 @@ export type PlanQuota =
 export function shortOperations(quota: PlanQuota | undefined): readonly OperationNeed[] {
   return quota?.status === 'read' ? quota.needs.filter((n) => n.calls > n.quota.remain) : [];
 }
+
+const UTC8_MS = 8 * 3600_000;
+const DAY_MS = 24 * 3600_000;
+
+/** The day of `ms` in UTC+8 (Beijing time, where the platform's quotas turn), as a day number. */
+export function quotaDayOf(ms: number): number {
+  return Math.floor((ms + UTC8_MS) / DAY_MS);
+}
+
+/** The instant the quotas next reset after `ms`: the next midnight in UTC+8, in ms since the epoch. */
+export function nextQuotaReset(ms: number): number {
+  return (quotaDayOf(ms) + 1) * DAY_MS - UTC8_MS;
+}
+
+/** One operation whose daily quota ran out during an apply: its calls, and how many were made. */
+export interface OperationShortfall {
+  readonly operation: string;
+  readonly calls: number;
+  readonly made: number;
+}
+
+/**
+ * What the daily quotas left undone of an apply (a 45009 met, with `--allow-partial` or not): per
+ * operation whose quota ran out, its calls made and not; the guides the plan touches, done (every
+ * call on them made) and not; and when the quotas reset, after which apply again finishes the job.
+ */
+export interface QuotaShortfall {
+  readonly operations: readonly OperationShortfall[];
+  readonly guides: { readonly done: number; readonly notDone: number };
+  /** The next midnight UTC+8, in ms since the epoch. */
+  readonly resetsAt: number;
+}

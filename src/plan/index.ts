@@ -29,7 +29,7 @@ export {
   resolveGuardPolicy,
 } from './guards.js';
 export { type PlanResult, planChanges } from './plan-changes.js';
-export { plannedOperations, planQuota } from './quota.js';
+export { plannedOperations, planQuota, quotaShortfall } from './quota.js';
 export {
   decodeSavedPlan,
   encodeSavedPlan,

@@ -1,5 +1,12 @@
-import type { Plan, PlannedOperation } from '../core/plan.js';
-import type { OperationNeed, PlanQuota, QuotaRead } from '../core/quota.js';
+import type { ApplyResult, Plan, PlannedOperation } from '../core/plan.js';
+import {
+  nextQuotaReset,
+  type OperationNeed,
+  type OperationShortfall,
+  type PlanQuota,
+  type QuotaRead,
+  type QuotaShortfall,
+} from '../core/quota.js';
 
 /** The operations `plan`'s calls use, in the order of their first call. */
 export function plannedOperations(plan: Plan): PlannedOperation[] {
@@ -17,4 +24,29 @@ export function planQuota(plan: Plan, read: QuotaRead<PlannedOperation>): PlanQu
     if (quota !== undefined) needs.push({ operation, calls, quota });
   }
   return { status: 'read', needs, fitsToday: needs.every((n) => n.calls <= n.quota.remain) };
+}
+
+/**
+ * What the daily quotas left undone of `plan`'s calls (`result`), with when they reset after
+ * `nowMs`; undefined when no call met a used-up quota. A guide is done when every call on it was
+ * made: the calls that depend on a call not made do not start, so the others are not half made.
+ */
+export function quotaShortfall(plan: Plan, result: ApplyResult, nowMs: number): QuotaShortfall | undefined {
+  const exhausted = result.quotaExhausted;
+  if (exhausted === undefined || exhausted.size === 0) return undefined;
+  const operations: OperationShortfall[] = [];
+  for (const operation of plannedOperations(plan)) {
+    if (!exhausted.has(operation)) continue;
+    const outcomes = result.outcomes.filter((o) => o.operation === operation);
+    const made = outcomes.filter((o) => o.status === 'done').length;
+    operations.push({ operation, calls: outcomes.length, made });
+  }
+  const guides = new Map<string, boolean>();
+  for (const o of result.outcomes) {
+    const subject = plan.calls[o.index]?.subject;
+    if (subject?.kind !== 'guide') continue;
+    guides.set(subject.address, (guides.get(subject.address) ?? true) && o.status === 'done');
+  }
+  const done = [...guides.values()].filter((d) => d).length;
+  return { operations, guides: { done, notDone: guides.size - done }, resetsAt: nextQuotaReset(nowMs) };
 }

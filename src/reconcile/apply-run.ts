@@ -1,4 +1,5 @@
 import type { Applied, ApplyRun, CancelReason, Drift, Reviewed } from '../core/apply-run.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
@@ -15,6 +16,7 @@ import {
   planBasis,
   planId,
   protectionFromNames,
+  quotaShortfall,
   type SavedPlan,
 } from '../plan/index.js';
 import type { LoadedFiles } from './files.js';
@@ -52,6 +54,8 @@ export interface ApplyDeps extends LiveSource {
   abandonedWrites(): number;
   /** Aborted when the user stops the run: the check after the calls is then skipped. */
   readonly signal?: AbortSignal;
+  /** The time, for when the daily quotas reset after calls met one used up; the system's by default. */
+  readonly clock?: Clock;
 }
 
 export interface ApplyFlags extends GuardFlags {
@@ -255,6 +259,7 @@ async function makeCalls(
   // A write given up without an answer may still land: what was read cannot be the final state.
   const abandoned = deps.abandonedWrites();
   const drift = checked?.drift;
+  const shortfall = quotaShortfall(reviewed.plan, result, (deps.clock ?? systemClock).now());
   const converged =
     abandoned === 0 && (check === undefined ? allDone : drift !== undefined && drift.plan.calls.length === 0);
   return {
@@ -270,6 +275,7 @@ async function makeCalls(
     verify,
     converged,
     abandoned,
+    ...(shortfall === undefined ? {} : { quotaShortfall: shortfall }),
   };
 }
 

@@ -61,6 +61,8 @@ export interface ApplyOutputOptions {
   readonly targetFlags?: string | undefined;
   /** The target read, with or without an environment: the plan's JSON and the `plan` event name it. */
   readonly target?: TargetNow | undefined;
+  /** The user's time zone (`TZ`; the system's when absent), for the times the report prints. */
+  readonly timeZone?: string | undefined;
 }
 
 /** The format asked for by apply's flags: `--json-stream`, `--json`, or human text. */
@@ -403,14 +405,18 @@ function appliedOutput(
   chunks.push(
     ...machineOutput(
       o,
-      () => appliedToJson(run, checkMessage, o),
-      () => appliedSummary(run, checkMessage, exit),
+      () => appliedToJson(run, checkMessage, o, o.timeZone),
+      () => appliedSummary(run, checkMessage, exit, o.timeZone),
     ),
   );
   if (o.format === 'human')
     chunks.push({
       to: 'stdout',
-      text: renderApplyReport(run, { color: o.color.stdout, targetFlags: o.targetFlags }),
+      text: renderApplyReport(run, {
+        color: o.color.stdout,
+        targetFlags: o.targetFlags,
+        timeZone: o.timeZone,
+      }),
     });
   if (run.checkError instanceof GuidectlError)
     chunks.push({

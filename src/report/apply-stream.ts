@@ -3,6 +3,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { PlannedOperation, PlanSummary } from '../core/plan.js';
 import { diagnosticsToJson } from './diagnostics.js';
 import type { EnvironmentSoFar } from './plan.js';
+import { quotaShortfallToJson } from './quota.js';
 
 /**
  * `apply --json-stream`: one JSON object a line on stdout as the apply goes, for CI logs and
@@ -95,6 +96,8 @@ export type ApplyStreamEvent =
       readonly abandoned_writes?: number;
       /** Why nothing was written: refusals of the guards, a stale saved plan. */
       readonly refused?: readonly string[];
+      /** What the daily quotas left undone, when a call met one used up (as `apply --json`). */
+      readonly quota_shortfall?: Readonly<Record<string, unknown>>;
       readonly exit_code: 0 | 1;
     };
 
@@ -168,8 +171,9 @@ export function appliedSummary(
   run: Applied,
   checkMessage: string | undefined,
   exit: 0 | 1,
+  timeZone?: string,
 ): ApplyStreamEvent {
-  const { drift, abandoned, converged, interrupted } = run;
+  const { drift, abandoned, converged, interrupted, quotaShortfall } = run;
   const count = (status: string): number => run.result.outcomes.filter((o) => o.status === status).length;
   return {
     type: 'summary',
@@ -184,6 +188,9 @@ export function appliedSummary(
     ...(drift === undefined || converged ? {} : { drift_calls: drift.plan.calls.length }),
     ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
     ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
+    ...(quotaShortfall === undefined
+      ? {}
+      : { quota_shortfall: quotaShortfallToJson(quotaShortfall, timeZone) }),
     exit_code: exit,
   };
 }

@@ -16,6 +16,7 @@ import {
   renderPlan,
   subjectText,
 } from './plan.js';
+import { quotaShortfallToJson, renderQuotaShortfall } from './quota.js';
 
 const MOST_LISTED = 20;
 
@@ -160,8 +161,9 @@ export function appliedToJson(
   run: Applied,
   checkMessage: string | undefined,
   shown: PlanShown,
+  timeZone?: string,
 ): Record<string, unknown> {
-  const { drift, converged } = run;
+  const { drift, converged, quotaShortfall } = run;
   return {
     plan: reviewedToJson(run.reviewed, shown),
     outcomes: run.result.outcomes,
@@ -181,6 +183,9 @@ export function appliedToJson(
             lost: drift.wordsReplaced.lost,
           },
         }),
+    ...(quotaShortfall === undefined
+      ? {}
+      : { quota_shortfall: quotaShortfallToJson(quotaShortfall, timeZone) }),
   };
 }
 
@@ -203,10 +208,15 @@ export function wordsReplacedMessage(lost: readonly string[]): string {
  */
 export function renderApplyReport(
   run: Applied,
-  options: { readonly color?: boolean; readonly targetFlags?: string | undefined } = {},
+  options: {
+    readonly color?: boolean;
+    readonly targetFlags?: string | undefined;
+    readonly timeZone?: string | undefined;
+  } = {},
 ): string {
   const { plan } = run.reviewed;
   const out = [renderApplyResult(plan, run.result, options)];
+  if (run.quotaShortfall !== undefined) out.push(renderQuotaShortfall(run.quotaShortfall, options.timeZone));
   if (run.interrupted) {
     out.push(renderInterrupted(run.result));
   } else if (run.abandoned > 0) {
@@ -256,7 +266,12 @@ function convergenceText(run: Applied, options: { readonly color?: boolean }): s
     return allDone ? 'Converged: the account matches the files.\n' : convergedAnyway(run.result.outcomes);
   if (drift.wordsReplaced !== undefined)
     return '\nNot converged: the target replaces the sensitive-word list (see the error above); set semantics: replace and apply again.\n';
-  if (!allDone) return stillToDo(drift.plan, options);
+  if (!allDone)
+    return stillToDo(
+      drift.plan,
+      options,
+      run.quotaShortfall === undefined ? 'once the failure is fixed' : 'after the quotas reset',
+    );
   const heading =
     '\nDrift: every call succeeded, yet the account still differs from the files (for example sensitive words ' +
     'under the wrong semantics, or a change made by someone else meanwhile):\n\n';
@@ -272,7 +287,7 @@ const TO_DO: Readonly<Record<ChangeAction, string>> = { create: 'add', update: '
  * plan again would be thousands of lines after a large change failed early; `guidectl plan` shows
  * it, and `apply --json` holds it (`drift`).
  */
-function stillToDo(plan: Plan, options: { readonly color?: boolean }): string {
+function stillToDo(plan: Plan, options: { readonly color?: boolean }, when: string): string {
   const p = paint(options.color === true);
   const counts = new Map<string, { readonly change: Change; n: number }>();
   for (const change of plan.changes) {
@@ -292,7 +307,7 @@ function stillToDo(plan: Plan, options: { readonly color?: boolean }): string {
   const more = plan.changes.length - first.length;
   return [
     '',
-    `Still to do (run apply again once the failure is fixed): ${kinds.join(', ')} (${countOf(plan.calls.length, 'API call')}).`,
+    `Still to do (run apply again ${when}): ${kinds.join(', ')} (${countOf(plan.calls.length, 'API call')}).`,
     ...first,
     ...(more > 0
       ? [

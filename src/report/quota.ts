@@ -4,11 +4,13 @@ import {
   type PlanQuota,
   QUOTA_RESET,
   type QuotaRead,
+  type QuotaShortfall,
   quotaUnreadableLine,
   shortOperations,
 } from '../core/quota.js';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { escapeControls } from './escape.js';
+import { isoLocalTime, shortLocalTime } from './local-time.js';
 import { alignColumns } from './table.js';
 
 /** `guidectl quota`: one row per operation, writes first; or the one line that they could not be read. */
@@ -98,5 +100,47 @@ export function planQuotaToJson(quota: PlanQuota): Record<string, unknown> {
         { calls: n.calls, daily_limit: n.quota.dailyLimit, used: n.quota.used, remain: n.quota.remain },
       ]),
     ),
+  };
+}
+
+/**
+ * What the daily quotas left undone of an apply, for people: per operation whose quota ran out its
+ * calls made and not, the guides done and not, when the quotas reset (in `timeZone`, the user's,
+ * as guidectl prints every time), and the two ways to finish.
+ */
+export function renderQuotaShortfall(shortfall: QuotaShortfall, timeZone: string | undefined): string {
+  const lines = ['', 'Daily quota used up:'];
+  for (const o of shortfall.operations)
+    lines.push(
+      `  ${o.operation}: ${formatCount(o.made)} of ${countOf(o.calls, 'call')} made; ${formatCount(o.calls - o.made)} not made`,
+    );
+  const { done, notDone } = shortfall.guides;
+  if (done + notDone > 0)
+    lines.push(
+      `  guides: ${formatCount(done)} of ${formatCount(done + notDone)} done, each whole; ${formatCount(notDone)} left for the next apply`,
+    );
+  const at = shortLocalTime(Math.floor(shortfall.resetsAt / 1000), timeZone);
+  lines.push(
+    `The quotas reset at ${at}, ${QUOTA_RESET}. Run guidectl apply again after then to finish: it makes only what is left.`,
+    "To finish sooner, reset the account's quotas with POST /cgi-bin/clear_quota (ten times a month), then apply again.",
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** An apply's `quota_shortfall` for machines. */
+export function quotaShortfallToJson(
+  shortfall: QuotaShortfall,
+  timeZone: string | undefined,
+): Record<string, unknown> {
+  return {
+    operations: Object.fromEntries(
+      shortfall.operations.map((o) => [
+        o.operation,
+        { calls: o.calls, made: o.made, not_made: o.calls - o.made },
+      ]),
+    ),
+    guides: { done: shortfall.guides.done, not_done: shortfall.guides.notDone },
+    resets_at: isoLocalTime(Math.floor(shortfall.resetsAt / 1000), timeZone),
+    resets: QUOTA_RESET,
   };
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { quotaDayOf } from '../core/quota.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { isOperationName, type OperationName } from '../wire/operations.js';
 import { ApiError } from './api-error.js';
@@ -42,7 +43,6 @@ export const CLEARS_A_MONTH = 10;
 
 const MOST_CALLS = 1_000_000_000_000;
 const UTC8_MS = 8 * 3600_000;
-const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
 /**
@@ -136,11 +136,6 @@ export function describeLimits(limits: PerMinuteLimits): string {
   return parts.join(', ');
 }
 
-/** The day of `ms` in UTC+8 (Beijing time, where the platform's quotas turn), as a day number. */
-function dayOf(ms: number): number {
-  return Math.floor((ms + UTC8_MS) / DAY_MS);
-}
-
 /** The month of `ms` in UTC+8, as `YYYY-MM`. */
 function monthOf(ms: number): string {
   return new Date(ms + UTC8_MS).toISOString().slice(0, 7);
@@ -176,7 +171,7 @@ export class CallLimits {
     store: Store,
     nowMs: number,
   ) {
-    this.day = dayOf(nowMs);
+    this.day = quotaDayOf(nowMs);
     const rows = store.all<{ operation: string; used: number }>(
       'SELECT operation, used FROM quota_used WHERE appid = ? AND day = ?',
       appid,
@@ -304,7 +299,7 @@ export class CallLimits {
   }
 
   private usedToday(name: OperationName, nowMs: number): number {
-    const today = dayOf(nowMs);
+    const today = quotaDayOf(nowMs);
     if (today !== this.day) {
       this.day = today;
       this.forget();

@@ -54,7 +54,8 @@ beforeEach(async () => {
 });
 
 async function cli(args: string[], environment: Record<string, string> = env) {
-  const io = captureIo(environment, ws.dir);
+  // The service's clock, and a zone of the user's that is neither UTC nor UTC+8.
+  const io = captureIo({ TZ: 'Europe/Paris', ...environment }, ws.dir, { now: frozenClock().now });
   const status = await runProgram(args, io);
   return { status, out: io.out(), err: io.err() };
 }
@@ -205,6 +206,17 @@ describe('apply within the daily quotas', () => {
     expect(made.welcomed).toEqual(made.guides);
     expect(partial.status).toBe(1);
     expect(partial.err).toContain('(addguideacct) failed: 45009');
+    // 16:00 in UTC+8 on the frozen clock: the quotas reset at 17:00 in Paris (UTC+1).
+    expect(partial.out).toContain(
+      [
+        'Daily quota used up:',
+        '  addguideacct: 15 of 20 calls made; 5 not made',
+        '  guides: 15 of 20 done, each whole; 5 left for the next apply',
+        'The quotas reset at 2026-11-20 17:00 +01:00, midnight UTC+8 (00:00 Beijing time). Run guidectl apply again after then to finish: it makes only what is left.',
+        "To finish sooner, reset the account's quotas with POST /cgi-bin/clear_quota (ten times a month), then apply again.",
+      ].join('\n'),
+    );
+    expect(partial.out).toContain('Still to do (run apply again after the quotas reset)');
 
     // 16:00 in UTC+8 on the frozen clock: midnight there is 8 hours on.
     await simCall(service.service.url, 'clock', { advance: 8 * 3600 });
@@ -222,5 +234,22 @@ describe('apply within the daily quotas', () => {
       errcode: number;
     }[];
     expect(calls.filter((c) => c.operation === 'addguideacct')).toHaveLength(5);
+  });
+
+  it('says what the quota left undone in --json and in the stream summary, with the reset in the user zone', async () => {
+    const file = await ws.write('store.yaml', storeOf(20));
+    const expected = {
+      operations: { addguideacct: { calls: 20, made: 15, not_made: 5 } },
+      guides: { done: 15, not_done: 5 },
+      resets_at: '2026-11-20T17:00:00+01:00',
+      resets: 'midnight UTC+8 (00:00 Beijing time)',
+    };
+    const json = await cli(['apply', '--json', '--auto-approve', '--allow-partial', file]);
+    expect(json.status).toBe(1);
+    expect(parseJson(json.out)).toMatchObject({ converged: false, quota_shortfall: expected });
+    await simCall(service.service.url, 'reset');
+    const stream = await cli(['apply', '--json-stream', '--auto-approve', '--allow-partial', file]);
+    const summary = parseJson(stream.out.trimEnd().split('\n').at(-1) ?? '');
+    expect(summary).toMatchObject({ type: 'summary', quota_shortfall: expected, exit_code: 1 });
   });
 });
