@@ -1,6 +1,6 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { ApplyResult, Plan, PlannedOperation } from './plan.js';
-import type { QuotaShortfall } from './quota.js';
+import type { PlanQuota, QuotaChange, QuotaShortfall } from './quota.js';
 import type { GuardResult, Refusal, StaleReport } from './safety.js';
 
 /**
@@ -14,6 +14,10 @@ export interface Reviewed {
   readonly id: string;
   readonly guards: readonly GuardResult[];
   readonly diagnostics: readonly Diagnostic[];
+  /** What the calls need of today's quotas, as read now; absent when none was read. */
+  readonly quota?: PlanQuota;
+  /** A saved plan whose fit in today's quotas changed since it was saved. */
+  readonly quotaChange?: QuotaChange;
 }
 
 /** What is left to do after the calls: the files planned again against a new read of the account. */

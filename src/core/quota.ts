@@ -79,3 +79,35 @@ export interface QuotaShortfall {
   /** The next midnight UTC+8, in ms since the epoch. */
   readonly resetsAt: number;
 }
+
+/** A plan's `quota` for machines. */
+export function planQuotaToJson(quota: PlanQuota): Record<string, unknown> {
+  if (quota.status === 'unreadable') return { read: false, reason: quota.reason };
+  return {
+    read: true,
+    fits_today: quota.fitsToday,
+    resets: QUOTA_RESET,
+    operations: Object.fromEntries(
+      quota.needs.map((n) => [
+        n.operation,
+        { calls: n.calls, daily_limit: n.quota.dailyLimit, used: n.quota.used, remain: n.quota.remain },
+      ]),
+    ),
+  };
+}
+
+/**
+ * How whether a saved plan fits in today's quotas changed between when it was saved (`saved`) and
+ * now: `now-short` (it fitted, it does not now), `now-fits` (the reverse), or undefined when it did
+ * not change or either was not read. Only such a change alters what apply does.
+ */
+export type QuotaChange = 'now-short' | 'now-fits';
+
+export function quotaChange(
+  saved: PlanQuota | undefined,
+  now: PlanQuota | undefined,
+): QuotaChange | undefined {
+  if (saved?.status !== 'read' || now?.status !== 'read' || saved.fitsToday === now.fitsToday)
+    return undefined;
+  return now.fitsToday ? 'now-fits' : 'now-short';
+}

@@ -123,7 +123,12 @@ export type Refusal =
     }
   | { readonly kind: 'protection'; readonly message: string }
   /** The calls of some operations need more than remains of its quota today (`--allow-partial` lifts it). */
-  | { readonly kind: 'quota'; readonly short: readonly OperationNeed[] };
+  | {
+      readonly kind: 'quota';
+      readonly short: readonly OperationNeed[];
+      /** A saved plan that fitted in the day's quotas when it was saved. */
+      readonly sinceSaved?: true;
+    };
 
 /** Whether any deletion guard refuses the plan. */
 export function isRefused(results: readonly GuardResult[]): boolean {

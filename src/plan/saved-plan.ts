@@ -13,6 +13,7 @@ import {
   type Unmanaged,
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
+import { type OperationNeed, type PlanQuota, planQuotaToJson } from '../core/quota.js';
 import { isRecord } from '../core/records.js';
 import { type TargetIdentity, type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -93,6 +94,11 @@ export interface SavedPlan {
   readonly basis: PlanBasis;
   readonly plan: Plan;
   readonly liveFingerprints: LiveFingerprints;
+  /**
+   * What the calls needed of the day's quotas when the plan was made; absent when none was read.
+   * Not covered by the plan id: apply reads the quotas again, and says when what it would do changed.
+   */
+  readonly quota?: PlanQuota;
 }
 
 export function encodeSavedPlan(saved: SavedPlan): string {
@@ -112,6 +118,7 @@ export function encodeSavedPlan(saved: SavedPlan): string {
     protect: protectedNamesToJson(basis.protect),
     ...planContentToJson(plan),
     live_fingerprints: saved.liveFingerprints,
+    ...(saved.quota === undefined ? {} : { quota: planQuotaToJson(saved.quota) }),
   };
   return `${stringifyJsonPretty(value)}\n`;
 }
@@ -196,6 +203,7 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
       basis,
       plan,
       liveFingerprints,
+      ...decodeQuota(value['quota']),
     };
   } catch (error) {
     if (error instanceof Invalid)
@@ -204,6 +212,30 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
       );
     throw error;
   }
+}
+
+/** The quota a saved plan recorded; whether it fitted is worked out again from its numbers. */
+function decodeQuota(value: unknown): { quota?: PlanQuota } {
+  if (value === undefined) return {};
+  const quota = record(value, 'quota');
+  if (!bool(quota['read'], 'quota.read'))
+    return { quota: { status: 'unreadable', reason: text(quota['reason'], 'quota.reason') } };
+  const needs: OperationNeed[] = Object.entries(record(quota['operations'], 'quota.operations')).map(
+    ([operation, v]) => {
+      const where = `quota.operations.${operation}`;
+      const need = record(v, where);
+      return {
+        operation,
+        calls: count(need['calls'], `${where}.calls`),
+        quota: {
+          dailyLimit: count(need['daily_limit'], `${where}.daily_limit`),
+          used: count(need['used'], `${where}.used`),
+          remain: count(need['remain'], `${where}.remain`),
+        },
+      };
+    },
+  );
+  return { quota: { status: 'read', needs, fitsToday: needs.every((n) => n.calls <= n.quota.remain) } };
 }
 
 function decodeEnvironment(value: unknown): SavedEnvironment | undefined {

@@ -4,7 +4,7 @@ import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
-import { shortOperations } from '../core/quota.js';
+import { type PlanQuota, quotaChange, shortOperations } from '../core/quota.js';
 import type { GuardResult, Refusal } from '../core/safety.js';
 import {
   checkProtection,
@@ -20,7 +20,14 @@ import {
   type SavedPlan,
 } from '../plan/index.js';
 import type { LoadedFiles } from './files.js';
-import { evaluateGuards, type LiveSource, makePlan, planReadScope, planRun } from './plan-run.js';
+import {
+  evaluateGuards,
+  type LiveSource,
+  makePlan,
+  planReadScope,
+  planRun,
+  readPlanQuota,
+} from './plan-run.js';
 import { staleReport } from './stale.js';
 import { type VerifyMode, type VerifyRead, verifyRead, withVouched } from './verify.js';
 
@@ -102,9 +109,9 @@ async function applyFiles(
   const expected = pinnedPlanId(flags);
   if (expected !== undefined && expected !== id) refusals.push({ kind: 'plan-id', expected, actual: id });
   refusals.push(...guardRefusals(guards));
-  const short = shortOperations(run.quota);
-  if (short.length > 0 && flags.allowPartial !== true) refusals.push({ kind: 'quota', short });
-  const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics };
+  refusals.push(...quotaRefusals(run.quota, flags));
+  const quota = run.quota === undefined ? {} : { quota: run.quota };
+  const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics, ...quota };
   const verify = flags.verify ?? 'targeted';
   return proceed(source, deps, { reviewed, live }, refusals, verify, (result) =>
     planAgain(deps, source.files, basis, verifyRead(verify, scope, plan, result, live), plan, live),
@@ -140,8 +147,20 @@ async function applySaved(
   const guards = evaluateGuards(files?.state.safety, saved.plan, live, flags);
   const checks = checkSaved(source, live);
   if (checks.status === 'invalid') return checks;
-  const reviewed: Reviewed = { plan: saved.plan, id: saved.planId, guards, diagnostics: checks.diagnostics };
-  const refusals = [...checks.refusals, ...guardRefusals(guards)];
+  // Today's quotas are read again: they change with every call, and only a change of whether the
+  // plan fits in them changes what apply does.
+  const quota = await readPlanQuota(saved.plan, deps);
+  const change = quotaChange(saved.quota, quota);
+  const reviewed: Reviewed = {
+    ...{ plan: saved.plan, id: saved.planId, guards, diagnostics: checks.diagnostics },
+    ...(quota === undefined ? {} : { quota }),
+    ...(change === undefined ? {} : { quotaChange: change }),
+  };
+  const refusals = [
+    ...checks.refusals,
+    ...guardRefusals(guards),
+    ...quotaRefusals(quota, flags, change === 'now-short'),
+  ];
   const verify = flags.verify ?? 'targeted';
   const check =
     files === undefined
@@ -199,6 +218,13 @@ function checkSaved(
     .filter((d) => d.severity === 'error')
     .map((d): Refusal => ({ kind: 'protection', message: d.message }));
   return { status: 'checked', refusals, diagnostics: [] };
+}
+
+/** A plan that cannot finish within today's quotas is refused, unless `--allow-partial`. */
+function quotaRefusals(quota: PlanQuota | undefined, flags: ApplyFlags, sinceSaved = false): Refusal[] {
+  const short = shortOperations(quota);
+  if (short.length === 0 || flags.allowPartial === true) return [];
+  return [{ kind: 'quota', short, ...(sinceSaved ? { sinceSaved: true } : {}) }];
 }
 
 function guardRefusals(guards: readonly GuardResult[]): Refusal[] {

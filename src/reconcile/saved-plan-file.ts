@@ -69,6 +69,7 @@ export async function savePlanRun(
     basis: run.basis,
     plan: run.plan,
     liveFingerprints: liveFingerprints(run.live),
+    ...(run.quota === undefined ? {} : { quota: run.quota }),
   });
 }
 

@@ -23,6 +23,7 @@ import { renderDiagnostics } from './diagnostics.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls } from './escape.js';
 import { type EnvironmentInWords, type EnvironmentSoFar, failureToJson, renderPlan } from './plan.js';
+import { quotaChangeNote } from './quota.js';
 import { renderStale } from './stale.js';
 
 /** What apply prints on stdout: human text, one JSON object (`--json`), or events (`--json-stream`). */
@@ -108,10 +109,17 @@ export function callEventOutput(event: CallsEvent, o: Pick<ApplyOutputOptions, '
 /** The plan about to be applied: its warnings, then the plan (human) or the stream's `plan` event. */
 export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] {
   const chunks = diagnosticChunks(r.diagnostics, o);
+  if (r.quotaChange !== undefined)
+    chunks.push({ to: 'stderr', text: `guidectl: ${quotaChangeNote(r.quotaChange)}\n` });
   if (o.format === 'human')
     chunks.push({
       to: 'stdout',
-      text: renderPlan(r.plan, { color: o.color.stdout, planId: r.id, guards: r.guards }),
+      text: renderPlan(r.plan, {
+        color: o.color.stdout,
+        planId: r.id,
+        guards: r.guards,
+        ...(r.quota === undefined ? {} : { quota: r.quota }),
+      }),
     });
   if (o.format === 'json-stream') {
     const target = o.target?.description ?? o.environment?.target;

@@ -124,7 +124,7 @@ export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN
     case 'protection':
       return `refused: ${refusal.message}`;
     case 'quota':
-      return `refused: ${quotaRefusalText(refusal.short)}`;
+      return `refused: ${refusal.sinceSaved === true ? "since it was saved, today's quotas changed: " : ''}${quotaRefusalText(refusal.short)}`;
     default: {
       const unreachable: never = refusal;
       return unreachable;

@@ -4,13 +4,13 @@ import type { DeleteKind } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallSubject, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
-import type { PlanQuota } from '../core/quota.js';
+import { type PlanQuota, planQuotaToJson } from '../core/quota.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { diagnosticsToJson } from './diagnostics.js';
 import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';
-import { planQuotaLines, planQuotaToJson } from './quota.js';
+import { planQuotaLines } from './quota.js';
 
 /**
  * An environment (`--env NAME`) and its target in words, never a secret: what the machine formats

@@ -3,6 +3,7 @@ import {
   type OperationNeed,
   type PlanQuota,
   QUOTA_RESET,
+  type QuotaChange,
   type QuotaRead,
   type QuotaShortfall,
   quotaUnreadableLine,
@@ -87,22 +88,6 @@ export function cannotFinishLine(short: readonly OperationNeed[]): string {
   return `Warning: this plan cannot finish today (${what}); apply refuses to start it unless --allow-partial, which makes what fits, whole; apply again after ${QUOTA_RESET} to finish.`;
 }
 
-/** A plan's `quota` for machines. */
-export function planQuotaToJson(quota: PlanQuota): Record<string, unknown> {
-  if (quota.status === 'unreadable') return { read: false, reason: quota.reason };
-  return {
-    read: true,
-    fits_today: quota.fitsToday,
-    resets: QUOTA_RESET,
-    operations: Object.fromEntries(
-      quota.needs.map((n) => [
-        n.operation,
-        { calls: n.calls, daily_limit: n.quota.dailyLimit, used: n.quota.used, remain: n.quota.remain },
-      ]),
-    ),
-  };
-}
-
 /**
  * What the daily quotas left undone of an apply, for people: per operation whose quota ran out its
  * calls made and not, the guides done and not, when the quotas reset (in `timeZone`, the user's,
@@ -143,4 +128,18 @@ export function quotaShortfallToJson(
     resets_at: isoLocalTime(Math.floor(shortfall.resetsAt / 1000), timeZone),
     resets: QUOTA_RESET,
   };
+}
+
+/** What changed of a saved plan's fit in today's quotas since it was saved, and what apply does. */
+export function quotaChangeNote(change: QuotaChange): string {
+  switch (change) {
+    case 'now-short':
+      return "note: when it was saved, this plan could finish within the day's quotas; it cannot now";
+    case 'now-fits':
+      return "note: when it was saved, this plan could not finish within the day's quotas; it can now, so it is applied whole";
+    default: {
+      const unreachable: never = change;
+      return unreachable;
+    }
+  }
 }

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import type { GuideService } from '../../src/service/index.js';
@@ -251,5 +253,69 @@ describe('apply within the daily quotas', () => {
     const stream = await cli(['apply', '--json-stream', '--auto-approve', '--allow-partial', file]);
     const summary = parseJson(stream.out.trimEnd().split('\n').at(-1) ?? '');
     expect(summary).toMatchObject({ type: 'summary', quota_shortfall: expected, exit_code: 1 });
+  });
+});
+
+describe('saved plans and the daily quotas', () => {
+  /** Uses `n` addguideacct calls of the day's quota and leaves the account as it was. */
+  async function useQuota(n: number) {
+    const { url, credentials } = service.service;
+    const token = await fetchToken(url, credentials.appid, credentials.secret);
+    const call = (op: string, body: object) =>
+      rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+    for (let i = 0; i < n; i++) {
+      expect((await call('addguideacct', guideBody('elsewhere'))).json['errcode']).toBe(0);
+      expect((await call('delguideacct', { guide_account: 'elsewhere' })).json['errcode']).toBe(0);
+    }
+  }
+
+  it('records the quota read in the saved plan, outside its plan id', async () => {
+    const file = await ws.write('store.yaml', storeOf(2));
+    const planned = await cli(['plan', '--json', '--out', 'plan.json', file]);
+    const saved = parseJson(await readFile(join(ws.dir, 'plan.json'), 'utf8')) as Record<string, unknown>;
+    expect(saved['quota']).toEqual((parseJson(planned.out) as Record<string, unknown>)['quota']);
+    expect(saved['quota']).toMatchObject({
+      read: true,
+      fits_today: true,
+      operations: { addguideacct: { calls: 2, daily_limit: 15, used: 0, remain: 15 } },
+    });
+    // Another's calls change the counts: the saved plan still fits, and applies with no word of it.
+    await useQuota(1);
+    const applied = await cli(['apply', 'plan.json']);
+    expect(applied.err).toBe('');
+    expect(applied.status).toBe(0);
+  });
+
+  it('refuses a saved plan that fitted when saved and does not now, unless --allow-partial', async () => {
+    const file = await ws.write('store.yaml', storeOf(3));
+    expect((await cli(['plan', '--out', 'plan.json', file])).status).toBe(0);
+    await useQuota(13);
+    const refused = await cli(['apply', 'plan.json']);
+    expect(refused.status).toBe(1);
+    expect(refused.err).toContain(
+      "note: when it was saved, this plan could finish within the day's quotas; it cannot now",
+    );
+    expect(refused.err).toContain(
+      "refused: since it was saved, today's quotas changed: this plan cannot finish today (addguideacct needs 3 calls and 2 remain)",
+    );
+    const partial = await cli(['apply', '--allow-partial', 'plan.json']);
+    expect(partial.status).toBe(1);
+    expect(partial.out).toContain('  addguideacct: 2 of 3 calls made; 1 not made');
+  });
+
+  it('applies whole a saved plan that did not fit when saved and fits now, and says so', async () => {
+    const file = await ws.write('store.yaml', storeOf(3));
+    await useQuota(13);
+    const planned = await cli(['plan', '--out', 'plan.json', file]);
+    expect(planned.out).toContain('Warning: this plan cannot finish today');
+    await simCall(service.service.url, 'clock', { advance: 24 * 3600 });
+    const applied = await cli(['apply', 'plan.json']);
+    expect(applied.err).toBe(
+      "guidectl: note: when it was saved, this plan could not finish within the day's quotas; it can now, so it is applied whole\n",
+    );
+    expect(applied.status).toBe(0);
   });
 });
