@@ -1,5 +1,6 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { Plan } from './plan.js';
+import type { PlanQuota } from './quota.js';
 import type { GuardResult } from './safety.js';
 
 /**
@@ -20,6 +21,8 @@ export interface EnvironmentPlan {
         readonly planId: string;
         readonly guards: readonly GuardResult[];
         readonly diagnostics: readonly Diagnostic[];
+        /** What its calls need of the environment's quotas today, when they were read. */
+        readonly quota?: PlanQuota;
       }
     | { readonly kind: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
     | { readonly kind: 'failed'; readonly message: string };

@@ -79,8 +79,8 @@ export async function planAllEnvironments(
 
 function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {
   if (run.status === 'invalid') return { kind: 'invalid', diagnostics: run.diagnostics };
-  const { plan, planId, guards, diagnostics } = run;
-  return { kind: 'planned', plan, planId, guards, diagnostics };
+  const { plan, planId, guards, diagnostics, quota } = run;
+  return { kind: 'planned', plan, planId, guards, diagnostics, ...(quota === undefined ? {} : { quota }) };
 }
 
 export interface ApplyEnvironmentsOptions {

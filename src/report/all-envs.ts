@@ -1,6 +1,7 @@
 import { countOf, formatCount } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
+import type { PlanQuota } from '../core/quota.js';
 import { isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { environmentStderrLine } from './all-envs-apply.js';
@@ -106,8 +107,9 @@ function allEnvsText(environments: readonly EnvironmentPlan[], options: AllEnvsR
     const head = environmentHeading(name, target);
     switch (outcome.kind) {
       case 'planned': {
-        const { plan, planId, guards } = outcome;
-        return head + formatPlan('human', plan, { planId, guards, drift: options.expectNoChanges, color });
+        const { plan, planId, guards, quota } = outcome;
+        const extras = { planId, guards, drift: options.expectNoChanges, color, ...quotaOf(quota) };
+        return head + formatPlan('human', plan, extras);
       }
       case 'invalid':
         return `${head}${diagnosticsText(outcome.diagnostics, options, color)}The plan cannot be made.\n`;
@@ -291,8 +293,9 @@ const MIN_SECTION = 2_000;
 /** One environment's section body in at most `maxLength` characters (its marker line included). */
 function sectionBody({ outcome }: EnvironmentPlan, options: AllEnvsRenderOptions, maxLength: number): string {
   if (outcome.kind === 'planned') {
-    const { plan, planId, guards } = outcome;
-    return renderPlanMarkdown(plan, { planId, guards, drift: options.expectNoChanges, maxLength });
+    const { plan, planId, guards, quota } = outcome;
+    const extras = { planId, guards, drift: options.expectNoChanges, maxLength, ...quotaOf(quota) };
+    return renderPlanMarkdown(plan, extras);
   }
   const details =
     outcome.kind === 'failed'
@@ -337,9 +340,9 @@ function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnv
     };
     switch (outcome.kind) {
       case 'planned': {
-        const { plan, planId, guards } = outcome;
+        const { plan, planId, guards, quota } = outcome;
         const named = target === undefined ? {} : { environment: { name, target } };
-        return [name, { ...planToJson(plan, { planId, guards, ...named }), ...where }];
+        return [name, { ...planToJson(plan, { planId, guards, ...named, ...quotaOf(quota) }), ...where }];
       }
       case 'invalid':
         return [name, { ...failureToJson('the plan cannot be made', outcome.diagnostics, failed), ...where }];
@@ -352,4 +355,9 @@ function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnv
     }
   });
   return { format_version: ALL_ENVS_FORMAT_VERSION, environments: Object.fromEntries(entries) };
+}
+
+/** The `quota` extra of a plan's renderers, when its quotas were read. */
+function quotaOf(quota: PlanQuota | undefined): { quota?: PlanQuota } {
+  return quota === undefined ? {} : { quota };
 }

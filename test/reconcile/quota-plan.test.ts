@@ -62,6 +62,41 @@ async function cli(args: string[], environment: Record<string, string> = env) {
   return { status, out: io.out(), err: io.err() };
 }
 
+/** The guides of the account, the members of Store, and the guides with a welcome message. */
+async function account() {
+  const { url, credentials } = service.service;
+  const token = await fetchToken(url, credentials.appid, credentials.secret);
+  const call = async (op: string, body: object) =>
+    (
+      await rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
+        method: 'POST',
+        body: stringifyJson(body),
+      })
+    ).json;
+  const list = (await call('getguideacctlist', { page: 0, num: 100 }))['list'] as {
+    guide_account: string;
+  }[];
+  const groups = (await call('getguidegrouplist', {}))['group_list'] as { id: unknown; name: string }[];
+  const store = groups.filter((g) => g.name === 'Store');
+  const members =
+    store[0] === undefined
+      ? []
+      : ((await call('getgroupinfo', { group_id: store[0].id, page: 0, num: 100 }))['guide_list'] as {
+          guide_account: string;
+        }[]);
+  const welcomed: string[] = [];
+  for (const { guide_account } of list) {
+    const config = await call('getguideconfig', { guide_account });
+    if (config['guide_auto_reply'] !== undefined) welcomed.push(guide_account);
+  }
+  return {
+    guides: list.map((g) => g.guide_account).sort(),
+    groups: store.length,
+    members: members.map((m) => m.guide_account).sort(),
+    welcomed: welcomed.sort(),
+  };
+}
+
 describe('plan within the daily quotas', () => {
   it('shows per write operation the calls needed and what remains today, and warns of the shortfall', async () => {
     const file = await ws.write('store.yaml', storeOf(20));
@@ -154,41 +189,6 @@ describe('apply within the daily quotas', () => {
       await gateway.close();
     }
   });
-
-  /** The guides of the account, the members of Store, and the guides with a welcome message. */
-  async function account() {
-    const { url, credentials } = service.service;
-    const token = await fetchToken(url, credentials.appid, credentials.secret);
-    const call = async (op: string, body: object) =>
-      (
-        await rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
-          method: 'POST',
-          body: stringifyJson(body),
-        })
-      ).json;
-    const list = (await call('getguideacctlist', { page: 0, num: 100 }))['list'] as {
-      guide_account: string;
-    }[];
-    const groups = (await call('getguidegrouplist', {}))['group_list'] as { id: unknown; name: string }[];
-    const store = groups.filter((g) => g.name === 'Store');
-    const members =
-      store[0] === undefined
-        ? []
-        : ((await call('getgroupinfo', { group_id: store[0].id, page: 0, num: 100 }))['guide_list'] as {
-            guide_account: string;
-          }[]);
-    const welcomed: string[] = [];
-    for (const { guide_account } of list) {
-      const config = await call('getguideconfig', { guide_account });
-      if (config['guide_auto_reply'] !== undefined) welcomed.push(guide_account);
-    }
-    return {
-      guides: list.map((g) => g.guide_account).sort(),
-      groups: store.length,
-      members: members.map((m) => m.guide_account).sort(),
-      welcomed: welcomed.sort(),
-    };
-  }
 
   it('refuses a plan that cannot finish today; with --allow-partial makes exactly what fits, whole; after midnight UTC+8 finishes it', async () => {
     const file = await ws.write('store.yaml', storeOf(20));
@@ -317,5 +317,60 @@ describe('saved plans and the daily quotas', () => {
       "guidectl: note: when it was saved, this plan could not finish within the day's quotas; it can now, so it is applied whole\n",
     );
     expect(applied.status).toBe(0);
+  });
+});
+
+describe('every environment within its own quotas', () => {
+  /** storeOf(n) in two environments: staging at the service with the quota, production at one without. */
+  async function twoEnvironments(n: number, productionUrl: string): Promise<string> {
+    const environments = `version: 1
+environments:
+  staging:
+    base_url: ${service.service.url}
+    credentials: STAGING
+  production:
+    base_url: ${productionUrl}
+    credentials: PROD
+`;
+    return ws.write('envs.yaml', storeOf(n).replace('version: 1\n', environments));
+  }
+
+  it('plan --all-envs shows each environment its quota lines; apply --all-envs refuses only the one that cannot finish', async () => {
+    const production = await startCheckedService({ clock: frozenClock() });
+    try {
+      const file = await twoEnvironments(20, production.service.url);
+      const both = {
+        STAGING_APPID: service.service.credentials.appid,
+        STAGING_SECRET: service.service.credentials.secret,
+        PROD_APPID: production.service.credentials.appid,
+        PROD_SECRET: production.service.credentials.secret,
+      };
+      const planned = await cli(['plan', '--all-envs', file], both);
+      expect(planned.status).toBe(0);
+      const [staging, prod] = planned.out.split(/^(?=Environment production)/m);
+      expect(staging).toContain('  addguideacct: 20 calls; 15 remain today');
+      expect(staging).toContain(
+        'Warning: this plan cannot finish today (addguideacct needs 20 and 15 remain)',
+      );
+      expect(prod).not.toContain('quota');
+      const json = parseJson((await cli(['plan', '--all-envs', '--json', file], both)).out);
+      expect(json).toMatchObject({
+        environments: {
+          staging: { quota: { read: true, fits_today: false } },
+          production: { quota: { read: true, fits_today: true } },
+        },
+      });
+
+      const applied = await cli(['apply', '--all-envs', '--auto-approve', '--continue-on-error', file], both);
+      expect(applied.status).toBe(1);
+      expect(applied.err).toContain(
+        'refused: this plan cannot finish today (addguideacct needs 20 calls and 15 remain)',
+      );
+      expect((await account()).guides).toEqual([]);
+      const calls = (await simCall(production.service.url, 'calls'))['calls'] as { operation: string }[];
+      expect(calls.filter((c) => c.operation === 'addguideacct')).toHaveLength(20);
+    } finally {
+      await production.close();
+    }
   });
 });
