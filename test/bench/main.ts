@@ -14,8 +14,9 @@ const sections: Record<string, () => Promise<void>> = {
   scale: async () => (await import('./scale.js')).benchScale(),
   tasks: async () => (await import('./tasks.js')).benchTasks(),
   envs: async () => (await import('./envs.js')).benchEnvs(),
+  quota: async () => (await import('./quota.js')).benchQuota(),
 };
-const OPT_IN = new Set(['scale', 'tasks', 'envs']);
+const OPT_IN = new Set(['scale', 'tasks', 'envs', 'quota']);
 
 const wanted = process.argv.slice(2);
 console.log(
