@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runProgram } from '../../src/cli/program.js';
 import type { GuideService } from '../../src/service/index.js';
 import { parseQuota } from '../../src/service/limits.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
+import { ROOT } from '../docs/pages.js';
 import { captureIo, type Workspace, workspace } from '../helpers/cli.js';
 import { startQuotaBlindGateway, startQuotaCountingGateway } from '../helpers/quota-blind-gateway.js';
 import {
@@ -372,5 +375,38 @@ environments:
     } finally {
       await production.close();
     }
+  });
+});
+
+describe('the quota keys are in the output schemas', () => {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const schemas = new Map<string, Record<string, unknown>>();
+  for (const name of ['plan', 'apply', 'apply-stream', 'saved-plan', 'validate']) {
+    const schema = parseJson(readFileSync(join(ROOT, 'schema', `${name}.schema.json`), 'utf8'));
+    schemas.set(name, schema as Record<string, unknown>);
+    ajv.addSchema(schema as object);
+  }
+  /** `value` is valid against `schema`, and `key`, which it holds, is one the schema's `at` names. */
+  function expectDeclared(schema: string, at: string[], value: Record<string, unknown>, key: string) {
+    const validate = ajv.getSchema(`${schema}.schema.json`);
+    expect(validate?.(value) ? [] : validate?.errors, schema).toEqual([]);
+    expect(value).toHaveProperty(key);
+    let node: unknown = schemas.get(schema);
+    for (const step of [...at, 'properties']) node = (node as Record<string, unknown>)[step];
+    expect(Object.keys(node as object), schema).toContain(key);
+  }
+
+  it('plan --json, the saved plan, apply --json and the stream summary of a partial apply', async () => {
+    const file = await ws.write('store.yaml', storeOf(20));
+    const plan = parseJson((await cli(['plan', '--json', '--out', 'plan.json', file])).out);
+    expectDeclared('plan', ['$defs', 'plan'], plan as Record<string, unknown>, 'quota');
+    const saved = parseJson(await readFile(join(ws.dir, 'plan.json'), 'utf8'));
+    expectDeclared('saved-plan', [], saved as Record<string, unknown>, 'quota');
+    const applied = parseJson((await cli(['apply', '--json', '--allow-partial', 'plan.json'])).out);
+    expectDeclared('apply', ['$defs', 'applied'], applied as Record<string, unknown>, 'quota_shortfall');
+    await simCall(service.service.url, 'reset');
+    const stream = await cli(['apply', '--json-stream', '--auto-approve', '--allow-partial', file]);
+    const summary = parseJson(stream.out.trimEnd().split('\n').at(-1) ?? '') as Record<string, unknown>;
+    expectDeclared('apply-stream', ['anyOf', '8'], summary, 'quota_shortfall');
   });
 });
