@@ -251,7 +251,11 @@ describe('apply within the daily quotas', () => {
     };
     const json = await cli(['apply', '--json', '--auto-approve', '--allow-partial', file]);
     expect(json.status).toBe(1);
-    expect(parseJson(json.out)).toMatchObject({ converged: false, quota_shortfall: expected });
+    expect(parseJson(json.out)).toMatchObject({
+      plan: { quota: { read: true, fits_today: false } },
+      converged: false,
+      quota_shortfall: expected,
+    });
     await simCall(service.service.url, 'reset');
     const stream = await cli(['apply', '--json-stream', '--auto-approve', '--allow-partial', file]);
     const summary = parseJson(stream.out.trimEnd().split('\n').at(-1) ?? '');
