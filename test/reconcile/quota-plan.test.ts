@@ -100,6 +100,21 @@ async function account() {
   };
 }
 
+/** Uses `n` addguideacct calls of the day's quota and leaves the account as it was. */
+async function useQuota(n: number) {
+  const { url, credentials } = service.service;
+  const token = await fetchToken(url, credentials.appid, credentials.secret);
+  const call = (op: string, body: object) =>
+    rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+  for (let i = 0; i < n; i++) {
+    expect((await call('addguideacct', guideBody('elsewhere'))).json['errcode']).toBe(0);
+    expect((await call('delguideacct', { guide_account: 'elsewhere' })).json['errcode']).toBe(0);
+  }
+}
+
 describe('plan within the daily quotas', () => {
   it('shows per write operation the calls needed and what remains today, and warns of the shortfall', async () => {
     const file = await ws.write('store.yaml', storeOf(20));
@@ -241,6 +256,24 @@ describe('apply within the daily quotas', () => {
     expect(calls.filter((c) => c.operation === 'addguideacct')).toHaveLength(5);
   });
 
+  it('reports a quota used up by another between plan and calls, without --allow-partial', async () => {
+    const file = await ws.write('store.yaml', storeOf(10));
+    // The question is the moment between the plan (which fits: 10 of 15) and the calls.
+    const io = captureIo({ TZ: 'Europe/Paris', ...env }, ws.dir, {
+      now: frozenClock().now,
+      ask: async () => {
+        await useQuota(10);
+        return 'yes';
+      },
+    });
+    const status = await runProgram(['apply', file], io);
+    expect(status).toBe(1);
+    expect(io.out()).not.toContain('cannot finish today');
+    expect(io.out()).toContain('  addguideacct: 5 of 10 calls made; 5 not made');
+    expect(io.out()).toContain('  guides: 5 of 10 done, each whole; 5 left for the next apply');
+    expect((await account()).guides).toHaveLength(5);
+  });
+
   it('says what the quota left undone in --json and in the stream summary, with the reset in the user zone', async () => {
     const file = await ws.write('store.yaml', storeOf(20));
     const expected = {
@@ -264,21 +297,6 @@ describe('apply within the daily quotas', () => {
 });
 
 describe('saved plans and the daily quotas', () => {
-  /** Uses `n` addguideacct calls of the day's quota and leaves the account as it was. */
-  async function useQuota(n: number) {
-    const { url, credentials } = service.service;
-    const token = await fetchToken(url, credentials.appid, credentials.secret);
-    const call = (op: string, body: object) =>
-      rawRequest(`${url}/cgi-bin/guide/${op}?access_token=${token}`, {
-        method: 'POST',
-        body: JSON.stringify(body),
-      });
-    for (let i = 0; i < n; i++) {
-      expect((await call('addguideacct', guideBody('elsewhere'))).json['errcode']).toBe(0);
-      expect((await call('delguideacct', { guide_account: 'elsewhere' })).json['errcode']).toBe(0);
-    }
-  }
-
   it('records the quota read in the saved plan, outside its plan id', async () => {
     const file = await ws.write('store.yaml', storeOf(2));
     const planned = await cli(['plan', '--json', '--out', 'plan.json', file]);
