@@ -26,7 +26,7 @@ import type {
   WrittenSafety,
   WrittenTask,
 } from '../core/written.js';
-import { normaliseTask } from '../kinds/task/normalise.js';
+import { TASK_KIND } from '../kinds/task/index.js';
 import { normaliseWelcome } from '../kinds/welcome.js';
 import { existsIn } from './environments.js';
 import type { ParsedYaml, ValuePath } from './parse-yaml.js';
@@ -230,7 +230,7 @@ function normaliseTasks(
     if (!existsIn(task, environment)) return;
     const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
     const desired = {
-      ...normaliseTask(task, listed, sourceOf(parsed, ['tasks', index])),
+      ...TASK_KIND.normalise(task, listed, sourceOf(parsed, ['tasks', index])),
       sources: {
         pushAt: entrySourceOf(parsed, ['tasks', index, 'push_at']),
         guide: entrySourceOf(parsed, ['tasks', index, task.guide === undefined ? 'guide_openid' : 'guide']),

@@ -11,7 +11,8 @@ import type {
   LiveTask,
   LiveWelcome,
 } from '../core/live.js';
-import { readGuideTasks, type TaskRead, taskReadScope } from '../kinds/task/read.js';
+import { TASK_KIND } from '../kinds/task/index.js';
+import type { TaskRead } from '../kinds/task/read.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import type { AutoReplyRead, GetGuideAcctListAnswer, GetGuideConfigAnswer } from '../wire/messages.js';
 import type { QuotaReader } from './read-quotas.js';
@@ -60,7 +61,7 @@ export const READ_EVERYTHING: LiveReadScope = {
  * files declare or a task names (prune.tasks cancels only among those).
  */
 export function readScopeFor(desired: DesiredState): LiveReadScope {
-  const tasks = taskReadScope(desired);
+  const tasks = TASK_KIND.readScope(desired);
   return {
     ...(tasks === undefined ? {} : { tasks }),
     guideConfigs: new Set(
@@ -136,7 +137,7 @@ export async function readLiveState(
     for (const guide of items) {
       const key = guideKey(guide.id);
       if (scope.tasks === 'all' || scope.tasks?.has(key) === true) {
-        const read = readGuideTasks(readTasks, guide.id, pageSize);
+        const read = TASK_KIND.read(readTasks, guide.id, pageSize);
         read.catch(() => {});
         tasks.push(read);
       }

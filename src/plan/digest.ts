@@ -12,7 +12,7 @@ import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
-import { canonicalTask } from '../kinds/task/export.js';
+import { TASK_KIND } from '../kinds/task/index.js';
 
 /**
  * Digests that tie a saved plan to what it was computed from, and the plan id. Pure: the same
@@ -329,7 +329,7 @@ function canonicalLive(live: LiveState): unknown {
     // Only when read: the digests of reads without tasks stay as they were.
     ...(live.tasks === undefined
       ? {}
-      : { tasks: [...live.tasks].sort((a, b) => compareText(a.id, b.id)).map(canonicalTask) }),
+      : { tasks: [...live.tasks].sort((a, b) => compareText(a.id, b.id)).map(TASK_KIND.fingerprint) }),
   };
 }
 
@@ -375,7 +375,10 @@ export function liveFingerprints(live: LiveState): LiveFingerprints {
   if (live.tasks === undefined) return { guides, groups, account };
   const tasks: Record<string, { name: string; hash: string }> = {};
   for (const task of [...live.tasks].sort((a, b) => compareText(a.id, b.id))) {
-    tasks[task.id] = { name: describeTask(task.guide, task.name), hash: fingerprint(canonicalTask(task)) };
+    tasks[task.id] = {
+      name: describeTask(task.guide, task.name),
+      hash: fingerprint(TASK_KIND.fingerprint(task)),
+    };
   }
   return { guides, groups, account, tasks };
 }

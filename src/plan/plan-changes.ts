@@ -24,7 +24,7 @@ import {
 } from '../core/plan.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../kinds/call-size.js';
 import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
-import { planTasks } from '../kinds/task/plan.js';
+import { TASK_KIND } from '../kinds/task/index.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from '../kinds/welcome.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import { callSubject } from './call-subject.js';
@@ -123,7 +123,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   });
 
   // 5. Tasks: added, updated, cancelled (after the guides they need are created).
-  const tasks = planTasks(b, desired, live, {
+  const tasks = TASK_KIND.plan(b, desired, live, {
     now: taskClock(desired, live),
     addedAt,
     guidesAfter: new Set([

@@ -3,7 +3,7 @@ import { compareText } from '../core/compare-text.js';
 import { countOf } from '../core/count.js';
 import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
 import type { LiveGroup, LiveState, LiveWelcome } from '../core/live.js';
-import { exportTasks } from '../kinds/task/export.js';
+import { TASK_KIND } from '../kinds/task/index.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 import { cardKey, type ExportEnvironment, referenceAll } from './export-references.js';
 
@@ -126,7 +126,7 @@ export function renderExport(
     groups,
     guides,
   };
-  const tasks = live.tasks === undefined ? undefined : exportTasks(live.tasks, warnings);
+  const tasks = live.tasks === undefined ? undefined : TASK_KIND.export(live.tasks, warnings);
   // Every string is read with ${…} substituted and $${ as a literal ${, in a file with environments
   // or without: each ${ of a live text is written $${ (a plain export has no values to reference).
   const body = safeYaml({
