@@ -1,7 +1,15 @@
-import type { Diagnostic, DiagnosticCode, RelatedLocation, Severity } from '../core/diagnostics.js';
+import {
+  type Diagnostic,
+  type DiagnosticCode,
+  quote,
+  type RelatedLocation,
+  type RuleProblem,
+  type Severity,
+} from '../core/diagnostics.js';
 import { isHttpUrl, WECHAT_ID } from '../core/guide-rules.js';
 import type { RuleGroup, WrittenParts } from '../core/written.js';
-import { MEMBER_HINT, quote, wechatIdMessage } from './check-schema.js';
+import { headImageUrlInvalid } from '../kinds/guide/rules.js';
+import { memberInvalid } from '../kinds/membership/rules.js';
 import { checkTasks } from './check-task-rules.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 
@@ -73,6 +81,16 @@ export class Reporter {
       ...parsed.locate(path, part),
       ...extra,
     });
+  }
+
+  /** A value rule's problem, at the value. */
+  problem(
+    severity: Severity,
+    parsed: ParsedYaml,
+    path: ValuePath,
+    { code, message, hint }: RuleProblem,
+  ): void {
+    this.report(severity, code, parsed, path, 'value', message, hint === undefined ? {} : { hint });
   }
 
   /** Places are worked out only when a problem is reported: most guides have none. */
@@ -161,16 +179,11 @@ function checkGuides(files: readonly RuleFile[], out: Reporter): KnownGuides {
       else if (!byOpenid.has(id)) byOpenid.set(id, here);
 
       if (guide.head_image_url !== undefined && !isHttpUrl(guide.head_image_url)) {
-        out.report(
+        out.problem(
           'error',
-          'head-image-url-invalid',
           parsed,
           ['guides', index, 'head_image_url'],
-          'value',
-          `head_image_url ${quote(guide.head_image_url)} must be an http(s) URL`,
-          {
-            hint: 'write the full address of the picture, such as https://mmbiz.qpic.cn/…',
-          },
+          headImageUrlInvalid(guide.head_image_url),
         );
       }
     }
@@ -255,9 +268,7 @@ function checkMembers(
       return;
     }
     if (!WECHAT_ID.test(member)) {
-      out.report('error', 'member-invalid', parsed, path, 'value', wechatIdMessage('member', member), {
-        hint: MEMBER_HINT,
-      });
+      out.problem('error', parsed, path, memberInvalid(member));
       return;
     }
     if (complete) {

@@ -3,20 +3,22 @@ import { readFile, stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import { type Diagnostic, type DiagnosticCode, quote } from '../core/diagnostics.js';
 import { GuidectlError } from '../core/errors.js';
 import {
+  CARD_TITLE_MAX_CHARS,
   charLength,
-  explainWechatId,
   hasUserInfo,
   MEDIA_ID_MAX_CHARS,
   MEDIA_ID_RULE,
   OPENID_MAX_CHARS,
   OPENID_RULE,
+  TASK_NAME_MAX_CHARS,
   UNKNOWN_MEDIA_ID,
-  WECHAT_ID_RULE,
+  wechatIdMessage,
 } from '../core/guide-rules.js';
 import { isRecord } from '../core/records.js';
+import { DEFAULT_MAX_DELETE_SHARE, DEFAULT_MAX_DELETES } from '../core/safety.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import type {
   Indexed,
@@ -29,6 +31,8 @@ import type {
   WrittenSafety,
   WrittenTask,
 } from '../core/written.js';
+import { headImageUrlInvalid, NICKNAME_LENGTH } from '../kinds/guide/rules.js';
+import { memberInvalid } from '../kinds/membership/rules.js';
 import { checkedSchemaOf } from './checked-schema.js';
 import type { PartValidators, StrictValidators } from './compile-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
@@ -542,20 +546,14 @@ export function mayHoldSecret(path: ValuePath): boolean {
 const IDENTIFIER_HINT = 'use only letters, digits, "_" and "-", with no spaces';
 const WECHAT_ID_HINT =
   'write the WeChat ID as WeChat shows it (Me, then WeChat ID); a guide without one is named by "openid" instead';
-/** For `member-invalid`, here and in the rules (a member that passes the schema's openid shape). */
-export const MEMBER_HINT = 'a member is the account (WeChat ID) of a guide, as written after "account:"';
 
-/** The service's words for a value that is not a WeChat ID, with the reason and the rule. */
-export function wechatIdMessage(what: string, data: unknown): string {
-  const id = typeof data === 'string' ? data : String(data);
-  const reason = explainWechatId(id) ?? 'is not one';
-  return `invalid WeChat ID: ${what} ${quote(id)} ${reason}; ${WECHAT_ID_RULE}`;
-}
+/** The default share of deletions as a percentage, as the flag and the file may write it. */
+const SHARE_PERCENT = `${DEFAULT_MAX_DELETE_SHARE * 100}%`;
 
 const shareOutOfRange: Describe = ({ written }) => ({
   code: 'safety-limit-invalid',
   message: `safety.max_delete_share is ${written}; it must be a share from 0 to 1`,
-  hint: 'write 0.25 for 25% of the live count (the default)',
+  hint: `write ${DEFAULT_MAX_DELETE_SHARE} for ${SHARE_PERCENT} of the live count (the default)`,
 });
 
 const PUSH_AT_FORM = 'such as 2026-12-01T10:00:00+08:00 (or Z for UTC)';
@@ -623,13 +621,9 @@ const taskGuideOneOf: Describe = ({ data }) =>
       };
 
 export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
-  'nickname/minLength': empty('nickname-empty', 'the nickname', 'write 1 to 16 characters'),
+  'nickname/minLength': empty('nickname-empty', 'the nickname', `write ${NICKNAME_LENGTH}`),
   'nickname/maxLength': tooLong('nickname-too-long', 'nickname'),
-  'headImageUrl/pattern': ({ data }) => ({
-    code: 'head-image-url-invalid',
-    message: `head_image_url ${quote(data)} must be an http(s) URL`,
-    hint: 'write the full address of the picture, starting with https://',
-  }),
+  'headImageUrl/pattern': ({ data }) => headImageUrlInvalid(data),
   'headImageUrl/maxLength': ({ data, limit }) => ({
     code: 'head-image-url-too-long',
     message: `head_image_url is ${countChars(data)} characters, longer than ${limit} characters`,
@@ -648,11 +642,7 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
         : `invalid openid: ${quote(data)}${countChars(data) > OPENID_MAX_CHARS ? ` has ${countChars(data)} characters` : ''}; ${OPENID_RULE}`,
     hint: IDENTIFIER_HINT,
   }),
-  'member/pattern': ({ data }) => ({
-    code: 'member-invalid',
-    message: data === '' ? 'a member is empty' : wechatIdMessage('member', data),
-    hint: MEMBER_HINT,
-  }),
+  'member/pattern': ({ data }) => memberInvalid(data),
   'quickReplies/maxItems': ({ data, limit }) => ({
     code: 'quick-replies-too-many',
     message: `a guide holds at most ${limit} quick replies; this one has ${Array.isArray(data) ? data.length : '?'}`,
@@ -734,22 +724,26 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
   'deleteLimit/minimum': ({ path, written }) => ({
     code: 'safety-limit-invalid',
     message: `${path.join('.')} is ${written}; it must be 0 or more`,
-    hint: `0 refuses every deletion of ${String(path.at(-1))}; remove the key for the default (10)`,
+    hint: `0 refuses every deletion of ${String(path.at(-1))}; remove the key for the default (${DEFAULT_MAX_DELETES})`,
   }),
   'maxDeleteShare/minimum': shareOutOfRange,
   'maxDeleteShare/maximum': shareOutOfRange,
   'maxDeleteShare/pattern': ({ written }) => ({
     code: 'safety-limit-invalid',
     message: `safety.max_delete_share is ${quote(written)}; it must be a share from 0 to 1, or a percentage from 0% to 100%`,
-    hint: 'write 0.25 or "25%" for 25% of the live count (the default)',
+    hint: `write ${DEFAULT_MAX_DELETE_SHARE} or "${SHARE_PERCENT}" for ${SHARE_PERCENT} of the live count (the default)`,
   }),
-  'taskName/minLength': empty('task-name-empty', 'the task name', 'write 1 to 16 characters'),
+  'taskName/minLength': empty(
+    'task-name-empty',
+    'the task name',
+    `write 1 to ${TASK_NAME_MAX_CHARS} characters`,
+  ),
   'taskName/maxLength': tooLong('task-name-too-long', 'task name'),
   'taskRemark/maxLength': tooLong('task-remark-too-long', 'remark'),
   'taskMaterials/maxItems': ({ data, limit }) => ({
     code: 'task-materials-too-many',
     message: `a task sends at most ${limit} materials; this one has ${Array.isArray(data) ? data.length : '?'}`,
-    hint: 'keep three, or split the task in two',
+    hint: `keep ${limit}, or split the task in two`,
   }),
   'taskMaterials/minItems': () => ({
     code: 'task-materials-empty',
@@ -826,12 +820,12 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
 
 /** Advice for required keys, by key name. */
 const MISSING_KEY_HINTS: Readonly<Record<string, string>> = {
-  nickname: 'add the name customers see, 1 to 16 characters: nickname: Alice',
+  nickname: `add the name customers see, ${NICKNAME_LENGTH}: nickname: Alice`,
   head_image_url: 'add the URL of the profile picture: head_image_url: https://…',
   semantics: 'add "semantics: append" (how WeChat behaves) or "semantics: replace"',
   words: 'add the list of words; "words: []" deletes them all',
   appid: 'add the appid of the mini program: appid: wx…',
-  title: 'add the title of the card, 1 to 35 characters',
+  title: `add the title of the card, 1 to ${CARD_TITLE_MAX_CHARS} characters`,
   path: 'add the page to open: path: pages/index/index',
   media_id: 'add the media id of the cover image',
   push_at: 'add when the task is sent: push_at: 2026-12-01T10:00:00+08:00',
@@ -842,7 +836,7 @@ const MISSING_KEY_HINTS: Readonly<Record<string, string>> = {
 function missingKeyHint(path: ValuePath, key: string): string | undefined {
   if (key === 'name')
     return path.at(-2) === 'tasks'
-      ? 'add the name of the task, 1 to 16 characters, unique per guide: name: Spring sale'
+      ? `add the name of the task, 1 to ${TASK_NAME_MAX_CHARS} characters, unique per guide: name: Spring sale`
       : 'add the name of the group';
   return MISSING_KEY_HINTS[key];
 }
@@ -1212,14 +1206,6 @@ function listKeys(data: unknown): string {
   if (!isRecord(data)) return 'several';
   const keys = Object.keys(data).map((k) => `"${k}"`);
   return keys.length <= 1 ? keys.join('') : `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}`;
-}
-
-/** A value quoted for a message, shortened when long. */
-export function quote(value: unknown): string {
-  const s = typeof value === 'string' ? value : String(value);
-  const chars = [...s];
-  const shown = chars.length > 40 ? `${chars.slice(0, 37).join('')}…` : s;
-  return JSON.stringify(shown);
 }
 
 /** Characters as WeChat counts them (code points); 0 for what is not text. */

@@ -1,8 +1,8 @@
+import { quote } from '../core/diagnostics.js';
 import { MATERIAL_WORD_MAX_BYTES } from '../core/guide-rules.js';
 import { parseWrittenTime } from '../core/task-time.js';
 import type { RuleTask } from '../core/written.js';
 import { describeEarlier, type KnownGuides, type Ref, type Reporter, type RuleFile } from './check-rules.js';
-import { quote } from './check-schema.js';
 import type { ParsedYaml } from './parse-yaml.js';
 
 /**

@@ -1,7 +1,8 @@
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import { quote } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { isRecord } from '../core/records.js';
-import { CREDENTIALS_HINT, quote } from './check-schema.js';
+import { CREDENTIALS_HINT } from './check-schema.js';
 import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
 import {
   findStringUses,

@@ -1,11 +1,11 @@
 import * as nodePath from 'node:path';
 import { compareText } from '../core/compare-text.js';
 import type { Diagnostic } from '../core/diagnostics.js';
+import { quote } from '../core/diagnostics.js';
 import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
 import { pathInside } from '../core/paths.js';
 import { isRecord } from '../core/records.js';
 import type { Indexed } from '../core/written.js';
-import { quote } from './check-schema.js';
 import { type ConfigFs, readSourceFile } from './source-files.js';
 
 /**

@@ -250,3 +250,18 @@ export function sortDiagnostics(
       compareText(a.message, b.message),
   );
 }
+
+/** A value quoted for a message, shortened when long. */
+export function quote(value: unknown): string {
+  const s = typeof value === 'string' ? value : String(value);
+  const chars = [...s];
+  const shown = chars.length > 40 ? `${chars.slice(0, 37).join('')}…` : s;
+  return JSON.stringify(shown);
+}
+
+/** What a value rule says about a value that breaks it: its code, and one text for its message and fix. */
+export interface RuleProblem {
+  readonly code: DiagnosticCode;
+  readonly message: string;
+  readonly hint?: string;
+}

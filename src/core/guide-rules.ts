@@ -1,3 +1,5 @@
+import { quote } from './diagnostics.js';
+
 /**
  * The rules and limits of the guide API on the values a user writes, in one home: the service
  * (`service/`) enforces them on requests and the desired-state check (`config/` and the schema
@@ -130,6 +132,13 @@ export function explainWechatId(id: string): string | undefined {
   if (!/^[A-Za-z]/.test(id)) return `starts with ${JSON.stringify(chars[0] ?? '')}, not a letter`;
   const bad = chars.find((c) => !/^[A-Za-z0-9_-]$/.test(c)) ?? '';
   return `contains ${bad === ' ' ? 'a space' : JSON.stringify(bad)}`;
+}
+
+/** The service's words for a value that is not a WeChat ID, with the reason and the rule. */
+export function wechatIdMessage(what: string, data: unknown): string {
+  const id = typeof data === 'string' ? data : String(data);
+  const reason = explainWechatId(id) ?? 'is not one';
+  return `invalid WeChat ID: ${what} ${quote(id)} ${reason}; ${WECHAT_ID_RULE}`;
 }
 
 /**
