@@ -4,6 +4,7 @@ import * as nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { type Diagnostic, type DiagnosticCode, quote } from '../core/diagnostics.js';
+import { ENVIRONMENT_NAME_RULE } from '../core/environments.js';
 import { GuidectlError } from '../core/errors.js';
 import {
   CARD_TITLE_MAX_CHARS,
@@ -37,6 +38,7 @@ import { checkedSchemaOf } from './checked-schema.js';
 import type { PartValidators, StrictValidators } from './compile-schema.js';
 import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
 import { salvageParts } from './salvage-parts.js';
+import { VALUE_NAME_RULE } from './substitute-values.js';
 import { suggest } from './suggest.js';
 
 /** The format version this program reads. */
@@ -526,8 +528,6 @@ const tooLong =
     ...(hint === undefined ? {} : { hint }),
   });
 
-const ENVIRONMENT_NAME_RULE = 'a name is a letter, then letters, digits, "_" or "-", at most 64 characters';
-const VALUE_NAME_RULE = 'a name is a letter or "_", then letters, digits or "_", at most 64 characters';
 const CREDENTIALS_PREFIX_RULE = 'capital letters, digits and "_", starting with a letter';
 const BASE_URL_HINT =
   'write the address of the guide API, such as https://api.weixin.qq.com; credentials go in the process environment';

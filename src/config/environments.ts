@@ -1,6 +1,6 @@
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { quote } from '../core/diagnostics.js';
-import type { DeclaredEnvironment } from '../core/environments.js';
+import { type DeclaredEnvironment, ENVIRONMENT_NAME } from '../core/environments.js';
 import { isRecord } from '../core/records.js';
 import { CREDENTIALS_HINT } from './check-schema.js';
 import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
@@ -16,7 +16,6 @@ import {
 import { suggest } from './suggest.js';
 
 /** The rule of environment names, as the schema's `environmentName` states it. */
-const ENVIRONMENT_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /** The rule of credentials prefixes, as the schema's `credentialsPrefix` states it. */
 const CREDENTIALS_PREFIX = /^[A-Z](?:[A-Z0-9_]{0,62}[A-Z0-9])?$/;
 

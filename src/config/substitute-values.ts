@@ -8,8 +8,14 @@ import { setOwn } from './read-block-yaml.js';
  * same object in every environment). Positions stay those of the parsed file.
  */
 
+/** The longest value name, in characters. */
+export const VALUE_NAME_MAX_CHARS = 64;
+/** A value name, unanchored: what may stand between `${` and `}`. */
+export const VALUE_NAME_SHAPE = `[A-Za-z_][A-Za-z0-9_]{0,${VALUE_NAME_MAX_CHARS - 1}}`;
 /** The rule of value names, as the schema's `envValues` states it. */
-export const VALUE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+export const VALUE_NAME = new RegExp(`^${VALUE_NAME_SHAPE}$`);
+/** The rule of {@link VALUE_NAME} in words, for messages. */
+export const VALUE_NAME_RULE = `a name is a letter or "_", then letters, digits or "_", at most ${VALUE_NAME_MAX_CHARS} characters`;
 
 /** One `${name}` in a string: the name, and its offsets in the string (end exclusive). */
 export interface ValueReference {

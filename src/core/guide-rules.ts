@@ -12,12 +12,15 @@ import { quote } from './diagnostics.js';
  */
 
 /** A WeChat ID (`guide_account`, `wx_username`): 6–20 characters, a letter first, then letters, digits, `_`, `-`. */
-export const WECHAT_ID = /^[A-Za-z][A-Za-z0-9_-]{5,19}$/;
 export const WECHAT_ID_MIN_CHARS = 6;
 export const WECHAT_ID_MAX_CHARS = 20;
+export const WECHAT_ID = new RegExp(
+  `^[A-Za-z][A-Za-z0-9_-]{${WECHAT_ID_MIN_CHARS - 1},${WECHAT_ID_MAX_CHARS - 1}}$`,
+);
+/** The shape of a WeChat ID in words, as the schema's descriptions state it. */
+export const WECHAT_ID_SHAPE = `${WECHAT_ID_MIN_CHARS} to ${WECHAT_ID_MAX_CHARS} characters, a letter first, then letters, digits, \`_\` or \`-\``;
 /** The rule of {@link WECHAT_ID} in words, for messages. */
-export const WECHAT_ID_RULE =
-  'a WeChat ID has 6 to 20 characters: a letter first, then letters, digits, "_" or "-"';
+export const WECHAT_ID_RULE = `a WeChat ID has ${WECHAT_ID_MIN_CHARS} to ${WECHAT_ID_MAX_CHARS} characters: a letter first, then letters, digits, "_" or "-"`;
 
 /** The longest openid or unionid, in characters. */
 export const OPENID_MAX_CHARS = 64;

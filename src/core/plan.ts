@@ -91,6 +91,19 @@ export const SUBJECT_KINDS: { readonly [O in PlannedOperation]: readonly Subject
   cancelguidemassendjob: ['task'],
 };
 
+/**
+ * The operation that deletes one resource of each kind the deletion guards count by call, so that
+ * the schema's words for `safety.max_deletes` name it without writing it again.
+ */
+export const DELETING_OPERATIONS: {
+  readonly [K in 'guides' | 'groups' | 'memberships' | 'tasks']: PlannedOperation;
+} = {
+  guides: 'delguideacct',
+  groups: 'delguidegroup',
+  memberships: 'delguide2guidegroup',
+  tasks: 'cancelguidemassendjob',
+};
+
 /** Whether `name` is an operation a plan makes (one of {@link SUBJECT_KINDS}'s keys). */
 export function isPlannedOperation(name: string): name is PlannedOperation {
   return Object.hasOwn(SUBJECT_KINDS, name);

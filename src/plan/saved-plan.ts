@@ -1,4 +1,5 @@
 import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
+import { ENVIRONMENT_NAME } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
 import {
@@ -242,9 +243,7 @@ function decodeEnvironment(value: unknown): SavedEnvironment | undefined {
   if (value === undefined) return undefined;
   const environment = record(value, 'environment');
   const name = text(environment['name'], 'environment.name');
-  // The rule of the files' environment names (see DeclaredEnvironment).
-  if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(name))
-    throw new Invalid('environment.name is not the name of an environment');
+  if (!ENVIRONMENT_NAME.test(name)) throw new Invalid('environment.name is not the name of an environment');
   return { name };
 }
 
