@@ -1,13 +1,14 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors, quote } from '../core/diagnostics.js';
+import type { Span, SpanPart, ValuePath } from '../core/positions.js';
 import { isRecord } from '../core/records.js';
 import type { WrittenParts } from '../core/written.js';
 import { checkRules, type RuleFile } from './check-rules.js';
 import { type CompiledSchema, checkSchema } from './check-schema.js';
 import { type Environment, type EnvironmentFile, existsIn, missingValues } from './environments.js';
 import { normalise, type ValidFile } from './normalise.js';
-import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
+import type { ParsedYaml } from './parse-yaml.js';
 import {
   type RecipientsFileRead,
   recipientsFileKey,

@@ -7,11 +7,12 @@ import {
   type Severity,
 } from '../core/diagnostics.js';
 import { isHttpUrl, WECHAT_ID } from '../core/guide-rules.js';
+import type { SpanPart, ValuePath } from '../core/positions.js';
 import type { RuleGroup, WrittenParts } from '../core/written.js';
 import { headImageUrlInvalid } from '../kinds/guide/rules.js';
 import { memberInvalid } from '../kinds/membership/rules.js';
 import { checkTasks } from './check-task-rules.js';
-import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
+import type { ParsedYaml } from './parse-yaml.js';
 
 /** The parts of a file that passed the schema, with the means to point into the file. */
 export interface RuleFile {

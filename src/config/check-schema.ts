@@ -18,11 +18,11 @@ import {
   UNKNOWN_MEDIA_ID,
   wechatIdMessage,
 } from '../core/guide-rules.js';
+import type { Indexed, SpanPart, ValuePath } from '../core/positions.js';
 import { isRecord } from '../core/records.js';
 import { DEFAULT_MAX_DELETE_SHARE, DEFAULT_MAX_DELETES } from '../core/safety.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import type {
-  Indexed,
   WrittenAccount,
   WrittenFile,
   WrittenGroup,
@@ -36,7 +36,7 @@ import { headImageUrlInvalid, NICKNAME_LENGTH } from '../kinds/guide/rules.js';
 import { memberInvalid } from '../kinds/membership/rules.js';
 import { checkedSchemaOf } from './checked-schema.js';
 import type { PartValidators, StrictValidators } from './compile-schema.js';
-import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
+import type { ParsedYaml } from './parse-yaml.js';
 import { salvageParts } from './salvage-parts.js';
 import { VALUE_NAME_RULE } from './substitute-values.js';
 import { suggest } from './suggest.js';

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { LONE_SURROGATE } from '../core/guide-rules.js';
-import type { ParsedYaml, SpanPart, ValuePath } from './parse-yaml.js';
+import type { SpanPart, ValuePath } from '../core/positions.js';
+import type { ParsedYaml } from './parse-yaml.js';
 
 /**
  * A surrogate with no partner, written as an escape (`"\uD800"`, `"\U0000DC00"`): the only way a

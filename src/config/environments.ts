@@ -1,9 +1,10 @@
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { quote } from '../core/diagnostics.js';
 import { type DeclaredEnvironment, ENVIRONMENT_NAME } from '../core/environments.js';
+import type { Span, SpanPart, ValuePath } from '../core/positions.js';
 import { isRecord } from '../core/records.js';
 import { CREDENTIALS_HINT } from './check-schema.js';
-import type { ParsedYaml, Span, SpanPart, ValuePath } from './parse-yaml.js';
+import type { ParsedYaml } from './parse-yaml.js';
 import {
   findStringUses,
   lineStartsOf,

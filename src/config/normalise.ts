@@ -18,6 +18,7 @@ import {
   type SourceRef,
   taskKey,
 } from '../core/desired.js';
+import type { ValuePath } from '../core/positions.js';
 import type {
   WrittenAccount,
   WrittenFile,
@@ -29,7 +30,7 @@ import type {
 import { TASK_KIND } from '../kinds/task/index.js';
 import { normaliseWelcome } from '../kinds/welcome.js';
 import { existsIn } from './environments.js';
-import type { ParsedYaml, ValuePath } from './parse-yaml.js';
+import type { ParsedYaml } from './parse-yaml.js';
 import { recipientsKey } from './recipients-file.js';
 
 /** A file that passed the schema as a whole. */

@@ -13,25 +13,12 @@ import {
   type YAMLMap,
 } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
+import type { LocatedFile, Span, SpanPart, ValuePath } from '../core/positions.js';
 import { isRecord } from '../core/records.js';
 import { type BlockYaml, readBlockYaml, setOwn } from './read-block-yaml.js';
 
-/** A range in a file, 1-based; the end is exclusive. */
-export interface Span {
-  readonly line: number;
-  readonly column: number;
-  readonly endLine: number;
-  readonly endColumn: number;
-}
-
-/** A path into the parsed value: mapping keys and list indexes. */
-export type ValuePath = readonly (string | number)[];
-
-/** Which part of a mapping entry to point at: its key (for unknown keys) or its value. */
-export type SpanPart = 'key' | 'value';
-
 /** A YAML file parsed into a plain value, that can still say where each part of the value was written. */
-export interface ParsedYaml {
+export interface ParsedYaml extends LocatedFile {
   readonly file: string;
   /** Plain data: objects, arrays, strings, numbers, booleans and null only. */
   readonly value: unknown;

@@ -1,5 +1,5 @@
 import { isScalar, LineCounter, type ScalarTag, Schema } from 'yaml';
-import type { SpanPart, ValuePath } from './parse-yaml.js';
+import type { SpanPart, ValuePath } from '../core/positions.js';
 
 /**
  * A fast reader for the block YAML that desired-state files are written in: a root mapping, block

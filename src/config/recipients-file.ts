@@ -4,8 +4,8 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { quote } from '../core/diagnostics.js';
 import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
 import { pathInside } from '../core/paths.js';
+import type { Indexed } from '../core/positions.js';
 import { isRecord } from '../core/records.js';
-import type { Indexed } from '../core/written.js';
 import { type ConfigFs, readSourceFile } from './source-files.js';
 
 /**

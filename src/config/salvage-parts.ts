@@ -1,13 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Indexed } from '../core/positions.js';
 import { isRecord } from '../core/records.js';
-import type {
-  Indexed,
-  RuleGroup,
-  RuleGuide,
-  RuleTask,
-  WrittenParts,
-  WrittenWelcome,
-} from '../core/written.js';
+import type { RuleGroup, RuleGuide, RuleTask, WrittenParts, WrittenWelcome } from '../core/written.js';
 import type { PartValidators } from './compile-schema.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Span, ValuePath } from './parse-yaml.js';
+import type { Span, ValuePath } from '../core/positions.js';
 import { setOwn } from './read-block-yaml.js';
 
 /**

@@ -1,3 +1,5 @@
+import type { Indexed } from './positions.js';
+
 /**
  * One desired-state file exactly as written, once it has passed `schema/guidectl.schema.json`.
  * These types mirror the schema; `config/normalise.ts` and the kinds' normalising turn them into
@@ -111,12 +113,6 @@ export interface WrittenSafety {
   };
   /** A share from 0 to 1, or a percentage such as `25%` (the schema's pattern: 0% to 100%). */
   readonly max_delete_share?: number | string;
-}
-
-/** An entry of a list with its index in the list as written, so that it can still be located. */
-export interface Indexed<T> {
-  readonly index: number;
-  readonly value: T;
 }
 
 /**

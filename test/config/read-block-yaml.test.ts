@@ -6,14 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadDesiredState, MAX_DIAGNOSTICS } from '../../src/config/index.js';
-import {
-  type ParseYamlResult,
-  parseYaml,
-  parseYamlWithPackage,
-  type SpanPart,
-  type ValuePath,
-} from '../../src/config/parse-yaml.js';
+import { type ParseYamlResult, parseYaml, parseYamlWithPackage } from '../../src/config/parse-yaml.js';
 import { readBlockYaml } from '../../src/config/read-block-yaml.js';
+import type { SpanPart, ValuePath } from '../../src/core/positions.js';
 import { randomDocument, seededRandom } from '../helpers/random-yaml.js';
 
 /**
