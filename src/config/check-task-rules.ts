@@ -1,8 +1,10 @@
 import { quote } from '../core/diagnostics.js';
 import { MATERIAL_WORD_MAX_BYTES } from '../core/guide-rules.js';
+import { describeEarlier, type Ref, type Reporter } from '../core/reporter.js';
 import { parseWrittenTime } from '../core/task-time.js';
 import type { RuleTask } from '../core/written.js';
-import { describeEarlier, type KnownGuides, type Ref, type Reporter, type RuleFile } from './check-rules.js';
+import type { KnownGuides } from '../kinds/guide/rules.js';
+import type { RuleFile } from './check-rules.js';
 import type { ParsedYaml } from './parse-yaml.js';
 
 /**
