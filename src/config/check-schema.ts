@@ -6,21 +6,11 @@ import type { ErrorObject, SchemaObject, ValidateFunction } from 'ajv/dist/2020.
 import { type Diagnostic, type DiagnosticCode, quote } from '../core/diagnostics.js';
 import { ENVIRONMENT_NAME_RULE } from '../core/environments.js';
 import { GuidectlError } from '../core/errors.js';
-import {
-  CARD_TITLE_MAX_CHARS,
-  charLength,
-  hasUserInfo,
-  MEDIA_ID_MAX_CHARS,
-  MEDIA_ID_RULE,
-  OPENID_MAX_CHARS,
-  OPENID_RULE,
-  TASK_NAME_MAX_CHARS,
-  UNKNOWN_MEDIA_ID,
-  wechatIdMessage,
-} from '../core/guide-rules.js';
+import { CARD_TITLE_MAX_CHARS, hasUserInfo, OPENID_RULE, TASK_NAME_MAX_CHARS } from '../core/guide-rules.js';
 import type { Indexed, SpanPart, ValuePath } from '../core/positions.js';
 import { isRecord } from '../core/records.js';
 import { DEFAULT_MAX_DELETE_SHARE, DEFAULT_MAX_DELETES } from '../core/safety.js';
+import { emptyText, type SchemaMessage, textTooLong } from '../core/schema-messages.js';
 import { formatWrittenTime } from '../core/task-time.js';
 import type {
   WrittenAccount,
@@ -32,8 +22,11 @@ import type {
   WrittenSafety,
   WrittenTask,
 } from '../core/written.js';
-import { headImageUrlInvalid, NICKNAME_LENGTH } from '../kinds/guide/rules.js';
-import { memberInvalid } from '../kinds/membership/rules.js';
+import { ACCOUNT_MESSAGES } from '../kinds/account/rules.js';
+import { GROUP_MESSAGES } from '../kinds/group/rules.js';
+import { GUIDE_MESSAGES, IDENTIFIER_HINT, NICKNAME_LENGTH } from '../kinds/guide/rules.js';
+import { GUIDE_CONFIG_MESSAGES } from '../kinds/guide-config/rules.js';
+import { MEMBERSHIP_MESSAGES } from '../kinds/membership/rules.js';
 import { checkedSchemaOf } from './checked-schema.js';
 import type { PartValidators, StrictValidators } from './compile-schema.js';
 import type { ParsedYaml } from './parse-yaml.js';
@@ -493,41 +486,6 @@ interface MappedError {
   readonly secret?: true;
 }
 
-/** What a constraint of one `$defs` entry means, in words. `$defs name/keyword` → code and message. */
-type Describe = (ctx: ErrorContext) => {
-  code: DiagnosticCode;
-  message: string;
-  hint?: string;
-  /** The message does not quote the value, which may be a secret: the line is not shown either. */
-  secret?: true;
-};
-
-interface ErrorContext {
-  readonly path: ValuePath;
-  /** The key or item name of the value, as the user would say it: `nickname`, `a quick reply`. */
-  readonly name: string;
-  readonly data: unknown;
-  /** `data` as the file writes it, for a number (`1e400`, not `Infinity`); else `String(data)`. */
-  readonly written: string;
-  readonly limit: number;
-}
-
-const empty =
-  (code: DiagnosticCode, what: string, hint?: string): Describe =>
-  ({ data }) => ({
-    code,
-    message: typeof data === 'string' && data.length > 0 ? `${what} is blank` : `${what} is empty`,
-    ...(hint === undefined ? {} : { hint }),
-  });
-
-const tooLong =
-  (code: DiagnosticCode, what: string, hint?: string): Describe =>
-  ({ data, limit }) => ({
-    code,
-    message: `${what} ${quote(data)} is ${countChars(data)} characters; the limit is ${limit}`,
-    ...(hint === undefined ? {} : { hint }),
-  });
-
 const CREDENTIALS_PREFIX_RULE = 'capital letters, digits and "_", starting with a letter';
 const BASE_URL_HINT =
   'write the address of the guide API, such as https://api.weixin.qq.com; credentials go in the process environment';
@@ -543,14 +501,10 @@ export function mayHoldSecret(path: ValuePath): boolean {
   return path[0] === 'environments' && path.length >= 2 && path[2] !== 'values' && path[2] !== 'base_url';
 }
 
-const IDENTIFIER_HINT = 'use only letters, digits, "_" and "-", with no spaces';
-const WECHAT_ID_HINT =
-  'write the WeChat ID as WeChat shows it (Me, then WeChat ID); a guide without one is named by "openid" instead';
-
 /** The default share of deletions as a percentage, as the flag and the file may write it. */
 const SHARE_PERCENT = `${DEFAULT_MAX_DELETE_SHARE * 100}%`;
 
-const shareOutOfRange: Describe = ({ written }) => ({
+const shareOutOfRange: SchemaMessage = ({ written }) => ({
   code: 'safety-limit-invalid',
   message: `safety.max_delete_share is ${written}; it must be a share from 0 to 1`,
   hint: `write ${DEFAULT_MAX_DELETE_SHARE} for ${SHARE_PERCENT} of the live count (the default)`,
@@ -606,7 +560,7 @@ function pushAtProblem(text: string): { message: string; hint: string } {
  * constraint keyword in the schema has an entry, so that no user sees ajv's raw text.
  */
 /** A task (or a `protect.tasks` entry) with both guide keys, or neither. */
-const taskGuideOneOf: Describe = ({ data }) =>
+const taskGuideOneOf: SchemaMessage = ({ data }) =>
   isRecord(data) && 'guide' in data && 'guide_openid' in data
     ? {
         code: 'task-guide-both',
@@ -620,96 +574,12 @@ const taskGuideOneOf: Describe = ({ data }) =>
         hint: 'the guide is the one who sends the task to its customers',
       };
 
-export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
-  'nickname/minLength': empty('nickname-empty', 'the nickname', `write ${NICKNAME_LENGTH}`),
-  'nickname/maxLength': tooLong('nickname-too-long', 'nickname'),
-  'headImageUrl/pattern': ({ data }) => headImageUrlInvalid(data),
-  'headImageUrl/maxLength': ({ data, limit }) => ({
-    code: 'head-image-url-too-long',
-    message: `head_image_url is ${countChars(data)} characters, longer than ${limit} characters`,
-    hint: 'use a shorter address for the picture, such as the one WeChat gives when it is uploaded',
-  }),
-  'guideAccount/pattern': ({ data }) => ({
-    code: 'guide-account-invalid',
-    message: data === '' ? 'the account is empty' : wechatIdMessage('account', data),
-    hint: WECHAT_ID_HINT,
-  }),
-  'openid/pattern': ({ data }) => ({
-    code: 'openid-invalid',
-    message:
-      data === ''
-        ? 'the openid is empty'
-        : `invalid openid: ${quote(data)}${countChars(data) > OPENID_MAX_CHARS ? ` has ${countChars(data)} characters` : ''}; ${OPENID_RULE}`,
-    hint: IDENTIFIER_HINT,
-  }),
-  'member/pattern': ({ data }) => memberInvalid(data),
-  'quickReplies/maxItems': ({ data, limit }) => ({
-    code: 'quick-replies-too-many',
-    message: `a guide holds at most ${limit} quick replies; this one has ${Array.isArray(data) ? data.length : '?'}`,
-    hint: `keep the ${limit} the guide needs most and remove the others`,
-  }),
-  'sensitiveWordList/maxItems': ({ data, limit }) => ({
-    code: 'sensitive-words-too-many',
-    message: `sensitive word count limit reached (${limit}): this list has ${Array.isArray(data) ? data.length : '?'} words`,
-    hint: `an account holds at most ${limit} sensitive words; remove the others`,
-  }),
-  'quickReply/minLength': empty('quick-reply-empty', 'a quick reply', 'remove it or write its text'),
-  'welcome/maxItems': ({ data, limit }) => ({
-    code: 'welcome-too-many',
-    message: `a guide has at most ${limit} welcome messages; this one has ${Array.isArray(data) ? data.length : '?'}`,
-    hint: 'WeChat sends the first and the second message only; remove the others',
-  }),
-  'defaultWelcome/maxItems': ({ data, limit }) => ({
-    code: 'default-welcome-too-many',
-    message: `the account has at most ${limit} default welcome messages; this list has ${Array.isArray(data) ? data.length : '?'}`,
-    hint: 'WeChat sends the first and the second message only; remove the others',
-  }),
-  'welcomeMessage/minProperties': ({ path }) => ({
-    code: 'welcome-form-missing',
-    message: `this ${messageWord(path)} is empty; it needs one of "text", "image" or "miniprogram"`,
-    hint: 'for example: - text: "Welcome!"',
-  }),
-  'welcomeMessage/maxProperties': ({ data, path }) => ({
-    code: 'welcome-form-multiple',
-    message: `a ${messageWord(path)} has exactly one of "text", "image" or "miniprogram"; this one has ${listKeys(data)}`,
-    hint: 'make each of them its own entry of the list (each starting with "- ")',
-  }),
-  'welcomeText/minLength': (ctx) =>
-    empty('welcome-text-empty', `the text of this ${messageWord(ctx.path)}`)(ctx),
-  'mediaId/pattern': ({ data, name }) => ({
-    code: 'media-id-invalid',
-    message:
-      data === ''
-        ? `${name} is empty; it must be a media id`
-        : `invalid media id: ${name} is ${quote(data)}${countChars(data) > MEDIA_ID_MAX_CHARS ? ` (${countChars(data)} characters)` : ''}; ${MEDIA_ID_RULE}`,
-    hint: 'write the media id returned when the material was uploaded',
-  }),
-  'mediaId/not': ({ name }) => ({
-    code: 'media-id-placeholder',
-    message: `${name} is ${UNKNOWN_MEDIA_ID}, the placeholder that export writes: replace the placeholder with the media id of ${name === '"image"' ? 'the image' : "the card's cover"}`,
-    hint: "the API does not read a card's cover back, so export cannot know it; upload the cover and write its media id",
-  }),
-  'appid/pattern': ({ data }) => ({
-    code: 'appid-invalid',
-    message: `appid ${quote(data)} is not a mini-program appid`,
-    hint: 'an appid is "wx" followed by 16 lowercase hexadecimal digits, such as wx1234567890abcdef',
-  }),
-  'miniprogramTitle/minLength': empty('miniprogram-title-empty', 'the title of the mini-program card'),
-  'miniprogramTitle/maxLength': tooLong('miniprogram-title-too-long', 'title'),
-  'miniprogramPath/minLength': empty(
-    'miniprogram-path-empty',
-    'the path of the mini-program card',
-    'write the page to open, such as pages/index/index',
-  ),
-  'offlineAutoReply/minLength': empty(
-    'offline-reply-empty',
-    'offline_auto_reply',
-    'write null to delete the offline reply, or remove the key to leave it alone',
-  ),
-  'offlineAutoReply/maxLength': ({ data, limit }) => ({
-    code: 'offline-reply-too-long',
-    message: `offline_auto_reply is ${countChars(data)} characters; the limit is ${limit}`,
-  }),
+export const SCHEMA_MESSAGES: Readonly<Record<string, SchemaMessage>> = {
+  ...GUIDE_MESSAGES,
+  ...GUIDE_CONFIG_MESSAGES,
+  ...GROUP_MESSAGES,
+  ...MEMBERSHIP_MESSAGES,
+  ...ACCOUNT_MESSAGES,
   'semantics/enum': ({ data }) => {
     const guess = typeof data === 'string' ? suggest(data, ['append', 'replace']) : undefined;
     return {
@@ -718,9 +588,6 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
       hint: '"append" if the target adds the words it is sent (how WeChat behaves), "replace" if it replaces the list',
     };
   },
-  'sensitiveWord/minLength': empty('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
-  'groupName/minLength': empty('group-name-empty', 'the group name'),
-  'groupName/maxLength': tooLong('group-name-too-long', 'group name'),
   'deleteLimit/minimum': ({ path, written }) => ({
     code: 'safety-limit-invalid',
     message: `${path.join('.')} is ${written}; it must be 0 or more`,
@@ -733,13 +600,13 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     message: `safety.max_delete_share is ${quote(written)}; it must be a share from 0 to 1, or a percentage from 0% to 100%`,
     hint: `write ${DEFAULT_MAX_DELETE_SHARE} or "${SHARE_PERCENT}" for ${SHARE_PERCENT} of the live count (the default)`,
   }),
-  'taskName/minLength': empty(
+  'taskName/minLength': emptyText(
     'task-name-empty',
     'the task name',
     `write 1 to ${TASK_NAME_MAX_CHARS} characters`,
   ),
-  'taskName/maxLength': tooLong('task-name-too-long', 'task name'),
-  'taskRemark/maxLength': tooLong('task-remark-too-long', 'remark'),
+  'taskName/maxLength': textTooLong('task-name-too-long', 'task name'),
+  'taskRemark/maxLength': textTooLong('task-remark-too-long', 'remark'),
   'taskMaterials/maxItems': ({ data, limit }) => ({
     code: 'task-materials-too-many',
     message: `a task sends at most ${limit} materials; this one has ${Array.isArray(data) ? data.length : '?'}`,
@@ -762,12 +629,12 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
       data === '' ? 'a recipient is empty' : `invalid openid: recipient ${quote(data)}; ${OPENID_RULE}`,
     hint: IDENTIFIER_HINT,
   }),
-  'recipientsFile/minLength': empty(
+  'recipientsFile/minLength': emptyText(
     'recipients-file-not-found',
     'recipients_file',
     'write the path of the file',
   ),
-  'recipientsFile/pattern': empty(
+  'recipientsFile/pattern': emptyText(
     'recipients-file-not-found',
     'recipients_file',
     'write the path of the file',
@@ -804,18 +671,6 @@ export const SCHEMA_MESSAGES: Readonly<Record<string, Describe>> = {
     message: `credentials must be the prefix of variable names (such as STAGING for STAGING_APPID and STAGING_SECRET): ${CREDENTIALS_PREFIX_RULE}; the value is not shown, in case it is a secret`,
     hint: CREDENTIALS_HINT,
   }),
-  'guide/oneOf': ({ data }) =>
-    isRecord(data) && 'account' in data && 'openid' in data
-      ? {
-          code: 'guide-identity-both',
-          message: 'this guide has both "account" and "openid"; a guide is named by exactly one of them',
-          hint: 'keep "account" if the guide must be in a group (membership works by account only)',
-        }
-      : {
-          code: 'guide-identity-missing',
-          message: 'this guide has neither "account" nor "openid"; a guide is named by exactly one of them',
-          hint: 'add "account: <WeChat ID>" (or "openid: …" for a guide without a WeChat ID)',
-        },
 };
 
 /** Advice for required keys, by key name. */
@@ -1093,11 +948,6 @@ function isIndex(segment: string): boolean {
   return true;
 }
 
-/** What a welcome message is called where it is: a task's is a material. */
-function messageWord(path: ValuePath): string {
-  return path.includes('materials') ? 'material' : 'welcome message';
-}
-
 const ITEM_NAMES: Readonly<Record<string, string>> = {
   guides: 'a guide',
   groups: 'a group',
@@ -1200,15 +1050,4 @@ export function describeValue(value: unknown, written?: string): string {
     default:
       return typeof value;
   }
-}
-
-function listKeys(data: unknown): string {
-  if (!isRecord(data)) return 'several';
-  const keys = Object.keys(data).map((k) => `"${k}"`);
-  return keys.length <= 1 ? keys.join('') : `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)}`;
-}
-
-/** Characters as WeChat counts them (code points); 0 for what is not text. */
-function countChars(value: unknown): number {
-  return typeof value === 'string' ? charLength(value) : 0;
 }

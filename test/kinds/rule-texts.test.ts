@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
+import { ACCOUNT_MESSAGES } from '../../src/kinds/account/rules.js';
+import { ACCOUNT_SCHEMA } from '../../src/kinds/account/schema.js';
+import { GROUP_MESSAGES } from '../../src/kinds/group/rules.js';
+import { GROUP_SCHEMA } from '../../src/kinds/group/schema.js';
+import { GUIDE_MESSAGES } from '../../src/kinds/guide/rules.js';
+import { GUIDE_SCHEMA } from '../../src/kinds/guide/schema.js';
+import { GUIDE_CONFIG_MESSAGES } from '../../src/kinds/guide-config/rules.js';
+import { GUIDE_CONFIG_SCHEMA } from '../../src/kinds/guide-config/schema.js';
+import { MEMBERSHIP_MESSAGES } from '../../src/kinds/membership/rules.js';
+import { MEMBERSHIP_SCHEMA } from '../../src/kinds/membership/schema.js';
 import { tempFiles } from '../helpers/temp-files.js';
 
 // One text per rule: the schema and the rules after it say the same words for the same problem.
@@ -44,5 +54,26 @@ describe('member-invalid', () => {
       'invalid WeChat ID: member "1alice" starts with "1", not a letter; a WeChat ID has 6 to 20 characters: a letter first, then letters, digits, "_" or "-"',
     );
     expect(byRules.hint).toBe(bySchema.hint);
+  });
+});
+
+describe("each kind's schema messages", () => {
+  it('name constraints of its own schema fragment', () => {
+    const pairs = [
+      [GUIDE_MESSAGES, GUIDE_SCHEMA],
+      [GUIDE_CONFIG_MESSAGES, GUIDE_CONFIG_SCHEMA],
+      [GROUP_MESSAGES, GROUP_SCHEMA],
+      [MEMBERSHIP_MESSAGES, MEMBERSHIP_SCHEMA],
+      [ACCOUNT_MESSAGES, ACCOUNT_SCHEMA],
+    ] as const;
+    for (const [messages, fragment] of pairs) {
+      for (const key of Object.keys(messages)) {
+        const [def = '', keyword = ''] = key.split('/');
+        const constraint = fragment[def];
+        const written = JSON.stringify(constraint ?? null);
+        expect(constraint, key).toBeDefined();
+        expect(written, key).toContain(`"${keyword}"`);
+      }
+    }
   });
 });

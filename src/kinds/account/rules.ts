@@ -1,6 +1,8 @@
 import { quote } from '../../core/diagnostics.js';
 import type { LocatedFile } from '../../core/positions.js';
 import { describeEarlier, type Reporter } from '../../core/reporter.js';
+import { countChars, emptyText, itemCount, type SchemaMessages } from '../../core/schema-messages.js';
+import { WELCOME_TOO_MANY_HINT } from '../guide-config/rules.js';
 
 /** The account's sensitive words in one file that passed the schema, with the means to point into it. */
 export interface AccountRuleFile {
@@ -37,3 +39,27 @@ export function checkSensitiveWords(files: readonly AccountRuleFile[], out: Repo
     });
   }
 }
+
+/** The words for the account's values that break the schema fragment (`schema.ts`), by `$defs name/keyword`. */
+export const ACCOUNT_MESSAGES: SchemaMessages = {
+  'sensitiveWordList/maxItems': ({ data, limit }) => ({
+    code: 'sensitive-words-too-many',
+    message: `sensitive word count limit reached (${limit}): this list has ${itemCount(data)} words`,
+    hint: `an account holds at most ${limit} sensitive words; remove the others`,
+  }),
+  'offlineAutoReply/minLength': emptyText(
+    'offline-reply-empty',
+    'offline_auto_reply',
+    'write null to delete the offline reply, or remove the key to leave it alone',
+  ),
+  'offlineAutoReply/maxLength': ({ data, limit }) => ({
+    code: 'offline-reply-too-long',
+    message: `offline_auto_reply is ${countChars(data)} characters; the limit is ${limit}`,
+  }),
+  'sensitiveWord/minLength': emptyText('sensitive-word-empty', 'a sensitive word', 'remove it from the list'),
+  'defaultWelcome/maxItems': ({ data, limit }) => ({
+    code: 'default-welcome-too-many',
+    message: `the account has at most ${limit} default welcome messages; this list has ${itemCount(data)}`,
+    hint: WELCOME_TOO_MANY_HINT,
+  }),
+};

@@ -1,6 +1,7 @@
 import { quote } from '../../core/diagnostics.js';
 import type { Indexed, LocatedFile } from '../../core/positions.js';
 import type { Ref, Reporter } from '../../core/reporter.js';
+import { emptyText, type SchemaMessages, textTooLong } from '../../core/schema-messages.js';
 import type { RuleGroup } from '../../core/written.js';
 import type { KnownGuides } from '../guide/rules.js';
 import { checkMembers } from '../membership/rules.js';
@@ -44,3 +45,9 @@ export function checkGroups(
     }
   }
 }
+
+/** The words for a group's values that break the schema fragment (`schema.ts`), by `$defs name/keyword`. */
+export const GROUP_MESSAGES: SchemaMessages = {
+  'groupName/minLength': emptyText('group-name-empty', 'the group name'),
+  'groupName/maxLength': textTooLong('group-name-too-long', 'group name'),
+};

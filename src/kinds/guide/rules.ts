@@ -1,7 +1,15 @@
 import { quote, type RuleProblem } from '../../core/diagnostics.js';
-import { isHttpUrl, NICKNAME_MAX_CHARS } from '../../core/guide-rules.js';
+import {
+  isHttpUrl,
+  NICKNAME_MAX_CHARS,
+  OPENID_MAX_CHARS,
+  OPENID_RULE,
+  wechatIdMessage,
+} from '../../core/guide-rules.js';
 import type { Indexed, LocatedFile } from '../../core/positions.js';
+import { isRecord } from '../../core/records.js';
 import type { Ref, Reporter } from '../../core/reporter.js';
+import { countChars, emptyText, type SchemaMessages, textTooLong } from '../../core/schema-messages.js';
 import type { RuleGuide } from '../../core/written.js';
 
 /**
@@ -81,3 +89,45 @@ export function checkGuides(files: readonly GuideRuleFile[], out: Reporter): Kno
   }
   return { byAccount, byOpenid };
 }
+
+/** For a value that is not an identifier (an openid, a recipient). */
+export const IDENTIFIER_HINT = 'use only letters, digits, "_" and "-", with no spaces';
+const WECHAT_ID_HINT =
+  'write the WeChat ID as WeChat shows it (Me, then WeChat ID); a guide without one is named by "openid" instead';
+
+/** The words for a guide's values that break the schema fragment (`schema.ts`), by `$defs name/keyword`. */
+export const GUIDE_MESSAGES: SchemaMessages = {
+  'nickname/minLength': emptyText('nickname-empty', 'the nickname', `write ${NICKNAME_LENGTH}`),
+  'nickname/maxLength': textTooLong('nickname-too-long', 'nickname'),
+  'headImageUrl/pattern': ({ data }) => headImageUrlInvalid(data),
+  'headImageUrl/maxLength': ({ data, limit }) => ({
+    code: 'head-image-url-too-long',
+    message: `head_image_url is ${countChars(data)} characters, longer than ${limit} characters`,
+    hint: 'use a shorter address for the picture, such as the one WeChat gives when it is uploaded',
+  }),
+  'guideAccount/pattern': ({ data }) => ({
+    code: 'guide-account-invalid',
+    message: data === '' ? 'the account is empty' : wechatIdMessage('account', data),
+    hint: WECHAT_ID_HINT,
+  }),
+  'openid/pattern': ({ data }) => ({
+    code: 'openid-invalid',
+    message:
+      data === ''
+        ? 'the openid is empty'
+        : `invalid openid: ${quote(data)}${countChars(data) > OPENID_MAX_CHARS ? ` has ${countChars(data)} characters` : ''}; ${OPENID_RULE}`,
+    hint: IDENTIFIER_HINT,
+  }),
+  'guide/oneOf': ({ data }) =>
+    isRecord(data) && 'account' in data && 'openid' in data
+      ? {
+          code: 'guide-identity-both',
+          message: 'this guide has both "account" and "openid"; a guide is named by exactly one of them',
+          hint: 'keep "account" if the guide must be in a group (membership works by account only)',
+        }
+      : {
+          code: 'guide-identity-missing',
+          message: 'this guide has neither "account" nor "openid"; a guide is named by exactly one of them',
+          hint: 'add "account: <WeChat ID>" (or "openid: …" for a guide without a WeChat ID)',
+        },
+};

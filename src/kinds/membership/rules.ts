@@ -3,6 +3,7 @@ import { quote } from '../../core/diagnostics.js';
 import { WECHAT_ID, wechatIdMessage } from '../../core/guide-rules.js';
 import type { LocatedFile } from '../../core/positions.js';
 import { describeEarlier, type Reporter } from '../../core/reporter.js';
+import type { SchemaMessages } from '../../core/schema-messages.js';
 import type { KnownGuides } from '../guide/rules.js';
 
 /**
@@ -83,3 +84,8 @@ export function checkMembers(
     }
   });
 }
+
+/** The words for a member's values that break the schema fragment (`schema.ts`), by `$defs name/keyword`. */
+export const MEMBERSHIP_MESSAGES: SchemaMessages = {
+  'member/pattern': ({ data }) => memberInvalid(data),
+};
