@@ -71,8 +71,10 @@ export const MEDIA_ID_MAX_CHARS = 128;
 export const MEDIA_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MEDIA_ID_MAX_CHARS}}$`);
 /** The rule of {@link MEDIA_ID} in words, for messages. */
 export const MEDIA_ID_RULE = `a media id has 1 to ${MEDIA_ID_MAX_CHARS} letters, digits, "_" or "-"`;
-/** A mini-program appid: `wx` and 16 lowercase hexadecimal digits. */
-export const APPID = /^wx[0-9a-f]{16}$/;
+/** The lowercase hexadecimal digits of a mini-program appid after its `wx`. */
+export const APPID_HEX_DIGITS = 16;
+/** A mini-program appid: `wx` and {@link APPID_HEX_DIGITS} lowercase hexadecimal digits. */
+export const APPID = new RegExp(`^wx[0-9a-f]{${APPID_HEX_DIGITS}}$`);
 /** The title of a mini-program card, in code points. */
 export const CARD_TITLE_MAX_CHARS = 35;
 /** Welcome messages (auto replies) of one guide or of the account: `guide_auto_reply` and `_plus`. */

@@ -1,5 +1,10 @@
 import { quote } from '../../core/diagnostics.js';
-import { MEDIA_ID_MAX_CHARS, MEDIA_ID_RULE, UNKNOWN_MEDIA_ID } from '../../core/guide-rules.js';
+import {
+  APPID_HEX_DIGITS,
+  MEDIA_ID_MAX_CHARS,
+  MEDIA_ID_RULE,
+  UNKNOWN_MEDIA_ID,
+} from '../../core/guide-rules.js';
 import {
   countChars,
   emptyText,
@@ -59,7 +64,7 @@ export const GUIDE_CONFIG_MESSAGES: SchemaMessages = {
   'appid/pattern': ({ data }) => ({
     code: 'appid-invalid',
     message: `appid ${quote(data)} is not a mini-program appid`,
-    hint: 'an appid is "wx" followed by 16 lowercase hexadecimal digits, such as wx1234567890abcdef',
+    hint: `an appid is "wx" followed by ${APPID_HEX_DIGITS} lowercase hexadecimal digits, such as wx1234567890abcdef`,
   }),
   'miniprogramTitle/minLength': emptyText('miniprogram-title-empty', 'the title of the mini-program card'),
   'miniprogramTitle/maxLength': textTooLong('miniprogram-title-too-long', 'title'),

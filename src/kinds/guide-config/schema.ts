@@ -1,5 +1,6 @@
 import {
   APPID,
+  APPID_HEX_DIGITS,
   CARD_TITLE_MAX_CHARS,
   MAX_QUICK_REPLIES,
   MAX_WELCOME_MESSAGES,
@@ -93,8 +94,7 @@ export const GUIDE_CONFIG_SCHEMA: SchemaFragment = {
     },
   },
   appid: {
-    description:
-      'The appid of a mini program linked to the account: `wx` then 16 lowercase hexadecimal digits.',
+    description: `The appid of a mini program linked to the account: \`wx\` then ${APPID_HEX_DIGITS} lowercase hexadecimal digits.`,
     type: 'string',
     anyOf: [
       {
