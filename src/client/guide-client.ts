@@ -6,6 +6,7 @@ import { formatCount } from '../core/count.js';
 import { type CredentialVariables, WECHAT_VARIABLES } from '../core/credential-variables.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
+import type { Claims, Confirmation, ConfirmRead, LostAnswerPolicy, WireBody } from '../kinds/kind.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
 import type { ServiceHandler } from '../wire/exchange.js';
 import { toId64 } from '../wire/ids.js';
@@ -93,15 +94,7 @@ import type { ClientEvent, RetryEvent } from './events.js';
 import type { ProxySettings } from './http-transport.js';
 import { InProcessTransport } from './in-process-transport.js';
 import { RateLimiter, Semaphore, type Sleep } from './limiter.js';
-import {
-  type Claims,
-  type Confirmation,
-  type ConfirmRead,
-  isWriteOperation,
-  type LostAnswerPolicy,
-  lostAnswerPolicy,
-  type WireBody,
-} from './outcomes.js';
+import { isWriteOperation, lostAnswerPolicy } from './outcomes.js';
 import { proxyInWords } from './proxy.js';
 import { SecretSet } from './redact.js';
 import {

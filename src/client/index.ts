@@ -1,3 +1,4 @@
+export type { LostAnswerPolicy } from '../kinds/kind.js';
 export {
   type ApiErrorKind,
   ApiUnauthorizedError,
@@ -44,7 +45,7 @@ export {
 } from './guide-client.js';
 export type { ProxySettings } from './http-transport.js';
 export type { Sleep } from './limiter.js';
-export { type LostAnswerPolicy, lostAnswerPolicy, type WriteOperation } from './outcomes.js';
+export { lostAnswerPolicy, type WriteOperation } from './outcomes.js';
 export { REDACTED, redactUrl } from './redact.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { ClientAuth } from './tokens.js';

@@ -1,5 +1,18 @@
+import {
+  type ConfirmRead,
+  guideOf,
+  idOf,
+  type LostAnswerPolicy,
+  OK,
+  RESEND,
+  sameList,
+  sameSet,
+  stringsOf,
+  text,
+  type WireBody,
+} from '../kinds/kind.js';
 import { ERRCODE } from '../wire/errcodes.js';
-import { type Id64, id64ToJson, toId64 } from '../wire/ids.js';
+import { type Id64, id64ToJson } from '../wire/ids.js';
 import { decodeAnswer } from '../wire/messages.js';
 import type { OPERATIONS, OperationName } from '../wire/operations.js';
 
@@ -9,14 +22,14 @@ import type { OPERATIONS, OperationName } from '../wire/operations.js';
  * be applied twice, never land after a call that depends on it, and never be reported wrongly.
  *
  * **Ordering barrier (every write).** An attempt that times out is not abandoned: the server may
- * still be working on it, and a resend, or the next call of the plan, could then race the late
+ * still be working on it, and a RESEND, or the next call of the plan, could then race the late
  * original (a retried "delete all quick replies" landing after the append that followed it, and
  * wiping it). The client keeps the request open for up to `settleMs` more (120 s) and waits for
  * its late answer, holding the call — and so everything that depends on it — until it comes:
  * - a late answer settles the attempt as any answer does (0: done; -1, 45011: no effect, retry);
  * - a connection that breaks meanwhile means the server is done with it: the rules below apply;
  * - nothing even then: the exchange is given up, the call fails with `CallOutcomeUnknownError`
- *   (no resend, no read: neither can tell what a request still in flight will do) and is counted
+ *   (no RESEND, no read: neither can tell what a request still in flight will do) and is counted
  *   in `GuideClient.abandonedWrites`, so that no caller declares the account converged while it
  *   could still land.
  * A write call therefore ends only when none of its attempts can land any more.
@@ -64,80 +77,10 @@ import type { OPERATIONS, OperationName } from '../wire/operations.js';
  * create or an append whose original lands only after the settle window is made twice: the next
  * plan reconciles the copies (groups and tasks of one name; a quick-reply list is set again).
  */
-/** A wire body as sent (64-bit ids as `bigint`). */
-export type WireBody = Readonly<Record<string, unknown>>;
-
-/** Calls a read operation for a confirmation; an answer whose errcode is in `accept` is returned. */
-export type ConfirmRead = (
-  operation: OperationName,
-  body: WireBody,
-  accept?: readonly number[],
-) => Promise<Readonly<Record<string, unknown>>>;
-
-/** The result of settling a lost answer by reading. */
-export type Confirmation =
-  | {
-      readonly outcome: 'applied';
-      readonly answer: Readonly<Record<string, unknown>>;
-      readonly detail: string;
-    }
-  | { readonly outcome: 'not-applied'; readonly detail: string }
-  | { readonly outcome: 'unknown'; readonly detail: string };
-
-/** Ids (groups, tasks) this client has already attributed to one of its calls. */
-export type Claims = Set<string>;
-
-/** A resend is refused with one of `errcodes`: check whether the lost attempt had done the work. */
-export interface RefusalCheck {
-  readonly errcodes: readonly number[];
-  /** The answer to report when the work is done, undefined when the refusal stands. */
-  confirm(read: ConfirmRead, body: WireBody): Promise<Readonly<Record<string, unknown>> | undefined>;
-}
-
-export type LostAnswerPolicy =
-  | { readonly kind: 'resend'; readonly afterRefusal?: RefusalCheck }
-  | {
-      readonly kind: 'confirm';
-      /** Read before the first attempt; what `confirm` compares against. */
-      snapshot(read: ConfirmRead, body: WireBody): Promise<unknown>;
-      confirm(read: ConfirmRead, body: WireBody, snapshot: unknown, claims: Claims): Promise<Confirmation>;
-    };
-
 /** The operations that write. */
 export type WriteOperation = {
   [Op in OperationName]: (typeof OPERATIONS)[Op]['writes'] extends true ? Op : never;
 }[OperationName];
-
-const OK = { errcode: 0, errmsg: 'ok' } as const;
-
-function text(body: WireBody, key: string): string | undefined {
-  const v = body[key];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-/** The guide named by a body, as a body for a read. */
-function guideOf(body: WireBody): WireBody {
-  const account = text(body, 'guide_account');
-  if (account !== undefined) return { guide_account: account };
-  const openid = text(body, 'guide_openid');
-  return openid === undefined ? {} : { guide_openid: openid };
-}
-
-function idOf(body: WireBody, key: string): Id64 | undefined {
-  return toId64(body[key]);
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  const left = new Set(a);
-  const right = new Set(b);
-  return left.size === right.size && [...left].every((x) => right.has(x));
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-const resend: LostAnswerPolicy = { kind: 'resend' };
 
 const addGuide: LostAnswerPolicy = {
   kind: 'resend',
@@ -289,10 +232,6 @@ async function openTasks(read: ConfirmRead, body: WireBody): Promise<TaskSummary
   }
 }
 
-function stringsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 const addTask: LostAnswerPolicy = {
   kind: 'confirm',
   snapshot: async (read, body) => (await openTasks(read, body)).map((t) => t.id),
@@ -363,12 +302,12 @@ const POLICIES: {
   readonly [Op in WriteOperation]: LostAnswerPolicy | ((body: WireBody) => LostAnswerPolicy);
 } = {
   addguideacct: addGuide,
-  updateguideacct: resend,
+  updateguideacct: RESEND,
   delguideacct: delGuide,
-  guidecreateqrcode: resend,
-  pushshowwxapathmenu: resend,
-  setguideconfig: (body) => (appendedReplies(body) === undefined ? resend : appendQuickReplies),
-  setguideacctconfig: resend,
+  guidecreateqrcode: RESEND,
+  pushshowwxapathmenu: RESEND,
+  setguideconfig: (body) => (appendedReplies(body) === undefined ? RESEND : appendQuickReplies),
+  setguideacctconfig: RESEND,
   newguidegroup: newGroup,
   addguide2guidegroup: addMember,
   delguide2guidegroup: delMember,

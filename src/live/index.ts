@@ -7,6 +7,5 @@ export {
   readLiveState,
   readOnlyClient,
   readScopeFor,
-  toWelcome,
 } from './read-live-state.js';
 export { type QuotaReader, readQuotas } from './read-quotas.js';

@@ -11,10 +11,11 @@ import type {
   LiveTask,
   LiveWelcome,
 } from '../core/live.js';
+import { toWelcome } from '../kinds/kind.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 import type { TaskRead } from '../kinds/task/read.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
-import type { AutoReplyRead, GetGuideAcctListAnswer, GetGuideConfigAnswer } from '../wire/messages.js';
+import type { GetGuideAcctListAnswer, GetGuideConfigAnswer } from '../wire/messages.js';
 import type { QuotaReader } from './read-quotas.js';
 
 export type { LiveReadScope } from '../core/live.js';
@@ -310,38 +311,4 @@ function toGuideConfig(answer: GetGuideConfigAnswer): LiveGuideConfig {
 function welcomeOf(answer: GetGuideConfigAnswer): LiveWelcome[] {
   const replies = [answer.guide_auto_reply, answer.guide_auto_reply_plus].filter((r) => r !== undefined);
   return replies.map(toWelcome);
-}
-
-/**
- * A read-back auto reply as a welcome message; a card is parsed from its JSON string. Apply also
- * makes one of what it sent (see `reconcile/`'s verify): the same normalisation as a read.
- */
-export function toWelcome(reply: Pick<AutoReplyRead, 'content'> & { readonly msgtype: number }): LiveWelcome {
-  switch (reply.msgtype) {
-    case 1:
-      return { type: 'text', text: reply.content };
-    case 2:
-      return { type: 'image', mediaId: reply.content };
-    case 3: {
-      const card = parseCard(reply.content);
-      return card ?? { type: 'unknown', msgtype: 3, content: reply.content };
-    }
-    default:
-      return { type: 'unknown', msgtype: reply.msgtype, content: reply.content };
-  }
-}
-
-function parseCard(content: string): LiveWelcome | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const appid = Reflect.get(value, 'appid');
-  const title = Reflect.get(value, 'title');
-  const path = Reflect.get(value, 'path');
-  if (typeof appid !== 'string' || typeof title !== 'string' || typeof path !== 'string') return undefined;
-  return { type: 'miniprogram', appid, title, path };
 }

@@ -2,7 +2,7 @@ import { type GuideId, guideKey } from '../core/desired.js';
 import type { LiveGuideConfig, LiveReadScope, LiveState, LiveWelcome } from '../core/live.js';
 import type { ApplyResult, CallBody, JsonValue, Plan } from '../core/plan.js';
 import { isRecord } from '../core/records.js';
-import { toWelcome } from '../live/index.js';
+import { toWelcome } from '../kinds/kind.js';
 
 /**
  * How apply checks convergence after its calls (`apply --verify`):

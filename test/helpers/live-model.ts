@@ -1,7 +1,7 @@
 import { type GuideId, guideKey } from '../../src/core/desired.js';
 import type { LiveGroup, LiveGuide, LiveState, LiveWelcome } from '../../src/core/live.js';
 import { type CallBody, type GroupRef, isGroupRef, type JsonValue, type Plan } from '../../src/core/plan.js';
-import { toWelcome } from '../../src/live/index.js';
+import { toWelcome } from '../../src/kinds/kind.js';
 
 /**
  * A model of the account that interprets a plan's calls as the guide service does (see
