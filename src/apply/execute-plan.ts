@@ -1,6 +1,5 @@
 import { QuotaExhaustedError } from '../client/errors.js';
 import type { GuideClient } from '../client/index.js';
-import { appendedReplies } from '../client/outcomes.js';
 import { toId64 } from '../client/wire-names.js';
 import { guideKey } from '../core/desired.js';
 import { errorMessage } from '../core/errors.js';
@@ -15,6 +14,7 @@ import {
   type PlannedOperation,
   wireBody,
 } from '../core/plan.js';
+import { appendedReplies } from '../kinds/guide-config/writes.js';
 
 export type { ApplyResult, CallOutcome, CallStatus };
 

@@ -1,20 +1,7 @@
-import {
-  type ConfirmRead,
-  guideOf,
-  idOf,
-  type LostAnswerPolicy,
-  OK,
-  RESEND,
-  sameList,
-  sameSet,
-  stringsOf,
-  text,
-  type WireBody,
-} from '../kinds/kind.js';
-import { ERRCODE } from '../wire/errcodes.js';
-import { type Id64, id64ToJson } from '../wire/ids.js';
-import { decodeAnswer } from '../wire/messages.js';
-import type { OPERATIONS, OperationName } from '../wire/operations.js';
+import { isPlannedOperation } from '../core/plan.js';
+import { type LostAnswerPolicy, type LostAnswerRule, RESEND, type WireBody } from '../kinds/kind.js';
+import { WRITE_EFFECTS } from '../kinds/registry.js';
+import { OPERATIONS, type OperationName } from '../wire/operations.js';
 
 /**
  * What the client does with a write whose answer did not come back — the connection broke, or
@@ -76,253 +63,34 @@ import type { OPERATIONS, OperationName } from '../wire/operations.js';
  * each sets a whole value, or is refused on a repeat), or after the call that follows it. A
  * create or an append whose original lands only after the settle window is made twice: the next
  * plan reconciles the copies (groups and tasks of one name; a quick-reply list is set again).
+ *
+ * Each planned write's rule is written with its effect, in its kind's `writes.ts`.
  */
 /** The operations that write. */
 export type WriteOperation = {
   [Op in OperationName]: (typeof OPERATIONS)[Op]['writes'] extends true ? Op : never;
 }[OperationName];
 
-const addGuide: LostAnswerPolicy = {
-  kind: 'resend',
-  afterRefusal: {
-    errcodes: [ERRCODE.alreadyGuide],
-    async confirm(read, body) {
-      const guide = decodeAnswer('getguideacct', await read('getguideacct', guideOf(body)));
-      const same =
-        guide.guide_nickname === body['guide_nickname'] &&
-        guide.guide_headimgurl === body['guide_headimgurl'];
-      return same ? OK : undefined;
-    },
-  },
-};
-
-const delGuide: LostAnswerPolicy = {
-  kind: 'resend',
-  afterRefusal: {
-    errcodes: [ERRCODE.guideNotFound],
-    async confirm(read, body) {
-      const answer = await read('getguideacct', guideOf(body), [ERRCODE.guideNotFound]);
-      return answer['errcode'] === ERRCODE.guideNotFound ? OK : undefined;
-    },
-  },
-};
-
-async function quickReplies(read: ConfirmRead, body: WireBody): Promise<string[]> {
-  const config = decodeAnswer('getguideconfig', await read('getguideconfig', guideOf(body)));
-  return config.guide_fast_reply_list.map((r) => r.content);
-}
-
-/** The contents of the quick replies a `setguideconfig` body appends; undefined if it appends none. */
-export function appendedReplies(body: WireBody): string[] | undefined {
-  const list = body['guide_fast_reply_list'];
-  if (body['is_delete'] !== false || !Array.isArray(list) || list.length === 0) return undefined;
-  const contents: string[] = [];
-  for (const item of list) {
-    const content: unknown =
-      typeof item === 'object' && item !== null ? Reflect.get(item, 'content') : undefined;
-    if (typeof content !== 'string') return undefined;
-    contents.push(content);
-  }
-  return contents;
-}
-
-const appendQuickReplies: LostAnswerPolicy = {
-  kind: 'confirm',
-  snapshot: quickReplies,
-  async confirm(read, body, snapshot) {
-    const before = Array.isArray(snapshot) ? snapshot.filter((s): s is string => typeof s === 'string') : [];
-    const added = appendedReplies(body) ?? [];
-    const now = await quickReplies(read, body);
-    if (sameList(now, [...before, ...added]))
-      return { outcome: 'applied', answer: OK, detail: `the ${added.length} quick replies are there` };
-    if (sameList(now, before)) return { outcome: 'not-applied', detail: 'the quick replies are unchanged' };
-    return { outcome: 'unknown', detail: 'the quick replies changed in another way meanwhile' };
-  },
-};
-
-async function groupIdsNamed(read: ConfirmRead, name: unknown): Promise<Id64[]> {
-  const list = decodeAnswer('getguidegrouplist', await read('getguidegrouplist', {}));
-  return list.group_list.filter((g) => g.name === name).map((g) => g.id);
-}
-
-const newGroup: LostAnswerPolicy = {
-  kind: 'confirm',
-  snapshot: (read, body) => groupIdsNamed(read, body['group_name']),
-  async confirm(read, body, snapshot, claims) {
-    const before = new Set(Array.isArray(snapshot) ? snapshot : []);
-    const fresh = (await groupIdsNamed(read, body['group_name'])).filter(
-      (id) => !before.has(id) && !claims.has(id),
-    );
-    const [only] = fresh;
-    if (fresh.length === 1 && only !== undefined) {
-      claims.add(only);
-      return {
-        outcome: 'applied',
-        answer: { ...OK, group_id: id64ToJson(only) },
-        detail: `group ${only} exists`,
-      };
-    }
-    if (fresh.length === 0) return { outcome: 'not-applied', detail: 'no new group of that name' };
-    return { outcome: 'unknown', detail: `${fresh.length} new groups of that name appeared meanwhile` };
-  },
-};
-
-async function memberOf(read: ConfirmRead, body: WireBody): Promise<boolean | undefined> {
-  const group = idOf(body, 'group_id');
-  const account = text(body, 'guide_account');
-  if (group === undefined || account === undefined) return undefined;
-  const groups = decodeAnswer('getgroupbyguide', await read('getgroupbyguide', { guide_account: account }));
-  return groups.group_id_list.includes(group);
-}
-
-const addMember: LostAnswerPolicy = {
-  kind: 'resend',
-  afterRefusal: {
-    errcodes: [ERRCODE.invalidArgs],
-    confirm: async (read, body) => ((await memberOf(read, body)) === true ? OK : undefined),
-  },
-};
-
-const delMember: LostAnswerPolicy = {
-  kind: 'resend',
-  afterRefusal: {
-    errcodes: [ERRCODE.invalidArgs],
-    confirm: async (read, body) => ((await memberOf(read, body)) === false ? OK : undefined),
-  },
-};
-
-const delGroup: LostAnswerPolicy = {
-  kind: 'resend',
-  afterRefusal: {
-    errcodes: [ERRCODE.invalidArgs],
-    async confirm(read, body) {
-      const id = idOf(body, 'group_id');
-      if (id === undefined) return undefined;
-      const list = decodeAnswer('getguidegrouplist', await read('getguidegrouplist', {}));
-      return list.group_list.some((g) => g.id === id) ? undefined : OK;
-    },
-  },
-};
-
-interface TaskSummary {
-  readonly id: Id64;
-  readonly name: string;
-  readonly pushTime: number;
-  readonly openids: readonly string[];
-}
-
-/** Every task of the guide of `body` whose status is pending or executed, all pages. */
-async function openTasks(read: ConfirmRead, body: WireBody): Promise<TaskSummary[]> {
-  const tasks: TaskSummary[] = [];
-  for (let offset = 0; ; ) {
-    const page = decodeAnswer(
-      'getguidemassendjoblist',
-      await read('getguidemassendjoblist', { ...guideOf(body), task_status: [1, 2], offset, limit: 100 }),
-    );
-    for (const t of page.list) {
-      tasks.push({
-        id: t.task_id,
-        name: t.task_name,
-        pushTime: t.push_time,
-        openids: t.buyer_info.map((b) => b.openid),
-      });
-    }
-    offset += page.list.length;
-    if (page.list.length === 0 || offset >= page.total_count) return tasks;
-  }
-}
-
-const addTask: LostAnswerPolicy = {
-  kind: 'confirm',
-  snapshot: async (read, body) => (await openTasks(read, body)).map((t) => t.id),
-  async confirm(read, body, snapshot, claims) {
-    const before = new Set(Array.isArray(snapshot) ? snapshot : []);
-    const openids = stringsOf(body['openid']);
-    const fresh = (await openTasks(read, body)).filter(
-      (t) =>
-        !before.has(t.id) &&
-        !claims.has(t.id) &&
-        t.name === body['task_name'] &&
-        t.pushTime === Number(body['push_time']) &&
-        sameSet(t.openids, openids),
-    );
-    const [only] = fresh;
-    if (fresh.length === 1 && only !== undefined) {
-      claims.add(only.id);
-      return {
-        outcome: 'applied',
-        answer: { ...OK, task_result: [{ task_id: id64ToJson(only.id), openid: [...only.openids] }] },
-        detail: `task ${only.id} exists`,
-      };
-    }
-    if (fresh.length === 0) return { outcome: 'not-applied', detail: 'no new task of that name' };
-    return { outcome: 'unknown', detail: `${fresh.length} matching new tasks appeared meanwhile` };
-  },
-};
-
-async function readTask(read: ConfirmRead, body: WireBody) {
-  const id = idOf(body, 'task_id');
-  if (id === undefined) return undefined;
-  return decodeAnswer('getguidemassendjob', await read('getguidemassendjob', { task_id: id64ToJson(id) }))
-    .job;
-}
-
-const updateTask: LostAnswerPolicy = {
-  kind: 'resend',
-  afterRefusal: {
-    errcodes: [ERRCODE.invalidArgs],
-    async confirm(read, body) {
-      const task = await readTask(read, body);
-      if (task === undefined) return undefined;
-      const matches =
-        (body['task_name'] === undefined || task.task_name === body['task_name']) &&
-        (body['task_remark'] === undefined || task.task_remark === body['task_remark']) &&
-        (body['push_time'] === undefined || task.push_time === Number(body['push_time'])) &&
-        (body['openid'] === undefined ||
-          sameSet(
-            task.buyer_info.map((b) => b.openid),
-            stringsOf(body['openid']),
-          )) &&
-        (body['material'] === undefined ||
-          (Array.isArray(body['material']) && task.material.length === body['material'].length));
-      return matches ? OK : undefined;
-    },
-  },
-};
-
-const cancelTask: LostAnswerPolicy = {
-  kind: 'resend',
-  afterRefusal: {
-    errcodes: [ERRCODE.invalidArgs],
-    confirm: async (read, body) => ((await readTask(read, body))?.task_status === 4 ? OK : undefined),
-  },
-};
-
-const POLICIES: {
-  readonly [Op in WriteOperation]: LostAnswerPolicy | ((body: WireBody) => LostAnswerPolicy);
-} = {
-  addguideacct: addGuide,
-  updateguideacct: RESEND,
-  delguideacct: delGuide,
-  guidecreateqrcode: RESEND,
-  pushshowwxapathmenu: RESEND,
-  setguideconfig: (body) => (appendedReplies(body) === undefined ? RESEND : appendQuickReplies),
-  setguideacctconfig: RESEND,
-  newguidegroup: newGroup,
-  addguide2guidegroup: addMember,
-  delguide2guidegroup: delMember,
-  delguidegroup: delGroup,
-  addguidemassendjob: addTask,
-  updateguidemassendjob: updateTask,
-  cancelguidemassendjob: cancelTask,
-};
-
 export function isWriteOperation(operation: OperationName): operation is WriteOperation {
-  return Object.hasOwn(POLICIES, operation);
+  return OPERATIONS[operation].writes;
+}
+
+/** The rule of a write: a planned one's is its effect's; the others may be sent again. */
+function ruleOf(operation: WriteOperation): LostAnswerRule {
+  if (isPlannedOperation(operation)) return WRITE_EFFECTS[operation].lostAnswer;
+  switch (operation) {
+    case 'guidecreateqrcode':
+    case 'pushshowwxapathmenu':
+      return RESEND;
+    default: {
+      const unreachable: never = operation;
+      return unreachable;
+    }
+  }
 }
 
 /** The rule for a write whose answer was lost (see the table above). */
 export function lostAnswerPolicy(operation: WriteOperation, body: WireBody): LostAnswerPolicy {
-  const policy = POLICIES[operation];
-  return typeof policy === 'function' ? policy(body) : policy;
+  const rule = ruleOf(operation);
+  return typeof rule === 'function' ? rule(body) : rule;
 }

@@ -85,6 +85,9 @@ export interface WriteEffect<O extends PlannedOperation> {
   readonly lostAnswer: LostAnswerRule;
 }
 
+/** The effects of some operations (a kind's writes), by operation. */
+export type WriteEffects<O extends PlannedOperation> = { readonly [P in O]: WriteEffect<P> };
+
 /** The success answer of a write with nothing more to say. */
 export const OK = { errcode: 0, errmsg: 'ok' } as const;
 
@@ -154,4 +157,10 @@ function parseCard(content: string): LiveWelcome | undefined {
   const path = Reflect.get(value, 'path');
   if (typeof appid !== 'string' || typeof title !== 'string' || typeof path !== 'string') return undefined;
   return { type: 'miniprogram', appid, title, path };
+}
+
+/** A string value of a body, empty or not, or undefined. */
+export function stringAt(body: WireBody, key: string): string | undefined {
+  const v = body[key];
+  return typeof v === 'string' ? v : undefined;
 }

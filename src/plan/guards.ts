@@ -14,7 +14,7 @@ import {
 } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../core/live.js';
-import type { Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
+import type { Plan, PlannedCall } from '../core/plan.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,
   DEFAULT_MAX_DELETES,
@@ -25,6 +25,7 @@ import {
   MIN_DELETE_LIMIT,
   type Setting,
 } from '../core/safety.js';
+import { WRITE_EFFECTS } from '../kinds/registry.js';
 import { guideIdOf } from '../wire/guide-identity.js';
 import type { ProtectedNames } from './digest.js';
 import { countListRemovals, countLiveEntries, type ListCounts } from './list-removals.js';
@@ -77,36 +78,6 @@ export function resolveGuardPolicy(
   };
 }
 
-/** The kinds a call deletes as a whole resource (list entries are counted by `countListRemovals`). */
-type ResourceKind = 'guides' | 'groups' | 'memberships' | 'tasks';
-
-/** What a call of `operation` deletes, if anything. */
-function deleteKindOf(operation: PlannedOperation): ResourceKind | undefined {
-  switch (operation) {
-    case 'delguideacct':
-      return 'guides';
-    case 'delguidegroup':
-      return 'groups';
-    case 'delguide2guidegroup':
-      return 'memberships';
-    case 'cancelguidemassendjob':
-      return 'tasks';
-    case 'addguidemassendjob':
-    case 'updateguidemassendjob':
-    case 'newguidegroup':
-    case 'addguideacct':
-    case 'updateguideacct':
-    case 'setguideconfig':
-    case 'setguideacctconfig':
-    case 'addguide2guidegroup':
-      return undefined;
-    default: {
-      const unreachable: never = operation;
-      return unreachable;
-    }
-  }
-}
-
 /**
  * Deletions the plan makes, by kind: guides, groups, memberships and tasks counted on its calls;
  * the entries of content lists it removes from what `live` read (see `countListRemovals`), which
@@ -118,7 +89,7 @@ export function countDeletes(
 ): DeleteCounts {
   const counts = { guides: 0, groups: 0, memberships: 0, tasks: 0 };
   for (const call of plan.calls) {
-    const kind = deleteKindOf(call.operation);
+    const kind = WRITE_EFFECTS[call.operation].deletes;
     if (kind !== undefined) counts[kind] += 1;
   }
   const lists = live === undefined ? NO_ENTRIES : countListRemovals(plan, live);
@@ -218,7 +189,7 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
   };
   for (const call of plan.calls) {
     // Only deletions can take away what the files protect.
-    const kind = deleteKindOf(call.operation);
+    const kind = WRITE_EFFECTS[call.operation].deletes;
     switch (kind) {
       case 'guides':
         protectGuideDelete(call, ctx);

@@ -1,0 +1,94 @@
+import { guideKey } from '../../core/desired.js';
+import { type CallBody, type CallSubject, isGroupRef } from '../../core/plan.js';
+import { ERRCODE } from '../../wire/errcodes.js';
+import { decodeAnswer } from '../../wire/messages.js';
+import type { AccountModel, ModelGroup } from '../account-model.js';
+import {
+  type ConfirmRead,
+  idOf,
+  OK,
+  type SubjectNames,
+  stringAt,
+  text,
+  type WireBody,
+  type WriteEffects,
+} from '../kind.js';
+
+/** The effects of a membership's writes: putting a guide in a group and taking it out. */
+
+/** A membership by the guide's account and the group's name (made by the plan, or live by id). */
+function membershipSubject(body: CallBody, names: SubjectNames): CallSubject | undefined {
+  const account = body['guide_account'];
+  const value = body['group_id'];
+  const name = isGroupRef(value)
+    ? value.$group
+    : typeof value === 'string'
+      ? names.groupName(value)
+      : undefined;
+  if (typeof account !== 'string' || name === undefined) return undefined;
+  return { kind: 'membership', address: `${account} in ${JSON.stringify(name)}` };
+}
+
+async function memberOf(read: ConfirmRead, body: WireBody): Promise<boolean | undefined> {
+  const group = idOf(body, 'group_id');
+  const account = text(body, 'guide_account');
+  if (group === undefined || account === undefined) return undefined;
+  const groups = decodeAnswer('getgroupbyguide', await read('getgroupbyguide', { guide_account: account }));
+  return groups.group_id_list.includes(group);
+}
+
+/** The group and the guide account a body names; refused when the account has either not. */
+function membership(model: AccountModel, body: CallBody): { group: ModelGroup; account: string } | undefined {
+  const group = model.groupNamed(body);
+  const account = stringAt(body, 'guide_account') ?? '';
+  if (!model.guides.has(guideKey({ kind: 'account', account }))) model.refuse(`no such guide: ${account}`);
+  return group === undefined ? undefined : { group, account };
+}
+
+export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2guidegroup'> = {
+  addguide2guidegroup: {
+    operation: 'addguide2guidegroup',
+    subject: membershipSubject,
+    apply(model, { body }) {
+      const found = membership(model, body);
+      if (found === undefined) return;
+      const { group, account } = found;
+      model.editMembers(group, (members) => {
+        if (!members.includes(account)) return [...members, account];
+        model.refuse(`${account} is already a member of ${group.name}`);
+        return members;
+      });
+    },
+    // A repeat is refused: done when the guide is a member.
+    lostAnswer: {
+      kind: 'resend',
+      afterRefusal: {
+        errcodes: [ERRCODE.invalidArgs],
+        confirm: async (read, body) => ((await memberOf(read, body)) === true ? OK : undefined),
+      },
+    },
+  },
+  delguide2guidegroup: {
+    operation: 'delguide2guidegroup',
+    subject: membershipSubject,
+    deletes: 'memberships',
+    apply(model, { body }) {
+      const found = membership(model, body);
+      if (found === undefined) return;
+      const { group, account } = found;
+      model.editMembers(group, (members) => {
+        if (members.includes(account)) return members.filter((m) => m !== account);
+        model.refuse(`${account} is not a member of ${group.name}`);
+        return members;
+      });
+    },
+    // A repeat is refused: done when the guide is not a member.
+    lostAnswer: {
+      kind: 'resend',
+      afterRefusal: {
+        errcodes: [ERRCODE.invalidArgs],
+        confirm: async (read, body) => ((await memberOf(read, body)) === false ? OK : undefined),
+      },
+    },
+  },
+};
