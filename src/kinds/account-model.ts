@@ -59,7 +59,7 @@ export interface ModelOptions {
    */
   readonly appendsOntoRead?: boolean;
   /** How the account treats a set of sensitive words (the file says; default `append`). */
-  readonly sensitiveWordSemantics?: 'append' | 'replace';
+  readonly sensitiveWordSemantics?: 'append' | 'replace' | undefined;
 }
 
 export class AccountModel {
@@ -133,9 +133,13 @@ export class AccountModel {
   }
 
   addGuide(id: GuideId, nickname: string, headImageUrl: string): void {
-    if (this.forgetting) return;
     const key = guideKey(id);
-    if (this.guides.has(key)) {
+    const known = this.guides.get(key);
+    if (this.forgetting) {
+      if (known !== undefined) known.config = undefined;
+      return;
+    }
+    if (known !== undefined) {
       this.refuse(`guide added twice: ${key}`);
       return;
     }
