@@ -1,20 +1,20 @@
 import { QuotaExhaustedError } from '../client/errors.js';
 import type { GuideClient } from '../client/index.js';
 import { toId64 } from '../client/wire-names.js';
-import { guideKey } from '../core/desired.js';
+import { type GuideId, guideIdFrom } from '../core/desired.js';
 import { errorMessage } from '../core/errors.js';
-import type { LiveState } from '../core/live.js';
+import type { LiveGuide, LiveState } from '../core/live.js';
 import {
   type ApplyResult,
   type CallBody,
   type CallOutcome,
   type CallStatus,
   type Plan,
-  type PlannedCall,
   type PlannedOperation,
   wireBody,
 } from '../core/plan.js';
-import { appendedReplies } from '../kinds/guide-config/writes.js';
+import { AccountModel } from '../kinds/account-model.js';
+import { WRITE_EFFECTS } from '../kinds/registry.js';
 
 export type { ApplyResult, CallOutcome, CallStatus };
 
@@ -191,53 +191,42 @@ export function fillBody(
 /**
  * What the plan knew, when it was made, of the state each of its appends changes: the client
  * settles a lost answer of an append by one read after it, against this (see the client's
- * `outcomes.ts`), instead of reading before every append.
- * - `newguidegroup`: the plan creates a group only when no live group has its name: none.
- * - a quick-reply append: the guide's quick replies as planned (the change's `after`) less the
- *   appended tail — the live list, or nothing after the plan's delete-all.
- * - `addguidemassendjob`, given the live state the plan was made from with its tasks read: the
- *   ids of the guide's tasks as read (none for a guide the plan creates). The plan adds a task
- *   only when none of the guide's tasks is it, so a lost add is settled by one read of them.
+ * `outcomes.ts`), instead of reading before every append. It is the state the write effects
+ * give before the call (see `WriteEffect.knownBefore`), from `live` as the plan read it:
+ * - a group creation: the plan creates a group only when no live group has its name: none.
+ * - a quick-reply append: the guide's quick replies as read, or nothing after the plan's
+ *   delete-all or for a guide it creates. Without `live`, as the plan's changes recorded them.
+ * - a task add, given the live state the plan was made from with its tasks read: the ids of the
+ *   guide's tasks as read (none for a guide the plan creates). The plan adds a task only when
+ *   none of the guide's tasks is it, so a lost add is settled by one read of them.
  */
 export function appendsKnownBefore(plan: Plan, live?: LiveState): Map<number, readonly string[]> {
-  const tasksByGuide = new Map<string, string[]>();
-  for (const task of live?.tasks ?? []) {
-    const key = guideKey(task.guide);
-    tasksByGuide.set(key, [...(tasksByGuide.get(key) ?? []), task.id]);
-  }
-  const afterByGuide = new Map<string, readonly string[]>();
-  for (const change of plan.changes) {
-    if (change.resource !== 'guide') continue;
-    const after = change.fields.find((f) => f.field === 'quick_replies')?.after;
-    if (Array.isArray(after) && after.every((r) => typeof r === 'string'))
-      afterByGuide.set(change.address, after);
-  }
+  const model = new AccountModel(live ?? readByPlan(plan));
   const known = new Map<number, readonly string[]>();
   plan.calls.forEach((call, index) => {
-    if (call.operation === 'newguidegroup') known.set(index, []);
-    if (call.operation === 'addguidemassendjob' && live?.tasks !== undefined)
-      known.set(index, tasksByGuide.get(callGuideKey(call)) ?? []);
-    const added = call.operation === 'setguideconfig' ? appendedReplies(call.body) : undefined;
-    const after = added === undefined ? undefined : afterByGuide.get(guideAddress(call));
-    if (added === undefined || after === undefined || added.length > after.length) return;
-    const head = after.slice(0, after.length - added.length);
-    if (after.slice(head.length).every((r, i) => r === added[i])) known.set(index, head);
+    const effect = WRITE_EFFECTS[call.operation];
+    const before = effect.knownBefore?.(model, call);
+    if (before !== undefined) known.set(index, before);
+    effect.apply(model, call);
   });
   return known;
 }
 
-/** The key ({@link guideKey}) of the guide a call names. */
-function callGuideKey(call: PlannedCall): string {
-  const account = call.body['guide_account'];
-  if (typeof account === 'string' && account !== '') return guideKey({ kind: 'account', account });
-  return guideKey({ kind: 'openid', openid: String(call.body['guide_openid']) });
-}
-
-/** The guide a call names, as the plan's changes address it (`alice_wx`, `openid oXYZ`). */
-function guideAddress(call: PlannedCall): string {
-  const account = call.body['guide_account'];
-  if (typeof account === 'string' && account !== '') return account;
-  return `openid ${String(call.body['guide_openid'])}`;
+/** The guides' quick replies as the plan's changes record them before, when no live state is given. */
+function readByPlan(plan: Plan): LiveState {
+  const ids = new Map<string, GuideId>();
+  for (const call of plan.calls) {
+    const id = guideIdFrom(call.body['guide_account'], call.body['guide_openid']);
+    if (call.subject.kind === 'guide' && id !== undefined) ids.set(call.subject.address, id);
+  }
+  const guides = plan.changes.flatMap((change): LiveGuide[] => {
+    const id = ids.get(change.address);
+    if (change.resource !== 'guide' || change.action === 'create' || id === undefined) return [];
+    const before = change.fields.find((f) => f.field === 'quick_replies')?.before;
+    const quickReplies = Array.isArray(before) ? before.filter((r) => typeof r === 'string') : [];
+    return [{ id, nickname: '', headImageUrl: '', config: { quickReplies, welcome: [] } }];
+  });
+  return { guides, groups: [], account: {} };
 }
 
 /**

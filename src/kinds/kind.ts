@@ -83,6 +83,11 @@ export interface WriteEffect<O extends PlannedOperation> {
   apply(model: AccountModel, call: EffectCall): void;
   /** What the client does when the call's answer is lost. */
   readonly lostAnswer: LostAnswerRule;
+  /**
+   * For a write whose lost answer is settled against the state before it (a `confirm` rule): that
+   * state as the model knows it before the call, in place of a read; undefined when not known.
+   */
+  knownBefore?(model: AccountModel, call: EffectCall): readonly string[] | undefined;
 }
 
 /** The effects of some operations (a kind's writes), by operation. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { appendsKnownBefore } from '../../src/apply/execute-plan.js';
 import { guideKey } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
 import type { ApplyResult, CallOutcome, Plan, PlannedCall } from '../../src/core/plan.js';
@@ -8,6 +9,7 @@ import { countListRemovals } from '../../src/plan/list-removals.js';
 import { verifyRead } from '../../src/reconcile/index.js';
 import { applyToModel, fullLive } from '../helpers/live-model.js';
 import { Random, randomCase } from '../helpers/random-states.js';
+import { appendsKnownBefore as referenceKnownBefore } from './reference/known-before.js';
 import { countListRemovals as referenceListRemovals } from './reference/list-removals.js';
 import { applyToModel as referenceModel } from './reference/live-model.js';
 import { verifyRead as referenceVerifyRead } from './reference/verify.js';
@@ -95,6 +97,19 @@ describe('write effects against a second implementation', () => {
         }
       }
     }
+  });
+
+  it('give apply the same state before each append, with the live state and without', () => {
+    let known = 0;
+    for (const { seed, plan, live } of CASES) {
+      for (const state of [live, fullLive(live)]) {
+        const now = appendsKnownBefore(plan, state);
+        expect(now, `seed ${seed}`).toEqual(referenceKnownBefore(plan, state));
+        known += now.size;
+      }
+      expect(appendsKnownBefore(plan), `seed ${seed}`).toEqual(referenceKnownBefore(plan));
+    }
+    expect(known).toBeGreaterThan(100);
   });
 
   it('make the same account in the tests model, in plan order and in a random order', () => {

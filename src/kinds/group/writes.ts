@@ -58,6 +58,8 @@ export const GROUP_WRITES: WriteEffects<'newguidegroup' | 'delguidegroup'> = {
       model.addGroup(stringAt(body, 'group_name') ?? '', createsGroup);
     },
     lostAnswer: newLost,
+    knownBefore: (model, { body }) =>
+      model.groups.filter((g) => g.name === body['group_name']).map((g) => g.id),
   },
   delguidegroup: {
     operation: 'delguidegroup',

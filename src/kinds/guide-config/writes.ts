@@ -1,3 +1,4 @@
+import { guideIdFrom, guideKey } from '../../core/desired.js';
 import type { LiveWelcome } from '../../core/live.js';
 import type { CallBody } from '../../core/plan.js';
 import { isRecord } from '../../core/records.js';
@@ -124,5 +125,11 @@ export const GUIDE_CONFIG_WRITES: WriteEffects<'setguideconfig'> = {
       if (guide !== undefined) model.editConfig(guide, (config) => configAfter(model, config, body, welcome));
     },
     lostAnswer: (body) => (appendedReplies(body) === undefined ? RESEND : appendLost),
+    knownBefore(model, { body }) {
+      const id = guideIdFrom(body['guide_account'], body['guide_openid']);
+      if (appendedReplies(body) === undefined || id === undefined) return undefined;
+      const config = model.guides.get(guideKey(id))?.config;
+      return config?.appendable === true ? [...config.quickReplies] : undefined;
+    },
   },
 };

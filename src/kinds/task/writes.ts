@@ -146,6 +146,10 @@ export const TASK_WRITES: WriteEffects<
       });
     },
     lostAnswer: addLost,
+    knownBefore(model, { body }) {
+      const guide = guideIdFrom(body['guide_account'], body['guide_openid']);
+      return guide === undefined ? undefined : model.taskIdsOf(guide);
+    },
   },
   updateguidemassendjob: {
     operation: 'updateguidemassendjob',
