@@ -106,7 +106,7 @@ export async function executePlan(
       );
       if (call.createsGroup !== undefined) {
         const id = toId64(answer['group_id']);
-        if (id === undefined) throw new Error('newguidegroup answered without a group_id');
+        if (id === undefined) throw new Error(`${call.operation} answered without a group_id`);
         createdGroups.set(call.createsGroup, id);
       }
       status[index] = 'done';

@@ -132,7 +132,7 @@ export interface SafetyPolicy {
   readonly source: SourceRef;
 }
 
-/** The account-wide settings of `setguideacctconfig` and the default welcome of `setguideconfig`. */
+/** The account-wide settings, and the default welcome of a guide configuration call that names no guide. */
 export interface DesiredAccount {
   /**
    * The offline auto reply: a string of 1–300 characters (code points), `null` to delete it, or

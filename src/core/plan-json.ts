@@ -5,7 +5,7 @@ import { type Plan, type PlannedCall, wireBody } from './plan.js';
  * the saved plan (`plan/saved-plan.ts`), so that the two cannot drift apart: `summary`,
  * `sensitive_word_semantics`?, `changes`, `calls` and `unmanaged`. `calls` is the exact ordered
  * list apply makes, each `body` the exact wire body: ids as bare JSON numbers, and
- * `{"$group": name}` for the id of a group this plan creates — the `newguidegroup` call with that
+ * `{"$group": name}` for the id of a group this plan creates — the group creation call with that
  * `creates_group` gives it.
  */
 export function planContentToJson(plan: Plan): Record<string, unknown> {

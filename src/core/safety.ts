@@ -54,7 +54,7 @@ export type GuardStatus = 'ok' | 'allowed' | 'refused';
  */
 export interface GuardResult {
   readonly kind: DeleteKind;
-  /** Deletions of this kind the plan makes: delguideacct, delguidegroup, delguide2guidegroup calls. */
+  /** Deletions of this kind the plan makes: guide, group and membership deletions. */
   readonly deletes: number;
   /** Live guides, live groups, or live memberships of the groups whose members the plan read. */
   readonly live: number;

@@ -55,7 +55,7 @@ export type LostAnswerRule = LostAnswerPolicy | ((body: WireBody) => LostAnswerP
 /** The policy of a write that may simply be sent again. */
 export const RESEND: LostAnswerPolicy = { kind: 'resend' };
 
-/** The kinds of resource a call deletes whole, as the deletion guards count them. */
+/** The kinds of resource a call creates or deletes whole (the deletion guards count these). */
 export type DeletedKind = 'guides' | 'groups' | 'memberships' | 'tasks';
 
 /** Names of live things a body names by id: what a call's subject shows instead of the id. */
@@ -79,6 +79,8 @@ export interface WriteEffect<O extends PlannedOperation> {
   subject(body: CallBody, names: SubjectNames): CallSubject | undefined;
   /** What a call deletes whole, if anything (content lists are counted from {@link apply}). */
   readonly deletes?: DeletedKind;
+  /** What a call creates whole, if anything. */
+  readonly creates?: DeletedKind;
   /** The account after the call, as the API documents it (see {@link AccountModel}). */
   apply(model: AccountModel, call: EffectCall): void;
   /** What the client does when the call's answer is lost. */

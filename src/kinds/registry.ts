@@ -3,7 +3,7 @@ import { ACCOUNT_WRITES } from './account/writes.js';
 import { GROUP_WRITES } from './group/writes.js';
 import { GUIDE_WRITES } from './guide/writes.js';
 import { GUIDE_CONFIG_WRITES } from './guide-config/writes.js';
-import type { WriteEffects } from './kind.js';
+import type { DeletedKind, WriteEffects } from './kind.js';
 import { MEMBERSHIP_WRITES } from './membership/writes.js';
 import { TASK_WRITES } from './task/writes.js';
 
@@ -19,3 +19,8 @@ export const WRITE_EFFECTS: WriteEffects<PlannedOperation> = {
   ...ACCOUNT_WRITES,
   ...TASK_WRITES,
 };
+
+/** The operation that creates or deletes a kind, for messages that name it. */
+export function operationThat(does: 'creates' | 'deletes', kind: DeletedKind): PlannedOperation | undefined {
+  return Object.values(WRITE_EFFECTS).find((effect) => effect[does] === kind)?.operation;
+}

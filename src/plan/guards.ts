@@ -25,7 +25,7 @@ import {
   MIN_DELETE_LIMIT,
   type Setting,
 } from '../core/safety.js';
-import { WRITE_EFFECTS } from '../kinds/registry.js';
+import { operationThat, WRITE_EFFECTS } from '../kinds/registry.js';
 import { guideIdOf } from '../wire/guide-identity.js';
 import type { ProtectedNames } from './digest.js';
 import { countListRemovals, countLiveEntries, type ListCounts } from './list-removals.js';
@@ -150,9 +150,8 @@ export function checkDeleteGuards(
 }
 
 /**
- * Protection, checked on the plan's calls: a protected guide is never deleted
- * (`delguideacct`) nor removed from a group (`delguide2guidegroup`, or `delguidegroup` of a
- * group that holds it); a protected group is never deleted. Each attempt is an error at the
+ * Protection, checked on the plan's calls: a protected guide is never deleted nor removed from a
+ * group (by a removal, or by deleting a group that holds it); a protected group is never deleted. Each attempt is an error at the
  * place that asks for it, pointing at the place that protects. A protected name that is neither
  * in the files nor live is a warning (a misspelt protection protects nothing).
  *
@@ -171,7 +170,9 @@ export function checkProtection(desired: DesiredState, live: LiveState, plan: Pl
     desiredGroups: new Map(desired.groups.map((g) => [g.name, g])),
     deletedGroups: new Set(
       plan.calls.flatMap((c) =>
-        c.operation === 'delguidegroup' && typeof c.body['group_id'] === 'string' ? [c.body['group_id']] : [],
+        WRITE_EFFECTS[c.operation].deletes === 'groups' && typeof c.body['group_id'] === 'string'
+          ? [c.body['group_id']]
+          : [],
       ),
     ),
     live,
@@ -236,7 +237,7 @@ interface ProtectionContext {
   ) => void;
 }
 
-/** `delguideacct` of a protected guide. */
+/** The deletion of a protected guide. */
 function protectGuideDelete(call: PlannedCall, ctx: ProtectionContext): void {
   const id = guideIdOf(call.body);
   const guard = id === undefined ? undefined : ctx.guides.get(guideKey(id));
@@ -249,7 +250,7 @@ function protectGuideDelete(call: PlannedCall, ctx: ProtectionContext): void {
   );
 }
 
-/** `cancelguidemassendjob` of a protected task (a live pending task of a protected guide and name). */
+/** The cancellation of a protected task (a live pending task of a protected guide and name). */
 function protectTaskCancel(call: PlannedCall, ctx: ProtectionContext, tasks: readonly ProtectedTask[]): void {
   const id = call.body['task_id'];
   const task = ctx.live.tasks?.find((t) => t.id === id);
@@ -260,11 +261,11 @@ function protectTaskCancel(call: PlannedCall, ctx: ProtectionContext, tasks: rea
     'protected-task-cancel',
     guard.source,
     `task ${describeTask(task.guide, task.name)} is protected, but the plan would cancel its live copy (id ${task.id})`,
-    'a protected task is never cancelled: cancel that copy by hand (guidectl api cancelguidemassendjob), or remove the protection first',
+    `a protected task is never cancelled: cancel that copy by hand (guidectl api ${operationThat('deletes', 'tasks') ?? ''}), or remove the protection first`,
   );
 }
 
-/** `delguide2guidegroup` of a protected guide. */
+/** The removal of a protected guide from a group. */
 function protectMemberRemove(call: PlannedCall, ctx: ProtectionContext): void {
   const account = call.body['guide_account'];
   const groupId = call.body['group_id'];
@@ -282,7 +283,7 @@ function protectMemberRemove(call: PlannedCall, ctx: ProtectionContext): void {
   );
 }
 
-/** `delguidegroup` of a protected group, or of a group that holds a protected guide. */
+/** The deletion of a protected group, or of a group that holds a protected guide. */
 function protectGroupDelete(call: PlannedCall, ctx: ProtectionContext): void {
   const groupId = call.body['group_id'];
   const group = typeof groupId === 'string' ? ctx.liveGroups.get(groupId) : undefined;
@@ -379,8 +380,9 @@ function membersAfter(group: LiveGroup, plan: Plan): Set<string> {
   for (const call of plan.calls) {
     const account = call.body['guide_account'];
     if (call.body['group_id'] !== group.id || typeof account !== 'string') continue;
-    if (call.operation === 'addguide2guidegroup') members.add(account);
-    if (call.operation === 'delguide2guidegroup') members.delete(account);
+    const effect = WRITE_EFFECTS[call.operation];
+    if (effect.creates === 'memberships') members.add(account);
+    if (effect.deletes === 'memberships') members.delete(account);
   }
   return members;
 }

@@ -7,7 +7,7 @@ import { WRITE_EFFECTS } from '../kinds/registry.js';
 /**
  * The entries of the content lists a plan removes, as the deletion guards count them: sensitive
  * words, quick replies, welcome messages and the offline reply. Emptying a list is as much a
- * deletion as deleting a guide, but it goes through `setguideacctconfig` and `setguideconfig`,
+ * deletion as deleting a guide, but it goes through the account and guide configuration calls,
  * which also add and change: the count is what the calls leave out of what was read, walked in
  * plan order as the API documents each call (their effects, in `kinds/`). Sensitive words are a set of terms: each word no
  * longer in it is removed. Quick replies and welcome messages are texts edited in place: a list

@@ -17,6 +17,7 @@ import { planContentToJson } from '../core/plan-json.js';
 import { type OperationNeed, type PlanQuota, planQuotaToJson } from '../core/quota.js';
 import { isRecord } from '../core/records.js';
 import { type TargetIdentity, type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
+import { operationThat, WRITE_EFFECTS } from '../kinds/registry.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { callSubject } from './call-subject.js';
 import {
@@ -30,6 +31,9 @@ import {
   protectedNamesToJson,
   readScopeToJson,
 } from './digest.js';
+
+/** The operation that creates a group, named in messages about `creates_group`. */
+const GROUP_CREATION = operationThat('creates', 'groups') ?? '';
 
 /**
  * The saved plan (`plan --out FILE`): everything `apply FILE` needs to make exactly the calls that
@@ -342,8 +346,8 @@ function decodeCall(
     return n;
   });
   const creates = call['creates_group'];
-  if (creates !== undefined && operation !== 'newguidegroup')
-    throw new Invalid(`${where}.creates_group is only for newguidegroup`);
+  if (creates !== undefined && WRITE_EFFECTS[operation].creates !== 'groups')
+    throw new Invalid(`${where}.creates_group is only for ${GROUP_CREATION}`);
   const subject = callSubject(operation, body, groupName, taskName);
   if (subject === undefined) throw new Invalid(`${where}.body does not name what ${operation} acts on`);
   return {
@@ -431,7 +435,9 @@ function checkConsistent(plan: Plan): void {
   for (const [i, call] of plan.calls.entries()) {
     for (const v of Object.values(call.body)) {
       if (isRecord(v) && typeof v['$group'] === 'string' && !created.has(v['$group']))
-        throw new Invalid(`calls[${i}] names group "${v['$group']}", which no newguidegroup call creates`);
+        throw new Invalid(
+          `calls[${i}] names group "${v['$group']}", which no ${GROUP_CREATION} call creates`,
+        );
     }
   }
 }

@@ -20,7 +20,7 @@ export function detectReplacedWords(
   if (before.sensitiveWords === undefined || after.sensitiveWords === undefined) return undefined;
   const of = (isDelete: boolean): string[][] =>
     plan.calls.flatMap((c) =>
-      c.operation === 'setguideacctconfig' && c.body['is_delete'] === isDelete
+      c.subject.kind === 'account' && c.body['is_delete'] === isDelete
         ? [valuesOf(c.body['black_keyword'])]
         : [],
     );

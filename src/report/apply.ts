@@ -4,6 +4,7 @@ import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../co
 import { type OperationNeed, QUOTA_RESET } from '../core/quota.js';
 import type { Refusal } from '../core/safety.js';
 import type { TargetNow } from '../core/target-identity.js';
+import { WRITE_EFFECTS } from '../kinds/registry.js';
 import { convergedToJson } from './apply-stream.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';
@@ -61,7 +62,7 @@ export function renderApplyResult(
 }
 
 /**
- * A call's failure as the client words it (`addguideacct failed: 40001 — …`), without the
+ * A call's failure as the client words it (`<operation> failed: 40001 — …`), without the
  * operation: the lines that show it name the call already.
  */
 function reasonAfter(operation: string, reason: string): string {
@@ -237,7 +238,7 @@ export function renderApplyReport(
 const MOST_NAMED = 3;
 
 /**
- * The guides this apply added (`addguideacct` done): each was sent an invitation, which plan and
+ * The guides this apply added (their creations done): each was sent an invitation, which plan and
  * apply never see answered, since only getguideacct tells a guide's status and reading it for
  * every guide would double a plan's calls. Says so in one short line (the guides named when
  * there are few) with the command that shows the first one's status (with `targetFlags`, such as
@@ -245,7 +246,7 @@ const MOST_NAMED = 3;
  */
 export function renderInvited(plan: Plan, result: ApplyResult, targetFlags = ''): string {
   const guides = result.outcomes
-    .filter((o) => o.operation === 'addguideacct' && o.status === 'done')
+    .filter((o) => WRITE_EFFECTS[o.operation].creates === 'guides' && o.status === 'done')
     .flatMap((o) => {
       const subject = plan.calls[o.index]?.subject;
       return subject?.kind === 'guide' ? [subject.address] : [];

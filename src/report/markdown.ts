@@ -3,6 +3,7 @@ import { type Diagnostic, sortDiagnostics } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import type { Change, Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
+import { WRITE_EFFECTS } from '../kinds/registry.js';
 import { escapeControls } from './escape.js';
 import {
   changeLines,
@@ -217,8 +218,8 @@ function summaryTable(plan: Plan): string[] {
       `| ${kind} | ${formatCount(n('create'))} | ${formatCount(n('update'))} | ${formatCount(n('delete'))} |`,
     );
   }
-  const adds = plan.calls.filter((c) => c.operation === 'addguide2guidegroup').length;
-  const removes = plan.calls.filter((c) => c.operation === 'delguide2guidegroup').length;
+  const adds = plan.calls.filter((c) => WRITE_EFFECTS[c.operation].creates === 'memberships').length;
+  const removes = plan.calls.filter((c) => WRITE_EFFECTS[c.operation].deletes === 'memberships').length;
   if (adds + removes > 0) rows.push(`| memberships | ${formatCount(adds)} | 0 | ${formatCount(removes)} |`);
   return rows;
 }

@@ -63,7 +63,7 @@ const NOTABLE_SHARE = 10;
 
 /**
  * What a plan needs of today's quotas, for people: one line per write operation it uses at least a
- * tenth of (`addguideacct: 15,050 calls; 9,800 remain today`), and a warning when it cannot finish today;
+ * tenth of (`<operation>: 15,050 calls; 9,800 remain today`), and a warning when it cannot finish today;
  * or the one line that the quotas could not be read. Empty when nothing was read.
  */
 export function planQuotaLines(quota: PlanQuota | undefined): string[] {

@@ -65,7 +65,7 @@ export function renderStale(report: StaleReport, options: { readonly color?: boo
   return `${lines.join('\n')}\n`;
 }
 
-/** A call in one line: its operation and whom it is about, `addguideacct (guide_account="alice_wx")`. */
+/** A call in one line: its operation and whom it is about, `<operation> (guide_account="alice_wx")`. */
 export function describeCall(call: PlannedCall): string {
   return `${call.operation} ${subjectText(call.subject)}`;
 }

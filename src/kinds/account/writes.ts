@@ -6,7 +6,7 @@ import { RESEND, stringsOf, type WriteEffects } from '../kind.js';
 
 /**
  * The effects of the account's settings writes: the offline reply and the sensitive words, and
- * the default welcome messages (a `setguideconfig` that names no guide: see `guide-config`).
+ * the default welcome messages (a guide configuration call that names no guide: see `guide-config`).
  */
 
 export const ACCOUNT_SUBJECT: CallSubject = { kind: 'account', address: 'account' };

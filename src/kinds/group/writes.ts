@@ -54,6 +54,7 @@ export const GROUP_WRITES: WriteEffects<'newguidegroup' | 'delguidegroup'> = {
       const name = body['group_name'];
       return typeof name === 'string' ? { kind: 'group', address: name } : undefined;
     },
+    creates: 'groups',
     apply(model, { body, createsGroup }) {
       model.addGroup(stringAt(body, 'group_name') ?? '', createsGroup);
     },

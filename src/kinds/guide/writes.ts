@@ -48,6 +48,7 @@ export const GUIDE_WRITES: WriteEffects<'addguideacct' | 'updateguideacct' | 'de
   addguideacct: {
     operation: 'addguideacct',
     subject: guideSubject,
+    creates: 'guides',
     apply(model, { body }) {
       const id = guideIdFrom(body['guide_account'], body['guide_openid']);
       if (id === undefined) model.refuse('a guide added without its account or openid');

@@ -49,6 +49,7 @@ export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2g
   addguide2guidegroup: {
     operation: 'addguide2guidegroup',
     subject: membershipSubject,
+    creates: 'memberships',
     apply(model, { body }) {
       const found = membership(model, body);
       if (found === undefined) return;

@@ -134,6 +134,7 @@ export const TASK_WRITES: WriteEffects<
       if (guide === undefined || typeof name !== 'string') return undefined;
       return { kind: 'task', address: describeTask(guide, name) };
     },
+    creates: 'tasks',
     apply(model, { body }) {
       const guide = model.guideNamed(body);
       if (guide === undefined) return;
