@@ -1,4 +1,4 @@
-import { type GuideId, guideIdFrom, guideKey } from '../core/desired.js';
+import { type GuideId, guideKey } from '../core/desired.js';
 import type { LiveGroup, LiveGuide, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
 import { type CallBody, isGroupRef } from '../core/plan.js';
 
@@ -62,6 +62,14 @@ export interface ModelOptions {
   readonly sensitiveWordSemantics?: 'append' | 'replace' | undefined;
 }
 
+/** The key ({@link guideKey}) of the guide a body names, without making its id: calls are many. */
+function bodyGuideKey(body: CallBody): string | undefined {
+  const account = body['guide_account'];
+  if (typeof account === 'string' && account !== '') return `account:${account}`;
+  const openid = body['guide_openid'];
+  return typeof openid === 'string' && openid !== '' ? `openid:${openid}` : undefined;
+}
+
 export class AccountModel {
   readonly guides = new Map<string, ModelGuide>();
   groups: ModelGroup[];
@@ -81,10 +89,11 @@ export class AccountModel {
     this.sensitiveWordSemantics = options.sensitiveWordSemantics ?? 'append';
     const appendable = options.appendsOntoRead !== false;
     for (const g of live.guides) {
+      // The lists are shared, not copied: a config is replaced whole, never changed in place.
       const config =
         g.config === undefined
           ? undefined
-          : { quickReplies: [...g.config.quickReplies], welcome: [...g.config.welcome], appendable };
+          : { quickReplies: g.config.quickReplies, welcome: g.config.welcome, appendable };
       this.guides.set(guideKey(g.id), {
         id: g.id,
         nickname: g.nickname,
@@ -125,10 +134,10 @@ export class AccountModel {
 
   /** The guide a body names; refused when it names one the account lacks; undefined when none. */
   guideNamed(body: CallBody): ModelGuide | undefined {
-    const id = guideIdFrom(body['guide_account'], body['guide_openid']);
-    if (id === undefined) return undefined;
-    const guide = this.guides.get(guideKey(id));
-    if (guide === undefined) this.refuse(`no such guide: ${guideKey(id)}`);
+    const key = bodyGuideKey(body);
+    if (key === undefined) return undefined;
+    const guide = this.guides.get(key);
+    if (guide === undefined) this.refuse(`no such guide: ${key}`);
     return guide;
   }
 
@@ -212,7 +221,7 @@ export class AccountModel {
     this.groups = this.groups.filter((g) => g !== group);
   }
 
-  /** Changes a group's members, when they are known. */
+  /** Changes a group's members, when they are known; `edit` may change the list in place. */
   editMembers(group: ModelGroup, edit: (members: string[]) => string[]): void {
     group.members = this.forgetting || group.members === undefined ? undefined : edit(group.members);
   }

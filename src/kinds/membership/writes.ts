@@ -55,7 +55,10 @@ export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2g
       if (found === undefined) return;
       const { group, account } = found;
       model.editMembers(group, (members) => {
-        if (!members.includes(account)) return [...members, account];
+        if (!members.includes(account)) {
+          members.push(account);
+          return members;
+        }
         model.refuse(`${account} is already a member of ${group.name}`);
         return members;
       });
