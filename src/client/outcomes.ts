@@ -21,25 +21,11 @@ import { OPERATIONS, type OperationName } from '../wire/operations.js';
  *   could still land.
  * A write call therefore ends only when none of its attempts can land any more.
  *
- * **After a lost answer that is settled**, each write operation has one rule:
- *
- * | operation | idempotent? | after a lost answer |
- * |---|---|---|
- * | addguideacct | no: a repeat is refused with 9300803 | resend; 9300803 on the resend → read `getguideacct`: same nickname and image → done |
- * | updateguideacct | yes (sets fields) | resend |
- * | delguideacct | yes | resend; 9300804 on the resend → read `getguideacct`: 9300804 → done |
- * | guidecreateqrcode | no, but harmless: each call makes one more working code | resend |
- * | pushshowwxapathmenu | yes (renews the 60 days) | resend |
- * | setguideconfig, welcome set / delete, quick-reply delete | yes (replaces / removes all) | resend (the barrier above keeps a late delete from following the append after it) |
- * | setguideconfig, quick-reply append | **no** (appends) | read-before-resend: the guide's quick replies before the call (read first, or given by the caller, as apply does from its plan); after the loss, read them again: list = before + the new entries → done; list = before → not applied, send again; anything else → outcome unknown |
- * | setguideacctconfig | yes (word set union / delete / replace; offline reply set / delete) | resend |
- * | newguidegroup | **no** (names are not unique) | read-before-resend: the ids of the groups of that name before the call (read first, or given by the caller: apply plans a group only when none has its name); after the loss, list the groups: exactly one new group of that name (not claimed by another call of this client) → done, with its id; none → not applied, send again; several → outcome unknown |
- * | addguide2guidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getgroupbyguide`: member → done |
- * | delguide2guidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getgroupbyguide`: not a member → done |
- * | delguidegroup | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getguidegrouplist`: gone → done |
- * | addguidemassendjob | **no** (each call makes a task) | read-before-resend: the guide's tasks of status 1–2 before the call (read first, or given by the caller, as apply does from the tasks its plan read); after the loss, read again: exactly one new task with the same name, push time and recipients → done, with its task_id; none → not applied, send again; several → outcome unknown |
- * | updateguidemassendjob | yes while the task is pending | resend; 40097 on the resend → read `getguidemassendjob`: fields as requested → done |
- * | cancelguidemassendjob | no: a repeat is refused with 40097 | resend; 40097 on the resend → read `getguidemassendjob`: status 4 → done |
+ * **After a lost answer that is settled**, each write operation has one rule, written on its
+ * effect (`src/kinds/<kind>/writes.ts`, `lostAnswer`) and listed for users in docs/guarantees.md
+ * ("What a lost answer leads to"): an idempotent write is sent again; one that a repeat refuses
+ * is sent again, and the refusal is checked by a read; a create or append is read before it is
+ * sent again, and the read decides whether it landed.
  *
  * **Watching for a lost create or append.** A connection that breaks after the request was sent,
  * or a gateway that answers 502, 503 or 504, says nothing of the request itself: behind a gateway
