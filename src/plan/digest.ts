@@ -12,6 +12,9 @@ import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
+import { accountFingerprints, canonicalAccount } from '../kinds/account/export.js';
+import { canonicalGroups, groupFingerprints } from '../kinds/group/export.js';
+import { canonicalGuides, guideAddress, guideFingerprints } from '../kinds/guide/export.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 
 /**
@@ -312,20 +315,12 @@ export function desiredDigest(desired: DesiredState): string {
   return sha256OfCanonical('guidectl-desired-1\n', normal, 'source');
 }
 
-/** The live state in a canonical order: guides by identity, groups by id, members and words sorted. */
+/** The live state in a canonical order: each kind's part as the kind canonicalises it. */
 function canonicalLive(live: LiveState): unknown {
-  const account = live.account;
   return {
-    guides: sortedBy(live.guides, (g) => guideKey(g.id)).map((g) => ({ ...g, id: guideKey(g.id) })),
-    groups: [...live.groups]
-      .sort((a, b) => compareText(a.id, b.id) || compareText(a.name, b.name))
-      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(compareText) })),
-    account: {
-      ...account,
-      ...(account.sensitiveWords === undefined
-        ? {}
-        : { sensitiveWords: [...account.sensitiveWords].sort(compareText) }),
-    },
+    guides: canonicalGuides(live.guides),
+    groups: canonicalGroups(live.groups),
+    account: canonicalAccount(live.account),
     // Only when read: the digests of reads without tasks stay as they were.
     ...(live.tasks === undefined
       ? {}
@@ -357,21 +352,9 @@ export interface LiveFingerprints {
 const fingerprint = (value: unknown): string => sha256Hex(canonicalJson(value)).slice(0, FINGERPRINT_LENGTH);
 
 export function liveFingerprints(live: LiveState): LiveFingerprints {
-  const guides: Record<string, string> = {};
-  for (const guide of [...live.guides].sort((a, b) => compareText(guideKey(a.id), guideKey(b.id)))) {
-    guides[guideKey(guide.id)] = fingerprint({ ...guide, id: guideKey(guide.id) });
-  }
-  const groups: Record<string, { name: string; hash: string }> = {};
-  for (const group of [...live.groups].sort((a, b) => compareText(a.id, b.id))) {
-    const members = group.members === undefined ? undefined : [...group.members].sort(compareText);
-    groups[group.id] = { name: group.name, hash: fingerprint({ ...group, members }) };
-  }
-  const account: Record<string, string> = {};
-  const { offlineAutoReply, sensitiveWords, defaultWelcome } = live.account;
-  if (offlineAutoReply !== undefined) account['offline_auto_reply'] = fingerprint(offlineAutoReply);
-  if (sensitiveWords !== undefined)
-    account['sensitive_words'] = fingerprint([...sensitiveWords].sort(compareText));
-  if (defaultWelcome !== undefined) account['default_welcome'] = fingerprint(defaultWelcome);
+  const guides = guideFingerprints(live.guides, fingerprint);
+  const groups = groupFingerprints(live.groups, fingerprint);
+  const account = accountFingerprints(live.account, fingerprint);
   if (live.tasks === undefined) return { guides, groups, account };
   const tasks: Record<string, { name: string; hash: string }> = {};
   for (const task of [...live.tasks].sort((a, b) => compareText(a.id, b.id))) {
@@ -417,9 +400,7 @@ export function diffLiveFingerprints(before: LiveFingerprints, after: LiveFinger
   const groupsBefore = hashes(before.groups);
   const groupsAfter = hashes(after.groups);
   compareMaps('group', groupsBefore, groupsAfter, (id) => `${names.get(id) ?? ''} (id ${id})`);
-  compareMaps('guide', before.guides, after.guides, (key) =>
-    key.startsWith('openid:') ? `openid ${key.slice('openid:'.length)}` : key.slice('account:'.length),
-  );
+  compareMaps('guide', before.guides, after.guides, guideAddress);
   const tasksBefore = hashes(before.tasks ?? {});
   const tasksAfter = hashes(after.tasks ?? {});
   compareMaps('task', tasksBefore, tasksAfter, (id) => `${names.get(id) ?? ''} (id ${id})`);

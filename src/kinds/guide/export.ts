@@ -1,0 +1,33 @@
+import { compareText } from '../../core/compare-text.js';
+import { guideKey } from '../../core/desired.js';
+import type { LiveGuide } from '../../core/live.js';
+
+/**
+ * A guide as the plan's live digest and fingerprints cover it: its id as a key (`account:x`), its
+ * configuration (when read) as read with it.
+ */
+export type CanonicalGuide = Omit<LiveGuide, 'id'> & { readonly id: string };
+
+export function canonicalGuide(guide: LiveGuide): CanonicalGuide {
+  return { ...guide, id: guideKey(guide.id) };
+}
+
+/** The guides by key, not in the order the API listed them (each key made once, not per comparison). */
+export function canonicalGuides(guides: readonly LiveGuide[]): CanonicalGuide[] {
+  return guides.map(canonicalGuide).sort((a, b) => compareText(a.id, b.id));
+}
+
+/** Each guide's fingerprint (`hash` of its canonical form), by key. */
+export function guideFingerprints(
+  guides: readonly LiveGuide[],
+  hash: (value: unknown) => string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const guide of canonicalGuides(guides)) out[guide.id] = hash(guide);
+  return out;
+}
+
+/** A guide's key as a stale plan's message names the guide: its account, or `openid o…`. */
+export function guideAddress(key: string): string {
+  return key.startsWith('openid:') ? `openid ${key.slice('openid:'.length)}` : key.slice('account:'.length);
+}
