@@ -1,8 +1,10 @@
 import { Document, visit } from 'yaml';
-import { compareText } from '../core/compare-text.js';
 import { countOf } from '../core/count.js';
-import { UNKNOWN_MEDIA_ID } from '../core/guide-rules.js';
-import type { LiveGroup, LiveState, LiveWelcome } from '../core/live.js';
+import type { LiveState } from '../core/live.js';
+import { exportAccount } from '../kinds/account/export.js';
+import { exportGroups } from '../kinds/group/export.js';
+import { exportGuides } from '../kinds/guide/export.js';
+import type { CardMediaId } from '../kinds/guide-config/export.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 import { cardKey, type ExportEnvironment, referenceAll } from './export-references.js';
@@ -40,7 +42,7 @@ export function exportWrittenNotice(shown: string, counts: ExportCounts): string
 /**
  * The live state as a desired-state file that validates and plans to no changes: every guide
  * (with its quick replies and welcome messages), every group with its members (but groups that
- * share a name: see {@link exportedGroups}), the account settings, and the pending tasks when tasks were read (executed ones are history: left out).
+ * share a name: see {@link exportGroups}), the account settings, and the pending tasks when tasks were read (executed ones are history: left out).
  * `prune` is left off, so applying the file elsewhere deletes nothing.
  */
 export function renderExport(
@@ -49,80 +51,15 @@ export function renderExport(
 ): ExportResult {
   const warnings: string[] = [];
   const { environment } = options;
-  const welcome = (messages: readonly LiveWelcome[], where: string): object[] =>
-    messages.flatMap((m): object[] => {
-      switch (m.type) {
-        case 'text':
-          return [{ text: m.text }];
-        case 'image':
-          return [{ image: m.mediaId }];
-        case 'miniprogram': {
-          const known = environment?.cardMediaIds.get(cardKey(m));
-          if (known === undefined) {
-            warnings.push(
-              `${where}: a mini-program card's media_id cannot be read back; ${UNKNOWN_MEDIA_ID} stands in its place; validate, plan and apply refuse the file until it is replaced with the media id of the card's cover`,
-            );
-          }
-          const mediaId = known ?? UNKNOWN_MEDIA_ID;
-          return [{ miniprogram: { appid: m.appid, title: m.title, path: m.path, media_id: mediaId } }];
-        }
-        case 'unknown':
-          warnings.push(
-            `${where}: a welcome message of msgtype ${m.msgtype} is not understood and was left out`,
-          );
-          return [];
-        default: {
-          const unreachable: never = m;
-          return unreachable;
-        }
-      }
-    });
-
-  const account: Record<string, unknown> = {};
-  if (live.account.offlineAutoReply !== undefined)
-    account['offline_auto_reply'] = live.account.offlineAutoReply;
-  if (live.account.sensitiveWords !== undefined) {
-    account['sensitive_words'] = { semantics: 'append', words: [...live.account.sensitiveWords].sort() };
-  }
-  if (live.account.defaultWelcome !== undefined) {
-    account['default_welcome'] = welcome(live.account.defaultWelcome, 'account default_welcome');
-  }
-
+  const cardMediaId: CardMediaId = (card) => environment?.cardMediaIds.get(cardKey(card));
   // Guides, groups and tasks by their keys, not in the order the API lists them: the same account
   // always exports the same bytes, so a re-export diffs only by what changed.
-  const groups = [...exportedGroups(live.groups)]
-    .sort((x, y) => compareText(x.name, y.name))
-    .map((group) => ({
-      name: group.name,
-      members: [...(group.members ?? [])].sort(),
-    }));
-  const shared = [...sharedGroupNames(live.groups)].sort(([x], [y]) => compareText(x, y));
-  for (const [name, copies] of shared) {
-    warnings.push(
-      `groups ${copies.map((g) => `id ${g.id}`).join(', ')} share the name "${name}", which a file cannot give twice: ` +
-        'all were left out, so a plan of the file leaves them alone; to manage them, add the group to the file ' +
-        '(a plan then keeps one, moves the members of the others onto it and deletes the others)',
-    );
-  }
-
-  const guides = [...live.guides].sort(compareGuides).map((guide) => {
-    const id = guide.id.kind === 'account' ? { account: guide.id.account } : { openid: guide.id.openid };
-    const name = guide.id.kind === 'account' ? guide.id.account : `openid ${guide.id.openid}`;
-    return {
-      ...id,
-      nickname: guide.nickname,
-      head_image_url: guide.headImageUrl,
-      ...(guide.config === undefined
-        ? {}
-        : {
-            quick_replies: [...guide.config.quickReplies],
-            welcome: welcome(guide.config.welcome, `guide ${name}`),
-          }),
-    };
-  });
+  const account = exportAccount(live.account, warnings, cardMediaId);
+  const groups = exportGroups(live.groups, warnings);
+  const guides = exportGuides(live.guides, warnings, cardMediaId);
 
   const managed: Record<string, unknown> = {
-    ...(Object.keys(account).length === 0 ? {} : { account }),
+    ...(account === undefined ? {} : { account }),
     groups,
     guides,
   };
@@ -140,12 +77,6 @@ export function renderExport(
   const header = exportHeader(options.schemaPath, live.tasks !== undefined, environment);
   const counts = { guides: guides.length, groups: groups.length, tasks: tasks?.length ?? 0 };
   return { text: `${header.join('\n')}\n${body}`, warnings, counts };
-}
-
-/** Guides by account, then those known only by openid, by openid. */
-function compareGuides(a: LiveState['guides'][number], b: LiveState['guides'][number]): number {
-  if (a.id.kind === 'account') return b.id.kind === 'account' ? compareText(a.id.account, b.id.account) : -1;
-  return b.id.kind === 'account' ? 1 : compareText(a.id.openid, b.id.openid);
 }
 
 function exportHeader(
@@ -183,24 +114,6 @@ function referenceEach(
   values: ReadonlyMap<string, string>,
 ): Record<string, unknown> {
   return Object.fromEntries(Object.entries(sections).map(([key, v]) => [key, referenceAll(v, values)]));
-}
-
-/**
- * The live groups a file can name: those whose name no other live group has. A file gives a group
- * name once, and a plan of one name matching several live groups keeps one and deletes the others;
- * written at all, such groups would not plan to no changes, so they are left out (and left alone).
- */
-function exportedGroups(groups: readonly LiveGroup[]): LiveGroup[] {
-  const shared = sharedGroupNames(groups);
-  return groups.filter((g) => !shared.has(g.name));
-}
-
-/** The live groups of each name that more than one live group has, by name. */
-function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]> {
-  const byName = new Map<string, LiveGroup[]>();
-  for (const group of groups) byName.set(group.name, [...(byName.get(group.name) ?? []), group]);
-  for (const [name, copies] of byName) if (copies.length < 2) byName.delete(name);
-  return byName;
 }
 
 /**

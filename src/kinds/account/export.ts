@@ -1,5 +1,6 @@
 import { compareText } from '../../core/compare-text.js';
 import type { LiveAccount } from '../../core/live.js';
+import { type CardMediaId, exportWelcome } from '../guide-config/export.js';
 
 /** The account settings as the plan's live digest covers them: the sensitive words sorted. */
 export function canonicalAccount(account: LiveAccount): LiveAccount {
@@ -22,4 +23,26 @@ export function accountFingerprints(
   if (sensitiveWords !== undefined) out['sensitive_words'] = hash([...sensitiveWords].sort(compareText));
   if (defaultWelcome !== undefined) out['default_welcome'] = hash(defaultWelcome);
   return out;
+}
+
+/** The account settings read, as the files' `account` section writes them; undefined when none was read. */
+export function exportAccount(
+  account: LiveAccount,
+  warnings: string[],
+  cardMediaId: CardMediaId,
+): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  if (account.offlineAutoReply !== undefined) out['offline_auto_reply'] = account.offlineAutoReply;
+  if (account.sensitiveWords !== undefined) {
+    out['sensitive_words'] = { semantics: 'append', words: [...account.sensitiveWords].sort() };
+  }
+  if (account.defaultWelcome !== undefined) {
+    out['default_welcome'] = exportWelcome(
+      account.defaultWelcome,
+      'account default_welcome',
+      warnings,
+      cardMediaId,
+    );
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
 }

@@ -1,6 +1,6 @@
 import { compareText } from '../../core/compare-text.js';
 import type { LiveGroup } from '../../core/live.js';
-import { canonicalMembers } from '../membership/export.js';
+import { canonicalMembers, exportMembers } from '../membership/export.js';
 
 /** A group as the plan's live digest and fingerprints cover it: its members (when read) sorted. */
 export function canonicalGroup(group: LiveGroup): LiveGroup {
@@ -24,4 +24,34 @@ export function groupFingerprints(
     out[group.id] = { name: group.name, hash: hash(canonicalGroup(group)) };
   }
   return out;
+}
+
+/**
+ * The groups as the files write them, by name, with their members. Groups that share a name are
+ * left out, each name said in `warnings`: a file gives a group name once, and a plan of one name
+ * matching several live groups keeps one and deletes the others, so written at all they would
+ * not plan to no changes.
+ */
+export function exportGroups(groups: readonly LiveGroup[], warnings: string[]): object[] {
+  const shared = sharedGroupNames(groups);
+  const out = groups
+    .filter((g) => !shared.has(g.name))
+    .sort((x, y) => compareText(x.name, y.name))
+    .map((group) => ({ name: group.name, members: exportMembers(group.members) }));
+  for (const [name, copies] of [...shared].sort(([x], [y]) => compareText(x, y))) {
+    warnings.push(
+      `groups ${copies.map((g) => `id ${g.id}`).join(', ')} share the name "${name}", which a file cannot give twice: ` +
+        'all were left out, so a plan of the file leaves them alone; to manage them, add the group to the file ' +
+        '(a plan then keeps one, moves the members of the others onto it and deletes the others)',
+    );
+  }
+  return out;
+}
+
+/** The live groups of each name that more than one live group has, by name. */
+function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]> {
+  const byName = new Map<string, LiveGroup[]>();
+  for (const group of groups) byName.set(group.name, [...(byName.get(group.name) ?? []), group]);
+  for (const [name, copies] of byName) if (copies.length < 2) byName.delete(name);
+  return byName;
 }

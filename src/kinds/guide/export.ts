@@ -1,6 +1,7 @@
 import { compareText } from '../../core/compare-text.js';
 import { guideKey } from '../../core/desired.js';
 import type { LiveGuide } from '../../core/live.js';
+import { type CardMediaId, exportGuideConfig } from '../guide-config/export.js';
 
 /**
  * A guide as the plan's live digest and fingerprints cover it: its id as a key (`account:x`), its
@@ -30,4 +31,30 @@ export function guideFingerprints(
 /** A guide's key as a stale plan's message names the guide: its account, or `openid o…`. */
 export function guideAddress(key: string): string {
   return key.startsWith('openid:') ? `openid ${key.slice('openid:'.length)}` : key.slice('account:'.length);
+}
+
+/**
+ * The guides as the files write them: by account, then those known only by openid, by openid;
+ * each with its configuration when it was read.
+ */
+export function exportGuides(
+  guides: readonly LiveGuide[],
+  warnings: string[],
+  cardMediaId: CardMediaId,
+): object[] {
+  return [...guides].sort(compareGuides).map((guide) => {
+    const id = guide.id.kind === 'account' ? { account: guide.id.account } : { openid: guide.id.openid };
+    const name = guide.id.kind === 'account' ? guide.id.account : `openid ${guide.id.openid}`;
+    return {
+      ...id,
+      nickname: guide.nickname,
+      head_image_url: guide.headImageUrl,
+      ...exportGuideConfig(guide.config, `guide ${name}`, warnings, cardMediaId),
+    };
+  });
+}
+
+function compareGuides(a: LiveGuide, b: LiveGuide): number {
+  if (a.id.kind === 'account') return b.id.kind === 'account' ? compareText(a.id.account, b.id.account) : -1;
+  return b.id.kind === 'account' ? 1 : compareText(a.id.openid, b.id.openid);
 }

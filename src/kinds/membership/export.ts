@@ -4,3 +4,8 @@ import { compareText } from '../../core/compare-text.js';
 export function canonicalMembers(members: readonly string[]): string[] {
   return [...members].sort(compareText);
 }
+
+/** A group's members as the files write them: sorted, none when they were not read. */
+export function exportMembers(members: readonly string[] | undefined): string[] {
+  return [...(members ?? [])].sort();
+}
