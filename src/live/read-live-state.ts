@@ -3,7 +3,6 @@ import { type Clock, systemClock, unixSeconds } from '../core/clock.js';
 import { type DesiredState, guideKey } from '../core/desired.js';
 import type {
   LiveAccount,
-  LiveGroup,
   LiveGuide,
   LiveGuideConfig,
   LiveReadScope,
@@ -11,11 +10,16 @@ import type {
   LiveTask,
   LiveWelcome,
 } from '../core/live.js';
+import { accountSettingsToRead } from '../kinds/account/read.js';
+import { readGroups } from '../kinds/group/read.js';
+import { readGuides } from '../kinds/guide/read.js';
+import { guideConfigsToRead } from '../kinds/guide-config/read.js';
 import { toWelcome } from '../kinds/kind.js';
+import { groupMembersToRead } from '../kinds/membership/read.js';
+import type { ReadPort } from '../kinds/read-port.js';
 import { TASK_KIND } from '../kinds/task/index.js';
-import type { TaskRead } from '../kinds/task/read.js';
-import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
-import type { GetGuideAcctListAnswer, GetGuideConfigAnswer } from '../wire/messages.js';
+import { wireGuideIdentity } from '../wire/guide-identity.js';
+import type { AnswerOf, GetGuideConfigAnswer, RequestOf } from '../wire/messages.js';
 import type { QuotaReader } from './read-quotas.js';
 
 export type { LiveReadScope } from '../core/live.js';
@@ -65,15 +69,9 @@ export function readScopeFor(desired: DesiredState): LiveReadScope {
   const tasks = TASK_KIND.readScope(desired);
   return {
     ...(tasks === undefined ? {} : { tasks }),
-    guideConfigs: new Set(
-      desired.guides
-        .filter((g) => g.quickReplies !== undefined || g.welcome !== undefined)
-        .map((g) => guideKey(g.id)),
-    ),
-    groupMembers: new Set(desired.groups.filter((g) => g.members !== undefined).map((g) => g.name)),
-    offlineAutoReply: desired.account?.offlineAutoReply !== undefined,
-    sensitiveWords: desired.account?.sensitiveWords !== undefined,
-    defaultWelcome: desired.account?.defaultWelcome !== undefined,
+    guideConfigs: guideConfigsToRead(desired),
+    groupMembers: groupMembersToRead(desired),
+    ...accountSettingsToRead(desired),
   };
 }
 
@@ -133,12 +131,12 @@ export async function readLiveState(
   const tasks: Promise<LiveTask[]>[] = [];
   const wantsConfig = (key: string): boolean => scope.guideConfigs === 'all' || scope.guideConfigs.has(key);
   const inWindow = windowed(options.window ?? LIVE_READ_WINDOW);
-  const readTasks: TaskRead = (operation, request) => track(reader[operation](request));
+  const port = readPortOf(reader, track);
   const onGuides = (items: readonly LiveGuide[]): void => {
     for (const guide of items) {
       const key = guideKey(guide.id);
       if (scope.tasks === 'all' || scope.tasks?.has(key) === true) {
-        const read = TASK_KIND.read(readTasks, guide.id, pageSize);
+        const read = TASK_KIND.read(port, guide.id, pageSize);
         read.catch(() => {});
         tasks.push(read);
       }
@@ -155,9 +153,9 @@ export async function readLiveState(
 
   // All three at once; Promise.all also observes the failure of each, so none goes unhandled.
   const [guides, groups, account] = await Promise.all([
-    readAllGuides(reader, pageSize, scope.expectedGuides ?? 0, track, onGuides),
-    readGroups(reader, scope, pageSize, track),
-    readAccount(reader, scope, track),
+    readGuides(port, pageSize, scope.expectedGuides ?? 0, onGuides),
+    readGroups(port, scope.groupMembers, pageSize),
+    readAccount(port, scope),
   ]);
   const withConfig = await Promise.all(
     guides.map(async (guide) => {
@@ -170,6 +168,22 @@ export async function readLiveState(
 }
 
 export type Track = <T>(promise: Promise<T>) => Promise<T>;
+
+/** The read port the kinds read through: `reader`'s calls, each counted by `track` when given. */
+export function readPortOf(
+  reader: LiveReader,
+  track: Track = (promise) => promise,
+): ReadPort<keyof LiveReader> {
+  const calls: { readonly [O in keyof LiveReader]: (request: RequestOf<O>) => Promise<AnswerOf<O>> } = {
+    getguideacctlist: (request) => reader.getguideacctlist(request),
+    getguidegrouplist: () => reader.getguidegrouplist(),
+    getgroupinfo: (request) => reader.getgroupinfo(request),
+    getguideconfig: (request) => reader.getguideconfig(request),
+    getguideacctconfig: () => reader.getguideacctconfig(),
+    getguidemassendjoblist: (request) => reader.getguidemassendjoblist(request),
+  };
+  return (operation, request) => track(calls[operation](request));
+}
 
 /** Runs the functions given to it, at most `limit` of them unsettled at once, in order. */
 function windowed(limit: number): <T>(start: () => Promise<T>) => Promise<T> {
@@ -201,97 +215,15 @@ function windowed(limit: number): <T>(start: () => Promise<T>) => Promise<T> {
 
 function noop(): void {}
 
-/**
- * All guides. Page 0 tells the total and the page size the server really uses; the remaining
- * pages are then fetched at once. If they do not add up to the total (a server paging otherwise),
- * paging goes on one page at a time until the total is reached or a page comes back empty. With
- * `expected` guides, the pages they fill are asked for with page 0, not after it.
- */
-async function readAllGuides(
-  reader: LiveReader,
-  pageSize: number,
-  expected: number,
-  track: Track,
-  onGuides: (items: readonly LiveGuide[]) => void,
-): Promise<LiveGuide[]> {
-  const seen = new Map<string, LiveGuide>();
-  const take = (
-    list: readonly {
-      guide_account?: string;
-      guide_openid?: string;
-      guide_nickname: string;
-      guide_headimgurl: string;
-    }[],
-  ): number => {
-    const fresh: LiveGuide[] = [];
-    for (const item of list) {
-      const id = guideIdOf(item);
-      if (id === undefined) continue;
-      const key = guideKey(id);
-      if (seen.has(key)) continue;
-      const guide: LiveGuide = { id, nickname: item.guide_nickname, headImageUrl: item.guide_headimgurl };
-      seen.set(key, guide);
-      fresh.push(guide);
-    }
-    onGuides(fresh);
-    return list.length;
-  };
-  const askPage = (page: number): Promise<GetGuideAcctListAnswer> =>
-    track(reader.getguideacctlist({ page, num: pageSize }));
-  const ahead = Math.max(1, Math.ceil(expected / pageSize));
-  const [first, ...early] = await Promise.all([
-    askPage(0),
-    ...Array.from({ length: ahead - 1 }, (_, i) => askPage(i + 1)),
-  ]);
-  const served = take(first.list);
-  const total = first.total_num;
-  let emptyPage = served === 0;
-  for (const answer of early) if (take(answer.list) === 0) emptyPage = true;
-  if (emptyPage || seen.size >= total) return [...seen.values()];
-  const pages = Math.max(ahead, Math.ceil(total / served));
-  const rest = await Promise.all(Array.from({ length: pages - ahead }, (_, i) => askPage(ahead + i)));
-  for (const answer of rest) if (take(answer.list) === 0) emptyPage = true;
-  for (let page = pages; !emptyPage && seen.size < total; page++) {
-    const answer = await askPage(page);
-    if (take(answer.list) === 0) emptyPage = true;
-  }
-  return [...seen.values()];
-}
-
-async function readGroups(
-  reader: LiveReader,
+async function readAccount(
+  read: ReadPort<'getguideacctconfig' | 'getguideconfig'>,
   scope: LiveReadScope,
-  pageSize: number,
-  track: Track,
-): Promise<LiveGroup[]> {
-  const { group_list } = await track(reader.getguidegrouplist());
-  // Groups that share a name are always read whole: the plan reconciles them by their members.
-  const named = new Map<string, number>();
-  for (const group of group_list) named.set(group.name, (named.get(group.name) ?? 0) + 1);
-  return Promise.all(
-    group_list.map(async (group): Promise<LiveGroup> => {
-      const wanted =
-        scope.groupMembers === 'all' ||
-        scope.groupMembers.has(group.name) ||
-        (named.get(group.name) ?? 0) > 1;
-      if (!wanted) return { id: group.id, name: group.name };
-      const members: string[] = [];
-      for (let page = 0; ; page++) {
-        const answer = await track(reader.getgroupinfo({ group_id: group.id, page, num: pageSize }));
-        for (const m of answer.guide_list) if (m.guide_account !== undefined) members.push(m.guide_account);
-        if (answer.guide_list.length === 0 || members.length >= answer.total_num) break;
-      }
-      return { id: group.id, name: group.name, members };
-    }),
-  );
-}
-
-async function readAccount(reader: LiveReader, scope: LiveReadScope, track: Track): Promise<LiveAccount> {
+): Promise<LiveAccount> {
   const acct =
     scope.offlineAutoReply || scope.sensitiveWords
-      ? track(reader.getguideacctconfig())
+      ? read('getguideacctconfig', {})
       : Promise.resolve(undefined);
-  const welcome = scope.defaultWelcome ? track(reader.getguideconfig({})) : Promise.resolve(undefined);
+  const welcome = scope.defaultWelcome ? read('getguideconfig', {}) : Promise.resolve(undefined);
   const [config, defaults] = await Promise.all([acct, welcome]);
   return {
     ...(scope.offlineAutoReply && config !== undefined
