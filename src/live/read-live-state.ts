@@ -1,25 +1,15 @@
 import type { GuideClient } from '../client/index.js';
 import { type Clock, systemClock, unixSeconds } from '../core/clock.js';
 import { type DesiredState, guideKey } from '../core/desired.js';
-import type {
-  LiveAccount,
-  LiveGuide,
-  LiveGuideConfig,
-  LiveReadScope,
-  LiveState,
-  LiveTask,
-  LiveWelcome,
-} from '../core/live.js';
-import { accountSettingsToRead } from '../kinds/account/read.js';
+import type { LiveGuide, LiveGuideConfig, LiveReadScope, LiveState, LiveTask } from '../core/live.js';
+import { accountSettingsToRead, readAccount } from '../kinds/account/read.js';
 import { readGroups } from '../kinds/group/read.js';
 import { readGuides } from '../kinds/guide/read.js';
-import { guideConfigsToRead } from '../kinds/guide-config/read.js';
-import { toWelcome } from '../kinds/kind.js';
+import { guideConfigsToRead, readGuideConfig } from '../kinds/guide-config/read.js';
 import { groupMembersToRead } from '../kinds/membership/read.js';
 import type { ReadPort } from '../kinds/read-port.js';
 import { TASK_KIND } from '../kinds/task/index.js';
-import { wireGuideIdentity } from '../wire/guide-identity.js';
-import type { AnswerOf, GetGuideConfigAnswer, RequestOf } from '../wire/messages.js';
+import type { AnswerOf, RequestOf } from '../wire/messages.js';
 import type { QuotaReader } from './read-quotas.js';
 
 export type { LiveReadScope } from '../core/live.js';
@@ -132,6 +122,8 @@ export async function readLiveState(
   const wantsConfig = (key: string): boolean => scope.guideConfigs === 'all' || scope.guideConfigs.has(key);
   const inWindow = windowed(options.window ?? LIVE_READ_WINDOW);
   const port = readPortOf(reader, track);
+  // Configuration reads are counted when asked for, not when the window lets them start.
+  const untracked = readPortOf(reader);
   const onGuides = (items: readonly LiveGuide[]): void => {
     for (const guide of items) {
       const key = guideKey(guide.id);
@@ -141,9 +133,7 @@ export async function readLiveState(
         tasks.push(read);
       }
       if (wantsConfig(key) && !configs.has(key)) {
-        const config = track(inWindow(() => reader.getguideconfig(wireGuideIdentity(guide.id)))).then(
-          toGuideConfig,
-        );
+        const config = track(inWindow(() => readGuideConfig(untracked, guide.id)));
         // Awaited below; until then a failure must not count as unhandled (another read may fail first).
         config.catch(() => {});
         configs.set(key, config);
@@ -214,33 +204,3 @@ function windowed(limit: number): <T>(start: () => Promise<T>) => Promise<T> {
 }
 
 function noop(): void {}
-
-async function readAccount(
-  read: ReadPort<'getguideacctconfig' | 'getguideconfig'>,
-  scope: LiveReadScope,
-): Promise<LiveAccount> {
-  const acct =
-    scope.offlineAutoReply || scope.sensitiveWords
-      ? read('getguideacctconfig', {})
-      : Promise.resolve(undefined);
-  const welcome = scope.defaultWelcome ? read('getguideconfig', {}) : Promise.resolve(undefined);
-  const [config, defaults] = await Promise.all([acct, welcome]);
-  return {
-    ...(scope.offlineAutoReply && config !== undefined
-      ? { offlineAutoReply: config.guide_auto_reply?.content ?? null }
-      : {}),
-    ...(scope.sensitiveWords && config !== undefined
-      ? { sensitiveWords: [...config.black_keyword.values] }
-      : {}),
-    ...(defaults === undefined ? {} : { defaultWelcome: welcomeOf(defaults) }),
-  };
-}
-
-function toGuideConfig(answer: GetGuideConfigAnswer): LiveGuideConfig {
-  return { quickReplies: answer.guide_fast_reply_list.map((r) => r.content), welcome: welcomeOf(answer) };
-}
-
-function welcomeOf(answer: GetGuideConfigAnswer): LiveWelcome[] {
-  const replies = [answer.guide_auto_reply, answer.guide_auto_reply_plus].filter((r) => r !== undefined);
-  return replies.map(toWelcome);
-}

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuideClient, type GuideClient } from '../../src/client/index.js';
-import { accountSettingsToRead } from '../../src/kinds/account/read.js';
+import { accountSettingsToRead, readAccount } from '../../src/kinds/account/read.js';
 import { readGroups } from '../../src/kinds/group/read.js';
 import { readGuides } from '../../src/kinds/guide/read.js';
-import { guideConfigsToRead } from '../../src/kinds/guide-config/read.js';
+import { guideConfigsToRead, readGuideConfig } from '../../src/kinds/guide-config/read.js';
+import { toWelcome } from '../../src/kinds/kind.js';
 import { groupMembersToRead, readMembers } from '../../src/kinds/membership/read.js';
 import type { ReadPort } from '../../src/kinds/read-port.js';
 import { readOnlyClient, readPortOf } from '../../src/live/read-live-state.js';
@@ -17,7 +18,9 @@ import { guideBody, startTestService, type TestService } from '../helpers/servic
 
 let t: TestService;
 let client: GuideClient;
-let port: ReadPort<'getguideacctlist' | 'getguidegrouplist' | 'getgroupinfo'>;
+let port: ReadPort<
+  'getguideacctlist' | 'getguidegrouplist' | 'getgroupinfo' | 'getguideconfig' | 'getguideacctconfig'
+>;
 let asked: string[];
 
 beforeAll(async () => {
@@ -39,6 +42,18 @@ beforeAll(async () => {
   await group('South', ['bobby_wx']);
   await group('Twin', ['alice_wx']);
   await group('Twin', []);
+  await t.ok('setguideconfig', {
+    guide_account: 'bobby_wx',
+    is_delete: false,
+    guide_fast_reply_list: [{ content: 'Hello' }, { content: 'Bye' }],
+    guide_auto_reply: { msgtype: 1, content: 'Welcome' },
+  });
+  await t.ok('setguideacctconfig', {
+    is_delete: false,
+    guide_auto_reply: { content: 'Back soon' },
+    black_keyword: { values: ['scam', 'cheap'] },
+  });
+  await t.ok('setguideconfig', { is_delete: false, guide_auto_reply: { msgtype: 2, content: 'MEDIA_1' } });
 });
 afterAll(async () => {
   await client.close();
@@ -79,6 +94,62 @@ describe('group and membership: readGroups, readMembers', () => {
     const south = toId64(all[1]?.id);
     if (south === undefined) throw new Error('no South');
     expect(await readMembers(port, south, 100)).toEqual(['bobby_wx']);
+  });
+});
+
+describe('guide configuration: readGuideConfig, toWelcome', () => {
+  it("reads a guide's quick replies in order and its welcome messages", async () => {
+    asked = [];
+    expect(await readGuideConfig(port, { kind: 'account', account: 'bobby_wx' })).toEqual({
+      quickReplies: ['Hello', 'Bye'],
+      welcome: [{ type: 'text', text: 'Welcome' }],
+    });
+    expect(await readGuideConfig(port, { kind: 'account', account: 'alice_wx' })).toEqual({
+      quickReplies: [],
+      welcome: [],
+    });
+    expect(asked).toEqual(['getguideconfig', 'getguideconfig']);
+  });
+
+  it('decodes a welcome by its msgtype; a card from its JSON, else as not understood', () => {
+    expect(toWelcome({ msgtype: 1, content: 'Hi' })).toEqual({ type: 'text', text: 'Hi' });
+    expect(toWelcome({ msgtype: 2, content: 'M' })).toEqual({ type: 'image', mediaId: 'M' });
+    const card = JSON.stringify({ appid: 'wx1', title: 'T', path: 'p', extra: 1 });
+    expect(toWelcome({ msgtype: 3, content: card })).toEqual({
+      type: 'miniprogram',
+      appid: 'wx1',
+      title: 'T',
+      path: 'p',
+    });
+    expect(toWelcome({ msgtype: 3, content: '{"appid":1}' })).toEqual({
+      type: 'unknown',
+      msgtype: 3,
+      content: '{"appid":1}',
+    });
+    expect(toWelcome({ msgtype: 3, content: 'not json' })).toMatchObject({ type: 'unknown' });
+    expect(toWelcome({ msgtype: 7, content: 'x' })).toEqual({ type: 'unknown', msgtype: 7, content: 'x' });
+  });
+});
+
+describe('account: readAccount', () => {
+  it('reads only the settings asked for, each read once', async () => {
+    asked = [];
+    const none = { offlineAutoReply: false, sensitiveWords: false, defaultWelcome: false };
+    expect(await readAccount(port, none)).toEqual({});
+    expect(asked).toEqual([]);
+    expect(await readAccount(port, { ...none, sensitiveWords: true })).toEqual({
+      sensitiveWords: ['scam', 'cheap'],
+    });
+    expect(asked).toEqual(['getguideacctconfig']);
+    asked = [];
+    expect(
+      await readAccount(port, { offlineAutoReply: true, sensitiveWords: true, defaultWelcome: true }),
+    ).toEqual({
+      offlineAutoReply: 'Back soon',
+      sensitiveWords: ['scam', 'cheap'],
+      defaultWelcome: [{ type: 'image', mediaId: 'MEDIA_1' }],
+    });
+    expect(asked).toEqual(['getguideacctconfig', 'getguideconfig']);
   });
 });
 

@@ -1,4 +1,9 @@
-import { type DesiredState, guideKey } from '../../core/desired.js';
+import { type DesiredState, type GuideId, guideKey } from '../../core/desired.js';
+import type { LiveGuideConfig, LiveWelcome } from '../../core/live.js';
+import { wireGuideIdentity } from '../../wire/guide-identity.js';
+import type { GetGuideConfigAnswer } from '../../wire/messages.js';
+import { toWelcome } from '../kind.js';
+import type { ReadPort } from '../read-port.js';
 
 /** The keys of the guides whose quick replies or welcome messages the files manage: the configurations read. */
 export function guideConfigsToRead(desired: DesiredState): Set<string> {
@@ -7,4 +12,22 @@ export function guideConfigsToRead(desired: DesiredState): Set<string> {
       .filter((g) => g.quickReplies !== undefined || g.welcome !== undefined)
       .map((g) => guideKey(g.id)),
   );
+}
+
+/** A guide's quick replies and welcome messages, as read back. */
+export async function readGuideConfig(
+  read: ReadPort<'getguideconfig'>,
+  guide: GuideId,
+): Promise<LiveGuideConfig> {
+  return toGuideConfig(await read('getguideconfig', wireGuideIdentity(guide)));
+}
+
+function toGuideConfig(answer: GetGuideConfigAnswer): LiveGuideConfig {
+  return { quickReplies: answer.guide_fast_reply_list.map((r) => r.content), welcome: welcomeOf(answer) };
+}
+
+/** The welcome messages of a configuration read back (a guide's, or the account's default). */
+export function welcomeOf(answer: GetGuideConfigAnswer): LiveWelcome[] {
+  const replies = [answer.guide_auto_reply, answer.guide_auto_reply_plus].filter((r) => r !== undefined);
+  return replies.map(toWelcome);
 }
