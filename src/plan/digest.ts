@@ -1,20 +1,18 @@
 import { createHash, type Hash } from 'node:crypto';
 import { compareText } from '../core/compare-text.js';
-import {
-  DELETE_KINDS,
-  type DeleteKind,
-  type DesiredState,
-  describeTask,
-  guideKey,
-  taskKey,
-} from '../core/desired.js';
+import { DELETE_KINDS, type DeleteKind, type DesiredState, describeTask, taskKey } from '../core/desired.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
 import { accountFingerprints, canonicalAccount } from '../kinds/account/export.js';
-import { canonicalGroups, groupFingerprints } from '../kinds/group/export.js';
-import { canonicalGuides, guideAddress, guideFingerprints } from '../kinds/guide/export.js';
+import { canonicalDesiredGroups, canonicalGroups, groupFingerprints } from '../kinds/group/export.js';
+import {
+  canonicalDesiredGuides,
+  canonicalGuides,
+  guideAddress,
+  guideFingerprints,
+} from '../kinds/guide/export.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 
 /**
@@ -134,14 +132,6 @@ function sha256OfCanonical(prefix: string, value: unknown, skip?: string): strin
   writer.text = prefix;
   writer.write(value);
   return hash.update(writer.text, 'utf8').digest('hex');
-}
-
-/** `items` sorted by the text `key` gives each (computed once per item, not per comparison). */
-function sortedBy<T>(items: readonly T[], key: (item: T) => string): T[] {
-  return items
-    .map((item) => ({ item, key: key(item) }))
-    .sort((a, b) => compareText(a.key, b.key))
-    .map((e) => e.item);
 }
 
 export function sha256Hex(text: string): string {
@@ -306,10 +296,8 @@ export function planId(
 export function desiredDigest(desired: DesiredState): string {
   const normal = {
     ...desired,
-    guides: sortedBy(desired.guides, (g) => guideKey(g.id)),
-    groups: [...desired.groups]
-      .sort((a, b) => compareText(a.name, b.name))
-      .map((g) => (g.members === undefined ? g : { ...g, members: [...g.members].sort(compareText) })),
+    guides: canonicalDesiredGuides(desired.guides),
+    groups: canonicalDesiredGroups(desired.groups),
   };
   // Without source positions: `source` properties are left out at any depth.
   return sha256OfCanonical('guidectl-desired-1\n', normal, 'source');

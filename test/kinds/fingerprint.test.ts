@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { accountFingerprints, canonicalAccount } from '../../src/kinds/account/export.js';
-import { canonicalGroups, groupFingerprints } from '../../src/kinds/group/export.js';
-import { canonicalGuides, guideAddress, guideFingerprints } from '../../src/kinds/guide/export.js';
+import { canonicalDesiredGroups, canonicalGroups, groupFingerprints } from '../../src/kinds/group/export.js';
+import {
+  canonicalDesiredGuides,
+  canonicalGuides,
+  guideAddress,
+  guideFingerprints,
+} from '../../src/kinds/guide/export.js';
 import { canonicalMembers } from '../../src/kinds/membership/export.js';
-import { liveGroup, liveGuide } from '../helpers/plan-builder.js';
+import { desiredGroup, desiredGuide, liveGroup, liveGuide } from '../helpers/plan-builder.js';
 
 // A stand-in hash that shows what was hashed: each kind's canonical form, not how it was listed.
 const shown = (value: unknown): string => JSON.stringify(value);
 
-describe('each kind canonicalises its part of the live state', () => {
+describe('each kind canonicalises its part of the digests', () => {
   it('guide: by key, the id written as a key, the configuration kept as read', () => {
     const config = { quickReplies: ['b', 'a'], welcome: [] };
     const guides = [
@@ -37,6 +42,13 @@ describe('each kind canonicalises its part of the live state', () => {
       '1': { name: 'A', hash: shown({ id: '1', name: 'A' }) },
       '2': { name: 'B', hash: shown({ id: '2', name: 'B', members: ['a', 'z'] }) },
     });
+  });
+
+  it('desired guides by key and groups by name, members sorted: the order written does not count', () => {
+    const guides = [desiredGuide('zed_wx'), desiredGuide('alice_wx')];
+    expect(canonicalDesiredGuides(guides).map((g) => g.nickname)).toEqual(['alice_wx', 'zed_wx']);
+    const groups = [desiredGroup('B', ['z', 'a']), desiredGroup('A')];
+    expect(canonicalDesiredGroups(groups)).toEqual([desiredGroup('A'), desiredGroup('B', ['a', 'z'])]);
   });
 
   it('account: only the settings read, the sensitive words sorted', () => {

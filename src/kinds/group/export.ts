@@ -1,4 +1,5 @@
 import { compareText } from '../../core/compare-text.js';
+import type { DesiredGroup } from '../../core/desired.js';
 import type { LiveGroup } from '../../core/live.js';
 import { canonicalMembers, exportMembers } from '../membership/export.js';
 
@@ -12,6 +13,13 @@ export function canonicalGroups(groups: readonly LiveGroup[]): LiveGroup[] {
   return [...groups]
     .sort((a, b) => compareText(a.id, b.id) || compareText(a.name, b.name))
     .map(canonicalGroup);
+}
+
+/** The desired groups in the desired digest's order: by name, their members (when managed) sorted. */
+export function canonicalDesiredGroups(groups: readonly DesiredGroup[]): DesiredGroup[] {
+  return [...groups]
+    .sort((a, b) => compareText(a.name, b.name))
+    .map((g) => (g.members === undefined ? g : { ...g, members: canonicalMembers(g.members) }));
 }
 
 /** Each group's fingerprint (`hash` of its canonical form) with its name, by id. */

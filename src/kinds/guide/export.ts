@@ -1,5 +1,5 @@
 import { compareText } from '../../core/compare-text.js';
-import { guideKey } from '../../core/desired.js';
+import { type DesiredGuide, guideKey } from '../../core/desired.js';
 import type { LiveGuide } from '../../core/live.js';
 import { type CardMediaId, exportGuideConfig } from '../guide-config/export.js';
 
@@ -16,6 +16,17 @@ export function canonicalGuide(guide: LiveGuide): CanonicalGuide {
 /** The guides by key, not in the order the API listed them (each key made once, not per comparison). */
 export function canonicalGuides(guides: readonly LiveGuide[]): CanonicalGuide[] {
   return guides.map(canonicalGuide).sort((a, b) => compareText(a.id, b.id));
+}
+
+/**
+ * The desired guides in the desired digest's order: by key, whatever file or order declared them
+ * (each key made once, not per comparison).
+ */
+export function canonicalDesiredGuides(guides: readonly DesiredGuide[]): DesiredGuide[] {
+  return guides
+    .map((guide) => ({ guide, key: guideKey(guide.id) }))
+    .sort((a, b) => compareText(a.key, b.key))
+    .map((e) => e.guide);
 }
 
 /** Each guide's fingerprint (`hash` of its canonical form), by key. */
