@@ -381,7 +381,7 @@ describe('--continue-on-error', () => {
       `version: 1\nguides:\n${guide('alice_wx', replies)}${guide('bob_wxx', replies)}`,
     );
     // Calls: 1 add alice, 2 add bob (9300812: the account holds one guide), 3 alice's replies, 4 bob's replies.
-    const stop = await cli(['apply', file, '--auto-approve', '--parallelism', '1'], small);
+    const stop = await cli(['apply', file, '--auto-approve', '--parallelism', '1', '--no-adapt'], small);
     expect(stop.code).toBe(1);
     expect(stop.stdout).toContain('Apply: 1 call done, 1 failed, 2 not started (of 4).');
     expect(stop.stdout).toContain(
@@ -389,7 +389,7 @@ describe('--continue-on-error', () => {
     );
 
     const more = await cli(
-      ['apply', file, '--auto-approve', '--parallelism', '1', '--continue-on-error'],
+      ['apply', file, '--auto-approve', '--parallelism', '1', '--no-adapt', '--continue-on-error'],
       small,
     );
     expect(more.code).toBe(1);
@@ -427,7 +427,7 @@ describe('interruption (Ctrl-C)', () => {
       void gate.answer();
     });
     try {
-      const args = ['apply', SMALL_STORE, '--auto-approve', '--parallelism', '1'];
+      const args = ['apply', SMALL_STORE, '--auto-approve', '--parallelism', '1', '--no-adapt'];
       const run = await target.cli(args, { baseUrl: gate.url, stop: stop.signal });
       expect(run.code).toBe(1);
       expect(run.stdout).toContain('Interrupted');
