@@ -3,12 +3,7 @@ import { ENVIRONMENT_NAME, ENVIRONMENT_NAME_MAX_CHARS } from '../core/environmen
 import { DELETING_OPERATIONS, type JsonValue } from '../core/plan.js';
 import { DEFAULT_MAX_DELETE_SHARE, DEFAULT_MAX_DELETES } from '../core/safety.js';
 import type { SchemaFragment } from '../core/schema-fragment.js';
-import { ACCOUNT_SCHEMA } from '../kinds/account/schema.js';
-import { GROUP_SCHEMA } from '../kinds/group/schema.js';
-import { GUIDE_SCHEMA } from '../kinds/guide/schema.js';
-import { GUIDE_CONFIG_SCHEMA } from '../kinds/guide-config/schema.js';
-import { MEMBERSHIP_SCHEMA } from '../kinds/membership/schema.js';
-import { TASK_SCHEMA } from '../kinds/task/schema.js';
+import { KINDS } from '../kinds/registry.js';
 import { VALUE_NAME, VALUE_NAME_MAX_CHARS, VALUE_NAME_SHAPE } from './substitute-values.js';
 
 /**
@@ -297,15 +292,7 @@ const FILE_DEFS: SchemaFragment = {
 };
 
 /** The kinds' fragments, in the order the file lists them, then the file's own parts. */
-const FRAGMENTS: readonly SchemaFragment[] = [
-  GUIDE_SCHEMA,
-  GUIDE_CONFIG_SCHEMA,
-  GROUP_SCHEMA,
-  MEMBERSHIP_SCHEMA,
-  ACCOUNT_SCHEMA,
-  TASK_SCHEMA,
-  FILE_DEFS,
-];
+const FRAGMENTS: readonly SchemaFragment[] = [...Object.values(KINDS).map((kind) => kind.schema), FILE_DEFS];
 
 /** The whole schema as a value; a `$defs` name that two fragments give is a mistake of the code. */
 export function fileSchema(): { readonly [keyword: string]: JsonValue } {
