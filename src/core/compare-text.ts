@@ -6,3 +6,8 @@
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** A sorted copy of `values`, by {@link compareText}. */
+export function sortedText(values: readonly string[]): string[] {
+  return [...values].sort(compareText);
+}

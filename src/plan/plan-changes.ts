@@ -1,4 +1,4 @@
-import { compareText } from '../core/compare-text.js';
+import { compareText, sortedText } from '../core/compare-text.js';
 import {
   type DesiredAccount,
   type DesiredGroup,
@@ -12,7 +12,7 @@ import {
 } from '../core/desired.js';
 import { type Diagnostic, type DiagnosticCode, hasErrors } from '../core/diagnostics.js';
 import { MAX_SENSITIVE_WORDS } from '../core/guide-rules.js';
-import type { LiveGroup, LiveGuide, LiveState } from '../core/live.js';
+import type { LiveGuide, LiveState } from '../core/live.js';
 import {
   type CallBody,
   type FieldChange,
@@ -23,6 +23,13 @@ import {
   type Unmanaged,
 } from '../core/plan.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../kinds/call-size.js';
+import {
+  deleteCopies,
+  type GroupMatch,
+  matchGroups,
+  planGroupCreations,
+  planGroupDeletions,
+} from '../kinds/group/plan.js';
 import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from '../kinds/welcome.js';
@@ -74,17 +81,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const b = new PlanBuilder(subjectsIn(live));
 
   // 1. Groups created.
-  for (const group of desiredGroups) {
-    if (matchedGroups.get(group.name) === undefined) {
-      b.call('group', group.name, 'newguidegroup', { group_name: group.name }, [], group.name);
-      b.change({
-        resource: 'group',
-        action: 'create',
-        address: group.name,
-        fields: group.members === undefined ? [] : [{ field: 'members', after: sorted(group.members) }],
-      });
-    }
-  }
+  planGroupCreations(b, desiredGroups, matchedGroups);
 
   // 2. Guides created or updated.
   const { guideFields, addedAt } = planGuides(b, desiredGuides, liveGuides);
@@ -325,9 +322,9 @@ function planAccount(b: PlanBuilder, desired: DesiredState, live: LiveState, err
     const beforeSet = new Set(before);
     const afterSet = new Set(words.words);
     const missing = words.words.filter((w) => !beforeSet.has(w));
-    const extra = sorted(before.filter((w) => !afterSet.has(w)));
+    const extra = sortedText(before.filter((w) => !afterSet.has(w)));
     if (missing.length > 0 || extra.length > 0) {
-      fields.push({ field: 'sensitive_words', before: sorted(before), after: [...words.words] });
+      fields.push({ field: 'sensitive_words', before: sortedText(before), after: [...words.words] });
       if (words.semantics === 'replace') {
         keep['black_keyword'] = { values: [...words.words] };
       } else {
@@ -405,57 +402,6 @@ function wordBodies(isDelete: boolean, settings: Record<string, JsonValue>, runs
   }));
 }
 
-interface GroupMatch {
-  /** The live group each declared name manages, if any. */
-  readonly matchedGroups: ReadonlyMap<string, LiveGroup | undefined>;
-  /** The other live groups of a declared name, to merge into the matched one and delete. */
-  readonly duplicates: ReadonlyMap<string, readonly LiveGroup[]>;
-  readonly warnings: readonly Diagnostic[];
-}
-
-/**
- * Matches declared groups with live groups by name. Several live groups of one declared name
- * (left by two applies at once, or by hand) are reconciled: one is kept (see {@link keepFirst}),
- * the others are merged into it and deleted, and a warning says which.
- */
-function matchGroups(desiredGroups: readonly DesiredGroup[], liveGroups: readonly LiveGroup[]): GroupMatch {
-  const liveByName = new Map<string, LiveGroup[]>();
-  for (const group of liveGroups) liveByName.set(group.name, [...(liveByName.get(group.name) ?? []), group]);
-  const matchedGroups = new Map<string, LiveGroup | undefined>();
-  const duplicates = new Map<string, readonly LiveGroup[]>();
-  const warnings: Diagnostic[] = [];
-  for (const group of desiredGroups) {
-    const candidates = liveByName.get(group.name) ?? [];
-    const [kept, ...extras] = [...candidates].sort(keepFirst);
-    if (kept !== undefined && extras.length > 0) {
-      duplicates.set(group.name, extras);
-      warnings.push({
-        ...group.source,
-        severity: 'warning',
-        code: 'group-live-duplicates',
-        message: `group "${group.name}" matches ${candidates.length} live groups; the plan keeps id ${kept.id} (the most members, then the lowest id), moves the members of ${extras.map((g) => `id ${g.id}`).join(', ')} onto it and deletes ${extras.length === 1 ? 'it' : 'them'}`,
-        hint: 'two applies at once, or a group created by hand, leave such copies; run one apply at a time',
-      });
-    }
-    matchedGroups.set(group.name, kept);
-  }
-  return { matchedGroups, duplicates, warnings };
-}
-
-/** Deletes the copies of declared groups, each once the members moved off it are on the kept one. */
-function deleteCopies(
-  b: PlanBuilder,
-  desiredGroups: readonly DesiredGroup[],
-  duplicates: ReadonlyMap<string, readonly LiveGroup[]>,
-  moves: ReadonlyMap<string, readonly number[]>,
-): void {
-  for (const group of desiredGroups) {
-    for (const extra of duplicates.get(group.name) ?? []) {
-      deleteGroup(b, extra, `${extra.name} (id ${extra.id}, a copy)`, moves.get(group.name));
-    }
-  }
-}
-
 /** Every member a group of the files names must be a declared guide, or a live one the plan keeps. */
 function checkMembers(
   desired: DesiredState,
@@ -523,8 +469,8 @@ function planMemberships(
       .flatMap((g) => g.members ?? [])
       .filter((m) => ctx.liveAccounts.has(m) && !ctx.deletedAccounts.has(m));
     const after = new Set(group.members ?? [...before, ...merged]);
-    const adds = sorted([...after].filter((m) => !before.has(m)));
-    const removes = sorted([...before].filter((m) => !after.has(m) && !ctx.deletedAccounts.has(m)));
+    const adds = sortedText([...after].filter((m) => !before.has(m)));
+    const removes = sortedText([...before].filter((m) => !after.has(m) && !ctx.deletedAccounts.has(m)));
     const added: number[] = [];
     for (const account of adds) {
       // A membership needs the group and the guide to exist: it waits for their creation only.
@@ -550,7 +496,9 @@ function planMemberships(
         resource: 'group',
         action: 'update',
         address: group.name,
-        fields: [{ field: 'members', before: sorted(current.members ?? []), after: sorted([...after]) }],
+        fields: [
+          { field: 'members', before: sortedText(current.members ?? []), after: sortedText([...after]) },
+        ],
       });
     }
   }
@@ -584,48 +532,9 @@ function planDeletions(
       ],
     });
   }
-  const desiredGroupNames = new Set(desired.groups.map((g) => g.name));
-  const extraGroups = live.groups
-    .filter((g) => !desiredGroupNames.has(g.name))
-    .sort((x, y) => compareText(x.name, y.name) || compareText(x.id, y.id));
-  for (const group of extraGroups) {
-    if (!desired.prune.groups) {
-      unmanaged.push({ resource: 'group', address: group.name });
-      continue;
-    }
-    deleteGroup(b, group, group.name);
-  }
-  return unmanaged;
-}
-
-/** Deletes a live group (after `deps`), under `address` in the changes. */
-function deleteGroup(b: PlanBuilder, group: LiveGroup, address: string, deps?: readonly number[]): void {
-  b.call('group', `${group.name}\u0000${group.id}`, 'delguidegroup', { group_id: group.id }, deps);
-  b.change({
-    resource: 'group',
-    action: 'delete',
-    address,
-    fields: group.members === undefined ? [] : [{ field: 'members', before: sorted(group.members) }],
-  });
-}
-
-/**
- * Which of several live groups of one name the plan keeps: the one with the most members (the
- * fewest moves), then the lowest id (the oldest, as the service allots ids) — so that every plan
- * of the same account keeps the same one.
- */
-function keepFirst(a: LiveGroup, b: LiveGroup): number {
-  const members = (b.members?.length ?? 0) - (a.members?.length ?? 0);
-  if (members !== 0) return members;
-  const x = BigInt(a.id);
-  const y = BigInt(b.id);
-  return x < y ? -1 : x > y ? 1 : 0;
+  return [...unmanaged, ...planGroupDeletions(b, desired, live)];
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-function sorted(values: readonly string[]): string[] {
-  return [...values].sort(compareText);
 }
