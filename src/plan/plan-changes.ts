@@ -1,35 +1,27 @@
 import { compareText, sortedText } from '../core/compare-text.js';
 import {
   type DesiredAccount,
-  type DesiredGroup,
   type DesiredGuide,
   type DesiredState,
   describeGuideId,
   describeTask,
   guideKey,
-  type SourceRef,
   type WelcomeMessage,
 } from '../core/desired.js';
-import { type Diagnostic, type DiagnosticCode, hasErrors } from '../core/diagnostics.js';
+import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import { MAX_SENSITIVE_WORDS } from '../core/guide-rules.js';
 import type { LiveGuide, LiveState } from '../core/live.js';
 import {
   type CallBody,
   type FieldChange,
-  type GroupRef,
   type JsonValue,
   PLAN_FORMAT_VERSION,
   type Plan,
   type Unmanaged,
 } from '../core/plan.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../kinds/call-size.js';
-import {
-  deleteCopies,
-  type GroupMatch,
-  matchGroups,
-  planGroupCreations,
-  planGroupDeletions,
-} from '../kinds/group/plan.js';
+import { deleteCopies, matchGroups, planGroupCreations, planGroupDeletions } from '../kinds/group/plan.js';
+import { checkMembers, planMemberships } from '../kinds/membership/plan.js';
 import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from '../kinds/welcome.js';
@@ -400,109 +392,6 @@ function wordBodies(isDelete: boolean, settings: Record<string, JsonValue>, runs
     ...(i === 0 ? settings : {}),
     black_keyword: { values: run },
   }));
-}
-
-/** Every member a group of the files names must be a declared guide, or a live one the plan keeps. */
-function checkMembers(
-  desired: DesiredState,
-  desiredGuides: readonly DesiredGuide[],
-  desiredGroups: readonly DesiredGroup[],
-  liveAccounts: ReadonlySet<string>,
-): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  const error = (code: DiagnosticCode, source: SourceRef, message: string, hint: string): void => {
-    diagnostics.push({ ...source, severity: 'error', code, message, hint });
-  };
-  const declaredAccounts = new Set(
-    desiredGuides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])),
-  );
-  for (const group of desiredGroups) {
-    for (const member of group.members ?? []) {
-      if (declaredAccounts.has(member)) continue;
-      if (!liveAccounts.has(member)) {
-        error(
-          'member-not-found',
-          group.source,
-          `member "${member}" of group "${group.name}" is neither declared in the files nor a live guide`,
-          `declare the guide under guides: with account: ${member}, or remove it from members`,
-        );
-      } else if (desired.prune.guides) {
-        error(
-          'member-would-be-pruned',
-          group.source,
-          `member "${member}" of group "${group.name}" is a live guide that the files do not declare, so prune.guides would delete it`,
-          `declare the guide under guides: with account: ${member}, or remove it from members`,
-        );
-      }
-    }
-  }
-  return diagnostics;
-}
-
-interface MembershipContext extends Pick<GroupMatch, 'matchedGroups' | 'duplicates'> {
-  /** Index of the addguideacct call of each guide this plan creates, by key. */
-  readonly addedAt: ReadonlyMap<string, number>;
-  readonly liveAccounts: ReadonlySet<string>;
-  /** Accounts of the live guides the plan deletes. */
-  readonly deletedAccounts: ReadonlySet<string>;
-}
-
-/**
- * The memberships of the groups the files name: what the files say, or, for a group whose members
- * are not managed but that has live copies, the kept group's members and those of its copies.
- * Returns, per declared name, the indices of the calls that add members to the kept group.
- */
-function planMemberships(
-  b: PlanBuilder,
-  desiredGroups: readonly DesiredGroup[],
-  ctx: MembershipContext,
-): Map<string, number[]> {
-  const moves = new Map<string, number[]>();
-  for (const group of desiredGroups) {
-    const current = ctx.matchedGroups.get(group.name);
-    const extras = ctx.duplicates.get(group.name) ?? [];
-    if (group.members === undefined && extras.length === 0) continue;
-    const groupId: string | GroupRef = current === undefined ? { $group: group.name } : current.id;
-    const before = new Set(current?.members ?? []);
-    // Members managed: the files say them. Not managed: the kept group's, and those of its copies.
-    const merged = extras
-      .flatMap((g) => g.members ?? [])
-      .filter((m) => ctx.liveAccounts.has(m) && !ctx.deletedAccounts.has(m));
-    const after = new Set(group.members ?? [...before, ...merged]);
-    const adds = sortedText([...after].filter((m) => !before.has(m)));
-    const removes = sortedText([...before].filter((m) => !after.has(m) && !ctx.deletedAccounts.has(m)));
-    const added: number[] = [];
-    for (const account of adds) {
-      // A membership needs the group and the guide to exist: it waits for their creation only.
-      const deps = [b.last('group', group.name), ctx.addedAt.get(guideKey({ kind: 'account', account }))];
-      added.push(b.calls.length);
-      b.call(
-        'membership',
-        `${group.name}\u0000${account}`,
-        'addguide2guidegroup',
-        { group_id: groupId, guide_account: account },
-        deps,
-      );
-    }
-    moves.set(group.name, added);
-    for (const account of removes) {
-      b.call('membership', `${group.name}\u0000${account}`, 'delguide2guidegroup', {
-        group_id: groupId,
-        guide_account: account,
-      });
-    }
-    if (current !== undefined && (adds.length > 0 || removes.length > 0)) {
-      b.change({
-        resource: 'group',
-        action: 'update',
-        address: group.name,
-        fields: [
-          { field: 'members', before: sortedText(current.members ?? []), after: sortedText([...after]) },
-        ],
-      });
-    }
-  }
-  return moves;
 }
 
 /** The live guides and groups the files do not declare: deleted when pruned, else listed as unmanaged. */

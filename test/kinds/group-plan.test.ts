@@ -1,28 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveState } from '../../src/core/live.js';
 import {
   deleteCopies,
   matchGroups,
   planGroupCreations,
   planGroupDeletions,
 } from '../../src/kinds/group/plan.js';
-import { PlanBuilder } from '../../src/kinds/plan-builder.js';
-import { callSubject } from '../../src/plan/call-subject.js';
+import { builderFor as builder } from '../helpers/kind-plan.js';
 import { desiredGroup, desiredState, liveGroup, liveState } from '../helpers/plan-builder.js';
 
 // The group kind's planner on its own, without the rest of the plan around it.
-
-function builder(live: LiveState = liveState()): PlanBuilder {
-  const names = new Map(live.groups.map((g) => [g.id, g.name]));
-  return new PlanBuilder((operation, body) =>
-    callSubject(
-      operation,
-      body,
-      (id) => names.get(id),
-      () => undefined,
-    ),
-  );
-}
 
 describe('matchGroups', () => {
   it('keeps the live group with the most members, then the lowest id, and warns of the others', () => {
