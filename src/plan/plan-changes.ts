@@ -17,10 +17,10 @@ import {
   type JsonValue,
   PLAN_FORMAT_VERSION,
   type Plan,
-  type Unmanaged,
 } from '../core/plan.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../kinds/call-size.js';
 import { deleteCopies, matchGroups, planGroupCreations, planGroupDeletions } from '../kinds/group/plan.js';
+import { planGuideDeletions, planGuides } from '../kinds/guide/plan.js';
 import { checkMembers, planMemberships } from '../kinds/membership/plan.js';
 import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
 import { TASK_KIND } from '../kinds/task/index.js';
@@ -124,7 +124,11 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
     return { diagnostics: [...tooLarge, ...tasks.diagnostics] };
 
   // 6. Deletions, or mentions of what is left alone.
-  const unmanaged = [...planDeletions(b, desired, live, desiredKeys), ...tasks.unmanaged];
+  const unmanaged = [
+    ...planGuideDeletions(b, desired, live, desiredKeys),
+    ...planGroupDeletions(b, desired, live),
+    ...tasks.unmanaged,
+  ];
   deleteCopies(b, desiredGroups, duplicates, moves);
 
   const semantics = desired.account?.sensitiveWords?.semantics;
@@ -146,48 +150,6 @@ function taskClock(desired: DesiredState, live: LiveState): number {
   if (desired.tasks !== undefined && live.readAt === undefined)
     throw new Error('planChanges: tasks are managed but the live state has no readAt (the time of the read)');
   return live.readAt ?? 0;
-}
-
-/** Creates the guides the files declare and the account lacks; updates the others' names and images. */
-function planGuides(
-  b: PlanBuilder,
-  desiredGuides: readonly DesiredGuide[],
-  liveGuides: ReadonlyMap<string, LiveGuide>,
-): { guideFields: Map<string, FieldChange[]>; addedAt: Map<string, number> } {
-  const guideFields = new Map<string, FieldChange[]>();
-  /** Index of the addguideacct call of each guide this plan creates. */
-  const addedAt = new Map<string, number>();
-  for (const guide of desiredGuides) {
-    const key = guideKey(guide.id);
-    const current = liveGuides.get(key);
-    const fields: FieldChange[] = [];
-    if (current === undefined) {
-      addedAt.set(key, b.calls.length);
-      b.call('guide', key, 'addguideacct', {
-        ...wireGuideIdentity(guide.id),
-        guide_headimgurl: guide.headImageUrl,
-        guide_nickname: guide.nickname,
-      });
-      fields.push(
-        { field: 'nickname', after: guide.nickname },
-        { field: 'head_image_url', after: guide.headImageUrl },
-      );
-    } else {
-      const update: Record<string, string> = {};
-      if (current.nickname !== guide.nickname) {
-        update['guide_nickname'] = guide.nickname;
-        fields.push({ field: 'nickname', before: current.nickname, after: guide.nickname });
-      }
-      if (current.headImageUrl !== guide.headImageUrl) {
-        update['guide_headimgurl'] = guide.headImageUrl;
-        fields.push({ field: 'head_image_url', before: current.headImageUrl, after: guide.headImageUrl });
-      }
-      if (Object.keys(update).length > 0)
-        b.call('guide', key, 'updateguideacct', { ...wireGuideIdentity(guide.id), ...update });
-    }
-    guideFields.set(key, fields);
-  }
-  return { guideFields, addedAt };
 }
 
 /**
@@ -392,36 +354,6 @@ function wordBodies(isDelete: boolean, settings: Record<string, JsonValue>, runs
     ...(i === 0 ? settings : {}),
     black_keyword: { values: run },
   }));
-}
-
-/** The live guides and groups the files do not declare: deleted when pruned, else listed as unmanaged. */
-function planDeletions(
-  b: PlanBuilder,
-  desired: DesiredState,
-  live: LiveState,
-  desiredKeys: ReadonlySet<string>,
-): Unmanaged[] {
-  const unmanaged: Unmanaged[] = [];
-  const extraGuides = live.guides
-    .filter((g) => !desiredKeys.has(guideKey(g.id)))
-    .sort((x, y) => compareText(guideKey(x.id), guideKey(y.id)));
-  for (const guide of extraGuides) {
-    if (!desired.prune.guides) {
-      unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
-      continue;
-    }
-    b.call('guide', guideKey(guide.id), 'delguideacct', wireGuideIdentity(guide.id));
-    b.change({
-      resource: 'guide',
-      action: 'delete',
-      address: describeGuideId(guide.id),
-      fields: [
-        { field: 'nickname', before: guide.nickname },
-        { field: 'head_image_url', before: guide.headImageUrl },
-      ],
-    });
-  }
-  return [...unmanaged, ...planGroupDeletions(b, desired, live)];
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
