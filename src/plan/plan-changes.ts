@@ -1,12 +1,10 @@
 import { compareText, sortedText } from '../core/compare-text.js';
 import {
   type DesiredAccount,
-  type DesiredGuide,
   type DesiredState,
   describeGuideId,
   describeTask,
   guideKey,
-  type WelcomeMessage,
 } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import { MAX_SENSITIVE_WORDS } from '../core/guide-rules.js';
@@ -18,14 +16,14 @@ import {
   PLAN_FORMAT_VERSION,
   type Plan,
 } from '../core/plan.js';
-import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../kinds/call-size.js';
+import { checkBodySize, splitByBytes } from '../kinds/call-size.js';
 import { deleteCopies, matchGroups, planGroupCreations, planGroupDeletions } from '../kinds/group/plan.js';
 import { planGuideDeletions, planGuides } from '../kinds/guide/plan.js';
+import { planGuideConfig, welcomeBody } from '../kinds/guide-config/plan.js';
 import { checkMembers, planMemberships } from '../kinds/membership/plan.js';
 import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
 import { TASK_KIND } from '../kinds/task/index.js';
-import { messageToJson, sameWelcomeList, welcomeToWire } from '../kinds/welcome.js';
-import { wireGuideIdentity } from '../wire/guide-identity.js';
+import { messageToJson, sameWelcomeList } from '../kinds/welcome.js';
 import { callSubject } from './call-subject.js';
 
 export interface PlanResult {
@@ -153,91 +151,6 @@ function taskClock(desired: DesiredState, live: LiveState): number {
 }
 
 /**
- * Quick replies and welcome messages of one guide in the fewest calls: one `is_delete: true` call
- * for what must go (all quick replies, both welcome messages), then one `is_delete: false` call
- * for what is added (the missing tail of the quick replies, or all of them; the welcome messages),
- * or several when the quick replies added would make a request too large. A call the service
- * would refuse for its size is an error in `errors`.
- */
-function planGuideConfig(
-  b: PlanBuilder,
-  guide: DesiredGuide,
-  live: LiveGuide | undefined,
-  fields: FieldChange[],
-  errors: Diagnostic[],
-): void {
-  const key = guideKey(guide.id);
-  const liveReplies = live?.config?.quickReplies ?? [];
-  const liveWelcome = live?.config?.welcome ?? [];
-  let clearReplies = false;
-  let addReplies: readonly string[] = [];
-  if (guide.quickReplies !== undefined && !sameList(guide.quickReplies, liveReplies)) {
-    const isPrefix =
-      liveReplies.length < guide.quickReplies.length &&
-      liveReplies.every((r, i) => guide.quickReplies?.[i] === r);
-    clearReplies = !isPrefix && liveReplies.length > 0;
-    addReplies = isPrefix ? guide.quickReplies.slice(liveReplies.length) : guide.quickReplies;
-    fields.push({
-      field: 'quick_replies',
-      ...(live === undefined ? {} : { before: [...liveReplies] }),
-      after: [...guide.quickReplies],
-    });
-  }
-  let clearWelcome = false;
-  let setWelcome = false;
-  if (guide.welcome !== undefined && !sameWelcomeList(guide.welcome, liveWelcome)) {
-    clearWelcome = guide.welcome.length === 0;
-    setWelcome = guide.welcome.length > 0;
-    fields.push({
-      field: 'welcome',
-      ...(live === undefined ? {} : { before: liveWelcome.map(messageToJson) }),
-      after: guide.welcome.map(messageToJson),
-    });
-  }
-  const id = wireGuideIdentity(guide.id);
-  if (clearReplies || clearWelcome) {
-    b.call('guide', key, 'setguideconfig', {
-      ...id,
-      is_delete: true,
-      ...(clearReplies ? { guide_fast_reply_list: [{ content: liveReplies[0] ?? '' }] } : {}),
-      ...(clearWelcome ? { guide_auto_reply: { msgtype: 1 } } : {}),
-    });
-  }
-  // Quick replies are appended, so a long list goes in runs well under the request limit, in order
-  // (each call waits for the one before it on the guide's lane); the welcome rides with the first.
-  const bodies: CallBody[] = splitByBytes(addReplies.map((content) => ({ content }))).map((run) => ({
-    ...id,
-    is_delete: false,
-    guide_fast_reply_list: run,
-  }));
-  if (setWelcome) {
-    const welcome = welcomeBody(guide.welcome ?? []);
-    const [first] = bodies;
-    if (first !== undefined && jsonBytes(first) + jsonBytes(welcome) <= APPEND_BUDGET_BYTES)
-      bodies[0] = { ...first, ...welcome };
-    else bodies.push({ ...id, is_delete: false, ...welcome });
-  }
-  for (const body of bodies) {
-    const tooLarge = checkBodySize(
-      body,
-      guide.source,
-      `the setguideconfig request of guide ${describeGuideId(guide.id)} (a quick reply or its welcome messages)`,
-      'one quick reply or one welcome message this long cannot be sent in a request: shorten it',
-    );
-    if (tooLarge !== undefined) errors.push(tooLarge);
-    b.call('guide', key, 'setguideconfig', body);
-  }
-}
-
-function welcomeBody(messages: readonly WelcomeMessage[]): Record<string, JsonValue> {
-  const [first, second] = messages;
-  return {
-    ...(first === undefined ? {} : { guide_auto_reply: welcomeToWire(first) }),
-    ...(second === undefined ? {} : { guide_auto_reply_plus: welcomeToWire(second) }),
-  };
-}
-
-/**
  * The account: offline reply and sensitive words through `setguideacctconfig`, the default
  * welcome through `setguideconfig` without a guide. Sensitive words follow the semantics the file
  * states: under `append`, add what is missing (`is_delete: false`) and delete what is extra
@@ -354,8 +267,4 @@ function wordBodies(isDelete: boolean, settings: Record<string, JsonValue>, runs
     ...(i === 0 ? settings : {}),
     black_keyword: { values: run },
   }));
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
