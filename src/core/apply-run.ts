@@ -30,7 +30,7 @@ export interface Drift {
 
 /**
  * A target that was told `semantics: append` replaced the sensitive-word list instead (see
- * `plan/`'s `detectReplacedWords`).
+ * `detectReplacedWords` in kinds/account/semantics.ts).
  */
 export interface WordsReplaced {
   /** Words that were live, were not to be deleted, and are gone after the append; sorted. */

@@ -1,4 +1,5 @@
 export { isRefused } from '../core/safety.js';
+export { detectReplacedWords } from '../kinds/account/semantics.js';
 export { messageToJson, sameWelcome, sameWelcomeList, welcomeToWire } from '../kinds/welcome.js';
 export {
   canonicalJson,
@@ -38,4 +39,3 @@ export {
   type SavedEnvironment,
   type SavedPlan,
 } from './saved-plan.js';
-export { detectReplacedWords } from './semantics.js';
