@@ -10,11 +10,11 @@ import type { PlanBuilder } from '../plan-builder.js';
 import { messageToJson, sameWelcomeList } from '../welcome.js';
 
 /**
- * The account: offline reply and sensitive words through `setguideacctconfig`, the default
- * welcome through `setguideconfig` without a guide. Sensitive words follow the semantics the file
- * states: under `append`, add what is missing (`is_delete: false`) and delete what is extra
- * (`is_delete: true`), each in runs well under the request limit; under `replace`, one call sets
- * the whole list (an error in `errors` when that passes the limit).
+ * The account: offline reply and sensitive words through the account's settings call, the
+ * default welcome through a guide configuration call that names no guide. Sensitive words follow
+ * the semantics the file states: under `append`, add what is missing (`is_delete: false`) and
+ * delete what is extra (`is_delete: true`), each in runs well under the request limit; under
+ * `replace`, one call sets the whole list (an error in `errors` when that passes the limit).
  *
  * The add goes first, so that if a later call fails the account still holds every word of both
  * lists (a blocklist errs on the side of blocking); unless the two lists together pass the limit
@@ -89,7 +89,7 @@ export function planAccount(
   if (fields.length > 0) b.change({ resource: 'account', action: 'update', address: 'account', fields });
 }
 
-/** The account's default welcome messages: one `setguideconfig` without a guide sets or deletes both. */
+/** The account's default welcome messages: one configuration call naming no guide sets or deletes both. */
 function planDefaultWelcome(
   b: PlanBuilder,
   account: DesiredAccount,
@@ -120,7 +120,7 @@ function planDefaultWelcome(
 }
 
 /**
- * The `setguideacctconfig` bodies of one `is_delete`: `settings` (the offline reply, or the whole
+ * The account settings bodies of one `is_delete`: `settings` (the offline reply, or the whole
  * list under `replace`) with the first run of words, or alone; then one body per further run.
  */
 function wordBodies(isDelete: boolean, settings: Record<string, JsonValue>, runs: string[][]): CallBody[] {

@@ -84,7 +84,7 @@ export function planGuideConfig(
   }
 }
 
-/** The wire keys of up to two welcome messages, as one setguideconfig body holds them. */
+/** The wire keys of up to two welcome messages, as one configuration body holds them. */
 export function welcomeBody(messages: readonly WelcomeMessage[]): Record<string, JsonValue> {
   const [first, second] = messages;
   return {

@@ -13,7 +13,7 @@ import type { PlanBuilder } from '../plan-builder.js';
 export interface GuidePlan {
   /** The field changes of each declared guide so far, by key; its configuration adds to them. */
   readonly guideFields: Map<string, FieldChange[]>;
-  /** Index of the addguideacct call of each guide this plan creates, by key. */
+  /** Index of the call that creates each guide this plan creates, by key. */
   readonly addedAt: Map<string, number>;
 }
 
@@ -24,7 +24,6 @@ export function planGuides(
   liveGuides: ReadonlyMap<string, LiveGuide>,
 ): GuidePlan {
   const guideFields = new Map<string, FieldChange[]>();
-  /** Index of the addguideacct call of each guide this plan creates. */
   const addedAt = new Map<string, number>();
   for (const guide of desiredGuides) {
     const key = guideKey(guide.id);

@@ -54,7 +54,7 @@ export function checkMembers(
 }
 
 export interface MembershipContext extends Pick<GroupMatch, 'matchedGroups' | 'duplicates'> {
-  /** Index of the addguideacct call of each guide this plan creates, by key. */
+  /** Index of the call that creates each guide this plan creates, by key. */
   readonly addedAt: ReadonlyMap<string, number>;
   readonly liveAccounts: ReadonlySet<string>;
   /** Accounts of the live guides the plan deletes. */
