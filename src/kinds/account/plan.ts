@@ -6,8 +6,10 @@ import type { LiveState } from '../../core/live.js';
 import type { CallBody, FieldChange, JsonValue } from '../../core/plan.js';
 import { checkBodySize, splitByBytes } from '../call-size.js';
 import { welcomeBody } from '../guide-config/plan.js';
+import { SET_GUIDE_CONFIG } from '../guide-config/writes.js';
 import type { PlanBuilder } from '../plan-builder.js';
 import { messageToJson, sameWelcomeList } from '../welcome.js';
+import { SET_ACCOUNT_CONFIG } from './writes.js';
 
 /**
  * The account: offline reply and sensitive words through the account's settings call, the
@@ -74,8 +76,8 @@ export function planAccount(
       body,
       account.source,
       replace
-        ? 'under semantics: replace, all the sensitive words go in one setguideacctconfig request, which'
-        : 'a setguideacctconfig request of the sensitive words',
+        ? `under semantics: replace, all the sensitive words go in one ${SET_ACCOUNT_CONFIG.operation} request, which`
+        : `a ${SET_ACCOUNT_CONFIG.operation} request of the sensitive words`,
       replace
         ? 'shorten or remove sensitive words; a target that appends (semantics: append) takes them in several requests'
         : 'one sensitive word this long cannot be sent in a request: shorten it',
@@ -83,7 +85,7 @@ export function planAccount(
     if (tooLarge !== undefined) errors.push(tooLarge);
   }
   for (const body of deleteFirst ? [...dropBodies, ...addBodies] : [...addBodies, ...dropBodies])
-    b.call('account', 'account', 'setguideacctconfig', body);
+    b.call('account', 'account', SET_ACCOUNT_CONFIG.operation, body);
 
   planDefaultWelcome(b, account, live, fields, errors);
   if (fields.length > 0) b.change({ resource: 'account', action: 'update', address: 'account', fields });
@@ -112,11 +114,11 @@ function planDefaultWelcome(
   const tooLarge = checkBodySize(
     body,
     account.source,
-    'the setguideconfig request of the default welcome messages',
+    `the ${SET_GUIDE_CONFIG.operation} request of the default welcome messages`,
     'a welcome message this long cannot be sent in a request: shorten it',
   );
   if (tooLarge !== undefined) errors.push(tooLarge);
-  b.call('account', 'account', 'setguideconfig', body);
+  b.call('account', 'account', SET_GUIDE_CONFIG.operation, body);
 }
 
 /**

@@ -59,3 +59,6 @@ export const ACCOUNT_WRITES: WriteEffects<'setguideacctconfig'> = {
     lostAnswer: RESEND,
   },
 };
+
+/** The account settings write: the planner makes its calls through this. */
+export const { setguideacctconfig: SET_ACCOUNT_CONFIG } = ACCOUNT_WRITES;

@@ -4,6 +4,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../../core/live.js';
 import type { Unmanaged } from '../../core/plan.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import { CREATE_GROUP, DELETE_GROUP } from './writes.js';
 
 /**
  * Guide groups: matched with live groups by name, created when missing, deleted when pruned; the
@@ -58,7 +59,7 @@ export function planGroupCreations(
 ): void {
   for (const group of desiredGroups) {
     if (matchedGroups.get(group.name) === undefined) {
-      b.call('group', group.name, 'newguidegroup', { group_name: group.name }, [], group.name);
+      b.call('group', group.name, CREATE_GROUP.operation, { group_name: group.name }, [], group.name);
       b.change({
         resource: 'group',
         action: 'create',
@@ -102,7 +103,7 @@ export function planGroupDeletions(b: PlanBuilder, desired: DesiredState, live: 
 
 /** Deletes a live group (after `deps`), under `address` in the changes. */
 function deleteGroup(b: PlanBuilder, group: LiveGroup, address: string, deps?: readonly number[]): void {
-  b.call('group', `${group.name}\u0000${group.id}`, 'delguidegroup', { group_id: group.id }, deps);
+  b.call('group', `${group.name}\u0000${group.id}`, DELETE_GROUP.operation, { group_id: group.id }, deps);
   b.change({
     resource: 'group',
     action: 'delete',

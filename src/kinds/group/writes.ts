@@ -79,3 +79,6 @@ export const GROUP_WRITES: WriteEffects<'newguidegroup' | 'delguidegroup'> = {
     lostAnswer: deleteLost,
   },
 };
+
+/** The group writes by what they do: the planner makes its calls through these. */
+export const { newguidegroup: CREATE_GROUP, delguidegroup: DELETE_GROUP } = GROUP_WRITES;

@@ -6,6 +6,7 @@ import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../call-size.js';
 import type { PlanBuilder } from '../plan-builder.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from '../welcome.js';
+import { SET_GUIDE_CONFIG } from './writes.js';
 
 /**
  * Quick replies and welcome messages of one guide in the fewest calls: one `is_delete: true` call
@@ -51,7 +52,7 @@ export function planGuideConfig(
   }
   const id = wireGuideIdentity(guide.id);
   if (clearReplies || clearWelcome) {
-    b.call('guide', key, 'setguideconfig', {
+    b.call('guide', key, SET_GUIDE_CONFIG.operation, {
       ...id,
       is_delete: true,
       ...(clearReplies ? { guide_fast_reply_list: [{ content: liveReplies[0] ?? '' }] } : {}),
@@ -76,11 +77,11 @@ export function planGuideConfig(
     const tooLarge = checkBodySize(
       body,
       guide.source,
-      `the setguideconfig request of guide ${describeGuideId(guide.id)} (a quick reply or its welcome messages)`,
+      `the ${SET_GUIDE_CONFIG.operation} request of guide ${describeGuideId(guide.id)} (a quick reply or its welcome messages)`,
       'one quick reply or one welcome message this long cannot be sent in a request: shorten it',
     );
     if (tooLarge !== undefined) errors.push(tooLarge);
-    b.call('guide', key, 'setguideconfig', body);
+    b.call('guide', key, SET_GUIDE_CONFIG.operation, body);
   }
 }
 

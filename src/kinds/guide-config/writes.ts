@@ -133,3 +133,6 @@ export const GUIDE_CONFIG_WRITES: WriteEffects<'setguideconfig'> = {
     },
   },
 };
+
+/** The guide configuration write: the planner makes its calls through this. */
+export const { setguideconfig: SET_GUIDE_CONFIG } = GUIDE_CONFIG_WRITES;

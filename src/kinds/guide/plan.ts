@@ -4,6 +4,7 @@ import type { LiveGuide, LiveState } from '../../core/live.js';
 import type { FieldChange, Unmanaged } from '../../core/plan.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import { ADD_GUIDE, DELETE_GUIDE, UPDATE_GUIDE } from './writes.js';
 
 /**
  * Guides: created when the files declare one the account lacks, their nickname and image updated,
@@ -31,7 +32,7 @@ export function planGuides(
     const fields: FieldChange[] = [];
     if (current === undefined) {
       addedAt.set(key, b.calls.length);
-      b.call('guide', key, 'addguideacct', {
+      b.call('guide', key, ADD_GUIDE.operation, {
         ...wireGuideIdentity(guide.id),
         guide_headimgurl: guide.headImageUrl,
         guide_nickname: guide.nickname,
@@ -51,7 +52,7 @@ export function planGuides(
         fields.push({ field: 'head_image_url', before: current.headImageUrl, after: guide.headImageUrl });
       }
       if (Object.keys(update).length > 0)
-        b.call('guide', key, 'updateguideacct', { ...wireGuideIdentity(guide.id), ...update });
+        b.call('guide', key, UPDATE_GUIDE.operation, { ...wireGuideIdentity(guide.id), ...update });
     }
     guideFields.set(key, fields);
   }
@@ -74,7 +75,7 @@ export function planGuideDeletions(
       unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
       continue;
     }
-    b.call('guide', guideKey(guide.id), 'delguideacct', wireGuideIdentity(guide.id));
+    b.call('guide', guideKey(guide.id), DELETE_GUIDE.operation, wireGuideIdentity(guide.id));
     b.change({
       resource: 'guide',
       action: 'delete',

@@ -79,3 +79,10 @@ export const GUIDE_WRITES: WriteEffects<'addguideacct' | 'updateguideacct' | 'de
     lostAnswer: deleteLost,
   },
 };
+
+/** The guide writes by what they do: the planner makes its calls through these. */
+export const {
+  addguideacct: ADD_GUIDE,
+  updateguideacct: UPDATE_GUIDE,
+  delguideacct: DELETE_GUIDE,
+} = GUIDE_WRITES;

@@ -10,6 +10,7 @@ import type { Diagnostic, DiagnosticCode } from '../../core/diagnostics.js';
 import type { GroupRef } from '../../core/plan.js';
 import type { GroupMatch } from '../group/plan.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import { ADD_MEMBER, REMOVE_MEMBER } from './writes.js';
 
 /**
  * Memberships of guides in groups: each member a group names must be a guide that exists after
@@ -93,14 +94,14 @@ export function planMemberships(
       b.call(
         'membership',
         `${group.name}\u0000${account}`,
-        'addguide2guidegroup',
+        ADD_MEMBER.operation,
         { group_id: groupId, guide_account: account },
         deps,
       );
     }
     moves.set(group.name, added);
     for (const account of removes) {
-      b.call('membership', `${group.name}\u0000${account}`, 'delguide2guidegroup', {
+      b.call('membership', `${group.name}\u0000${account}`, REMOVE_MEMBER.operation, {
         group_id: groupId,
         guide_account: account,
       });

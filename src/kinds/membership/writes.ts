@@ -96,3 +96,6 @@ export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2g
     },
   },
 };
+
+/** The membership writes by what they do: the planner makes its calls through these. */
+export const { addguide2guidegroup: ADD_MEMBER, delguide2guidegroup: REMOVE_MEMBER } = MEMBERSHIP_WRITES;
