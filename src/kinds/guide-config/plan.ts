@@ -4,6 +4,7 @@ import type { LiveGuide } from '../../core/live.js';
 import type { CallBody, FieldChange, JsonValue } from '../../core/plan.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../call-size.js';
+import { sameList } from '../kind.js';
 import type { PlanBuilder } from '../plan-builder.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from '../welcome.js';
 import { SET_GUIDE_CONFIG } from './writes.js';
@@ -92,8 +93,4 @@ export function welcomeBody(messages: readonly WelcomeMessage[]): Record<string,
     ...(first === undefined ? {} : { guide_auto_reply: welcomeToWire(first) }),
     ...(second === undefined ? {} : { guide_auto_reply_plus: welcomeToWire(second) }),
   };
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
