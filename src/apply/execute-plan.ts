@@ -1,6 +1,7 @@
 import { QuotaExhaustedError } from '../client/errors.js';
 import type { GuideClient } from '../client/index.js';
 import { toId64 } from '../client/wire-names.js';
+import { countOf } from '../core/count.js';
 import { type GuideId, guideIdFrom } from '../core/desired.js';
 import { errorMessage } from '../core/errors.js';
 import type { LiveGuide, LiveState } from '../core/live.js';
@@ -13,6 +14,7 @@ import {
   type PlannedOperation,
   wireBody,
 } from '../core/plan.js';
+import { callsPastQuota } from '../core/quota.js';
 import { AccountModel } from '../kinds/account-model.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 
@@ -54,12 +56,18 @@ export interface ExecuteOptions {
    * {@link appendsKnownBefore}). Without it, a lost task add is an unknown outcome.
    */
   readonly live?: LiveState;
+  /**
+   * What remains today of each operation's daily quota, as read before the calls: of an operation
+   * named here, only its first `remain` calls in plan order start (see {@link callsPastQuota}).
+   */
+  readonly quotaRemain?: ReadonlyMap<string, number>;
 }
 
 /**
  * Runs exactly the plan's calls. A call starts once every call it depends on is done; up to
  * `parallelism` run at once, in plan order. After a failure nothing new starts (or, with
- * `continueOnError`, only calls that do not depend on a failed one). Every call ends done,
+ * `continueOnError`, only calls that do not depend on a failed one). Of an operation whose quota
+ * left is given, the calls past it do not start; after a 45009, no more of its calls start. Every call ends done,
  * failed or not started, and the result says which and why. Groups created by the plan fill
  * the placeholders of later calls with their new ids.
  */
@@ -79,6 +87,16 @@ export async function executePlan(
   const running = new Set<Promise<void>>();
   // Operations whose daily quota a call found used up (45009): no more of their calls start today.
   const exhausted = new Set<PlannedOperation>();
+  // The calls past what remained of their quota when it was read are settled now, before any
+  // starts: what is made is then the plan's first calls, whatever order they end in.
+  const remain = options.quotaRemain ?? new Map<string, number>();
+  const capped = new Set<PlannedOperation>();
+  for (const index of callsPastQuota(calls, remain)) {
+    const operation = calls[index]?.operation;
+    if (operation === undefined) continue;
+    capped.add(operation);
+    reasons.set(index, pastQuotaReason(operation, remain.get(operation) ?? 0));
+  }
 
   const blockedBy = (index: number): number | undefined =>
     calls[index]?.dependsOn.find((d) => status[d] === 'failed' || reasons.has(d));
@@ -152,7 +170,17 @@ export async function executePlan(
   }
 
   const outcomes = outcomesOf(calls, status, reasons, options.signal?.aborted === true);
-  return { outcomes, createdGroups, vouched, ...(exhausted.size === 0 ? {} : { quotaExhausted: exhausted }) };
+  const quotaExhausted = new Set([...capped, ...exhausted]);
+  return { outcomes, createdGroups, vouched, ...(quotaExhausted.size === 0 ? {} : { quotaExhausted }) };
+}
+
+/** Why a call past what remained of its operation's quota today was not started. */
+function pastQuotaReason(operation: string, remain: number): string {
+  const left =
+    remain === 0
+      ? `nothing was left today of the daily quota of ${operation}`
+      : `it is beyond the ${countOf(remain, 'call')} left today of the daily quota of ${operation}, which the calls before it use`;
+  return `not started: ${left}; apply again after the quota resets`;
 }
 
 /** How each call ended, with why for those that failed or did not start. */

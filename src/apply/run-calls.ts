@@ -47,6 +47,8 @@ export interface RunCallsOptions {
   readonly onEvent: (event: CallsEvent) => void;
   /** The account as the plan read it (see `executePlan`'s option). */
   readonly live?: LiveState;
+  /** What remains today of each operation's daily quota (see `executePlan`'s option). */
+  readonly quotaRemain?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -78,6 +80,7 @@ export async function runCalls(
       continueOnError: options.continueOnError,
       signal: stopSignal,
       ...(options.live === undefined ? {} : { live: options.live }),
+      ...(options.quotaRemain === undefined ? {} : { quotaRemain: options.quotaRemain }),
       onEvent: ({ type, index, operation, error }) => {
         if (type === 'start') inFlight.add(index);
         else inFlight.delete(index);

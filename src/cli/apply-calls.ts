@@ -14,8 +14,11 @@ export interface Session {
   readonly stopper: Stopper;
 }
 
-/** How the calls are made: parallelism, going on after a failure, the account as the plan read it. */
-export type CallSettings = Pick<RunCallsOptions, 'parallelism' | 'continueOnError' | 'live'>;
+/**
+ * How the calls are made: parallelism, going on after a failure, the account as the plan read it,
+ * and what remains of today's quotas.
+ */
+export type CallSettings = Pick<RunCallsOptions, 'parallelism' | 'continueOnError' | 'live' | 'quotaRemain'>;
 
 /**
  * Runs the plan's calls (`runCalls`) with a progress line, the `--json-stream` events, and Ctrl-C

@@ -253,8 +253,10 @@ function applyDeps(
       if (ctx.io.ask !== undefined) write(promptReviewOutput(reviewed, output));
       return confirm(ctx, reviewed);
     },
-    execute: (plan, live) =>
-      makeCalls(ctx, session, plan, { ...options, live }, (event) => write(callEventOutput(event, output))),
+    execute: (plan, live, quotaRemain) =>
+      makeCalls(ctx, session, plan, { ...options, live, quotaRemain }, (event) =>
+        write(callEventOutput(event, output)),
+      ),
     abandonedWrites: () => session.client.abandonedWrites,
     signal: ctx.io.stopSignal,
     clock: { now: ctx.io.now ?? Date.now },

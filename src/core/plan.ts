@@ -210,6 +210,9 @@ export interface ApplyResult {
    * its timeout. Absent: none is known to (the check after the calls then reads everything).
    */
   readonly vouched?: ReadonlySet<number>;
-  /** The operations whose daily quota a call found used up (45009); absent when none. */
+  /**
+   * The operations whose daily quota ran out: a call found it used up (45009), or calls past what
+   * remained of it were not started. Absent when none.
+   */
   readonly quotaExhausted?: ReadonlySet<PlannedOperation>;
 }

@@ -111,3 +111,30 @@ export function quotaChange(
     return undefined;
   return now.fitsToday ? 'now-fits' : 'now-short';
 }
+
+/** What remains today of the quota of each operation a plan's quota read names; empty when none was read. */
+export function quotaRemain(quota: PlanQuota | undefined): ReadonlyMap<string, number> {
+  if (quota?.status !== 'read') return new Map();
+  return new Map(quota.needs.map((n) => [n.operation, n.quota.remain]));
+}
+
+/**
+ * The calls past what remains today of their operation's quota (`remain`): of each operation, all
+ * but its first `remain` calls in plan order. Apply does not start them, so that what it makes is
+ * the plan's first calls, and none is sent only to be refused with 45009.
+ */
+export function callsPastQuota(
+  calls: readonly { readonly operation: string }[],
+  remain: ReadonlyMap<string, number>,
+): Set<number> {
+  const started = new Map<string, number>();
+  const past = new Set<number>();
+  calls.forEach((call, index) => {
+    const left = remain.get(call.operation);
+    if (left === undefined) return;
+    const before = started.get(call.operation) ?? 0;
+    if (before >= left) past.add(index);
+    else started.set(call.operation, before + 1);
+  });
+  return past;
+}

@@ -4,7 +4,7 @@ import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
-import { type PlanQuota, quotaChange, shortOperations } from '../core/quota.js';
+import { type PlanQuota, quotaChange, quotaRemain, shortOperations } from '../core/quota.js';
 import type { GuardResult, Refusal } from '../core/safety.js';
 import {
   checkProtection,
@@ -54,9 +54,11 @@ export interface ApplyDeps extends LiveSource {
   approve(reviewed: Reviewed, source: ApplySource): Promise<boolean | { readonly cancelled: CancelReason }>;
   /**
    * Makes the plan's calls (e.g. `executePlan` with a client) and says how each went; `live` is
-   * the account as the plan read it, which a lost answer of an append is settled against.
+   * the account as the plan read it, which a lost answer of an append is settled against, and
+   * `quotaRemain` what remains today of the quotas of the operations it uses, as just read (empty
+   * when none was): of each, only the first `remain` calls in plan order are to start.
    */
-  execute(plan: Plan, live: LiveState): Promise<ApplyResult>;
+  execute(plan: Plan, live: LiveState, quotaRemain: ReadonlyMap<string, number>): Promise<ApplyResult>;
   /** Writes given up without an answer, which may still land (see the client's `abandonedWrites`). */
   abandonedWrites(): number;
   /** Aborted when the user stops the run: the check after the calls is then skipped. */
@@ -71,9 +73,9 @@ export interface ApplyFlags extends GuardFlags {
   /** `--verify`: what the check after the calls reads again (`targeted` by default). */
   readonly verify?: VerifyMode;
   /**
-   * `--allow-partial`: start a plan that cannot finish within today's quotas. A call refused for
-   * its quota (45009) then fails, and the calls that depend on it are not started, so what is
-   * made is whole; apply again after the quotas reset to finish.
+   * `--allow-partial`: start a plan that cannot finish within today's quotas. Of each operation
+   * short of its quota, the calls past what remains are not started (nor those that depend on
+   * them), so what is made is the plan's first guides, whole; apply again after the reset to finish.
    */
   readonly allowPartial?: boolean;
 }
@@ -266,7 +268,7 @@ async function makeCalls(
   verify: VerifyMode,
   check: ((result: ApplyResult) => Promise<Check>) | undefined,
 ): Promise<Applied> {
-  const result = await deps.execute(reviewed.plan, live);
+  const result = await deps.execute(reviewed.plan, live, quotaRemain(reviewed.quota));
   // Interrupted: skip the convergence check (it could not run anyway). Whatever fails after the
   // writes, the outcome of the writes is returned.
   const stopped = (): boolean => deps.signal?.aborted === true;

@@ -24,7 +24,7 @@ import {
 
 /** `n` guides, each with its welcome message, all members of one group: 3n + 1 calls. */
 function storeOf(n: number): string {
-  const accounts = Array.from({ length: n }, (_, i) => `guide_${String(i).padStart(2, '0')}`);
+  const accounts = storeAccounts(n);
   const guides = accounts
     .map(
       (a) =>
@@ -32,6 +32,11 @@ function storeOf(n: number): string {
     )
     .join('');
   return `version: 1\ngroups:\n  - name: Store\n    members: [${accounts.join(', ')}]\nguides:\n${guides}`;
+}
+
+/** The accounts of storeOf(n), in plan order. */
+function storeAccounts(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `guide_${String(i).padStart(2, '0')}`);
 }
 
 let ws: Workspace;
@@ -218,14 +223,21 @@ describe('apply within the daily quotas', () => {
     expect(refused.err).toContain('--allow-partial');
     expect((await account()).guides).toEqual([]);
 
+    await simCall(service.service.url, 'calls', { reset: true });
     const partial = await cli(['apply', '--auto-approve', '--allow-partial', file]);
     const made = await account();
-    expect(made.guides).toHaveLength(15);
+    // Exactly the first 15 guides in plan order, whole, and no call sent only to be refused.
+    expect(made.guides).toEqual(storeAccounts(20).slice(0, 15));
     expect(made.groups).toBe(1);
     expect(made.members).toEqual(made.guides);
     expect(made.welcomed).toEqual(made.guides);
     expect(partial.status).toBe(1);
-    expect(partial.err).toContain('(addguideacct) failed: 45009');
+    const sent = (await simCall(service.service.url, 'calls'))['calls'] as { errcode: number }[];
+    expect(sent.filter((c) => c.errcode === 45009)).toEqual([]);
+    expect(partial.err).toBe('');
+    expect(partial.out).toContain(
+      '  not started  #17 addguideacct (guide_account="guide_15"): not started: it is beyond the 15 calls left today of the daily quota of addguideacct, which the calls before it use; apply again after the quota resets',
+    );
     // 16:00 in UTC+8 on the frozen clock: the quotas reset at 17:00 in Paris (UTC+1).
     expect(partial.out).toContain(
       [
