@@ -131,7 +131,11 @@ export async function executePlan(
       if (firstAnswer) vouched.add(index);
       options.onEvent?.({ type: 'done', index, operation: call.operation });
     } catch (error) {
-      const message = errorMessage(error);
+      // The client's advice on a used-up quota is the report's to give, once, for all such calls.
+      const message =
+        error instanceof QuotaExhaustedError
+          ? `${call.operation} failed: ${error.errcode} — daily quota reached`
+          : errorMessage(error);
       status[index] = 'failed';
       reasons.set(index, message);
       if (error instanceof QuotaExhaustedError) exhausted.add(call.operation);

@@ -284,6 +284,13 @@ describe('apply within the daily quotas', () => {
     expect(io.out()).toContain('  addguideacct: 5 of 10 calls made; 5 not made');
     expect(io.out()).toContain('  guides: 5 of 10 done, each whole; 5 left for the next apply');
     expect((await account()).guides).toHaveLength(5);
+    // What to do about the quota is said once, in the report's summary; each 45009 is one short line.
+    const refusedLines = io.err().split('\n').filter((l) => l.includes('45009'));
+    expect(refusedLines.length).toBeGreaterThan(0);
+    for (const line of refusedLines)
+      expect(line).toMatch(/^guidectl: call #\d+ \(addguideacct\) failed: 45009 — daily quota reached$/);
+    expect(`${io.out()}${io.err()}`.split('clear_quota')).toHaveLength(2);
+    expect(io.out()).toMatch(/failed {7}#\d+ addguideacct \(guide_account="guide_\d\d"\): 45009 — daily quota reached\n/);
   });
 
   it('says what the quota left undone in --json and in the stream summary, with the reset in the user zone', async () => {
