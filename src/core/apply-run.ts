@@ -1,6 +1,6 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { ApplyResult, Plan, PlannedOperation } from './plan.js';
-import type { PlanQuota, QuotaChange, QuotaShortfall } from './quota.js';
+import type { PartialFit, PlanQuota, QuotaChange, QuotaShortfall } from './quota.js';
 import type { GuardResult, Refusal, StaleReport } from './safety.js';
 
 /**
@@ -18,6 +18,8 @@ export interface Reviewed {
   readonly quota?: PlanQuota;
   /** A saved plan whose fit in today's quotas changed since it was saved. */
   readonly quotaChange?: QuotaChange;
+  /** What this apply makes today of a plan that cannot finish, with `--allow-partial`. */
+  readonly partial?: PartialFit;
 }
 
 /** What is left to do after the calls: the files planned again against a new read of the account. */

@@ -80,6 +80,15 @@ export interface QuotaShortfall {
   readonly resetsAt: number;
 }
 
+/**
+ * What an apply with `--allow-partial` makes today of a plan that cannot finish: the guides it
+ * makes whole and the calls it makes, each of the plan's.
+ */
+export interface PartialFit {
+  readonly guides: { readonly made: number; readonly total: number };
+  readonly calls: { readonly made: number; readonly total: number };
+}
+
 /** A plan's `quota` for machines. */
 export function planQuotaToJson(quota: PlanQuota): Record<string, unknown> {
   if (quota.status === 'unreadable') return { read: false, reason: quota.reason };

@@ -1,11 +1,14 @@
 import type { ApplyResult, Plan, PlannedOperation } from '../core/plan.js';
 import {
+  callsPastQuota,
   nextQuotaReset,
   type OperationNeed,
   type OperationShortfall,
+  type PartialFit,
   type PlanQuota,
   type QuotaRead,
   type QuotaShortfall,
+  quotaRemain,
 } from '../core/quota.js';
 
 /** The operations `plan`'s calls use, in the order of their first call. */
@@ -41,12 +44,40 @@ export function quotaShortfall(plan: Plan, result: ApplyResult, nowMs: number): 
     const made = outcomes.filter((o) => o.status === 'done').length;
     operations.push({ operation, calls: outcomes.length, made });
   }
+  const done = new Set(result.outcomes.filter((o) => o.status === 'done').map((o) => o.index));
+  const guides = guidesWhole(plan, done);
+  return {
+    operations,
+    guides: { done: guides.whole, notDone: guides.total - guides.whole },
+    resetsAt: nextQuotaReset(nowMs),
+  };
+}
+
+/**
+ * What an apply with `--allow-partial` makes today of `plan`, given `quota` as read: every call
+ * but those past what remains of their operation's quota (see {@link callsPastQuota}) and those
+ * that depend on one of them, as apply starts them.
+ */
+export function partialFit(plan: Plan, quota: PlanQuota): PartialFit {
+  const left = callsPastQuota(plan.calls, quotaRemain(quota));
+  // Every call's dependsOn names earlier calls: one pass in plan order carries what is left.
+  plan.calls.forEach((call, index) => {
+    if (call.dependsOn.some((d) => left.has(d))) left.add(index);
+  });
+  const made = new Set(plan.calls.map((_, index) => index).filter((index) => !left.has(index)));
+  const guides = guidesWhole(plan, made);
+  return {
+    guides: { made: guides.whole, total: guides.total },
+    calls: { made: made.size, total: plan.calls.length },
+  };
+}
+
+/** The guides `plan`'s calls are on, and how many of them have every such call in `made`. */
+function guidesWhole(plan: Plan, made: ReadonlySet<number>): { whole: number; total: number } {
   const guides = new Map<string, boolean>();
-  for (const o of result.outcomes) {
-    const subject = plan.calls[o.index]?.subject;
-    if (subject?.kind !== 'guide') continue;
-    guides.set(subject.address, (guides.get(subject.address) ?? true) && o.status === 'done');
-  }
-  const done = [...guides.values()].filter((d) => d).length;
-  return { operations, guides: { done, notDone: guides.size - done }, resetsAt: nextQuotaReset(nowMs) };
+  plan.calls.forEach((call, index) => {
+    if (call.subject.kind !== 'guide') return;
+    guides.set(call.subject.address, (guides.get(call.subject.address) ?? true) && made.has(index));
+  });
+  return { whole: [...guides.values()].filter((w) => w).length, total: guides.size };
 }

@@ -13,6 +13,7 @@ import {
   type GuardFlags,
   liveDigest,
   type PlanBasis,
+  partialFit,
   planBasis,
   planId,
   protectionFromNames,
@@ -112,8 +113,10 @@ async function applyFiles(
   if (expected !== undefined && expected !== id) refusals.push({ kind: 'plan-id', expected, actual: id });
   refusals.push(...guardRefusals(guards));
   refusals.push(...quotaRefusals(run.quota, flags));
-  const quota = run.quota === undefined ? {} : { quota: run.quota };
-  const reviewed: Reviewed = { plan, id, guards, diagnostics: run.diagnostics, ...quota };
+  const reviewed: Reviewed = {
+    ...{ plan, id, guards, diagnostics: run.diagnostics },
+    ...quotaReview(plan, run.quota, flags),
+  };
   const verify = flags.verify ?? 'targeted';
   return proceed(source, deps, { reviewed, live }, refusals, verify, (result) =>
     planAgain(deps, source.files, basis, verifyRead(verify, scope, plan, result, live), plan, live),
@@ -155,7 +158,7 @@ async function applySaved(
   const change = quotaChange(saved.quota, quota);
   const reviewed: Reviewed = {
     ...{ plan: saved.plan, id: saved.planId, guards, diagnostics: checks.diagnostics },
-    ...(quota === undefined ? {} : { quota }),
+    ...quotaReview(saved.plan, quota, flags),
     ...(change === undefined ? {} : { quotaChange: change }),
   };
   const refusals = [
@@ -220,6 +223,20 @@ function checkSaved(
     .filter((d) => d.severity === 'error')
     .map((d): Refusal => ({ kind: 'protection', message: d.message }));
   return { status: 'checked', refusals, diagnostics: [] };
+}
+
+/**
+ * The quota read of a plan about to be applied, and with `--allow-partial`, when the plan cannot
+ * finish today, what this apply makes of it.
+ */
+function quotaReview(
+  plan: Plan,
+  quota: PlanQuota | undefined,
+  flags: ApplyFlags,
+): Pick<Reviewed, 'quota' | 'partial'> {
+  if (quota === undefined) return {};
+  const partial = flags.allowPartial === true && shortOperations(quota).length > 0;
+  return partial ? { quota, partial: partialFit(plan, quota) } : { quota };
 }
 
 /** A plan that cannot finish within today's quotas is refused, unless `--allow-partial`. */

@@ -119,6 +119,7 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
         planId: r.id,
         guards: r.guards,
         ...(r.quota === undefined ? {} : { quota: r.quota }),
+        ...(r.partial === undefined ? {} : { partial: r.partial }),
       }),
     });
   if (o.format === 'json-stream') {

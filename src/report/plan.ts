@@ -4,7 +4,7 @@ import type { DeleteKind } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallSubject, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
-import { type PlanQuota, planQuotaToJson } from '../core/quota.js';
+import { type PartialFit, type PlanQuota, planQuotaToJson } from '../core/quota.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { diagnosticsToJson } from './diagnostics.js';
@@ -85,6 +85,8 @@ export interface PlanExtras {
   readonly cwd?: string;
   /** What the calls need of today's quotas, when they were read. */
   readonly quota?: PlanQuota;
+  /** What an apply with `--allow-partial` makes today of a plan that cannot finish. */
+  readonly partial?: PartialFit;
 }
 
 /**
@@ -112,7 +114,7 @@ export function renderPlan(plan: Plan, options: { readonly color?: boolean } & P
     }
     out.push('');
   }
-  const quota = planQuotaLines(options.quota);
+  const quota = planQuotaLines(options.quota, options.partial);
   if (quota.length > 0) out.push(...quota, '');
   out.push(p.bold(summaryLine(plan, options.warnings?.length, options.guards)));
   if (options.planId !== undefined) out.push(`Plan id: ${options.planId}`);

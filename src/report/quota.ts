@@ -1,6 +1,7 @@
 import { countOf, formatCount } from '../core/count.js';
 import {
   type OperationNeed,
+  type PartialFit,
   type PlanQuota,
   QUOTA_RESET,
   type QuotaChange,
@@ -66,7 +67,7 @@ const NOTABLE_SHARE = 10;
  * tenth of (`<operation>: 15,050 calls; 9,800 remain today`), and a warning when it cannot finish today;
  * or the one line that the quotas could not be read. Empty when nothing was read.
  */
-export function planQuotaLines(quota: PlanQuota | undefined): string[] {
+export function planQuotaLines(quota: PlanQuota | undefined, partial?: PartialFit): string[] {
   if (quota === undefined) return [];
   if (quota.status === 'unreadable') return [escapeControls(quotaUnreadableLine(quota.reason))];
   // An operation the plan uses little of is noise in every everyday plan; --json keeps them all.
@@ -76,16 +77,27 @@ export function planQuotaLines(quota: PlanQuota | undefined): string[] {
   for (const n of notable)
     lines.push(`  ${n.operation}: ${countOf(n.calls, 'call')}; ${formatCount(n.quota.remain)} remain today`);
   const short = shortOperations(quota);
-  if (short.length > 0) lines.push(cannotFinishLine(short));
+  if (short.length > 0) lines.push(cannotFinishLine(short, partial));
   return lines;
 }
 
-/** The warning of a plan that needs more calls of some operation than remain today. */
-export function cannotFinishLine(short: readonly OperationNeed[]): string {
+/**
+ * The warning of a plan that needs more calls of some operation than remain today: what apply
+ * does of it, or, during an apply with `--allow-partial` (`partial`), what this one makes.
+ */
+export function cannotFinishLine(short: readonly OperationNeed[], partial?: PartialFit): string {
   const what = short
     .map((n) => `${n.operation} needs ${formatCount(n.calls)} and ${formatCount(n.quota.remain)} remain`)
     .join('; ');
-  return `Warning: this plan cannot finish today (${what}); apply refuses to start it unless --allow-partial, which makes what fits, whole; apply again after ${QUOTA_RESET} to finish.`;
+  const then = `apply again after ${QUOTA_RESET} to finish.`;
+  if (partial === undefined)
+    return `Warning: this plan cannot finish today (${what}); apply refuses to start it unless --allow-partial, which makes what fits, whole; ${then}`;
+  const { guides, calls } = partial;
+  const made =
+    guides.total > 0
+      ? `${formatCount(guides.made)} of ${countOf(guides.total, 'guide')}, each whole (${formatCount(calls.made)} of ${countOf(calls.total, 'call')})`
+      : `${formatCount(calls.made)} of ${countOf(calls.total, 'call')}`;
+  return `Warning: this plan cannot finish today (${what}). --allow-partial: this apply makes what fits today, ${made}; ${then}`;
 }
 
 /**

@@ -235,6 +235,11 @@ describe('apply within the daily quotas', () => {
     const sent = (await simCall(service.service.url, 'calls'))['calls'] as { errcode: number }[];
     expect(sent.filter((c) => c.errcode === 45009)).toEqual([]);
     expect(partial.err).toBe('');
+    // The plan's warning says what this apply does, not what an apply without the flag would.
+    expect(partial.out).toContain(
+      'Warning: this plan cannot finish today (addguideacct needs 20 and 15 remain). --allow-partial: this apply makes what fits today, 15 of 20 guides, each whole (46 of 61 calls); apply again after midnight UTC+8 (00:00 Beijing time) to finish.',
+    );
+    expect(partial.out).not.toContain('refuses');
     expect(partial.out).toContain(
       '  not started  #17 addguideacct (guide_account="guide_15"): not started: it is beyond the 15 calls left today of the daily quota of addguideacct, which the calls before it use; apply again after the quota resets',
     );
@@ -285,12 +290,17 @@ describe('apply within the daily quotas', () => {
     expect(io.out()).toContain('  guides: 5 of 10 done, each whole; 5 left for the next apply');
     expect((await account()).guides).toHaveLength(5);
     // What to do about the quota is said once, in the report's summary; each 45009 is one short line.
-    const refusedLines = io.err().split('\n').filter((l) => l.includes('45009'));
+    const refusedLines = io
+      .err()
+      .split('\n')
+      .filter((l) => l.includes('45009'));
     expect(refusedLines.length).toBeGreaterThan(0);
     for (const line of refusedLines)
       expect(line).toMatch(/^guidectl: call #\d+ \(addguideacct\) failed: 45009 — daily quota reached$/);
     expect(`${io.out()}${io.err()}`.split('clear_quota')).toHaveLength(2);
-    expect(io.out()).toMatch(/failed {7}#\d+ addguideacct \(guide_account="guide_\d\d"\): 45009 — daily quota reached\n/);
+    expect(io.out()).toMatch(
+      /failed {7}#\d+ addguideacct \(guide_account="guide_\d\d"\): 45009 — daily quota reached\n/,
+    );
   });
 
   it('says what the quota left undone in --json and in the stream summary, with the reset in the user zone', async () => {
@@ -347,6 +357,9 @@ describe('saved plans and the daily quotas', () => {
     );
     const partial = await cli(['apply', '--allow-partial', 'plan.json']);
     expect(partial.status).toBe(1);
+    expect(partial.out).toContain(
+      '--allow-partial: this apply makes what fits today, 2 of 3 guides, each whole (7 of 10 calls)',
+    );
     expect(partial.out).toContain('  addguideacct: 2 of 3 calls made; 1 not made');
   });
 
