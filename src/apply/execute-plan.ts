@@ -87,16 +87,7 @@ export async function executePlan(
   const running = new Set<Promise<void>>();
   // Operations whose daily quota a call found used up (45009): no more of their calls start today.
   const exhausted = new Set<PlannedOperation>();
-  // The calls past what remained of their quota when it was read are settled now, before any
-  // starts: what is made is then the plan's first calls, whatever order they end in.
-  const remain = options.quotaRemain ?? new Map<string, number>();
-  const capped = new Set<PlannedOperation>();
-  for (const index of callsPastQuota(calls, remain)) {
-    const operation = calls[index]?.operation;
-    if (operation === undefined) continue;
-    capped.add(operation);
-    reasons.set(index, pastQuotaReason(operation, remain.get(operation) ?? 0));
-  }
+  const capped = settlePastQuota(calls, options.quotaRemain, reasons);
 
   const blockedBy = (index: number): number | undefined =>
     calls[index]?.dependsOn.find((d) => status[d] === 'failed' || reasons.has(d));
@@ -131,11 +122,7 @@ export async function executePlan(
       if (firstAnswer) vouched.add(index);
       options.onEvent?.({ type: 'done', index, operation: call.operation });
     } catch (error) {
-      // The client's advice on a used-up quota is the report's to give, once, for all such calls.
-      const message =
-        error instanceof QuotaExhaustedError
-          ? `${call.operation} failed: ${error.errcode} — daily quota reached`
-          : errorMessage(error);
+      const message = failureReason(call.operation, error);
       status[index] = 'failed';
       reasons.set(index, message);
       if (error instanceof QuotaExhaustedError) exhausted.add(call.operation);
@@ -176,6 +163,34 @@ export async function executePlan(
   const outcomes = outcomesOf(calls, status, reasons, options.signal?.aborted === true);
   const quotaExhausted = new Set([...capped, ...exhausted]);
   return { outcomes, createdGroups, vouched, ...(quotaExhausted.size === 0 ? {} : { quotaExhausted }) };
+}
+
+/**
+ * Settles as not started, with why in `reasons`, the calls past what remained of their quota when
+ * it was read (`remain`), before any call starts: what is made is then the plan's first calls of
+ * each operation, whatever order they end in. Returns the operations that have such calls.
+ */
+function settlePastQuota(
+  calls: Plan['calls'],
+  remain: ReadonlyMap<string, number> | undefined,
+  reasons: Map<number, string>,
+): Set<PlannedOperation> {
+  const capped = new Set<PlannedOperation>();
+  for (const index of callsPastQuota(calls, remain ?? new Map())) {
+    const operation = calls[index]?.operation;
+    if (operation === undefined) continue;
+    capped.add(operation);
+    reasons.set(index, pastQuotaReason(operation, remain?.get(operation) ?? 0));
+  }
+  return capped;
+}
+
+/** Why a call failed: the client's words, but of a used-up quota only the code and its meaning. */
+function failureReason(operation: PlannedOperation, error: unknown): string {
+  // What to do about the quota is the report's to say, once for all such calls.
+  if (error instanceof QuotaExhaustedError)
+    return `${operation} failed: ${error.errcode} — daily quota reached`;
+  return errorMessage(error);
 }
 
 /** Why a call past what remained of its operation's quota today was not started. */
