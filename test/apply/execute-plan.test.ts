@@ -172,6 +172,49 @@ describe('executePlan', () => {
     ]);
   });
 
+  it('of an operation with its quota left given, starts only its first calls in plan order, whatever order they end in', async () => {
+    const plan = planOf(SHOP);
+    const adds = plan.calls.flatMap((c, i) => (c.operation === 'addguideacct' ? [i] : []));
+    expect(adds).toHaveLength(3);
+    const [first, second, third] = adds as [number, number, number];
+    // The first add answers only after the second: a later call ends first, as under load.
+    let secondDone: () => void = () => undefined;
+    const afterSecond = new Promise<void>((resolve) => {
+      secondDone = resolve;
+    });
+    const sent: number[] = [];
+    const writer: PlanWriter = {
+      call: async (operation, body, options, index) => {
+        sent.push(index);
+        if (index === first) await afterSecond;
+        const answer = await client.call(operation, body, options);
+        if (index === second) secondDone();
+        return answer;
+      },
+    };
+    const result = await executePlan(plan, writer, {
+      parallelism: 8,
+      quotaRemain: new Map([['addguideacct', 2]]),
+    });
+    expect(sent).not.toContain(third);
+    expect(result.outcomes[first]?.status).toBe('done');
+    expect(result.outcomes[second]?.status).toBe('done');
+    expect(result.outcomes[third]).toEqual({
+      index: third,
+      operation: 'addguideacct',
+      status: 'not-started',
+      reason:
+        'not started: it is beyond the 2 calls left today of the daily quota of addguideacct, which the calls before it use; apply again after the quota resets',
+    });
+    // What depends on the guide not added is not started; every other call is done.
+    plan.calls.forEach((call, index) => {
+      const blocked = index === third || call.dependsOn.includes(third);
+      expect(result.outcomes[index]?.status, `call ${index}`).toBe(blocked ? 'not-started' : 'done');
+    });
+    expect(result.quotaExhausted).toEqual(new Set(['addguideacct']));
+    expect(t.service.calls().filter((c) => c.errcode !== 0)).toEqual([]);
+  });
+
   it('once interrupted starts nothing new; the calls in flight end as they end', async () => {
     const plan = planOf(SHOP);
     const stop = new AbortController();
