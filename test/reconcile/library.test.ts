@@ -6,6 +6,7 @@ import {
   createGuideClient,
   executePlan,
   type GuideClient,
+  type LiveState,
   liveSourceOf,
   loadFiles,
   planRun,
@@ -47,8 +48,16 @@ function deps(approve: boolean) {
   return {
     ...liveSourceOf(readOnlyClient(client)),
     approve: async () => approve,
-    execute: (plan: Parameters<typeof executePlan>[0]) =>
-      executePlan(plan, { call: (op, body, o) => client.call(op, body, o) }, { parallelism: 8 }),
+    execute: (
+      plan: Parameters<typeof executePlan>[0],
+      live: LiveState,
+      quotaRemain: ReadonlyMap<string, number>,
+    ) =>
+      executePlan(
+        plan,
+        { call: (op, body, o) => client.call(op, body, o) },
+        { parallelism: 8, live, quotaRemain },
+      ),
     abandonedWrites: () => client.abandonedWrites,
   };
 }
