@@ -8,6 +8,7 @@ import type { GuideService } from '../../src/service/index.js';
 import { parseQuota } from '../../src/service/limits.js';
 import { parseJson, stringifyJson } from '../../src/wire/json.js';
 import { ROOT } from '../docs/pages.js';
+import { expectValid } from '../docs/schemas.js';
 import { captureIo, type Workspace, workspace } from '../helpers/cli.js';
 import { startQuotaBlindGateway, startQuotaCountingGateway } from '../helpers/quota-blind-gateway.js';
 import {
@@ -193,6 +194,7 @@ describe('plan within the daily quotas', () => {
         (await cli(['plan', '--json', file], { ...env, GUIDECTL_BASE_URL: gateway.url })).out,
       );
       expect(json).toMatchObject({ quota: { read: false } });
+      expectValid('plan.schema.json', json, 'plan --json of a target without quota/get');
     } finally {
       await gateway.close();
     }
@@ -462,5 +464,15 @@ describe('the quota keys are in the output schemas', () => {
     const stream = await cli(['apply', '--json-stream', '--auto-approve', '--allow-partial', file]);
     const summary = parseJson(stream.out.trimEnd().split('\n').at(-1) ?? '') as Record<string, unknown>;
     expectDeclared('apply-stream', ['anyOf', '8'], summary, 'quota_shortfall');
+    // Every key they print, at every depth, is declared too: of each event of a partial apply.
+    expectValid('plan.schema.json', plan, 'plan --json of a plan that cannot finish');
+    expectValid('saved-plan.schema.json', saved, 'its saved plan');
+    expectValid('apply.schema.json', applied, 'apply --json --allow-partial');
+    for (const line of stream.out.trimEnd().split('\n'))
+      expectValid(
+        'apply-stream.schema.json',
+        parseJson(line),
+        'an apply --json-stream --allow-partial event',
+      );
   });
 });
