@@ -4,6 +4,7 @@ import { GuideApiError } from '../../src/client/index.js';
 import type { GuideService } from '../../src/service/index.js';
 import { parseQuota } from '../../src/service/limits.js';
 import { parseJson } from '../../src/wire/json.js';
+import { expectValid } from '../docs/schemas.js';
 import { startQuotaBlindGateway } from '../helpers/quota-blind-gateway.js';
 import { frozenClock, guideBody } from '../helpers/service.js';
 import { clientOf, closeClients, fakeIo, sim, startService } from './helpers.js';
@@ -80,6 +81,7 @@ describe('guidectl quota', () => {
     expect(json['read']).toBe(true);
     expect(json['quotas']?.['addguideacct']).toEqual({ writes: true, daily_limit: 15, used: 0, remain: 15 });
     expect(Object.keys(json['quotas'] ?? {})).toHaveLength(24);
+    expectValid('quota.schema.json', json, 'quota --json');
   });
 
   it.each([{ status: 404 as const }, { errcode: 40066 }, { errcode: 76021 }])(
@@ -94,6 +96,7 @@ describe('guidectl quota', () => {
         const json = await quota(['--json'], { ...env, GUIDECTL_BASE_URL: gateway.url });
         expect(json.status).toBe(0);
         expect(parseJson(json.out)).toMatchObject({ read: false, quotas: null });
+        expectValid('quota.schema.json', parseJson(json.out), 'quota --json of a quota-blind target');
       } finally {
         await gateway.close();
       }

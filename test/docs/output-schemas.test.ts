@@ -153,6 +153,16 @@ describe('plan, show and apply match their schemas', () => {
       expectValid('apply-stream.schema.json', event, 'an apply --all-envs --json-stream event');
   });
 
+  it('quota --json, and its failure', async () => {
+    const read = await cli(['quota', '--json', '--local-db', 'quota.db']);
+    expect(read.code).toBe(0);
+    expectValid('quota.schema.json', json(read), 'quota --json');
+    const failed = await cli(['quota', '--json', '--base-url', 'http://127.0.0.1:9']);
+    expect(failed.code).toBe(1);
+    expect(json(failed)).toMatchObject({ error: expect.stringContaining('no credentials') });
+    expectValid('quota.schema.json', json(failed), 'quota --json without credentials');
+  });
+
   it('the schemas refuse what the commands do not print', () => {
     expect(ajv.getSchema('plan.schema.json')?.({ format_version: 1, summary: {} })).toBe(false);
     expect(ajv.getSchema('apply-stream.schema.json')?.({ format_version: 1, type: 'call_done' })).toBe(false);
