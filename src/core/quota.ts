@@ -89,8 +89,8 @@ export interface PartialFit {
   readonly calls: { readonly made: number; readonly total: number };
 }
 
-/** A plan's `quota` for machines. */
-export function planQuotaToJson(quota: PlanQuota): Record<string, unknown> {
+/** A plan's `quota` for machines; with what an apply with `--allow-partial` makes of it (`partial`). */
+export function planQuotaToJson(quota: PlanQuota, partial?: PartialFit): Record<string, unknown> {
   if (quota.status === 'unreadable') return { read: false, reason: quota.reason };
   return {
     read: true,
@@ -102,6 +102,7 @@ export function planQuotaToJson(quota: PlanQuota): Record<string, unknown> {
         { calls: n.calls, daily_limit: n.quota.dailyLimit, used: n.quota.used, remain: n.quota.remain },
       ]),
     ),
+    ...(partial === undefined ? {} : { partial: { guides: partial.guides, calls: partial.calls } }),
   };
 }
 

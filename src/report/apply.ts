@@ -155,7 +155,8 @@ function shownExtras({ environment, target }: PlanShown): PlanExtras {
 /** The plan as the `--json` outputs of apply hold it: with its id, where it was made, and guards. */
 export function reviewedToJson(r: Reviewed, shown: PlanShown): Record<string, unknown> {
   const quota = r.quota === undefined ? {} : { quota: r.quota };
-  return planToJson(r.plan, { planId: r.id, guards: r.guards, ...shownExtras(shown), ...quota });
+  const partial = r.partial === undefined ? {} : { partial: r.partial };
+  return planToJson(r.plan, { planId: r.id, guards: r.guards, ...shownExtras(shown), ...quota, ...partial });
 }
 
 /** The `--json` object of an apply that made its calls (without `format_version`). */

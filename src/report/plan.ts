@@ -421,7 +421,7 @@ export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, 
     summary,
     ...rest,
     ...(extras.guards === undefined ? {} : { guards: extras.guards.map(guardToJson) }),
-    ...(extras.quota === undefined ? {} : { quota: planQuotaToJson(extras.quota) }),
+    ...(extras.quota === undefined ? {} : { quota: planQuotaToJson(extras.quota, extras.partial) }),
     ...(extras.warnings === undefined
       ? {}
       : {

@@ -316,7 +316,13 @@ describe('apply within the daily quotas', () => {
     const json = await cli(['apply', '--json', '--auto-approve', '--allow-partial', file]);
     expect(json.status).toBe(1);
     expect(parseJson(json.out)).toMatchObject({
-      plan: { quota: { read: true, fits_today: false } },
+      plan: {
+        quota: {
+          read: true,
+          fits_today: false,
+          partial: { guides: { made: 15, total: 20 }, calls: { made: 46, total: 61 } },
+        },
+      },
       converged: false,
       quota_shortfall: expected,
     });
