@@ -18,6 +18,7 @@ import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import { checkBodySize } from '../call-size.js';
 import type { PlanBuilder } from '../plan-builder.js';
 import { messageToJson, sameWelcome } from '../welcome.js';
+import { ADD_TASK, CANCEL_TASK, UPDATE_TASK } from './writes.js';
 
 /**
  * Mass-send tasks, with their lifecycle: a task missing live is added; a pending one that differs
@@ -31,7 +32,7 @@ import { messageToJson, sameWelcome } from '../welcome.js';
 export interface TaskContext {
   /** Unix seconds: the time the live state was read. */
   readonly now: number;
-  /** Index of the addguideacct call of each guide the plan creates, by guide key. */
+  /** Index of the call that creates each guide the plan creates, by guide key. */
   readonly addedAt: ReadonlyMap<string, number>;
   /** Keys of the guides that exist after the plan: declared ones, and live ones not pruned. */
   readonly guidesAfter: ReadonlySet<string>;
@@ -116,8 +117,8 @@ function planTask(
   if (current === undefined) {
     if (!inWindow(task, ctx.now, diagnostics)) return;
     const body = { ...wireGuideIdentity(task.guide), ...taskBody(task) };
-    if (!fitsOneRequest(task, 'addguidemassendjob', body, diagnostics)) return;
-    b.call('task', taskKey(task.guide, task.name), 'addguidemassendjob', body, [
+    if (!fitsOneRequest(task, ADD_TASK.operation, body, diagnostics)) return;
+    b.call('task', taskKey(task.guide, task.name), ADD_TASK.operation, body, [
       ctx.addedAt.get(guideKey(task.guide)),
     ]);
     b.change({ resource: 'task', action: 'create', address, fields: createdFields(task) });
@@ -137,8 +138,8 @@ function planTask(
   }
   if (!inWindow(task, ctx.now, diagnostics)) return;
   const body = { task_id: current.id, ...taskBody(task) };
-  if (!fitsOneRequest(task, 'updateguidemassendjob', body, diagnostics)) return;
-  b.call('task', taskKey(task.guide, task.name), 'updateguidemassendjob', body);
+  if (!fitsOneRequest(task, UPDATE_TASK.operation, body, diagnostics)) return;
+  b.call('task', taskKey(task.guide, task.name), UPDATE_TASK.operation, body);
   b.change({ resource: 'task', action: 'update', address, fields });
 }
 
@@ -148,7 +149,7 @@ function planTask(
  */
 function fitsOneRequest(
   task: DesiredTask,
-  operation: 'addguidemassendjob' | 'updateguidemassendjob',
+  operation: typeof ADD_TASK.operation | typeof UPDATE_TASK.operation,
   body: CallBody,
   diagnostics: Diagnostic[],
 ): boolean {
@@ -180,7 +181,7 @@ function inWindow(task: DesiredTask, now: number, diagnostics: Diagnostic[]): bo
   return false;
 }
 
-/** The wire fields of a whole task, as addguidemassendjob and updateguidemassendjob take them. */
+/** The wire fields of a whole task, as its creation and its update take them. */
 function taskBody(task: DesiredTask): Record<string, JsonValue> {
   return {
     task_name: task.name,
@@ -313,7 +314,7 @@ function planCancels(
       out.unmanaged.push({ resource: 'task', address: `${address} (id ${task.id})` });
       continue;
     }
-    b.call('task', `${taskKey(task.guide, task.name)}\u0000${task.id}`, 'cancelguidemassendjob', {
+    b.call('task', `${taskKey(task.guide, task.name)}\u0000${task.id}`, CANCEL_TASK.operation, {
       task_id: task.id,
     });
     b.change({

@@ -181,3 +181,10 @@ export const TASK_WRITES: WriteEffects<
     lostAnswer: cancelLost,
   },
 };
+
+/** The task writes by what they do: the planner makes its calls through these. */
+export const {
+  addguidemassendjob: ADD_TASK,
+  updateguidemassendjob: UPDATE_TASK,
+  cancelguidemassendjob: CANCEL_TASK,
+} = TASK_WRITES;
