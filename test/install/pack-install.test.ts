@@ -52,9 +52,10 @@ describe('the packed tarball', () => {
     const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
     if (info === undefined) throw new Error('npm pack packed nothing');
     const files = info.files.map((f) => f.path).sort();
-    // What it holds: the built program and library, the schema, the README; no tests, no sources,
-    // no source maps (they would name sources it does not hold).
+    // What it holds: the built program and library, the schema, the README and the licence; no
+    // tests, no sources, no source maps (they would name sources it does not hold).
     expect(files.filter((f) => !f.startsWith('dist/') && !f.startsWith('schema/'))).toEqual([
+      'LICENSE',
       'README.md',
       'package.json',
     ]);
