@@ -15,6 +15,7 @@ import {
   wireBody,
 } from '../core/plan.js';
 import { callsPastQuota } from '../core/quota.js';
+import { ifDefined } from '../core/records.js';
 import { AccountModel } from '../kinds/account-model.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 
@@ -106,7 +107,7 @@ export async function executePlan(
         call.operation,
         fillBody(call.body, createdGroups),
         {
-          ...(known === undefined ? {} : { before: known }),
+          ...ifDefined('before', known),
           onAnswered: (a) => {
             firstAnswer = a.attempts === 1 && !a.confirmed && !a.held;
           },
@@ -219,7 +220,7 @@ function outcomesOf(
         : interrupted
           ? 'not started: apply was interrupted'
           : 'not started: apply stopped after a failed call');
-    return { index, operation: call.operation, status: settled, ...(reason === undefined ? {} : { reason }) };
+    return { index, operation: call.operation, status: settled, ...ifDefined('reason', reason) };
   });
 }
 

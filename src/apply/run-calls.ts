@@ -2,6 +2,7 @@ import { CallOutcomeUnknownError, type GuideClient } from '../client/index.js';
 import type { CallsEvent } from '../core/apply-run.js';
 import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 import { executePlan, type PlanWriter } from './execute-plan.js';
 
 /**
@@ -79,8 +80,8 @@ export async function runCalls(
       parallelism: client.concurrency.adaptive ? () => client.concurrency.limit : options.parallelism,
       continueOnError: options.continueOnError,
       signal: stopSignal,
-      ...(options.live === undefined ? {} : { live: options.live }),
-      ...(options.quotaRemain === undefined ? {} : { quotaRemain: options.quotaRemain }),
+      ...ifDefined('live', options.live),
+      ...ifDefined('quotaRemain', options.quotaRemain),
       onEvent: ({ type, index, operation, error }) => {
         if (type === 'start') inFlight.add(index);
         else inFlight.delete(index);
@@ -128,7 +129,7 @@ function clientWriter(
               attempt: event.attempt,
               delayMs: event.delayMs,
               reason: event.reason,
-              ...(event.errcode === undefined ? {} : { errcode: event.errcode }),
+              ...ifDefined('errcode', event.errcode),
             }),
         })
         .catch((error: unknown) => {

@@ -2,6 +2,7 @@ import { type ApplyResult, type RunCallsOptions, runCalls, type Stopper } from '
 import type { GuideClient } from '../client/index.js';
 import type { CallsEvent } from '../core/apply-run.js';
 import type { Plan } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 import { callNote } from '../report/apply.js';
 import type { ClientEvents } from '../target/index.js';
 import type { CommandContext } from './io.js';
@@ -42,7 +43,7 @@ export async function makeCalls(
     return await runCalls(session.client, plan, {
       ...settings,
       stopSignal: io.stopSignal,
-      ...(io.abandonSignal === undefined ? {} : { abandonSignal: io.abandonSignal }),
+      ...ifDefined('abandonSignal', io.abandonSignal),
       stopper: session.stopper,
       onEvent: (event) => {
         if (event.type === 'done' || event.type === 'failed') {

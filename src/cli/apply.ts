@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { writeAwareStopper } from '../apply/index.js';
 import { UsageError } from '../core/errors.js';
+import { ifDefined } from '../core/records.js';
 import { readOnlyClient } from '../live/index.js';
 import { PLAN_ID_LENGTH } from '../plan/index.js';
 import {
@@ -158,7 +159,7 @@ async function applyWith(
     {
       signal: stopper.signal,
       lock,
-      ...(environment === undefined ? {} : { environment }),
+      ...ifDefined('environment', environment),
       beforeOpen: (_target, now) => checkSourceTarget(source, now, options.planId),
     },
   );

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import type { LiveReadScope } from '../core/live.js';
+import { ifDefined } from '../core/records.js';
 import { writeWholeFile } from '../core/whole-file.js';
 import { READ_EVERYTHING, readOnlyClient } from '../live/index.js';
 import { checkExportRequest, declaredEnvironment, readAndReport } from '../reconcile/index.js';
@@ -59,7 +60,7 @@ export function registerExportCommand(program: Command, ctx: CommandContext): vo
           const schemaPath = relative(out === undefined ? ctx.io.cwd : dirname(out), schema);
           const { text, warnings, counts } = renderExport(live, {
             schemaPath,
-            ...(asFile === undefined ? {} : { environment: asFile }),
+            ...ifDefined('environment', asFile),
           });
           for (const warning of warnings) ctx.io.stderr.write(`guidectl: warning: ${warning}\n`);
           if (out === undefined) {

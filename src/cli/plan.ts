@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { errorMessage, UsageError } from '../core/errors.js';
 import type { LiveReadScope } from '../core/live.js';
+import { ifDefined } from '../core/records.js';
 import { readOnlyClient } from '../live/index.js';
 import type { GuardFlags } from '../plan/index.js';
 import {
@@ -117,7 +118,7 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             const target = { description: where, identity };
             const extras = {
               ...{ planId, guards, drift, warnings, cwd: ctx.io.cwd, target, ...shown },
-              ...(quota === undefined ? {} : { quota }),
+              ...ifDefined('quota', quota),
             };
             ctx.io.stdout.write(formatPlan(format, plan, { ...extras, color: useColor(ctx, 'stdout') }));
             printed = true;

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { ifDefined } from '../core/records.js';
 import { renderServeBanner, SERVE_STOP, simulationExposedWarning } from '../report/serve.js';
 import { DEFAULT_BODY_TIMEOUT_MS } from '../service/connections.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
@@ -41,7 +42,7 @@ function callLimits(options: ServeFlags): CallLimitSpec {
   return {
     daily: options.quota ?? { operations: {} },
     perMinute: options.perMinute ?? { operations: {} },
-    ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
+    ...ifDefined('capacity', options.capacity),
   };
 }
 

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { TASK_STATUS_FILTERS, type TaskStatusFilter } from '../core/account-records.js';
+import { ifDefined } from '../core/records.js';
 import { listTasks, parseGuideName } from '../inspect/index.js';
 import { renderTaskTable, tasksToJson } from '../report/tasks.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -39,8 +40,8 @@ export function registerTasksCommand(program: Command, ctx: CommandContext): voi
           const tasks = await listTasks(
             client,
             {
-              ...(guide === undefined ? {} : { guide }),
-              ...(options.status === undefined ? {} : { status: options.status }),
+              ...ifDefined('guide', guide),
+              ...ifDefined('status', options.status),
             },
             (done, total) => progress.update(done, total),
           ).finally(() => progress.finish());

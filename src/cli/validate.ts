@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
+import { ifDefined } from '../core/records.js';
 import { refuseSavedPlans } from '../reconcile/saved-plan-file.js';
 import { renderDiagnosticsJson, renderValidation } from '../report/diagnostics.js';
 import type { CommandContext } from './io.js';
@@ -26,7 +27,7 @@ export function registerValidateCommand(program: Command, ctx: CommandContext): 
       const env = options.env;
       const result = await loadDesiredState(paths, {
         cwd: io.cwd,
-        ...(env === undefined ? {} : { environment: env }),
+        ...ifDefined('environment', env),
       });
       ctx.setExit(hasErrors(result.diagnostics) ? 1 : 0);
 

@@ -1,5 +1,6 @@
 import { type CredentialVariables, WECHAT_VARIABLES } from '../core/credential-variables.js';
 import { GuidectlError } from '../core/errors.js';
+import { ifDefined } from '../core/records.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
 import type { WireCallName } from '../wire/operations.js';
 
@@ -320,8 +321,8 @@ export class TransportError extends GuidectlError {
       description: this.description,
       reason: this.reason,
       sent: this.sent,
-      ...(this.status === undefined ? {} : { status: this.status }),
-      ...(this.cause === undefined ? {} : { cause: this.cause }),
+      ...ifDefined('status', this.status),
+      ...ifDefined('cause', this.cause),
       attempts,
       elapsedMs,
     });

@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { formatCount } from '../core/count.js';
 import { type CredentialVariables, WECHAT_VARIABLES } from '../core/credential-variables.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 import type { Claims, Confirmation, ConfirmRead, LostAnswerPolicy, WireBody } from '../kinds/kind.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
 import type { ServiceHandler } from '../wire/exchange.js';
@@ -575,13 +575,13 @@ class Client implements GuideClient {
     this.sender = new Sender({
       origin: 'url' in target ? target.url.origin : target.service.name,
       prefix: 'url' in target ? target.url.pathname.replace(/\/+$/, '') : '',
-      ...(proxy === undefined ? {} : { proxy }),
+      ...ifDefined('proxy', proxy),
       transport: this.transport,
       timeoutMs,
       settleMs,
       userAgent: options.userAgent ?? 'guidectl',
       secrets: this.secrets,
-      ...(this.signal === undefined ? {} : { signal: this.signal }),
+      ...ifDefined('signal', this.signal),
       ...(this.listener === undefined || options.httpEvents === false ? {} : { onHttp: (e) => this.emit(e) }),
     });
     this.appCredentialsSet = options.appCredentialsSet === true;
@@ -600,7 +600,7 @@ class Client implements GuideClient {
         sleep: this.sleep,
         secrets: this.secrets,
         emit: (e) => this.emit(e),
-        ...(this.signal === undefined ? {} : { signal: this.signal }),
+        ...ifDefined('signal', this.signal),
         variables: this.variables,
       });
       this.fixedToken = false;
@@ -820,7 +820,7 @@ class Client implements GuideClient {
         ok: true,
         attempt: state.attempts,
         durationMs: Math.round(performance.now() - started),
-        ...(state.errcode === undefined ? {} : { errcode: state.errcode }),
+        ...ifDefined('errcode', state.errcode),
         ...(state.confirmed ? { confirmed: true } : {}),
       });
       options?.onAnswered?.({ attempts: state.attempts, confirmed: state.confirmed, held: state.held });
@@ -833,7 +833,7 @@ class Client implements GuideClient {
         ok: false,
         attempt: state.attempts,
         durationMs: Math.round(performance.now() - started),
-        ...(state.errcode === undefined ? {} : { errcode: state.errcode }),
+        ...ifDefined('errcode', state.errcode),
         ...(error instanceof GuidectlError ? { errorCode: error.code } : {}),
       });
       throw error;
@@ -1126,7 +1126,7 @@ class Client implements GuideClient {
       attempt: call.budget.attempts,
       delayMs: wait,
       reason,
-      ...(errcode === undefined ? {} : { errcode }),
+      ...ifDefined('errcode', errcode),
     };
     this.emit(event);
     try {
@@ -1283,7 +1283,7 @@ function openHttpTransport(
             connections: parallelism + 1,
             connectTimeoutMs: Math.min(timeoutMs, 10_000),
             protocol: base.protocol,
-            ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
+            ...ifDefined('proxy', options.proxy),
           }),
         given === undefined,
       ),

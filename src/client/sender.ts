@@ -1,4 +1,5 @@
 import { errorCode, errorMessage } from '../core/errors.js';
+import { ifDefined } from '../core/records.js';
 import { parseJson } from '../wire/json.js';
 import { CallAbortedError, type CallName, TransportError, type TransportErrorKind } from './errors.js';
 import type { HttpEvent } from './events.js';
@@ -287,8 +288,8 @@ export class Sender {
       description: this.options.secrets.scrub(init.description),
       reason: init.reason,
       sent: init.sent,
-      ...(init.status === undefined ? {} : { status: init.status }),
-      ...(init.cause === undefined ? {} : { cause: init.cause }),
+      ...ifDefined('status', init.status),
+      ...ifDefined('cause', init.cause),
     });
   }
 
@@ -375,7 +376,7 @@ export class Sender {
       method: 'POST',
       url: scrub(`${this.origin}${this.prefix}${path}${queryString(query)}`),
       durationMs: Math.round(performance.now() - started),
-      ...(status === undefined ? {} : { status }),
+      ...ifDefined('status', status),
       ...(secretBodies ? {} : { requestBody: clip(scrub(requestBody)) }),
       ...(secretBodies || responseBody === undefined ? {} : { responseBody: clip(scrub(responseBody)) }),
       ...(error === undefined ? {} : { error: scrub(error) }),

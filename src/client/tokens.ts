@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { CredentialVariables } from '../core/credential-variables.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { stringifyJson } from '../wire/json.js';
 import {
@@ -152,7 +152,7 @@ export class StableTokenSource implements TokenSource {
         ok,
         durationMs: Math.round(performance.now() - started),
         forced: force,
-        ...(errcode === undefined ? {} : { errcode }),
+        ...ifDefined('errcode', errcode),
       });
     const body = stringifyJson({
       grant_type: 'client_credential',

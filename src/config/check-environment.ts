@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { DesiredState } from '../core/desired.js';
 import { type Diagnostic, hasErrors, quote } from '../core/diagnostics.js';
 import type { Span, SpanPart, ValuePath } from '../core/positions.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 import type { WrittenParts } from '../core/written.js';
 import { checkRules, type RuleFile } from './check-rules.js';
 import { type CompiledSchema, checkSchema } from './check-schema.js';
@@ -263,7 +263,7 @@ export function mergeEnvironmentDiagnostics(
       if (group === undefined) {
         groups.set(key, {
           diagnostic: d,
-          ...(note === undefined ? {} : { note }),
+          ...ifDefined('note', note),
           environments: [environment],
         });
       } else if (!group.environments.includes(environment)) {

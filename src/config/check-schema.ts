@@ -8,7 +8,7 @@ import { ENVIRONMENT_NAME_RULE } from '../core/environments.js';
 import { GuidectlError } from '../core/errors.js';
 import { CARD_TITLE_MAX_CHARS, hasUserInfo, TASK_NAME_MAX_CHARS } from '../core/guide-rules.js';
 import type { Indexed, SpanPart, ValuePath } from '../core/positions.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 import { DEFAULT_MAX_DELETE_SHARE, DEFAULT_MAX_DELETES } from '../core/safety.js';
 import type { SchemaMessage } from '../core/schema-messages.js';
 import { formatWrittenTime } from '../core/task-time.js';
@@ -308,9 +308,9 @@ function conforms(_value: unknown, errors: readonly ErrorObject[]): _value is Wr
 /** The parts of a file that passed as a whole. */
 export function partsOf(written: WrittenFile): WrittenParts {
   return {
-    ...(written.account === undefined ? {} : { account: written.account }),
-    ...(written.prune === undefined ? {} : { prune: written.prune }),
-    ...(written.safety === undefined ? {} : { safety: written.safety }),
+    ...ifDefined('account', written.account),
+    ...ifDefined('prune', written.prune),
+    ...ifDefined('safety', written.safety),
     guides: indexed(written.guides ?? []),
     groups: indexed(written.groups ?? []),
     tasks: indexed(written.tasks ?? []),
@@ -639,7 +639,7 @@ function mapError(
         path,
         part: 'value',
         message: `${describeContainer(path)} has no "${key}"`,
-        ...(hint === undefined ? {} : { hint }),
+        ...ifDefined('hint', hint),
       };
     }
     case 'type':

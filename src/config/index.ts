@@ -3,6 +3,7 @@ import { countDiagnostics, type Diagnostic, hasErrors, sortDiagnostics } from '.
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
+import { ifDefined } from '../core/records.js';
 import {
   type CheckInput,
   checkEnvironment,
@@ -143,7 +144,7 @@ export async function loadConfig(
   const schema = await loadSchema(options.schemaFile);
   const loaded = await readSourceFiles(paths, {
     fs: options.fs ?? nodeConfigFs,
-    ...(cwd === undefined ? {} : { cwd }),
+    ...ifDefined('cwd', cwd),
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
   });
   options.beforeParse?.(loaded.bytes);
@@ -234,7 +235,7 @@ function configOf(
       const diagnostics = finish([...input.common, ...checked.diagnostics.map((f) => f.diagnostic)]);
       const state = hasErrors(diagnostics) ? undefined : checked.state;
       return {
-        ...(state === undefined ? {} : { state }),
+        ...ifDefined('state', state),
         diagnostics,
         files,
         ...(declared ? { environments: declared } : {}),
@@ -260,7 +261,7 @@ function configOf(
   };
   return {
     files,
-    ...(declared === undefined ? {} : { environments: declared }),
+    ...ifDefined('environments', declared),
     readErrors: finish(input.common.filter((d) => d.severity === 'error')),
     check,
     desiredState: (name) => {
@@ -269,8 +270,8 @@ function configOf(
       const values = environments?.find((e) => e.name === name)?.values;
       return {
         ...result,
-        ...(state === undefined ? {} : { state }),
-        ...(values === undefined ? {} : { values }),
+        ...ifDefined('state', state),
+        ...ifDefined('values', values),
       };
     },
   };

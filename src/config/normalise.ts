@@ -19,6 +19,7 @@ import {
   taskKey,
 } from '../core/desired.js';
 import type { ValuePath } from '../core/positions.js';
+import { ifDefined } from '../core/records.js';
 import type {
   WrittenAccount,
   WrittenFile,
@@ -82,7 +83,7 @@ export function normalise(
       prune = {
         guides: written.prune.guides ?? false,
         groups: written.prune.groups ?? false,
-        ...(written.prune.tasks === undefined ? {} : { tasks: written.prune.tasks }),
+        ...ifDefined('tasks', written.prune.tasks),
       };
     }
     if (written.safety !== undefined) safety = normaliseSafety(written.safety, parsed);
@@ -137,13 +138,13 @@ export function normalise(
               }),
         };
   return {
-    ...(account === undefined ? {} : { account }),
+    ...ifDefined('account', account),
     groups,
     guides,
-    ...(tasks === undefined ? {} : { tasks }),
+    ...ifDefined('tasks', tasks),
     prune,
-    ...(protect === undefined ? {} : { protect }),
-    ...(safety === undefined ? {} : { safety }),
+    ...ifDefined('protect', protect),
+    ...ifDefined('safety', safety),
   };
 }
 
@@ -180,7 +181,7 @@ function entrySourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value
 function normaliseAccount(written: WrittenAccount, parsed: ParsedYaml): DesiredAccount {
   const words = written.sensitive_words;
   return {
-    ...(written.offline_auto_reply === undefined ? {} : { offlineAutoReply: written.offline_auto_reply }),
+    ...ifDefined('offlineAutoReply', written.offline_auto_reply),
     ...(words === undefined
       ? {}
       : {

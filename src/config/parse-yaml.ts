@@ -14,7 +14,7 @@ import {
 } from 'yaml';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import type { LocatedFile, Span, SpanPart, ValuePath } from '../core/positions.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 import { type BlockYaml, readBlockYaml, setOwn } from './read-block-yaml.js';
 
 /** A YAML file parsed into a plain value, that can still say where each part of the value was written. */
@@ -197,7 +197,7 @@ function makeDiagnostic(
     column: span.column,
     endLine: span.endLine,
     endColumn: span.endColumn,
-    ...(hint === undefined ? {} : { hint }),
+    ...ifDefined('hint', hint),
   };
 }
 

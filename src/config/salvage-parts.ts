@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Indexed } from '../core/positions.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 import type { RuleGroup, RuleGuide, RuleTask, WrittenParts, WrittenWelcome } from '../core/written.js';
 import type { PartValidators } from './compile-schema.js';
 
@@ -131,9 +131,9 @@ function salvageGuide(_: Record<string, unknown>, at: FieldCheck): RuleGuide | u
   if (at.has('account') && at.has('openid')) return undefined;
   const url = at.text('head_image_url');
   return {
-    ...(account === undefined ? {} : { account }),
-    ...(openid === undefined ? {} : { openid }),
-    ...(url === undefined ? {} : { head_image_url: url }),
+    ...ifDefined('account', account),
+    ...ifDefined('openid', openid),
+    ...ifDefined('head_image_url', url),
     ...only,
   };
 }
@@ -143,7 +143,7 @@ function salvageGroup(_: Record<string, unknown>, at: FieldCheck): RuleGroup | u
   const only = onlyIn(at);
   if (name === undefined || only === undefined) return undefined;
   const members = at.texts('members');
-  return { name, ...(members === undefined ? {} : { members }), ...only };
+  return { name, ...ifDefined('members', members), ...only };
 }
 
 function salvageTask(item: Record<string, unknown>, at: FieldCheck): RuleTask {
@@ -170,10 +170,10 @@ function salvageTask(item: Record<string, unknown>, at: FieldCheck): RuleTask {
     ...(keyed ? { name } : {}),
     ...(keyed && guide !== undefined ? { guide } : {}),
     ...(keyed && openid !== undefined ? { guide_openid: openid } : {}),
-    ...(pushAt === undefined ? {} : { push_at: pushAt }),
-    ...(recipients === undefined ? {} : { recipients }),
-    ...(file === undefined ? {} : { recipients_file: file }),
-    ...(materials === undefined ? {} : { materials }),
+    ...ifDefined('push_at', pushAt),
+    ...ifDefined('recipients', recipients),
+    ...ifDefined('recipients_file', file),
+    ...ifDefined('materials', materials),
     // Written wrong (the schema reports it), the task is taken as in every environment.
     ...(onlyIn(at) ?? {}),
   };

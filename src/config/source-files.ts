@@ -4,6 +4,7 @@ import { compareText } from '../core/compare-text.js';
 import type { Diagnostic, DiagnosticCode } from '../core/diagnostics.js';
 import { errorCode, errorMessage } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
+import { ifDefined } from '../core/records.js';
 import { isConfigFileName } from './file-names.js';
 import { positionOf } from './parse-yaml.js';
 import { suggest } from './suggest.js';
@@ -342,7 +343,7 @@ function fileDiagnostic(file: string, code: DiagnosticCode, message: string, hin
     file,
     line: 1,
     column: 1,
-    ...(hint === undefined ? {} : { hint }),
+    ...ifDefined('hint', hint),
   };
 }
 

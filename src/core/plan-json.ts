@@ -1,4 +1,5 @@
 import { type Plan, type PlannedCall, wireBody } from './plan.js';
+import { ifDefined } from './records.js';
 
 /**
  * The plan's own content as JSON, the one encoding shared by `plan --json` (`report/plan.ts`) and
@@ -34,7 +35,7 @@ export function callToJson(call: PlannedCall): Record<string, unknown> {
     operation: call.operation,
     body: wireBody(call.body, (ref) => ref),
     depends_on: call.dependsOn,
-    ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
+    ...ifDefined('creates_group', call.createsGroup),
     target: { kind: call.subject.kind, address: call.subject.address },
   };
 }

@@ -1,7 +1,7 @@
 import { type DiagnosticCode, quote, type RuleProblem } from './diagnostics.js';
 import { charLength } from './guide-rules.js';
 import type { ValuePath } from './positions.js';
-import { isRecord } from './records.js';
+import { ifDefined, isRecord } from './records.js';
 
 /**
  * The words for a value that breaks a constraint of the schema, by `$defs` entry and keyword
@@ -37,7 +37,7 @@ export const emptyText =
   ({ data }) => ({
     code,
     message: typeof data === 'string' && data.length > 0 ? `${what} is blank` : `${what} is empty`,
-    ...(hint === undefined ? {} : { hint }),
+    ...ifDefined('hint', hint),
   });
 
 /** A text longer than its limit, in characters as WeChat counts them. */
@@ -46,7 +46,7 @@ export const textTooLong =
   ({ data, limit }) => ({
     code,
     message: `${what} ${quote(data)} is ${countChars(data)} characters; the limit is ${limit}`,
-    ...(hint === undefined ? {} : { hint }),
+    ...ifDefined('hint', hint),
   });
 
 /** Characters as WeChat counts them (code points); 0 for what is not text. */

@@ -1,3 +1,4 @@
+import { ifDefined } from './records.js';
 /**
  * Which account a target is, as far as guidectl can tell without a call — what every saved plan
  * records, and what `apply PLAN.json` compares with the target resolved then:
@@ -72,6 +73,6 @@ export function targetIdentityToJson(identity: TargetIdentity): Record<string, u
     : {
         kind: 'remote',
         base_url: identity.baseUrl,
-        ...(identity.appidDigest === undefined ? {} : { appid_digest: identity.appidDigest }),
+        ...ifDefined('appid_digest', identity.appidDigest),
       };
 }

@@ -1,6 +1,7 @@
 import type { GuideClient } from '../client/index.js';
 import type { ChatRecord } from '../core/account-records.js';
 import type { GuideId } from '../core/desired.js';
+import { ifDefined } from '../core/records.js';
 import { guideIdOf, wireGuideIdentity } from '../wire/guide-identity.js';
 import { interruptedRead } from './interrupted.js';
 
@@ -59,7 +60,7 @@ export async function exportChats(
 ): Promise<ChatExportResult> {
   const request = {
     ...wireGuideIdentity(query.guide),
-    ...(query.customer === undefined ? {} : { openid: query.customer }),
+    ...ifDefined('openid', query.customer),
     begin_time: Math.max(1, query.since),
     end_time: Math.max(1, query.until),
     num: CHAT_PAGE_SIZE,
@@ -97,7 +98,7 @@ export async function exportChats(
       written,
       total: total ?? 0,
       readerGone: false,
-      ...(totalChanged === undefined ? {} : { totalChanged }),
+      ...ifDefined('totalChanged', totalChanged),
     });
     // The first page always, even empty (a CSV header then goes out only after a call succeeded).
     if ((page === 0 || records.length > 0) && !(await sink.write(records)))

@@ -3,6 +3,7 @@ import type { GuideClient } from '../client/index.js';
 import { describeGuideId, type GuideId } from '../core/desired.js';
 import { UsageError } from '../core/errors.js';
 import { APPID } from '../core/guide-rules.js';
+import { ifDefined } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { wireGuideIdentity } from '../wire/guide-identity.js';
 import type { PushShowWxaPathMenuRequest } from '../wire/messages.js';
@@ -21,7 +22,7 @@ export async function createGuideQrcode(
   try {
     const answer = await client.guidecreateqrcode({
       ...wireGuideIdentity(guide),
-      ...(info === undefined ? {} : { qrcode_info: info }),
+      ...ifDefined('qrcode_info', info),
     });
     return answer.qrcode_url;
   } catch (error) {

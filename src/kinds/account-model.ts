@@ -1,6 +1,7 @@
 import { type GuideId, guideKey } from '../core/desired.js';
 import type { LiveGroup, LiveGuide, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
 import { type CallBody, isGroupRef } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 
 /**
  * The account as far as a reader knows it, for running writes' effects on (see `WriteEffect.apply`).
@@ -298,7 +299,7 @@ export class AccountModel {
       guides,
       groups,
       account: {
-        ...(this.offlineAutoReply === undefined ? {} : { offlineAutoReply: this.offlineAutoReply }),
+        ...ifDefined('offlineAutoReply', this.offlineAutoReply),
         ...(this.sensitiveWords === undefined ? {} : { sensitiveWords: [...this.sensitiveWords] }),
         ...(this.defaultWelcome === undefined ? {} : { defaultWelcome: [...this.defaultWelcome] }),
       },

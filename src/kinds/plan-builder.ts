@@ -1,5 +1,6 @@
 import { compareText } from '../core/compare-text.js';
 import type { CallBody, CallSubject, Change, Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 
 export type Lane = 'group' | 'guide' | 'membership' | 'account' | 'task';
 
@@ -39,7 +40,7 @@ export class PlanBuilder {
       body,
       subject,
       dependsOn: [...deps].sort((x, y) => x - y),
-      ...(createsGroup === undefined ? {} : { createsGroup }),
+      ...ifDefined('createsGroup', createsGroup),
     });
   }
 

@@ -2,6 +2,7 @@ import type { GuideClient } from '../client/index.js';
 import { type Clock, systemClock, unixSeconds } from '../core/clock.js';
 import { type DesiredState, guideKey } from '../core/desired.js';
 import type { LiveGuide, LiveGuideConfig, LiveReadScope, LiveState, LiveTask } from '../core/live.js';
+import { ifDefined } from '../core/records.js';
 import { accountSettingsToRead, readAccount } from '../kinds/account/read.js';
 import { readGroups } from '../kinds/group/read.js';
 import { readGuides } from '../kinds/guide/read.js';
@@ -58,7 +59,7 @@ export const READ_EVERYTHING: LiveReadScope = {
 export function readScopeFor(desired: DesiredState): LiveReadScope {
   const tasks = TASK_KIND.readScope(desired);
   return {
-    ...(tasks === undefined ? {} : { tasks }),
+    ...ifDefined('tasks', tasks),
     guideConfigs: guideConfigsToRead(desired),
     groupMembers: groupMembersToRead(desired),
     ...accountSettingsToRead(desired),

@@ -3,6 +3,7 @@ import { compareText } from '../core/compare-text.js';
 import { DELETE_KINDS, type DeleteKind, type DesiredState, describeTask, taskKey } from '../core/desired.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
 import { accountFingerprints, canonicalAccount } from '../kinds/account/export.js';
@@ -148,7 +149,7 @@ function callForId(call: PlannedCall): Record<string, unknown> {
     operation: call.operation,
     body: call.body,
     depends_on: call.dependsOn,
-    ...(call.createsGroup === undefined ? {} : { creates_group: call.createsGroup }),
+    ...ifDefined('creates_group', call.createsGroup),
   };
 }
 
@@ -199,8 +200,8 @@ export function planBasis(
   const safety = desired.safety;
   const protect = desired.protect;
   return {
-    ...(made.target === undefined ? {} : { target: made.target }),
-    ...(made.environment === undefined ? {} : { environment: made.environment }),
+    ...ifDefined('target', made.target),
+    ...ifDefined('environment', made.environment),
     desiredDigest: desiredDigest(desired),
     liveDigest: liveDigest(live),
     readScope,
@@ -247,7 +248,7 @@ export function guardSettingsToJson(settings: GuardSettings): Record<string, unk
   }
   return {
     max_deletes: max,
-    ...(settings.maxDeleteShare === undefined ? {} : { max_delete_share: settings.maxDeleteShare }),
+    ...ifDefined('max_delete_share', settings.maxDeleteShare),
   };
 }
 
@@ -257,7 +258,7 @@ export function protectedNamesToJson(names: ProtectedNames): Record<string, unkn
     guides: names.guides,
     guide_openids: names.guideOpenids,
     groups: names.groups,
-    ...(names.tasks === undefined ? {} : { tasks: names.tasks }),
+    ...ifDefined('tasks', names.tasks),
   };
 }
 
@@ -287,7 +288,7 @@ export function planId(
     safety: guardSettingsToJson(basis.safety),
     protect: protectedNamesToJson(basis.protect),
     ...(basis.target === undefined ? {} : { target_id: targetIdentityToJson(basis.target) }),
-    ...(basis.environment === undefined ? {} : { environment: basis.environment }),
+    ...ifDefined('environment', basis.environment),
   };
   return sha256OfCanonical('guidectl-plan-3\n', value).slice(0, PLAN_ID_LENGTH);
 }

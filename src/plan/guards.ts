@@ -15,6 +15,7 @@ import {
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,
   DEFAULT_MAX_DELETES,
@@ -142,7 +143,7 @@ export function checkDeleteGuards(
       maxDeleteShare: share,
       shareLimit,
       threshold,
-      ...(allowance === undefined ? {} : { allowance }),
+      ...ifDefined('allowance', allowance),
       limit,
       status,
     };

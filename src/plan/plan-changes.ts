@@ -3,6 +3,7 @@ import { type DesiredState, describeGuideId, describeTask, guideKey } from '../c
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveGuide, LiveState } from '../core/live.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 import { planAccount } from '../kinds/account/plan.js';
 import { deleteCopies, matchGroups, planGroupCreations, planGroupDeletions } from '../kinds/group/plan.js';
 import { planGuideDeletions, planGuides } from '../kinds/guide/plan.js';
@@ -124,7 +125,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
       changes: b.sortedChanges(),
       calls: b.calls,
       unmanaged,
-      ...(semantics === undefined ? {} : { sensitiveWordSemantics: semantics }),
+      ...ifDefined('sensitiveWordSemantics', semantics),
     },
   };
 }

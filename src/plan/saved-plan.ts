@@ -15,7 +15,7 @@ import {
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { type OperationNeed, type PlanQuota, planQuotaToJson } from '../core/quota.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 import { type TargetIdentity, type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { operationThat, WRITE_EFFECTS } from '../kinds/registry.js';
 import { stringifyJsonPretty } from '../wire/json.js';
@@ -203,7 +203,7 @@ export function decodeSavedPlan(value: unknown, shown: string): SavedPlan {
     return {
       planId: id,
       target,
-      ...(environment === undefined ? {} : { environment }),
+      ...ifDefined('environment', environment),
       paths: array(value['paths'], 'paths').map((p, i) => text(p, `paths[${i}]`)),
       basis,
       plan,

@@ -2,6 +2,7 @@ import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { EnvironmentApply, EnvironmentPlan } from '../core/environment-plan.js';
 import { errorMessage, GuidectlError } from '../core/errors.js';
 import { mapLimited } from '../core/map-limited.js';
+import { ifDefined } from '../core/records.js';
 import { FILES_INTERRUPTED, throwIfStopped } from '../core/stop.js';
 import { type LoadedFiles, readAllEnvironments } from './files.js';
 import type { PlanRun } from './plan-run.js';
@@ -80,7 +81,7 @@ export async function planAllEnvironments(
 function outcomeOf(run: PlanRun): EnvironmentPlan['outcome'] {
   if (run.status === 'invalid') return { kind: 'invalid', diagnostics: run.diagnostics };
   const { plan, planId, guards, diagnostics, quota } = run;
-  return { kind: 'planned', plan, planId, guards, diagnostics, ...(quota === undefined ? {} : { quota }) };
+  return { kind: 'planned', plan, planId, guards, diagnostics, ...ifDefined('quota', quota) };
 }
 
 export interface ApplyEnvironmentsOptions {

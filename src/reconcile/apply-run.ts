@@ -5,6 +5,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
 import { type PlanQuota, quotaChange, quotaRemain, shortOperations } from '../core/quota.js';
+import { ifDefined } from '../core/records.js';
 import type { GuardResult, Refusal } from '../core/safety.js';
 import {
   checkProtection,
@@ -159,7 +160,7 @@ async function applySaved(
   const reviewed: Reviewed = {
     ...{ plan: saved.plan, id: saved.planId, guards, diagnostics: checks.diagnostics },
     ...quotaReview(saved.plan, quota, flags),
-    ...(change === undefined ? {} : { quotaChange: change }),
+    ...ifDefined('quotaChange', change),
   };
   const refusals = [
     ...checks.refusals,
@@ -312,15 +313,15 @@ async function makeCalls(
     reviewed,
     result,
     interrupted,
-    ...(drift === undefined ? {} : { drift }),
+    ...ifDefined('drift', drift),
     checkDiagnostics: checked?.diagnostics ?? [],
-    ...(checkError === undefined ? {} : { checkError }),
+    ...ifDefined('checkError', checkError),
     allDone,
     canCheck: check !== undefined,
     verify,
     converged,
     abandoned,
-    ...(shortfall === undefined ? {} : { quotaShortfall: shortfall }),
+    ...ifDefined('quotaShortfall', shortfall),
   };
 }
 
@@ -345,7 +346,7 @@ async function planAgain(
     plan: now.plan,
     // The same files and read scope as the plan's basis: only the account's digest is new.
     planId: planId(now.plan, { ...basis, liveDigest: liveDigest(after) }),
-    ...(wordsReplaced === undefined ? {} : { wordsReplaced }),
+    ...ifDefined('wordsReplaced', wordsReplaced),
   };
   return { drift, diagnostics: now.diagnostics };
 }

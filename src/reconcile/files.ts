@@ -10,6 +10,7 @@ import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
+import { ifDefined } from '../core/records.js';
 
 /** Desired-state files loaded without an error: the state, and each file's text for diagnostics. */
 export interface LoadedFiles {
@@ -69,7 +70,7 @@ export async function loadFiles(
   /** Whether the command also takes `--all-envs` (plan and apply), for the message naming it. */
   allEnvs = false,
 ): Promise<LoadResult> {
-  const config = await loadConfig(paths, { cwd, ...(beforeParse === undefined ? {} : { beforeParse }) });
+  const config = await loadConfig(paths, { cwd, ...ifDefined('beforeParse', beforeParse) });
   if (environment !== undefined) return loadResultOf(config.desiredState(environment), environment);
   const declared = config.environments;
   if (declared === undefined) return loadResultOf(config.check());
@@ -128,8 +129,8 @@ function loadResultOf(result: LoadDesiredStateResult, environment?: string): Loa
   const files: LoadedFiles = {
     state,
     sources,
-    ...(chosen === undefined ? {} : { environment: chosen }),
-    ...(result.values === undefined ? {} : { values: result.values }),
+    ...ifDefined('environment', chosen),
+    ...ifDefined('values', result.values),
     ...(diagnostics.length === 0 ? {} : { warnings: diagnostics }),
   };
   return { files, diagnostics, sources };

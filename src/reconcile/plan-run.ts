@@ -3,6 +3,7 @@ import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedOperation } from '../core/plan.js';
 import type { PlanQuota, QuotaRead } from '../core/quota.js';
+import { ifDefined } from '../core/records.js';
 import type { GuardResult } from '../core/safety.js';
 import type { PlannedTarget, TargetIdentity } from '../core/target-identity.js';
 import { type LiveReader, type QuotaReader, readLiveState, readQuotas, readScopeFor } from '../live/index.js';
@@ -51,7 +52,7 @@ export function liveSourceOf(
   return {
     read: read ?? ((scope) => readLiveState(reader, scope)),
     ...(readQuota === undefined ? {} : { quotas: (operations) => readQuotas({ readQuota }, operations) }),
-    ...(target === undefined ? {} : { target }),
+    ...ifDefined('target', target),
   };
 }
 
@@ -155,7 +156,7 @@ export async function planRun(files: LoadedFiles, source: LiveSource, flags: Gua
     plan,
     planId: planId(plan, basis),
     guards: evaluateGuards(files.state.safety, plan, live, flags),
-    ...(quota === undefined ? {} : { quota }),
+    ...ifDefined('quota', quota),
     diagnostics,
     warnings: [...(files.warnings ?? []), ...diagnostics],
   };

@@ -4,6 +4,7 @@ import { suggest } from '../config/suggest.js';
 import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
 import { realPathOf } from '../core/real-path.js';
+import { ifDefined } from '../core/records.js';
 import { compareTargets, type TargetNow } from '../core/target-identity.js';
 import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
 import { liveFingerprints } from '../plan/digest.js';
@@ -69,7 +70,7 @@ export async function savePlanRun(
     basis: run.basis,
     plan: run.plan,
     liveFingerprints: liveFingerprints(run.live),
-    ...(run.quota === undefined ? {} : { quota: run.quota }),
+    ...ifDefined('quota', run.quota),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { LiveState } from '../core/live.js';
+import { ifDefined } from '../core/records.js';
 import type { StaleReport } from '../core/safety.js';
 import {
   diffCalls,
@@ -43,13 +44,13 @@ export function staleReport(saved: SavedPlan, facts: StaleFacts): StaleReport {
   const environment = saved.environment?.name;
   return {
     savedPlanId: saved.planId,
-    ...(environment === undefined ? {} : { environment }),
+    ...ifDefined('environment', environment),
     ...(facts.liveChanged
       ? { live: diffLiveFingerprints(saved.liveFingerprints, liveFingerprints(live)) }
       : {}),
     filesChanged: facts.filesChanged,
     paths: facts.paths,
-    ...(now === undefined ? {} : { now }),
-    ...(nowErrors === undefined ? {} : { nowErrors }),
+    ...ifDefined('now', now),
+    ...ifDefined('nowErrors', nowErrors),
   };
 }

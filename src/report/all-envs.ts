@@ -2,6 +2,7 @@ import { countOf, formatCount } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
 import type { PlanQuota } from '../core/quota.js';
+import { ifDefined } from '../core/records.js';
 import { isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { environmentStderrLine } from './all-envs-apply.js';
@@ -95,8 +96,8 @@ function diagnosticsText(
   color: boolean,
 ): string {
   return renderDiagnostics(diagnostics, {
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    ...(options.sources === undefined ? {} : { sources: options.sources }),
+    ...ifDefined('cwd', options.cwd),
+    ...ifDefined('sources', options.sources),
     color,
   });
 }
@@ -335,7 +336,7 @@ function allEnvsToJson(environments: readonly EnvironmentPlan[], options: AllEnv
   const entries = environments.map(({ name, target, outcome }) => {
     const where = target === undefined ? {} : { target };
     const failed = {
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...ifDefined('cwd', options.cwd),
       environment: { name, target },
     };
     switch (outcome.kind) {

@@ -2,6 +2,7 @@ import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../c
 import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorMessage, GuidectlError, InterruptedError } from '../core/errors.js';
+import { ifDefined } from '../core/records.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import {
@@ -118,8 +119,8 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
         color: o.color.stdout,
         planId: r.id,
         guards: r.guards,
-        ...(r.quota === undefined ? {} : { quota: r.quota }),
-        ...(r.partial === undefined ? {} : { partial: r.partial }),
+        ...ifDefined('quota', r.quota),
+        ...ifDefined('partial', r.partial),
       }),
     });
   if (o.format === 'json-stream') {
@@ -128,7 +129,7 @@ export function reviewOutput(r: Reviewed, o: ApplyOutputOptions): OutputChunk[] 
       type: 'plan',
       plan_id: r.id,
       ...(o.environment === undefined ? {} : { environment: o.environment.name }),
-      ...(target === undefined ? {} : { target }),
+      ...ifDefined('target', target),
       calls: r.plan.calls.length,
       summary: r.plan.summary,
     } as const;
@@ -223,7 +224,7 @@ export function applyOutputWriter(
       if (o.format === 'json') return write(noPlanOutput(message, [], { ...o, environment }));
       const interrupted = error instanceof InterruptedError;
       const events = noPlanEvents(message, [], o.cwd, environment, {
-        ...(plan === undefined ? {} : { plan }),
+        ...ifDefined('plan', plan),
         interrupted,
       });
       write(tellInterrupt(events.map(streamChunk)));

@@ -1,6 +1,7 @@
 import type { Applied, CallsEvent } from '../core/apply-run.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { PlannedOperation, PlanSummary } from '../core/plan.js';
+import { ifDefined } from '../core/records.js';
 import { diagnosticsToJson } from './diagnostics.js';
 import type { EnvironmentSoFar } from './plan.js';
 import { quotaShortfallToJson } from './quota.js';
@@ -122,8 +123,8 @@ export function noPlanEvents(
   return [
     {
       type: 'diagnostics',
-      ...(name === undefined ? {} : { environment: name }),
-      ...(target === undefined ? {} : { target }),
+      ...ifDefined('environment', name),
+      ...ifDefined('target', target),
       error,
       diagnostics: diagnosticsToJson(diagnostics, { cwd }),
     },
@@ -147,7 +148,7 @@ export function emptySummary(
 ): Omit<Extract<ApplyStreamEvent, { type: 'summary' }>, 'converged' | 'exit_code'> {
   return {
     type: 'summary',
-    ...(id === undefined ? {} : { plan_id: id }),
+    ...ifDefined('plan_id', id),
     calls,
     done: 0,
     failed: 0,
@@ -186,7 +187,7 @@ export function appliedSummary(
     converged: convergedToJson(run, checkMessage),
     ...(drift === undefined ? {} : { verify: run.verify }),
     ...(drift === undefined || converged ? {} : { drift_calls: drift.plan.calls.length }),
-    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
+    ...ifDefined('check_error', checkMessage),
     ...(abandoned === 0 ? {} : { abandoned_writes: abandoned }),
     ...(quotaShortfall === undefined
       ? {}

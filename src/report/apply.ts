@@ -2,6 +2,7 @@ import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
 import { countOf, formatCount } from '../core/count.js';
 import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan.js';
 import { type OperationNeed, QUOTA_RESET } from '../core/quota.js';
+import { ifDefined } from '../core/records.js';
 import type { Refusal } from '../core/safety.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
@@ -173,7 +174,7 @@ export function appliedToJson(
     converged: convergedToJson(run, checkMessage),
     ...(run.abandoned === 0 ? {} : { abandoned_writes: run.abandoned }),
     ...(run.drift === undefined ? {} : { verify: run.verify }),
-    ...(checkMessage === undefined ? {} : { check_error: checkMessage }),
+    ...ifDefined('check_error', checkMessage),
     ...(drift === undefined || converged
       ? {}
       : { drift: planToJson(drift.plan, { planId: drift.planId, ...shownExtras(shown) }) }),

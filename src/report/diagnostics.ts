@@ -4,6 +4,7 @@ import { countOf, formatCount } from '../core/count.js';
 import type { DesiredState } from '../core/desired.js';
 import { countDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
+import { ifDefined } from '../core/records.js';
 import { escapeControls } from './escape.js';
 import { type Paint, paint } from './paint.js';
 
@@ -170,11 +171,11 @@ export function diagnosticsToJson(
     file: displayPath(d.file, options.cwd),
     line: d.line,
     column: d.column,
-    ...(d.endLine === undefined ? {} : { endLine: d.endLine }),
-    ...(d.endColumn === undefined ? {} : { endColumn: d.endColumn }),
-    ...(d.hint === undefined ? {} : { hint: d.hint }),
-    ...(d.environments === undefined ? {} : { environments: d.environments }),
-    ...(d.notShown === undefined ? {} : { not_shown: d.notShown }),
+    ...ifDefined('endLine', d.endLine),
+    ...ifDefined('endColumn', d.endColumn),
+    ...ifDefined('hint', d.hint),
+    ...ifDefined('environments', d.environments),
+    ...ifDefined('not_shown', d.notShown),
     ...(d.related === undefined
       ? {}
       : {

@@ -1,6 +1,6 @@
 import type { DesiredState, WelcomeMessage } from '../core/desired.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
-import { isRecord } from '../core/records.js';
+import { ifDefined, isRecord } from '../core/records.js';
 
 /**
  * What `export --env NAME --as-environment-file` knows of the environment it exports: its
@@ -28,7 +28,7 @@ export function exportEnvironmentOf(files: {
   const { environment, values, state } = files;
   return {
     name: environment.name,
-    ...(environment.baseUrl === undefined ? {} : { baseUrl: environment.baseUrl }),
+    ...ifDefined('baseUrl', environment.baseUrl),
     ...(environment.credentialsPrefix === undefined
       ? {}
       : { credentialsPrefix: environment.credentialsPrefix }),

@@ -1,6 +1,7 @@
 import { Document, visit } from 'yaml';
 import { countOf } from '../core/count.js';
 import type { LiveState } from '../core/live.js';
+import { ifDefined } from '../core/records.js';
 import { exportAccount } from '../kinds/account/export.js';
 import { exportGroups } from '../kinds/group/export.js';
 import { exportGuides } from '../kinds/guide/export.js';
@@ -59,7 +60,7 @@ export function renderExport(
   const guides = exportGuides(live.guides, warnings, cardMediaId);
 
   const managed: Record<string, unknown> = {
-    ...(account === undefined ? {} : { account }),
+    ...ifDefined('account', account),
     groups,
     guides,
   };
@@ -69,10 +70,7 @@ export function renderExport(
   const body = safeYaml({
     version: 1,
     ...(environment === undefined ? {} : { environments: environmentSection(environment) }),
-    ...referenceEach(
-      { ...managed, ...(tasks === undefined ? {} : { tasks }) },
-      environment?.values ?? new Map(),
-    ),
+    ...referenceEach({ ...managed, ...ifDefined('tasks', tasks) }, environment?.values ?? new Map()),
   });
   const header = exportHeader(options.schemaPath, live.tasks !== undefined, environment);
   const counts = { guides: guides.length, groups: groups.length, tasks: tasks?.length ?? 0 };
@@ -102,8 +100,8 @@ function exportHeader(
 function environmentSection(environment: ExportEnvironment): object {
   return {
     [environment.name]: {
-      ...(environment.baseUrl === undefined ? {} : { base_url: environment.baseUrl }),
-      ...(environment.credentialsPrefix === undefined ? {} : { credentials: environment.credentialsPrefix }),
+      ...ifDefined('base_url', environment.baseUrl),
+      ...ifDefined('credentials', environment.credentialsPrefix),
       values: Object.fromEntries(environment.values),
     },
   };

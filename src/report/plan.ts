@@ -5,6 +5,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallSubject, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { type PartialFit, type PlanQuota, planQuotaToJson } from '../core/quota.js';
+import { ifDefined } from '../core/records.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { diagnosticsToJson } from './diagnostics.js';
@@ -412,7 +413,7 @@ export function planToJson(plan: Plan, extras: PlanExtras = {}): Record<string, 
   const { summary, ...rest } = planContentToJson(plan);
   return {
     format_version: plan.formatVersion,
-    ...(extras.planId === undefined ? {} : { plan_id: extras.planId }),
+    ...ifDefined('plan_id', extras.planId),
     ...(extras.environment === undefined ? {} : { environment: environmentToJson(extras.environment) }),
     // As a saved plan records them.
     ...(extras.target === undefined

@@ -2,6 +2,7 @@ import { createHash, randomBytes, scrypt, scryptSync, timingSafeEqual } from 'no
 import { countOf } from '../core/count.js';
 import { UsageError } from '../core/errors.js';
 import { APPID } from '../core/guide-rules.js';
+import { ifDefined } from '../core/records.js';
 import type { Store } from './store.js';
 
 /**
@@ -141,7 +142,7 @@ export function givenCredentials(
 ): { appid?: string; secret?: string } {
   const appid = givenAppid(appidFlag);
   const secret = givenSecret(secretFlag, secretEnv);
-  return { ...(appid === undefined ? {} : { appid }), ...(secret === undefined ? {} : { secret }) };
+  return { ...ifDefined('appid', appid), ...ifDefined('secret', secret) };
 }
 
 /** The credentials a service starts with, after `settleCredentials`. */

@@ -1,5 +1,6 @@
 import { UsageError } from '../core/errors.js';
 import { quotaDayOf } from '../core/quota.js';
+import { ifDefined } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { isOperationName, type OperationName } from '../wire/operations.js';
 import { ApiError } from './api-error.js';
@@ -84,15 +85,15 @@ function parseOperationLimits(flag: string, text: string, allowAll: boolean): Pe
   }
   return {
     operations,
-    ...(fallback === undefined ? {} : { default: fallback }),
-    ...(all === undefined ? {} : { all }),
+    ...ifDefined('default', fallback),
+    ...ifDefined('all', all),
   };
 }
 
 /** `--quota addguideacct=1500,default=100000`: calls a day per operation. */
 export function parseQuota(text: string): OperationLimits {
   const { operations, default: fallback } = parseOperationLimits('--quota', text, false);
-  return { operations, ...(fallback === undefined ? {} : { default: fallback }) };
+  return { operations, ...ifDefined('default', fallback) };
 }
 
 /** `--per-minute addguideacct=600,all=3000`: calls a minute per operation, and of all together. */

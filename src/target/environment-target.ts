@@ -5,6 +5,7 @@ import type {
   EnvironmentTargetKind,
 } from '../core/environment-target.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
+import { ifDefined } from '../core/records.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
 import { blankCredentialsProblem } from './resolve.js';
 
@@ -88,7 +89,7 @@ export function describeEnvironmentTargets(
       ...(prefix === undefined || state === undefined
         ? {}
         : { credentials: { prefix, variables: credentialsVariables(prefix), state } }),
-      ...(problem === undefined ? {} : { problem }),
+      ...ifDefined('problem', problem),
     };
   });
 }

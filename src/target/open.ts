@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { GuideClient, GuideClientOptions } from '../client/index.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
+import { ifDefined } from '../core/records.js';
 import { DEFAULT_LOCAL_DB_PATH, dbFileExists, prepareDbFolder } from '../service/db-folder.js';
 import {
   acquireDbLock,
@@ -90,7 +91,7 @@ export async function openTarget(
       appCredentialsSet:
         given(host.env, target.variables.appid) !== undefined &&
         given(host.env, target.variables.secret) !== undefined,
-      ...(proxy === undefined ? {} : { proxy }),
+      ...ifDefined('proxy', proxy),
     });
     return { client, close: () => client.close() };
   }
@@ -128,7 +129,7 @@ export async function openTarget(
       timeoutMs: lock.timeoutSeconds * 1000,
       shownPath: shown,
       signal: host.stopSignal,
-      ...(lock.realPath === undefined ? {} : { realPath: lock.realPath }),
+      ...ifDefined('realPath', lock.realPath),
       onWait: (holder) =>
         host.notice(
           `waiting up to ${lock.timeoutSeconds} s for the local database ${shown}, in use by another guidectl: ${describeHolder(holder)}`,

@@ -1,5 +1,6 @@
 import { type ClientEvent, isThrottledTokenWait } from '../client/index.js';
 import type { DeclaredEnvironment } from '../core/environments.js';
+import { ifDefined } from '../core/records.js';
 import type { TargetNow } from '../core/target-identity.js';
 import type { TargetRequest } from './connect.js';
 import type { TargetClientOptions, TargetLock } from './open.js';
@@ -70,10 +71,10 @@ export function targetRequestOf(
   const { environment, lock, beforeOpen, log } = settings;
   const request: TargetRequest = {
     flags: {
-      ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
-      ...(flags.localDb === undefined ? {} : { localDb: flags.localDb }),
+      ...ifDefined('baseUrl', flags.baseUrl),
+      ...ifDefined('localDb', flags.localDb),
     },
-    ...(environment === undefined ? {} : { environment }),
+    ...ifDefined('environment', environment),
     client: {
       parallelism: flags.parallelism,
       ...(flags.adapt === true ? { adaptive: true } : {}),
@@ -91,8 +92,8 @@ export function targetRequestOf(
         for (const listener of listeners) listener(event);
       },
     },
-    ...(lock === undefined ? {} : { lock }),
-    ...(beforeOpen === undefined ? {} : { beforeOpen }),
+    ...ifDefined('lock', lock),
+    ...ifDefined('beforeOpen', beforeOpen),
   };
   const events: ClientEvents = {
     listen(listener) {

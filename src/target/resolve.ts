@@ -8,6 +8,7 @@ import {
   WECHAT_VARIABLES,
 } from '../core/credential-variables.js';
 import { UsageError } from '../core/errors.js';
+import { ifDefined } from '../core/records.js';
 import { DEFAULT_LOCAL_DB_PATH } from '../service/db-folder.js';
 import { DEFAULT_BASE_URL } from '../wire/operations.js';
 
@@ -218,8 +219,8 @@ export function proxyFromEnv(env: Env): ProxySettings | undefined {
   const noProxy = given(env, 'NO_PROXY') ?? given(env, 'no_proxy');
   if (httpsProxy === undefined && httpProxy === undefined) return undefined;
   return {
-    ...(httpsProxy === undefined ? {} : { httpsProxy }),
-    ...(httpProxy === undefined ? {} : { httpProxy }),
-    ...(noProxy === undefined ? {} : { noProxy }),
+    ...ifDefined('httpsProxy', httpsProxy),
+    ...ifDefined('httpProxy', httpProxy),
+    ...ifDefined('noProxy', noProxy),
   };
 }

@@ -1,4 +1,5 @@
 import { isInteger, isLosslessNumber, isSafeNumber, parse, stringify } from 'lossless-json';
+import { ifDefined } from '../core/records.js';
 
 /**
  * JSON for the guide API without losing 64-bit ids.
@@ -57,7 +58,7 @@ function exactValue(value: unknown, path: (string | number)[], inexact: InexactN
     const text = value.value;
     if (isInteger(text) || isSafeNumber(text)) return parseNumber(text);
     const whole = wholeValue(text);
-    inexact.push({ path: [...path], text, ...(whole === undefined ? {} : { whole }) });
+    inexact.push({ path: [...path], text, ...ifDefined('whole', whole) });
     return Number(text);
   }
   if (Array.isArray(value)) return value.map((item, i) => exactValue(item, [...path, i], inexact));

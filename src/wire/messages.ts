@@ -1,3 +1,4 @@
+import { ifDefined } from '../core/records.js';
 import { AnswerReader } from './decode.js';
 import { InvalidRequestError } from './errors.js';
 import { type Id64, id64ToJson, toId64 } from './ids.js';
@@ -485,11 +486,11 @@ function material(r: AnswerReader): MaterialRead {
   const appid = r.optionalString('appid');
   return {
     type: r.oneOf('type', MATERIAL_TYPES),
-    ...(word === undefined ? {} : { word }),
-    ...(picUrl === undefined ? {} : { pic_url: picUrl }),
-    ...(title === undefined ? {} : { title }),
-    ...(path === undefined ? {} : { path }),
-    ...(appid === undefined ? {} : { appid }),
+    ...ifDefined('word', word),
+    ...ifDefined('pic_url', picUrl),
+    ...ifDefined('title', title),
+    ...ifDefined('path', path),
+    ...ifDefined('appid', appid),
   };
 }
 
