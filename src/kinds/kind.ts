@@ -1,5 +1,12 @@
+import { guideIdFrom, guideKey } from '../core/desired.js';
 import type { LiveWelcome } from '../core/live.js';
-import type { CallBody, CallSubject, PlannedCall, PlannedOperation } from '../core/plan.js';
+import {
+  type CallBody,
+  type CallSubject,
+  isGroupRef,
+  type PlannedCall,
+  type PlannedOperation,
+} from '../core/plan.js';
 import { type Id64, toId64 } from '../wire/ids.js';
 import type { AutoReplyRead } from '../wire/messages.js';
 import type { OperationName } from '../wire/operations.js';
@@ -77,6 +84,13 @@ export interface WriteEffect<O extends PlannedOperation> {
   readonly operation: O;
   /** Whom a call is about; undefined when the body lacks what the operation needs. */
   subject(body: CallBody, names: SubjectNames): CallSubject | undefined;
+  /**
+   * The one resource a call acts on, as a key: the planner runs the calls of one key in plan order,
+   * and a call that {@link creates} makes the resource of its key.
+   */
+  touches(body: CallBody, names: SubjectNames): string;
+  /** Keys of resources that must exist first: the call waits for their creation in the same plan. */
+  needs?(body: CallBody, names: SubjectNames): readonly string[];
   /** What a call deletes whole, if anything (content lists are counted from {@link apply}). */
   readonly deletes?: DeletedKind;
   /** What a call creates whole, if anything. */
@@ -170,4 +184,24 @@ function parseCard(content: string): LiveWelcome | undefined {
 export function stringAt(body: WireBody, key: string): string | undefined {
   const v = body[key];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** The resource key of the guide a body names; the account's when it names none. */
+export function guideResource(body: CallBody): string {
+  const id = guideIdFrom(body['guide_account'], body['guide_openid']);
+  return id === undefined ? ACCOUNT_RESOURCE : `guide:${guideKey(id)}`;
+}
+
+/** The resource key of the account's own settings. */
+export const ACCOUNT_RESOURCE = 'account';
+
+/** The resource key of a group by name: what creating it makes. */
+export function groupResource(name: string): string {
+  return `group:${name}`;
+}
+
+/** The name of the group a body names, by a reference to its creation or by a live id. */
+export function groupNameOf(body: CallBody, names: SubjectNames): string | undefined {
+  const value = body['group_id'];
+  return isGroupRef(value) ? value.$group : typeof value === 'string' ? names.groupName(value) : undefined;
 }

@@ -1,52 +1,50 @@
 import { compareText } from '../core/compare-text.js';
-import type { CallBody, CallSubject, Change, Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
+import type { CallBody, Change, Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
+import type { SubjectNames, WriteEffect } from './kind.js';
 
-export type Lane = 'group' | 'guide' | 'membership' | 'account' | 'task';
-
-/** The subject of a call from its body, as the plan's live state names groups and tasks. */
-export type SubjectOf = (operation: PlannedOperation, body: CallBody) => CallSubject | undefined;
+/** What a call may add to its order besides its effect's: calls it must follow for a plan's own reason. */
+export interface CallOptions {
+  readonly after?: readonly number[];
+  /** The name of the group a group creation makes, for the calls that name it. */
+  readonly createsGroup?: string;
+}
 
 /**
- * Collects calls with their dependencies (each call depends on the previous call of its lane)
- * and their subjects; `subjectOf` names them, given by the planner, which knows the live names.
+ * Collects calls with their subjects and order. A call depends on the previous call on the
+ * resource its effect touches, on the calls of this plan that create what it needs, and on those
+ * its options name. `names` names the live groups and tasks a body names by id.
  */
 export class PlanBuilder {
   readonly calls: PlannedCall[] = [];
   private readonly changes: Change[] = [];
-  private readonly lastOfLane = new Map<string, number>();
+  private readonly lastOn = new Map<string, number>();
+  private readonly creator = new Map<string, number>();
 
-  constructor(private readonly subjectOf: SubjectOf) {}
+  constructor(private readonly names: SubjectNames) {}
 
-  call(
-    lane: Lane,
-    key: string,
-    operation: PlannedOperation,
-    body: CallBody,
-    extraDeps: ReadonlyArray<number | undefined> = [],
-    createsGroup?: string,
-  ): void {
-    const laneKey = `${lane}\u0000${key}`;
+  call<O extends PlannedOperation>(effect: WriteEffect<O>, body: CallBody, options: CallOptions = {}): void {
+    const resource = effect.touches(body, this.names);
     const deps = new Set<number>();
-    const previous = this.lastOfLane.get(laneKey);
+    const previous = this.lastOn.get(resource);
     if (previous !== undefined) deps.add(previous);
-    for (const d of extraDeps) if (d !== undefined) deps.add(d);
-    const subject = this.subjectOf(operation, body);
+    for (const need of effect.needs?.(body, this.names) ?? []) {
+      const made = this.creator.get(need);
+      if (made !== undefined) deps.add(made);
+    }
+    for (const d of options.after ?? []) deps.add(d);
+    const subject = effect.subject(body, this.names);
     // The planner writes every body it names a subject from, so this is a bug of the planner's.
-    if (subject === undefined) throw new Error(`planChanges: a ${operation} call without its subject`);
-    this.lastOfLane.set(laneKey, this.calls.length);
+    if (subject === undefined) throw new Error(`planChanges: a ${effect.operation} call without its subject`);
+    this.lastOn.set(resource, this.calls.length);
+    if (effect.creates !== undefined) this.creator.set(resource, this.calls.length);
     this.calls.push({
-      operation,
+      operation: effect.operation,
       body,
       subject,
       dependsOn: [...deps].sort((x, y) => x - y),
-      ...ifDefined('createsGroup', createsGroup),
+      ...ifDefined('createsGroup', options.createsGroup),
     });
-  }
-
-  /** Index of the last call so far in a lane, if any. */
-  last(lane: Lane, key: string): number | undefined {
-    return this.lastOfLane.get(`${lane}\u0000${key}`);
   }
 
   change(change: Change): void {

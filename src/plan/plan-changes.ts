@@ -8,10 +8,10 @@ import { planAccount } from '../kinds/account/plan.js';
 import { deleteCopies, matchGroups, planGroupCreations, planGroupDeletions } from '../kinds/group/plan.js';
 import { planGuideDeletions, planGuides } from '../kinds/guide/plan.js';
 import { planGuideConfig } from '../kinds/guide-config/plan.js';
+import type { SubjectNames } from '../kinds/kind.js';
 import { checkMembers, planMemberships } from '../kinds/membership/plan.js';
-import { PlanBuilder, type SubjectOf } from '../kinds/plan-builder.js';
+import { PlanBuilder } from '../kinds/plan-builder.js';
 import { TASK_KIND } from '../kinds/task/index.js';
-import { callSubject } from './call-subject.js';
 
 export interface PlanResult {
   /** Present exactly when there is no error. */
@@ -20,17 +20,11 @@ export interface PlanResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Names the subject of each call as `live` names its groups and tasks by id. */
-function subjectsIn(live: LiveState): SubjectOf {
+/** The names of the groups and tasks `live` holds, by id: what calls' subjects show. */
+function namesIn(live: LiveState): SubjectNames {
   const groupNames = new Map(live.groups.map((g) => [g.id, g.name]));
   const taskNames = new Map((live.tasks ?? []).map((t) => [t.id, describeTask(t.guide, t.name)]));
-  return (operation, body) =>
-    callSubject(
-      operation,
-      body,
-      (id) => groupNames.get(id),
-      (id) => taskNames.get(id),
-    );
+  return { groupName: (id) => groupNames.get(id), taskName: (id) => taskNames.get(id) };
 }
 
 /**
@@ -55,7 +49,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const diagnostics = checkMembers(desired, desiredGuides, desiredGroups, liveAccounts);
   if (diagnostics.length > 0) return { diagnostics };
 
-  const b = new PlanBuilder(subjectsIn(live));
+  const b = new PlanBuilder(namesIn(live));
 
   // 1. Groups created.
   planGroupCreations(b, desiredGroups, matchedGroups);
@@ -91,7 +85,6 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const moves = planMemberships(b, desiredGroups, {
     matchedGroups,
     duplicates,
-    addedAt,
     liveAccounts,
     deletedAccounts,
   });
@@ -99,7 +92,6 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   // 5. Tasks: added, updated, cancelled (after the guides they need are created).
   const tasks = TASK_KIND.plan(b, desired, live, {
     now: taskClock(desired, live),
-    addedAt,
     guidesAfter: new Set([
       ...desiredKeys,
       ...(desired.prune.guides ? [] : live.guides.map((g) => guideKey(g.id))),

@@ -1,7 +1,6 @@
 import { describeTask } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
 import { PlanBuilder } from '../../src/kinds/plan-builder.js';
-import { callSubject } from '../../src/plan/call-subject.js';
 import { liveState } from './plan-builder.js';
 
 /**
@@ -11,12 +10,5 @@ import { liveState } from './plan-builder.js';
 export function builderFor(live: LiveState = liveState()): PlanBuilder {
   const groups = new Map(live.groups.map((g) => [g.id, g.name]));
   const tasks = new Map((live.tasks ?? []).map((t) => [t.id, describeTask(t.guide, t.name)]));
-  return new PlanBuilder((operation, body) =>
-    callSubject(
-      operation,
-      body,
-      (id) => groups.get(id),
-      (id) => tasks.get(id),
-    ),
-  );
+  return new PlanBuilder({ groupName: (id) => groups.get(id), taskName: (id) => tasks.get(id) });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { guideKey } from '../../src/core/desired.js';
+import { CREATE_GROUP } from '../../src/kinds/group/writes.js';
 import { planGuideDeletions, planGuides } from '../../src/kinds/guide/plan.js';
 import { builderFor } from '../helpers/kind-plan.js';
 import { desiredGuide, desiredState, guideId, liveGuide, liveState } from '../helpers/plan-builder.js';
@@ -11,7 +12,7 @@ const key = (name: string): string => guideKey(guideId(name));
 describe('planGuides', () => {
   it('creates a guide the account lacks and notes the index of its call', () => {
     const b = builderFor();
-    b.call('group', 'G', 'newguidegroup', { group_name: 'G' }, [], 'G');
+    b.call(CREATE_GROUP, { group_name: 'G' }, { createsGroup: 'G' });
     const { guideFields, addedAt } = planGuides(b, [desiredGuide('alice_wx')], new Map());
     expect(b.calls[1]?.operation).toBe('addguideacct');
     expect(b.calls[1]?.body).toEqual({

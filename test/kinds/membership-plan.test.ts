@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { guideKey } from '../../src/core/desired.js';
 import type { LiveGroup } from '../../src/core/live.js';
+import { CREATE_GROUP } from '../../src/kinds/group/writes.js';
+import { ADD_GUIDE } from '../../src/kinds/guide/writes.js';
 import { checkMembers, planMemberships } from '../../src/kinds/membership/plan.js';
 import { builderFor } from '../helpers/kind-plan.js';
-import {
-  desiredGroup,
-  desiredGuide,
-  desiredState,
-  guideId,
-  liveGroup,
-  liveState,
-} from '../helpers/plan-builder.js';
+import { desiredGroup, desiredGuide, desiredState, liveGroup, liveState } from '../helpers/plan-builder.js';
 
 // The membership kind's planner on its own: its checks, and its calls with their dependencies.
 
@@ -44,12 +38,11 @@ describe('planMemberships', () => {
 
   it('adds to a group the plan creates by its name, after the group and the guide', () => {
     const b = builderFor();
-    b.call('group', 'New', 'newguidegroup', { group_name: 'New' }, [], 'New');
-    b.call('guide', 'alice_wx', 'addguideacct', { guide_account: 'alice_wx' });
+    b.call(CREATE_GROUP, { group_name: 'New' }, { createsGroup: 'New' });
+    b.call(ADD_GUIDE, { guide_account: 'alice_wx' });
     const moves = planMemberships(b, [desiredGroup('New', ['alice_wx', 'bob_wx'])], {
       matchedGroups: new Map([['New', undefined]]),
       duplicates: none,
-      addedAt: new Map([[guideKey(guideId('alice_wx')), 1]]),
       liveAccounts: new Set(['bob_wx']),
       deletedAccounts: new Set(),
     });
@@ -67,7 +60,6 @@ describe('planMemberships', () => {
     planMemberships(b, [desiredGroup('VIP', ['alice_wx'])], {
       matchedGroups: new Map([['VIP', liveGroup('7', 'VIP', ['bob_wx', 'carol_wx', 'alice_wx'])]]),
       duplicates: none,
-      addedAt: new Map(),
       liveAccounts: new Set(['alice_wx', 'bob_wx', 'carol_wx']),
       deletedAccounts: new Set(['carol_wx']),
     });
@@ -89,7 +81,6 @@ describe('planMemberships', () => {
     const moves = planMemberships(b, [desiredGroup('VIP')], {
       matchedGroups: new Map([['VIP', liveGroup('7', 'VIP', ['alice_wx'])]]),
       duplicates: new Map([['VIP', [liveGroup('9', 'VIP', ['bob_wx', 'gone_wx', 'carol_wx'])]]]),
-      addedAt: new Map(),
       liveAccounts: new Set(['alice_wx', 'bob_wx', 'carol_wx']),
       deletedAccounts: new Set(['carol_wx']),
     });
@@ -104,7 +95,6 @@ describe('planMemberships', () => {
     const moves = planMemberships(b, [desiredGroup('VIP')], {
       matchedGroups: new Map([['VIP', liveGroup('7', 'VIP', ['alice_wx'])]]),
       duplicates: none,
-      addedAt: new Map(),
       liveAccounts: new Set(['alice_wx']),
       deletedAccounts: new Set(),
     });

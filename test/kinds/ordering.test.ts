@@ -118,9 +118,7 @@ function withTasks(c: Case): Case {
   );
   let next = 0;
   const liveTasks = c.live.guides.flatMap((g) =>
-    ['Sale', 'News', 'Old'].flatMap((n) =>
-      Array.from({ length: r.int(3) }, () => liveTask(g.id, n, next++)),
-    ),
+    ['Sale', 'News', 'Old'].flatMap((n) => Array.from({ length: r.int(3) }, () => liveTask(g.id, n, next++))),
   );
   return {
     seed: c.seed,

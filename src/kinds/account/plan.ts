@@ -85,7 +85,7 @@ export function planAccount(
     if (tooLarge !== undefined) errors.push(tooLarge);
   }
   for (const body of deleteFirst ? [...dropBodies, ...addBodies] : [...addBodies, ...dropBodies])
-    b.call('account', 'account', SET_ACCOUNT_CONFIG.operation, body);
+    b.call(SET_ACCOUNT_CONFIG, body);
 
   planDefaultWelcome(b, account, live, fields, errors);
   if (fields.length > 0) b.change({ resource: 'account', action: 'update', address: 'account', fields });
@@ -118,7 +118,7 @@ function planDefaultWelcome(
     'a welcome message this long cannot be sent in a request: shorten it',
   );
   if (tooLarge !== undefined) errors.push(tooLarge);
-  b.call('account', 'account', SET_GUIDE_CONFIG.operation, body);
+  b.call(SET_GUIDE_CONFIG, body);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { LiveWelcome } from '../../core/live.js';
 import type { CallSubject } from '../../core/plan.js';
 import { isRecord } from '../../core/records.js';
 import type { AccountModel } from '../account-model.js';
-import { RESEND, stringsOf, type WriteEffects } from '../kind.js';
+import { ACCOUNT_RESOURCE, RESEND, stringsOf, type WriteEffects } from '../kind.js';
 
 /**
  * The effects of the account's settings writes: the offline reply and the sensitive words, and
@@ -51,6 +51,7 @@ export const ACCOUNT_WRITES: WriteEffects<'setguideacctconfig'> = {
   setguideacctconfig: {
     operation: 'setguideacctconfig',
     subject: () => ACCOUNT_SUBJECT,
+    touches: () => ACCOUNT_RESOURCE,
     apply(model, { body }) {
       const isDelete = body['is_delete'] === true;
       setOfflineReply(model, body['guide_auto_reply'], isDelete);

@@ -59,7 +59,7 @@ export function planGroupCreations(
 ): void {
   for (const group of desiredGroups) {
     if (matchedGroups.get(group.name) === undefined) {
-      b.call('group', group.name, CREATE_GROUP.operation, { group_name: group.name }, [], group.name);
+      b.call(CREATE_GROUP, { group_name: group.name }, { createsGroup: group.name });
       b.change({
         resource: 'group',
         action: 'create',
@@ -101,9 +101,9 @@ export function planGroupDeletions(b: PlanBuilder, desired: DesiredState, live: 
   return unmanaged;
 }
 
-/** Deletes a live group (after `deps`), under `address` in the changes. */
-function deleteGroup(b: PlanBuilder, group: LiveGroup, address: string, deps?: readonly number[]): void {
-  b.call('group', `${group.name}\u0000${group.id}`, DELETE_GROUP.operation, { group_id: group.id }, deps);
+/** Deletes a live group (after the calls `after`), under `address` in the changes. */
+function deleteGroup(b: PlanBuilder, group: LiveGroup, address: string, after?: readonly number[]): void {
+  b.call(DELETE_GROUP, { group_id: group.id }, after === undefined ? {} : { after });
   b.change({
     resource: 'group',
     action: 'delete',

@@ -1,7 +1,15 @@
 import { ERRCODE } from '../../wire/errcodes.js';
 import { type Id64, id64ToJson } from '../../wire/ids.js';
 import { decodeAnswer } from '../../wire/messages.js';
-import { type ConfirmRead, idOf, type LostAnswerPolicy, OK, stringAt, type WriteEffects } from '../kind.js';
+import {
+  type ConfirmRead,
+  groupResource,
+  idOf,
+  type LostAnswerPolicy,
+  OK,
+  stringAt,
+  type WriteEffects,
+} from '../kind.js';
 
 /** The effects of a group's writes: making a group and deleting one. */
 
@@ -54,6 +62,7 @@ export const GROUP_WRITES: WriteEffects<'newguidegroup' | 'delguidegroup'> = {
       const name = body['group_name'];
       return typeof name === 'string' ? { kind: 'group', address: name } : undefined;
     },
+    touches: (body) => groupResource(stringAt(body, 'group_name') ?? ''),
     creates: 'groups',
     apply(model, { body, createsGroup }) {
       model.addGroup(stringAt(body, 'group_name') ?? '', createsGroup);
@@ -71,6 +80,8 @@ export const GROUP_WRITES: WriteEffects<'newguidegroup' | 'delguidegroup'> = {
       const name = names.groupName(id);
       return name === undefined ? undefined : { kind: 'group', address: `${name} (id ${id})` };
     },
+    // Each live copy of a name is its own resource.
+    touches: (body) => `group-id:${String(body['group_id'])}`,
     deletes: 'groups',
     apply(model, { body }) {
       const group = model.groupNamed(body);

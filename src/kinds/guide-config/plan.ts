@@ -1,4 +1,4 @@
-import { type DesiredGuide, describeGuideId, guideKey, type WelcomeMessage } from '../../core/desired.js';
+import { type DesiredGuide, describeGuideId, type WelcomeMessage } from '../../core/desired.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { LiveGuide } from '../../core/live.js';
 import type { CallBody, FieldChange, JsonValue } from '../../core/plan.js';
@@ -23,7 +23,6 @@ export function planGuideConfig(
   fields: FieldChange[],
   errors: Diagnostic[],
 ): void {
-  const key = guideKey(guide.id);
   const liveReplies = live?.config?.quickReplies ?? [];
   const liveWelcome = live?.config?.welcome ?? [];
   let clearReplies = false;
@@ -53,7 +52,7 @@ export function planGuideConfig(
   }
   const id = wireGuideIdentity(guide.id);
   if (clearReplies || clearWelcome) {
-    b.call('guide', key, SET_GUIDE_CONFIG.operation, {
+    b.call(SET_GUIDE_CONFIG, {
       ...id,
       is_delete: true,
       ...(clearReplies ? { guide_fast_reply_list: [{ content: liveReplies[0] ?? '' }] } : {}),
@@ -82,7 +81,7 @@ export function planGuideConfig(
       'one quick reply or one welcome message this long cannot be sent in a request: shorten it',
     );
     if (tooLarge !== undefined) errors.push(tooLarge);
-    b.call('guide', key, SET_GUIDE_CONFIG.operation, body);
+    b.call(SET_GUIDE_CONFIG, body);
   }
 }
 

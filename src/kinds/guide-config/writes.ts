@@ -9,6 +9,7 @@ import { guideSubject } from '../guide/writes.js';
 import {
   type ConfirmRead,
   guideOf,
+  guideResource,
   type LostAnswerPolicy,
   OK,
   RESEND,
@@ -114,6 +115,8 @@ export const GUIDE_CONFIG_WRITES: WriteEffects<'setguideconfig'> = {
     operation: 'setguideconfig',
     subject: (body) =>
       'guide_account' in body || 'guide_openid' in body ? guideSubject(body) : ACCOUNT_SUBJECT,
+    // A guide's configuration, or the account's default welcome when the body names no guide.
+    touches: guideResource,
     apply(model, { body }) {
       const welcome = welcomeAfter(model, body);
       if (guideSubject(body) === undefined) {

@@ -32,7 +32,7 @@ export function planGuides(
     const fields: FieldChange[] = [];
     if (current === undefined) {
       addedAt.set(key, b.calls.length);
-      b.call('guide', key, ADD_GUIDE.operation, {
+      b.call(ADD_GUIDE, {
         ...wireGuideIdentity(guide.id),
         guide_headimgurl: guide.headImageUrl,
         guide_nickname: guide.nickname,
@@ -51,8 +51,7 @@ export function planGuides(
         update['guide_headimgurl'] = guide.headImageUrl;
         fields.push({ field: 'head_image_url', before: current.headImageUrl, after: guide.headImageUrl });
       }
-      if (Object.keys(update).length > 0)
-        b.call('guide', key, UPDATE_GUIDE.operation, { ...wireGuideIdentity(guide.id), ...update });
+      if (Object.keys(update).length > 0) b.call(UPDATE_GUIDE, { ...wireGuideIdentity(guide.id), ...update });
     }
     guideFields.set(key, fields);
   }
@@ -75,7 +74,7 @@ export function planGuideDeletions(
       unmanaged.push({ resource: 'guide', address: describeGuideId(guide.id) });
       continue;
     }
-    b.call('guide', guideKey(guide.id), DELETE_GUIDE.operation, wireGuideIdentity(guide.id));
+    b.call(DELETE_GUIDE, wireGuideIdentity(guide.id));
     b.change({
       resource: 'guide',
       action: 'delete',

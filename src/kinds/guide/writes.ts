@@ -2,7 +2,15 @@ import { describeGuideId, guideIdFrom } from '../../core/desired.js';
 import type { CallBody, CallSubject } from '../../core/plan.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { decodeAnswer } from '../../wire/messages.js';
-import { guideOf, type LostAnswerPolicy, OK, RESEND, stringAt, type WriteEffects } from '../kind.js';
+import {
+  guideOf,
+  guideResource,
+  type LostAnswerPolicy,
+  OK,
+  RESEND,
+  stringAt,
+  type WriteEffects,
+} from '../kind.js';
 
 /** The effects of a guide's profile writes: adding, updating and deleting a guide. */
 
@@ -48,6 +56,7 @@ export const GUIDE_WRITES: WriteEffects<'addguideacct' | 'updateguideacct' | 'de
   addguideacct: {
     operation: 'addguideacct',
     subject: guideSubject,
+    touches: guideResource,
     creates: 'guides',
     apply(model, { body }) {
       const id = guideIdFrom(body['guide_account'], body['guide_openid']);
@@ -60,6 +69,7 @@ export const GUIDE_WRITES: WriteEffects<'addguideacct' | 'updateguideacct' | 'de
   updateguideacct: {
     operation: 'updateguideacct',
     subject: guideSubject,
+    touches: guideResource,
     apply(model, { body }) {
       const guide = model.guideNamed(body);
       if (guide === undefined) model.refuse('an update without a guide');
@@ -70,6 +80,7 @@ export const GUIDE_WRITES: WriteEffects<'addguideacct' | 'updateguideacct' | 'de
   delguideacct: {
     operation: 'delguideacct',
     subject: guideSubject,
+    touches: guideResource,
     deletes: 'guides',
     apply(model, { body }) {
       const guide = model.guideNamed(body);

@@ -1,11 +1,5 @@
 import { sortedText } from '../../core/compare-text.js';
-import {
-  type DesiredGroup,
-  type DesiredGuide,
-  type DesiredState,
-  guideKey,
-  type SourceRef,
-} from '../../core/desired.js';
+import type { DesiredGroup, DesiredGuide, DesiredState, SourceRef } from '../../core/desired.js';
 import type { Diagnostic, DiagnosticCode } from '../../core/diagnostics.js';
 import type { GroupRef } from '../../core/plan.js';
 import type { GroupMatch } from '../group/plan.js';
@@ -55,8 +49,6 @@ export function checkMembers(
 }
 
 export interface MembershipContext extends Pick<GroupMatch, 'matchedGroups' | 'duplicates'> {
-  /** Index of the call that creates each guide this plan creates, by key. */
-  readonly addedAt: ReadonlyMap<string, number>;
   readonly liveAccounts: ReadonlySet<string>;
   /** Accounts of the live guides the plan deletes. */
   readonly deletedAccounts: ReadonlySet<string>;
@@ -88,23 +80,12 @@ export function planMemberships(
     const removes = sortedText([...before].filter((m) => !after.has(m) && !ctx.deletedAccounts.has(m)));
     const added: number[] = [];
     for (const account of adds) {
-      // A membership needs the group and the guide to exist: it waits for their creation only.
-      const deps = [b.last('group', group.name), ctx.addedAt.get(guideKey({ kind: 'account', account }))];
       added.push(b.calls.length);
-      b.call(
-        'membership',
-        `${group.name}\u0000${account}`,
-        ADD_MEMBER.operation,
-        { group_id: groupId, guide_account: account },
-        deps,
-      );
+      b.call(ADD_MEMBER, { group_id: groupId, guide_account: account });
     }
     moves.set(group.name, added);
     for (const account of removes) {
-      b.call('membership', `${group.name}\u0000${account}`, REMOVE_MEMBER.operation, {
-        group_id: groupId,
-        guide_account: account,
-      });
+      b.call(REMOVE_MEMBER, { group_id: groupId, guide_account: account });
     }
     if (current !== undefined && (adds.length > 0 || removes.length > 0)) {
       b.change({

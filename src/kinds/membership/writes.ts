@@ -1,10 +1,13 @@
 import { guideKey } from '../../core/desired.js';
-import { type CallBody, type CallSubject, isGroupRef } from '../../core/plan.js';
+import type { CallBody, CallSubject } from '../../core/plan.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { decodeAnswer } from '../../wire/messages.js';
 import type { AccountModel, ModelGroup } from '../account-model.js';
 import {
   type ConfirmRead,
+  groupNameOf,
+  groupResource,
+  guideResource,
   idOf,
   OK,
   type SubjectNames,
@@ -19,14 +22,14 @@ import {
 /** A membership by the guide's account and the group's name (made by the plan, or live by id). */
 function membershipSubject(body: CallBody, names: SubjectNames): CallSubject | undefined {
   const account = body['guide_account'];
-  const value = body['group_id'];
-  const name = isGroupRef(value)
-    ? value.$group
-    : typeof value === 'string'
-      ? names.groupName(value)
-      : undefined;
+  const name = groupNameOf(body, names);
   if (typeof account !== 'string' || name === undefined) return undefined;
   return { kind: 'membership', address: `${account} in ${JSON.stringify(name)}` };
+}
+
+/** A membership is the resource of its group name and guide account. */
+function membershipResource(body: CallBody, names: SubjectNames): string {
+  return `membership:${groupNameOf(body, names) ?? ''}\u0000${stringAt(body, 'guide_account') ?? ''}`;
 }
 
 async function memberOf(read: ConfirmRead, body: WireBody): Promise<boolean | undefined> {
@@ -49,6 +52,12 @@ export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2g
   addguide2guidegroup: {
     operation: 'addguide2guidegroup',
     subject: membershipSubject,
+    touches: membershipResource,
+    // The group and the guide, when this plan creates them.
+    needs: (body, names) => [
+      groupResource(groupNameOf(body, names) ?? ''),
+      guideResource({ guide_account: stringAt(body, 'guide_account') ?? '' }),
+    ],
     creates: 'memberships',
     apply(model, { body }) {
       const found = membership(model, body);
@@ -75,6 +84,7 @@ export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2g
   delguide2guidegroup: {
     operation: 'delguide2guidegroup',
     subject: membershipSubject,
+    touches: membershipResource,
     deletes: 'memberships',
     apply(model, { body }) {
       const found = membership(model, body);

@@ -32,8 +32,6 @@ import { ADD_TASK, CANCEL_TASK, UPDATE_TASK } from './writes.js';
 export interface TaskContext {
   /** Unix seconds: the time the live state was read. */
   readonly now: number;
-  /** Index of the call that creates each guide the plan creates, by guide key. */
-  readonly addedAt: ReadonlyMap<string, number>;
   /** Keys of the guides that exist after the plan: declared ones, and live ones not pruned. */
   readonly guidesAfter: ReadonlySet<string>;
 }
@@ -118,9 +116,7 @@ function planTask(
     if (!inWindow(task, ctx.now, diagnostics)) return;
     const body = { ...wireGuideIdentity(task.guide), ...taskBody(task) };
     if (!fitsOneRequest(task, ADD_TASK.operation, body, diagnostics)) return;
-    b.call('task', taskKey(task.guide, task.name), ADD_TASK.operation, body, [
-      ctx.addedAt.get(guideKey(task.guide)),
-    ]);
+    b.call(ADD_TASK, body);
     b.change({ resource: 'task', action: 'create', address, fields: createdFields(task) });
     return;
   }
@@ -139,7 +135,7 @@ function planTask(
   if (!inWindow(task, ctx.now, diagnostics)) return;
   const body = { task_id: current.id, ...taskBody(task) };
   if (!fitsOneRequest(task, UPDATE_TASK.operation, body, diagnostics)) return;
-  b.call('task', taskKey(task.guide, task.name), UPDATE_TASK.operation, body);
+  b.call(UPDATE_TASK, body);
   b.change({ resource: 'task', action: 'update', address, fields });
 }
 
@@ -314,9 +310,7 @@ function planCancels(
       out.unmanaged.push({ resource: 'task', address: `${address} (id ${task.id})` });
       continue;
     }
-    b.call('task', `${taskKey(task.guide, task.name)}\u0000${task.id}`, CANCEL_TASK.operation, {
-      task_id: task.id,
-    });
+    b.call(CANCEL_TASK, { task_id: task.id });
     b.change({
       resource: 'task',
       action: 'delete',

@@ -6,6 +6,7 @@ import { decodeAnswer } from '../../wire/messages.js';
 import {
   type ConfirmRead,
   guideOf,
+  guideResource,
   idOf,
   type LostAnswerPolicy,
   OK,
@@ -24,6 +25,11 @@ function taskByIdSubject(body: CallBody, names: SubjectNames): CallSubject | und
   const id = body['task_id'];
   const name = typeof id === 'string' ? names.taskName(id) : undefined;
   return name === undefined ? undefined : { kind: 'task', address: `${name} (id ${String(id)})` };
+}
+
+/** A live task is its own resource, by id: an update and a cancel never name the same one. */
+function taskByIdResource(body: CallBody): string {
+  return `task-id:${String(body['task_id'])}`;
 }
 
 interface TaskSummary {
@@ -134,6 +140,8 @@ export const TASK_WRITES: WriteEffects<
       if (guide === undefined || typeof name !== 'string') return undefined;
       return { kind: 'task', address: describeTask(guide, name) };
     },
+    touches: (body) => `task:${guideResource(body)}\u0000${stringAt(body, 'task_name') ?? ''}`,
+    needs: (body) => [guideResource(body)],
     creates: 'tasks',
     apply(model, { body }) {
       const guide = model.guideNamed(body);
@@ -155,6 +163,7 @@ export const TASK_WRITES: WriteEffects<
   updateguidemassendjob: {
     operation: 'updateguidemassendjob',
     subject: taskByIdSubject,
+    touches: taskByIdResource,
     apply(model, { body }) {
       const task = model.taskNamed(body);
       if (task === undefined) return;
@@ -170,6 +179,7 @@ export const TASK_WRITES: WriteEffects<
   cancelguidemassendjob: {
     operation: 'cancelguidemassendjob',
     subject: taskByIdSubject,
+    touches: taskByIdResource,
     deletes: 'tasks',
     apply(model, { body }) {
       const task = model.taskNamed(body);
