@@ -167,6 +167,18 @@ describe('architecture', () => {
     expect(listed('cli')).toEqual([...EVERY_ROOM].sort());
   });
 
+  it('defines each exported name once in src/', () => {
+    const where = new Map<string, string[]>();
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(
+        /^export (?:async )?(?:function|const|let|class|interface|type|enum) (\w+)/gm,
+      ))
+        where.set(m[1] ?? '', [...(where.get(m[1] ?? '') ?? []), relative(SRC, file)]);
+    }
+    expect([...where].filter(([, places]) => places.length > 1)).toEqual([]);
+  });
+
   it('touches process and prints only in cli (and bench-free src)', () => {
     const offenders = files.filter((file) => {
       if (roomOf(file) === 'cli') return false;

@@ -4,7 +4,7 @@ import { ifDefined } from '../core/records.js';
 import type { SubjectNames, WriteEffect } from './kind.js';
 
 /** What a call may add to its order besides its effect's: calls it must follow for a plan's own reason. */
-export interface CallOptions {
+export interface PlannedCallOptions {
   readonly after?: readonly number[];
   /** The name of the group a group creation makes, for the calls that name it. */
   readonly createsGroup?: string;
@@ -23,7 +23,11 @@ export class PlanBuilder {
 
   constructor(private readonly names: SubjectNames) {}
 
-  call<O extends PlannedOperation>(effect: WriteEffect<O>, body: CallBody, options: CallOptions = {}): void {
+  call<O extends PlannedOperation>(
+    effect: WriteEffect<O>,
+    body: CallBody,
+    options: PlannedCallOptions = {},
+  ): void {
     const resource = effect.touches(body, this.names);
     const deps = new Set<number>();
     const previous = this.lastOn.get(resource);

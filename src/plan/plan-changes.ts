@@ -9,7 +9,7 @@ import { deleteCopies, matchGroups, planGroupCreations, planGroupDeletions } fro
 import { planGuideDeletions, planGuides } from '../kinds/guide/plan.js';
 import { planGuideConfig } from '../kinds/guide-config/plan.js';
 import type { SubjectNames } from '../kinds/kind.js';
-import { checkMembers, planMemberships } from '../kinds/membership/plan.js';
+import { checkMembersExist, planMemberships } from '../kinds/membership/plan.js';
 import { PlanBuilder } from '../kinds/plan-builder.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 
@@ -46,7 +46,7 @@ export function planChanges(desired: DesiredState, live: LiveState): PlanResult 
   const { matchedGroups, duplicates, warnings } = matchGroups(desiredGroups, live.groups);
 
   const liveAccounts = new Set(live.guides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])));
-  const diagnostics = checkMembers(desired, desiredGuides, desiredGroups, liveAccounts);
+  const diagnostics = checkMembersExist(desired, desiredGuides, desiredGroups, liveAccounts);
   if (diagnostics.length > 0) return { diagnostics };
 
   const b = new PlanBuilder(namesIn(live));

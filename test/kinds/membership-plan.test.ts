@@ -2,18 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { LiveGroup } from '../../src/core/live.js';
 import { CREATE_GROUP } from '../../src/kinds/group/writes.js';
 import { ADD_GUIDE } from '../../src/kinds/guide/writes.js';
-import { checkMembers, planMemberships } from '../../src/kinds/membership/plan.js';
+import { checkMembersExist, planMemberships } from '../../src/kinds/membership/plan.js';
 import { builderFor } from '../helpers/kind-plan.js';
 import { desiredGroup, desiredGuide, desiredState, liveGroup, liveState } from '../helpers/plan-builder.js';
 
 // The membership kind's planner on its own: its checks, and its calls with their dependencies.
 
-describe('checkMembers', () => {
+describe('checkMembersExist', () => {
   const group = desiredGroup('Flagship', ['alice_wx', 'bob_wx', 'carol_wx']);
 
   it('passes declared guides, and live ones when guides are not pruned', () => {
     const desired = desiredState({ guides: [desiredGuide('alice_wx')], groups: [group] });
-    expect(checkMembers(desired, desired.guides, [group], new Set(['bob_wx', 'carol_wx']))).toEqual([]);
+    expect(checkMembersExist(desired, desired.guides, [group], new Set(['bob_wx', 'carol_wx']))).toEqual([]);
   });
 
   it('names a member that is nowhere, and a live one that prune.guides would delete', () => {
@@ -22,7 +22,7 @@ describe('checkMembers', () => {
       groups: [group],
       prune: { guides: true, groups: false },
     });
-    const found = checkMembers(desired, desired.guides, [group], new Set(['bob_wx']));
+    const found = checkMembersExist(desired, desired.guides, [group], new Set(['bob_wx']));
     expect(found.map((d) => [d.code, d.severity, d.line])).toEqual([
       ['member-would-be-pruned', 'error', 1],
       ['member-not-found', 'error', 1],

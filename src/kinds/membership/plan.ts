@@ -12,7 +12,7 @@ import { ADD_MEMBER, REMOVE_MEMBER } from './writes.js';
  */
 
 /** Every member a group of the files names must be a declared guide, or a live one the plan keeps. */
-export function checkMembers(
+export function checkMembersExist(
   desired: DesiredState,
   desiredGuides: readonly DesiredGuide[],
   desiredGroups: readonly DesiredGroup[],
