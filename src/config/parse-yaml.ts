@@ -346,14 +346,11 @@ function misindentedKey(
   if (above.length === 0 || above.some((k) => k.column === bad.column)) return undefined;
   const distance = (k: KeyLine): number => Math.abs(k.column - bad.column);
   const nearest = above.reduce((a, b) => (distance(b) < distance(a) ? b : a));
-  const spaces = (count: number): string => `${count} space${count === 1 ? '' : 's'}`;
-  const keyStart = bad.start + bad.column;
-  return at(
-    'yaml-indent',
-    keyStart,
-    keyStart + bad.key.length,
-    `the key "${bad.key}" is indented ${spaces(bad.column)}, a column no key above it is at, so YAML cannot tell which mapping it belongs to`,
-    `indent it by ${spaces(nearest.column)}, as "${nearest.key}" on line ${nearest.line}`,
+  return indentDiagnostic(
+    at,
+    bad,
+    'a column no key above it is at, so YAML cannot tell which mapping it belongs to',
+    nearest,
   );
 }
 
@@ -378,14 +375,24 @@ function overindentedKey(
   if (above === undefined || start <= 0 || start >= text.length) return undefined;
   const bad = keyLineAt(text, start, lineOf(start));
   if (bad === undefined || bad.column <= above.column) return undefined;
+  return indentDiagnostic(
+    at,
+    bad,
+    `deeper than "${above.key}" on line ${above.line}, which has its value on its line, so YAML reads both lines as one value`,
+    above,
+  );
+}
+
+/** A `yaml-indent` error at the key of `bad`, saying why its column is wrong and which to use. */
+function indentDiagnostic(at: At, bad: KeyLine, why: string, like: KeyLine): Diagnostic {
   const spaces = (count: number): string => `${count} space${count === 1 ? '' : 's'}`;
   const keyStart = bad.start + bad.column;
   return at(
     'yaml-indent',
     keyStart,
     keyStart + bad.key.length,
-    `the key "${bad.key}" is indented ${spaces(bad.column)}, deeper than "${above.key}" on line ${above.line}, which has its value on its line, so YAML reads both lines as one value`,
-    `indent it by ${spaces(above.column)}, as "${above.key}" on line ${above.line}`,
+    `the key "${bad.key}" is indented ${spaces(bad.column)}, ${why}`,
+    `indent it by ${spaces(like.column)}, as "${like.key}" on line ${like.line}`,
   );
 }
 
