@@ -46,8 +46,8 @@ const LATENCY_MIN_RISE_MS = 10;
 /** How fast an operation's baseline follows a latency above it, and below it (per answer). */
 const BASELINE_UP = 0.001;
 const BASELINE_DOWN = 0.2;
-/** Growth per round just below the level of the last refusal: a tenth of a call. */
-const PROBE_STEP = 0.1;
+/** Growth per round just below the level of the last refusal: a twentieth of a call. */
+const PROBE_STEP = 0.05;
 /** Growth per round in slow start: half the limit (doubling overshoots a capacity by as much). */
 const SLOW_START_GROWTH = 1.5;
 
@@ -72,9 +72,9 @@ const SLOW_START_GROWTH = 1.5;
  *   capacity is overshot by at most half of it, once.
  * - The limit grows only in a round where it was used (some call saw it all in flight): while
  *   the caller has fewer calls to make, or they wait on each other, it stays.
- * - Then one more call per round, and a tenth of a call per round just below the level of the last
+ * - Then one more call per round, and a twentieth of a call per round just below the level of the last
  *   refusal: the limit spends its time just under the service's capacity, and probes above it
- *   rarely (each probe costs about one refused call, so one round in ten probes).
+ *   rarely (each probe costs about one refused call, so one round in twenty probes).
  * - One cut per round trip: a signal of a call that started before the last cut is not used, so a
  *   burst of refusals caused by one limit cuts once (to 90% of the fewest calls in flight that
  *   any of them saw: they come back in any order).
