@@ -20,16 +20,11 @@ import {
 } from '../core/desired.js';
 import type { ValuePath } from '../core/positions.js';
 import { ifDefined } from '../core/records.js';
-import type {
-  WrittenAccount,
-  WrittenFile,
-  WrittenGroup,
-  WrittenGuide,
-  WrittenSafety,
-  WrittenTask,
-} from '../core/written.js';
+import type { WrittenFile, WrittenSafety, WrittenTask } from '../core/written.js';
+import { normaliseAccount } from '../kinds/account/normalise.js';
+import { normaliseGroup } from '../kinds/group/normalise.js';
+import { normaliseGuide } from '../kinds/guide/normalise.js';
 import { TASK_KIND } from '../kinds/task/index.js';
-import { normaliseWelcome } from '../kinds/welcome.js';
 import { existsIn } from './environments.js';
 import type { ParsedYaml } from './parse-yaml.js';
 import { recipientsKey } from './recipients-file.js';
@@ -78,7 +73,8 @@ export function normalise(
   };
 
   for (const { parsed, written } of files) {
-    if (written.account !== undefined) account = normaliseAccount(written.account, parsed);
+    if (written.account !== undefined)
+      account = normaliseAccount(written.account, sourceOf(parsed, ['account'], 'key'));
     if (written.prune !== undefined) {
       prune = {
         guides: written.prune.guides ?? false,
@@ -178,44 +174,6 @@ function entrySourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value
   return { file: parsed.file, line, column, endLine, endColumn };
 }
 
-function normaliseAccount(written: WrittenAccount, parsed: ParsedYaml): DesiredAccount {
-  const words = written.sensitive_words;
-  return {
-    ...ifDefined('offlineAutoReply', written.offline_auto_reply),
-    ...(words === undefined
-      ? {}
-      : {
-          sensitiveWords: {
-            semantics: words.semantics,
-            words: [...new Set(words.words)].sort(compareText),
-          },
-        }),
-    ...(written.default_welcome === undefined
-      ? {}
-      : { defaultWelcome: written.default_welcome.map(normaliseWelcome) }),
-    source: sourceOf(parsed, ['account'], 'key'),
-  };
-}
-
-function normaliseGroup(written: WrittenGroup, source: SourceRef): DesiredGroup {
-  return {
-    name: written.name,
-    ...(written.members === undefined ? {} : { members: [...new Set(written.members)] }),
-    source,
-  };
-}
-
-function normaliseGuide(written: WrittenGuide, source: SourceRef): DesiredGuide {
-  return {
-    id: guideIdOf(written),
-    nickname: written.nickname,
-    headImageUrl: written.head_image_url,
-    ...(written.quick_replies === undefined ? {} : { quickReplies: [...written.quick_replies] }),
-    ...(written.welcome === undefined ? {} : { welcome: written.welcome.map(normaliseWelcome) }),
-    source,
-  };
-}
-
 /**
  * A file's tasks that exist in `environment`, onto `tasks`; each `protected: true` given to
  * `protect`. A list none of whose tasks is in the environment still manages the tasks there.
@@ -242,12 +200,4 @@ function normaliseTasks(
     if (task.protected !== true) return;
     protect(desired.guide, desired.name, entrySourceOf(parsed, ['tasks', index, 'protected'], 'key'));
   });
-}
-
-function guideIdOf(written: WrittenGuide): GuideId {
-  const id = guideIdFrom(written.account, written.openid);
-  // The schema's oneOf (and its patterns) make this unreachable.
-  if (id === undefined)
-    throw new Error('normalise: a guide with neither account nor openid passed the schema');
-  return id;
 }
