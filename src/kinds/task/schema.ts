@@ -7,7 +7,14 @@ import {
   TASK_NAME_MAX_CHARS,
   TASK_REMARK_MAX_CHARS,
 } from '../../core/guide-rules.js';
+import type { JsonValue } from '../../core/plan.js';
 import type { SchemaFragment } from '../../core/schema-fragment.js';
+
+/** A task, or a `protect.tasks` entry, names its guide by exactly one of two keys. */
+const ONE_GUIDE_KEY: JsonValue = [
+  { type: 'object', properties: { guide: true }, required: ['guide'] },
+  { type: 'object', properties: { guide_openid: true }, required: ['guide_openid'] },
+];
 
 /** A mass-send task's part of the file, and a protected task. */
 export const TASK_SCHEMA: SchemaFragment = {
@@ -51,22 +58,7 @@ export const TASK_SCHEMA: SchemaFragment = {
         $ref: '#/$defs/onlyIn',
       },
     },
-    oneOf: [
-      {
-        type: 'object',
-        properties: {
-          guide: true,
-        },
-        required: ['guide'],
-      },
-      {
-        type: 'object',
-        properties: {
-          guide_openid: true,
-        },
-        required: ['guide_openid'],
-      },
-    ],
+    oneOf: ONE_GUIDE_KEY,
   },
   taskName: {
     description: `The task's name: 1 to ${TASK_NAME_MAX_CHARS} characters, unique among the tasks of its guide.`,
@@ -168,21 +160,6 @@ export const TASK_SCHEMA: SchemaFragment = {
         $ref: '#/$defs/taskName',
       },
     },
-    oneOf: [
-      {
-        type: 'object',
-        properties: {
-          guide: true,
-        },
-        required: ['guide'],
-      },
-      {
-        type: 'object',
-        properties: {
-          guide_openid: true,
-        },
-        required: ['guide_openid'],
-      },
-    ],
+    oneOf: ONE_GUIDE_KEY,
   },
 };
