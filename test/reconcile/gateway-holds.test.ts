@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatWrittenTime } from '../../src/core/task-time.js';
 import { parseFaults } from '../../src/service/index.js';
 import { parseJson } from '../../src/wire/json.js';
@@ -76,10 +76,10 @@ describe('apply behind a gateway that times out while the service still works', 
     expect(gateway.gaveUp).toBeGreaterThan(0);
     expect(applies[0]?.stderr).toMatch(/the answer was lost; confirmed by reading: applied/);
     // Let any call still held land before the account is read: wait until none is in service.
-    for (let i = 0; t.service.callsInService > 0; i++) {
-      if (i > 1000) throw new Error('a held call never ended');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await vi.waitFor(() => expect(t.service.callsInService, 'calls still held').toBe(0), {
+      timeout: 20_000,
+      interval: 5,
+    });
 
     const groups = (await t.ok('getguidegrouplist'))['group_list'] as { name: string }[];
     expect(groups.map((g) => g.name).sort()).toEqual([...GROUPS].sort());

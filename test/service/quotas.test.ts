@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGuideClient, QuotaExhaustedError } from '../../src/client/index.js';
 import { GuideService, type GuideServiceOptions } from '../../src/service/index.js';
 import { type CallLimitSpec, parsePerMinute, parseQuota } from '../../src/service/limits.js';
@@ -260,7 +260,7 @@ describe('capacity (--capacity)', () => {
         });
       const first = [send('k1'), send('k2')];
       // Both are in service (waiting their latency) before the third is sent.
-      await waitUntil(() => s.service.callsInService === 2);
+      await vi.waitFor(() => expect(s.service.callsInService).toBe(2), { timeout: 20_000, interval: 5 });
       const third = await send('k3');
       expect(third).toBe(-1);
       expect(await Promise.all(first)).toEqual([0, 0]);
@@ -274,14 +274,6 @@ describe('capacity (--capacity)', () => {
     });
   });
 });
-
-async function waitUntil(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error('the condition never held');
-}
 
 describe('durability of the counts', () => {
   const creds = { appid: 'wx00000000000000d1', secret: 'quota-secret-000001' };
