@@ -39,6 +39,8 @@ export function countListRemovals(
   plan: Pick<Plan, 'calls' | 'sensitiveWordSemantics'>,
   live: LiveState,
 ): ListCounts {
+  // No call removes nothing: skip copying the whole live state into a model (every no-change plan).
+  if (plan.calls.length === 0) return { words: 0, quick_replies: 0, welcome_messages: 0, offline_replies: 0 };
   const model = new AccountModel(live, { sensitiveWordSemantics: plan.sensitiveWordSemantics });
   for (const call of plan.calls) WRITE_EFFECTS[call.operation].apply(model, call);
   const { account } = live;
