@@ -68,7 +68,7 @@ export {
   splitSavedPlans,
   type VerifyMode,
 } from './reconcile/index.js';
-export { renderDiagnostics } from './report/diagnostics.js';
+export { renderDiagnostics } from './report/diagnostic-text.js';
 export { renderPlanMarkdown } from './report/markdown.js';
 export { planToJson, renderPlan } from './report/plan.js';
 export type {

@@ -1,7 +1,8 @@
-import { QuotaExhaustedError } from '../client/errors.js';
+import { QuotaExhaustedError } from '../client/call-errors.js';
 import type { GuideClient } from '../client/index.js';
 import { toId64 } from '../client/wire-names.js';
 import { countOf } from '../core/count.js';
+import { callsPastQuota } from '../core/daily-quota.js';
 import { type GuideId, guideIdFrom } from '../core/desired.js';
 import { errorMessage } from '../core/errors.js';
 import type { LiveGuide, LiveState } from '../core/live.js';
@@ -14,7 +15,6 @@ import {
   type PlannedOperation,
   wireBody,
 } from '../core/plan.js';
-import { callsPastQuota } from '../core/quota.js';
 import { ifDefined } from '../core/records.js';
 import { AccountModel } from '../kinds/account-model.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';

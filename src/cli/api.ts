@@ -3,7 +3,7 @@ import { UsageError } from '../core/errors.js';
 // The file, not inspect's index: only the error classes of the client (no undici), which openTarget loads.
 import { callByHand, parseRequestBody } from '../inspect/call-by-hand.js';
 import { showJson } from '../report/escape.js';
-import { renderOperationList } from '../report/operations.js';
+import { renderOperationList } from '../report/operation-list.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { isOperationName, OPERATIONS } from '../wire/operations.js';
 import type { CommandContext } from './io.js';

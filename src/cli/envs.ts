@@ -3,7 +3,7 @@ import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
 import { InvalidFilesError } from '../core/errors.js';
 import { environmentsToJson, renderEnvironments } from '../report/envs.js';
-import { describeEnvironmentTargets } from '../target/environment-target.js';
+import { describeEnvironmentTargets } from '../target/describe-targets.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { CommandContext } from './io.js';
 import { printDiagnostics } from './output.js';

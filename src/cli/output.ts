@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { OutputChunk } from '../report/apply-output.js';
-import { renderDiagnostics } from '../report/diagnostics.js';
+import { renderDiagnostics } from '../report/diagnostic-text.js';
 import type { CommandContext } from './io.js';
 
 // What every command prints the same way. Its own module, so that the commands that read no

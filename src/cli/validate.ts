@@ -3,7 +3,7 @@ import { loadDesiredState } from '../config/index.js';
 import { hasErrors } from '../core/diagnostics.js';
 import { ifDefined } from '../core/records.js';
 import { refuseSavedPlans } from '../reconcile/saved-plan-file.js';
-import { renderDiagnosticsJson, renderValidation } from '../report/diagnostics.js';
+import { renderDiagnosticsJson, renderValidation } from '../report/diagnostic-text.js';
 import type { CommandContext } from './io.js';
 import { useColor } from './output.js';
 

@@ -1,5 +1,5 @@
 import type { WireCallName } from '../wire/operations.js';
-import type { CallName } from './errors.js';
+import type { CallName } from './call-errors.js';
 
 /**
  * What the client reports while it works, for progress displays and `--verbose` logs. A closed

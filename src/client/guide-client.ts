@@ -68,14 +68,6 @@ import {
 } from '../wire/operations.js';
 import { parseBaseUrl } from './base-url.js';
 import {
-  AdaptiveConcurrency,
-  type ConcurrencyState,
-  type ConcurrencyTicket,
-  DEFAULT_MAX_PARALLELISM,
-  type LoadSignal,
-  MinutePacer,
-} from './concurrency.js';
-import {
   ApiUnauthorizedError,
   answerLost,
   apiErrorKind,
@@ -89,7 +81,15 @@ import {
   reasonInWords,
   TokenRejectedError,
   TransportError,
-} from './errors.js';
+} from './call-errors.js';
+import {
+  AdaptiveConcurrency,
+  type ConcurrencyState,
+  type ConcurrencyTicket,
+  DEFAULT_MAX_PARALLELISM,
+  type LoadSignal,
+  MinutePacer,
+} from './concurrency.js';
 import type { ClientEvent, RetryEvent } from './events.js';
 import type { ProxySettings } from './http-transport.js';
 import { InProcessTransport } from './in-process-transport.js';

@@ -15,7 +15,7 @@ export {
   TokenRejectedError,
   TransportError,
   type TransportErrorKind,
-} from './errors.js';
+} from './call-errors.js';
 export { eventLine, isThrottledTokenWait } from './event-line.js';
 export type {
   CallEndEvent,

@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { type ApiErrorKind, InvalidOptionsError, TransportError } from './errors.js';
+import { type ApiErrorKind, InvalidOptionsError, TransportError } from './call-errors.js';
 
 /**
  * The retry policy of a client: which failures are retried is fixed by the client (-1, 45011,

@@ -1,7 +1,7 @@
 import { errorCode, errorMessage } from '../core/errors.js';
 import { ifDefined } from '../core/records.js';
 import { parseJson } from '../wire/json.js';
-import { CallAbortedError, type CallName, TransportError, type TransportErrorKind } from './errors.js';
+import { CallAbortedError, type CallName, TransportError, type TransportErrorKind } from './call-errors.js';
 import type { HttpEvent } from './events.js';
 import { redactUrl, type SecretSet } from './redact.js';
 import {

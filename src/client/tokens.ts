@@ -13,7 +13,7 @@ import {
   QuotaExhaustedError,
   reasonInWords,
   TransportError,
-} from './errors.js';
+} from './call-errors.js';
 import type { ClientEvent } from './events.js';
 import type { Sleep } from './limiter.js';
 import type { SecretSet } from './redact.js';

@@ -6,8 +6,8 @@ import { ifDefined, isRecord } from '../core/records.js';
 import type { WrittenParts } from '../core/written.js';
 import { checkRules, type RuleFile } from './check-rules.js';
 import { type CompiledSchema, checkSchema } from './check-schema.js';
-import { type Environment, type EnvironmentFile, existsIn, missingValues } from './environments.js';
-import { normalise, type ValidFile } from './normalise.js';
+import { type Environment, type EnvironmentFile, existsIn, missingValues } from './environment-file.js';
+import { normalise, type ValidFile } from './merge-files.js';
 import type { ParsedYaml } from './parse-yaml.js';
 import {
   type RecipientsFileRead,

@@ -12,7 +12,12 @@ import {
 } from './check-environment.js';
 import { type CompiledSchema, loadSchema } from './check-schema.js';
 import { checkLoneSurrogates } from './check-text.js';
-import { checkReferences, declaredEnvironments, type Environment, EnvironmentFile } from './environments.js';
+import {
+  checkReferences,
+  declaredEnvironments,
+  type Environment,
+  EnvironmentFile,
+} from './environment-file.js';
 import { nullListsAsNone } from './none-lists.js';
 import { parseYaml } from './parse-yaml.js';
 import { readRecipientsFiles } from './recipients-file.js';

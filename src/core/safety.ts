@@ -4,9 +4,10 @@
  * (as octoDNS checks its update and delete thresholds on its `Plan`), by pure code in `plan/`;
  * these are the types the checks produce and the renderers in `report/` read.
  */
+
+import type { OperationNeed } from './daily-quota.js';
 import type { DeleteKind } from './desired.js';
 import type { PlannedCall } from './plan.js';
-import type { OperationNeed } from './quota.js';
 
 /** The most deletions of each kind a plan may make when nothing else is said. */
 export const DEFAULT_MAX_DELETES = 10;

@@ -3,7 +3,7 @@
  * or `Z`), and back, in that offset, so that messages speak the file's time zone. Pure.
  */
 
-import { parseUtcOffset } from './local-time.js';
+import { parseUtcOffset } from './wall-time.js';
 
 /** A push time: Unix seconds, and the offset from UTC (in minutes) it was written with. */
 export interface WrittenTime {

@@ -2,7 +2,7 @@ import type { Indexed } from './positions.js';
 
 /**
  * One desired-state file exactly as written, once it has passed `schema/guidectl.schema.json`.
- * These types mirror the schema; `config/normalise.ts` and the kinds' normalising turn them into
+ * These types mirror the schema; `config/merge-files.ts` and the kinds' normalising turn them into
  * the `DesiredState` of `core/`. Only `config/` and `kinds/` see them.
  */
 export interface WrittenFile {

@@ -1,4 +1,4 @@
-import { GuideApiError } from '../client/errors.js';
+import { GuideApiError } from '../client/call-errors.js';
 import type { GuideClient } from '../client/index.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';

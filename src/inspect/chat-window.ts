@@ -1,5 +1,5 @@
 import { UsageError } from '../core/errors.js';
-import { DATE_FORMS, parseDateText } from '../core/local-time.js';
+import { DATE_FORMS, parseDateText } from '../core/wall-time.js';
 import { CHAT_WINDOW_SECONDS } from './export-chats.js';
 
 /** The window of a chat export, fixed before its first page is read. */

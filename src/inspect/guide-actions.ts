@@ -1,4 +1,4 @@
-import { GuideApiError } from '../client/errors.js';
+import { GuideApiError } from '../client/call-errors.js';
 import type { GuideClient } from '../client/index.js';
 import { describeGuideId, type GuideId } from '../core/desired.js';
 import { UsageError } from '../core/errors.js';

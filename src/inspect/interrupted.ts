@@ -1,4 +1,4 @@
-import { CallAbortedError, CallOutcomeUnknownError } from '../client/errors.js';
+import { CallAbortedError, CallOutcomeUnknownError } from '../client/call-errors.js';
 import { InterruptedError } from '../core/errors.js';
 import { OPERATIONS, type OperationName } from '../wire/operations.js';
 

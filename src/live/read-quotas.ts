@@ -1,5 +1,5 @@
 import { type GuideClient, quotaUnreadable } from '../client/index.js';
-import type { DailyQuota, QuotaRead } from '../core/quota.js';
+import type { DailyQuota, QuotaRead } from '../core/daily-quota.js';
 import type { OperationName } from '../wire/operations.js';
 
 /** The one read call quotas need: plan mode may be handed it, as it is handed the live reads. */

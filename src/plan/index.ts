@@ -30,7 +30,7 @@ export {
   resolveGuardPolicy,
 } from './guards.js';
 export { type PlanResult, planChanges } from './plan-changes.js';
-export { partialFit, plannedOperations, planQuota, quotaShortfall } from './quota.js';
+export { partialFit, plannedOperations, planQuota, quotaShortfall } from './quota-fit.js';
 export {
   decodeSavedPlan,
   encodeSavedPlan,

@@ -1,3 +1,4 @@
+import { type OperationNeed, type PlanQuota, planQuotaToJson } from '../core/daily-quota.js';
 import { DELETE_KINDS, type DeleteKind } from '../core/desired.js';
 import { ENVIRONMENT_NAME } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
@@ -14,7 +15,6 @@ import {
   type Unmanaged,
 } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
-import { type OperationNeed, type PlanQuota, planQuotaToJson } from '../core/quota.js';
 import { ifDefined, isRecord } from '../core/records.js';
 import { type TargetIdentity, type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
 import { operationThat, WRITE_EFFECTS } from '../kinds/registry.js';

@@ -1,10 +1,10 @@
-import type { Applied, ApplyRun, CancelReason, Drift, Reviewed } from '../core/apply-run.js';
+import type { Applied, ApplyRun, CancelReason, Drift, Reviewed } from '../core/apply-result.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { type PlanQuota, quotaChange, quotaRemain, shortOperations } from '../core/daily-quota.js';
 import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan.js';
-import { type PlanQuota, quotaChange, quotaRemain, shortOperations } from '../core/quota.js';
 import { ifDefined } from '../core/records.js';
 import type { GuardResult, Refusal } from '../core/safety.js';
 import {
@@ -30,7 +30,7 @@ import {
   planRun,
   readPlanQuota,
 } from './plan-run.js';
-import { staleReport } from './stale.js';
+import { staleReport } from './stale-facts.js';
 import { type VerifyMode, type VerifyRead, verifyRead, withVouched } from './verify.js';
 
 /**

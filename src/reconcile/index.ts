@@ -3,8 +3,9 @@
  * apply, of files or of a saved plan). The CLI parses flags, wires real dependencies (a client,
  * progress lines, a prompt) and renders what they return; a library user can run them the same way.
  */
-export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run.js';
+export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-result.js';
 export type { EnvironmentApply } from '../core/environment-plan.js';
+export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
 export {
   type AllEnvsPlan,
   type ApplyEnvironmentsOptions,
@@ -12,8 +13,7 @@ export {
   DEFAULT_ENV_PARALLELISM,
   type PlanEnvironment,
   planAllEnvironments,
-} from './all-envs.js';
-export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
+} from './each-environment.js';
 export { checkExportRequest, type ExportRequest } from './export-request.js';
 export {
   declaredEnvironment,
@@ -56,5 +56,5 @@ export {
   splitSavedPlans,
   writeSavedPlan,
 } from './saved-plan-file.js';
-export { type StaleFacts, staleReport } from './stale.js';
+export { type StaleFacts, staleReport } from './stale-facts.js';
 export { type VerifyMode, type VerifyRead, verifyRead } from './verify.js';

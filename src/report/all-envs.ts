@@ -1,12 +1,12 @@
 import { countOf, formatCount } from '../core/count.js';
+import type { PlanQuota } from '../core/daily-quota.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { EnvironmentPlan } from '../core/environment-plan.js';
-import type { PlanQuota } from '../core/quota.js';
 import { ifDefined } from '../core/records.js';
 import { isRefused } from '../core/safety.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { environmentStderrLine } from './all-envs-apply.js';
-import { renderDiagnostics } from './diagnostics.js';
+import { renderDiagnostics } from './diagnostic-text.js';
 import { environmentHeading } from './envs.js';
 import { escapeControlsKeepingLines } from './escape.js';
 import {

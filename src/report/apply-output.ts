@@ -1,4 +1,4 @@
-import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../core/apply-run.js';
+import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../core/apply-result.js';
 import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorMessage, GuidectlError, InterruptedError } from '../core/errors.js';
@@ -20,7 +20,7 @@ import {
   streamEventJson,
   streamEventOf,
 } from './apply-stream.js';
-import { renderDiagnostics } from './diagnostics.js';
+import { renderDiagnostics } from './diagnostic-text.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls } from './escape.js';
 import { type EnvironmentInWords, type EnvironmentSoFar, failureToJson, renderPlan } from './plan.js';

@@ -1,8 +1,8 @@
-import type { Applied, CallsEvent } from '../core/apply-run.js';
+import type { Applied, CallsEvent } from '../core/apply-result.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { PlannedOperation, PlanSummary } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
-import { diagnosticsToJson } from './diagnostics.js';
+import { diagnosticsToJson } from './diagnostic-text.js';
 import type { EnvironmentSoFar } from './plan.js';
 import { quotaShortfallToJson } from './quota.js';
 

@@ -1,7 +1,7 @@
-import type { Applied, CallsEvent, Reviewed } from '../core/apply-run.js';
+import type { Applied, CallsEvent, Reviewed } from '../core/apply-result.js';
 import { countOf, formatCount } from '../core/count.js';
+import { type OperationNeed, QUOTA_RESET } from '../core/daily-quota.js';
 import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan.js';
-import { type OperationNeed, QUOTA_RESET } from '../core/quota.js';
 import { ifDefined } from '../core/records.js';
 import type { Refusal } from '../core/safety.js';
 import type { TargetNow } from '../core/target-identity.js';

@@ -1,4 +1,4 @@
-import { type WallTime, wallTimeOf } from '../core/local-time.js';
+import { type WallTime, wallTimeOf } from '../core/wall-time.js';
 
 const two = (n: number): string => String(n).padStart(2, '0');
 

@@ -5,7 +5,7 @@ import { type GuardResult, isRefused } from '../core/safety.js';
 import { namesNoAccount, type TargetIdentity, type TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
-import { renderDiagnostics } from './diagnostics.js';
+import { renderDiagnostics } from './diagnostic-text.js';
 import { environmentHeading } from './envs.js';
 import { escapeControls, escapeControlsKeepingLines } from './escape.js';
 import { renderFailureMarkdown, renderPlanMarkdown } from './markdown.js';

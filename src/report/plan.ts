@@ -1,14 +1,14 @@
 import { diffArrays, diffLines } from 'diff';
 import { countOf, formatCount } from '../core/count.js';
+import { type PartialFit, type PlanQuota, planQuotaToJson } from '../core/daily-quota.js';
 import type { DeleteKind } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CallSubject, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
 import { planContentToJson } from '../core/plan-json.js';
-import { type PartialFit, type PlanQuota, planQuotaToJson } from '../core/quota.js';
 import { ifDefined } from '../core/records.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';
 import { type TargetNow, targetIdentityToJson } from '../core/target-identity.js';
-import { diagnosticsToJson } from './diagnostics.js';
+import { diagnosticsToJson } from './diagnostic-text.js';
 import { escapeControls, showJson } from './escape.js';
 import { type Paint, paint } from './paint.js';
 import { planQuotaLines } from './quota.js';

@@ -9,7 +9,7 @@ import {
   type QuotaShortfall,
   quotaUnreadableLine,
   shortOperations,
-} from '../core/quota.js';
+} from '../core/daily-quota.js';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { escapeControls } from './escape.js';
 import { isoLocalTime, shortLocalTime } from './local-time.js';

@@ -1,4 +1,4 @@
-import { displayWidth } from './diagnostics.js';
+import { displayWidth } from './diagnostic-text.js';
 
 /**
  * Rows under a header, columns aligned by display width (a Chinese name takes two columns a

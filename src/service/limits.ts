@@ -1,5 +1,5 @@
+import { quotaDayOf } from '../core/daily-quota.js';
 import { UsageError } from '../core/errors.js';
-import { quotaDayOf } from '../core/quota.js';
 import { ifDefined } from '../core/records.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { isOperationName, type OperationName } from '../wire/operations.js';

@@ -11,7 +11,6 @@ import type { ServiceAnswer, ServiceHandler, ServiceRequest } from '../wire/exch
 import { parseJson, stringifyJson } from '../wire/json.js';
 import { isOperationName, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { ApiError } from './api-error.js';
-import { ServiceClock } from './clock.js';
 import {
   ConnectionGuard,
   type ConnectionLimits,
@@ -31,6 +30,7 @@ import { type Body, requireString } from './fields.js';
 import type { HttpHost, HttpListener, RefusedBody } from './http-server.js';
 import { type CallLimitSpec, CallLimits, checkLimits, NO_LIMITS } from './limits.js';
 import { lockMode, OPERATION_HANDLERS } from './ops/index.js';
+import { ServiceClock } from './service-clock.js';
 import { SIM_VERBS, type SimHost } from './sim.js';
 import { type Durability, Store, storeFailure } from './store.js';
 import { DEFAULT_THROTTLE, FailureThrottle, type ThrottleSettings } from './throttle.js';
@@ -41,7 +41,7 @@ import {
   readTokenQuery,
   TokenDesk,
   type TokenRequest,
-} from './tokens.js';
+} from './token-desk.js';
 
 export interface GuideServiceOptions {
   /** SQLite file, or `:memory:` (the default). */

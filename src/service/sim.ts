@@ -1,7 +1,6 @@
 import { OPENID, OPENID_RULE } from '../core/guide-rules.js';
 import { ERRCODE } from '../wire/errcodes.js';
 import { ApiError, invalidArgs } from './api-error.js';
-import type { ServiceClock } from './clock.js';
 import type { OpContext } from './context.js';
 import { type FaultSpec, parseFaults } from './faults.js';
 import {
@@ -17,6 +16,7 @@ import {
 } from './fields.js';
 import { bindCustomers, follow, recordEvent, scanQrcode, unfollow, wxaMenus } from './ops/chat.js';
 import { guideStatus, requireGuide } from './ops/guide-rows.js';
+import type { ServiceClock } from './service-clock.js';
 
 /**
  * The simulation interface (`/__sim/…`, only with `--simulation`): what only WeChat users can do

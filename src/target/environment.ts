@@ -4,7 +4,7 @@ import { credentialsSource, credentialVariables } from '../core/credential-varia
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
-import { describeEnvironmentTargets } from './environment-target.js';
+import { describeEnvironmentTargets } from './describe-targets.js';
 import { checkBaseUrl, inCi, type Target, type TargetFlags } from './resolve.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,6 +1,6 @@
 import { isRecord } from '../core/records.js';
-import { MalformedAnswerError } from './errors.js';
 import { type Id64, toId64 } from './ids.js';
+import { MalformedAnswerError } from './shape-errors.js';
 
 /** A JSON object as `parseJson` returns it: integers beyond 2^53 are `bigint`s. */
 export type JsonObject = Readonly<Record<string, unknown>>;

@@ -1,8 +1,8 @@
 import { ifDefined } from '../core/records.js';
 import { AnswerReader } from './decode.js';
-import { InvalidRequestError } from './errors.js';
 import { type Id64, id64ToJson, toId64 } from './ids.js';
 import type { OperationName } from './operations.js';
+import { InvalidRequestError } from './shape-errors.js';
 
 /**
  * The request and answer of every guide operation, with the wire names of `wechat-guide-api.md`,

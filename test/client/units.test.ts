@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { EnvHttpProxyAgent } from 'undici';
 import { describe, expect, test } from 'vitest';
-import { errmsgDetail, GuideApiError, TransportError } from '../../src/client/errors.js';
+import { errmsgDetail, GuideApiError, TransportError } from '../../src/client/call-errors.js';
 import { createDispatcher } from '../../src/client/http-transport.js';
 import { createGuideClient } from '../../src/client/index.js';
 import { RateLimiter, Semaphore } from '../../src/client/limiter.js';

@@ -6,7 +6,7 @@ import {
   renderDiagnostics,
   renderDiagnosticsJson,
   renderSummary,
-} from '../../src/report/diagnostics.js';
+} from '../../src/report/diagnostic-text.js';
 
 const diagnostic: Diagnostic = {
   severity: 'error',

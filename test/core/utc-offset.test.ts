@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDateText, parseUtcOffset } from '../../src/core/local-time.js';
 import { parseWrittenTime } from '../../src/core/task-time.js';
+import { parseDateText, parseUtcOffset } from '../../src/core/wall-time.js';
 import { resolveChatWindow } from '../../src/inspect/chat-window.js';
 
 // One rule for a UTC offset, wherever a user writes a time: a task's push_at in the YAML and

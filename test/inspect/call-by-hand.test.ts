@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GuideApiError } from '../../src/client/errors.js';
+import { GuideApiError } from '../../src/client/call-errors.js';
 import { callByHand, parseRequestBody } from '../../src/inspect/index.js';
-import { renderOperationList } from '../../src/report/operations.js';
+import { renderOperationList } from '../../src/report/operation-list.js';
 
 describe('guidectl api, as data', () => {
   it('reads the body as a JSON object, 64-bit ids intact', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRecord, TaskSummary } from '../../src/core/account-records.js';
-import { parseDateText } from '../../src/core/local-time.js';
+import { parseDateText } from '../../src/core/wall-time.js';
 import { resolveChatWindow } from '../../src/inspect/chat-window.js';
 import { type ChatReader, exportChats } from '../../src/inspect/export-chats.js';
 import { chatExportOutcome, chatHeader, csvField, renderChatRecords } from '../../src/report/chats.js';

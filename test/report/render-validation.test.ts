@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
-import { renderValidation } from '../../src/report/diagnostics.js';
+import { renderValidation } from '../../src/report/diagnostic-text.js';
 import { desiredGroup, desiredGuide, desiredState } from '../helpers/plan-builder.js';
 
 const warning: Diagnostic = {

@@ -1,4 +1,4 @@
-import type { WordsReplaced } from '../../core/apply-run.js';
+import type { WordsReplaced } from '../../core/apply-result.js';
 import { compareText } from '../../core/compare-text.js';
 import type { LiveAccount } from '../../core/live.js';
 import type { Plan } from '../../core/plan.js';

@@ -12,9 +12,9 @@ import {
   requireGuideKey,
   requireString,
 } from '../fields.js';
+import { checkMiniProgram } from './auto-replies.js';
 import { type GuideRow, guideIdentity, guideStatus, requireGuide } from './guide-rows.js';
 import { readPage } from './guides.js';
-import { checkMiniProgram } from './welcome.js';
 
 /** A non-follower who scanned a guide's QR code is bound if they follow within this time. */
 export const SCAN_FOLLOW_WINDOW_SECONDS = 180;

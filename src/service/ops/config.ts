@@ -13,8 +13,8 @@ import {
   requireBoolean,
   requireString,
 } from '../fields.js';
+import { deleteWelcome, readAutoReply, readWelcome, setWelcome } from './auto-replies.js';
 import { requireGuide } from './guide-rows.js';
-import { deleteWelcome, readAutoReply, readWelcome, setWelcome } from './welcome.js';
 
 /** Owner of welcome messages: the guide named, or 0 (the account default) when none is. */
 function welcomeOwner(ctx: OpContext, body: Body): number {

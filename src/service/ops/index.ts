@@ -5,7 +5,7 @@ import * as chat from './chat.js';
 import * as config from './config.js';
 import * as groups from './groups.js';
 import * as guides from './guides.js';
-import * as tasks from './tasks.js';
+import * as tasks from './mass-send.js';
 
 /** Handles one call inside its transaction; returns the answer's fields besides errcode/errmsg. */
 export type OperationHandler = (ctx: OpContext, body: Body) => object;

@@ -1,4 +1,3 @@
-import type { ApplyResult, Plan, PlannedOperation } from '../core/plan.js';
 import {
   callsPastQuota,
   nextQuotaReset,
@@ -9,7 +8,8 @@ import {
   type QuotaRead,
   type QuotaShortfall,
   quotaRemain,
-} from '../core/quota.js';
+} from '../core/daily-quota.js';
+import type { ApplyResult, Plan, PlannedOperation } from '../core/plan.js';
 
 /** The operations `plan`'s calls use, in the order of their first call. */
 export function plannedOperations(plan: Plan): PlannedOperation[] {

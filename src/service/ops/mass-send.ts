@@ -24,8 +24,8 @@ import {
   requireString,
   utf8Length,
 } from '../fields.js';
+import { checkMediaId, checkMiniProgram, pictureUrl } from './auto-replies.js';
 import { type GuideRow, guideIdentity, requireGuide } from './guide-rows.js';
-import { checkMediaId, checkMiniProgram, pictureUrl } from './welcome.js';
 
 /** How long after its push time an executed task is delivered and completed. */
 export const DELIVERY_SECONDS = 60;

@@ -4,7 +4,7 @@ import { ifDefined } from '../core/records.js';
 import { ERRCODE, ERRCODE_MEANING } from '../wire/errcodes.js';
 import type { WireCallName } from '../wire/operations.js';
 
-export { InvalidRequestError, MalformedAnswerError } from '../wire/errors.js';
+export { InvalidRequestError, MalformedAnswerError } from '../wire/shape-errors.js';
 
 /**
  * The errors the client throws. Every class has a stable `code`; messages are for people and

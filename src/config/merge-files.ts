@@ -25,7 +25,7 @@ import { normaliseAccount } from '../kinds/account/normalise.js';
 import { normaliseGroup } from '../kinds/group/normalise.js';
 import { normaliseGuide } from '../kinds/guide/normalise.js';
 import { TASK_KIND } from '../kinds/task/index.js';
-import { existsIn } from './environments.js';
+import { existsIn } from './environment-file.js';
 import type { ParsedYaml } from './parse-yaml.js';
 import { recipientsKey } from './recipients-file.js';
 
