@@ -1,42 +1,14 @@
 import type { PlannedOperation } from '../core/plan.js';
-import type { SchemaFragment } from '../core/schema-fragment.js';
-import type { SchemaMessages } from '../core/schema-messages.js';
-import { ACCOUNT_MESSAGES } from './account/rules.js';
-import { ACCOUNT_SCHEMA } from './account/schema.js';
-import { ACCOUNT_WRITES } from './account/writes.js';
-import { GROUP_MESSAGES } from './group/rules.js';
-import { GROUP_SCHEMA } from './group/schema.js';
-import { GROUP_WRITES } from './group/writes.js';
-import { GUIDE_MESSAGES } from './guide/rules.js';
-import { GUIDE_SCHEMA } from './guide/schema.js';
-import { GUIDE_WRITES } from './guide/writes.js';
-import { GUIDE_CONFIG_MESSAGES } from './guide-config/rules.js';
-import { GUIDE_CONFIG_SCHEMA } from './guide-config/schema.js';
-import { GUIDE_CONFIG_WRITES } from './guide-config/writes.js';
-import type { DeletedKind, WriteEffect, WriteEffects } from './kind.js';
-import { MEMBERSHIP_MESSAGES } from './membership/rules.js';
-import { MEMBERSHIP_SCHEMA } from './membership/schema.js';
-import { MEMBERSHIP_WRITES } from './membership/writes.js';
-import { TASK_MESSAGES } from './task/rules.js';
-import { TASK_SCHEMA } from './task/schema.js';
-import { TASK_WRITES } from './task/writes.js';
+import { ACCOUNT_KIND } from './account/index.js';
+import { GROUP_KIND } from './group/index.js';
+import { GUIDE_KIND } from './guide/index.js';
+import { GUIDE_CONFIG_KIND } from './guide-config/index.js';
+import type { DeletedKind, WriteEffects } from './kind.js';
+import type { Kind, KindModule } from './kind-module.js';
+import { MEMBERSHIP_KIND } from './membership/index.js';
+import { TASK_KIND } from './task/index.js';
 
-/** The kinds of resource a file manages, each one module under `src/kinds/`. */
-export type Kind = 'guide' | 'guideConfig' | 'group' | 'membership' | 'account' | 'task';
-
-/**
- * What every kind gives the rest of guidectl in the same shape. Its other parts (what it reads,
- * how it plans, exports and fingerprints) differ in their types from kind to kind, so the rooms
- * that use them name them in the kind's own files.
- */
-export interface KindModule {
-  /** Its part of the file's JSON Schema: `$defs` entries. */
-  readonly schema: SchemaFragment;
-  /** What the schema check says when its part breaks a constraint, by `$defs` entry and keyword. */
-  readonly messages: SchemaMessages;
-  /** The effect of each of its writes on the account. */
-  readonly writes: { readonly [O in PlannedOperation]?: WriteEffect<O> };
-}
+export type { Kind, KindModule } from './kind-module.js';
 
 /**
  * Every kind, in the order the schema lists them. Typed by every {@link Kind}, so the compiler
@@ -44,12 +16,12 @@ export interface KindModule {
  * {@link WRITE_EFFECTS}.
  */
 export const KINDS = {
-  guide: { schema: GUIDE_SCHEMA, messages: GUIDE_MESSAGES, writes: GUIDE_WRITES },
-  guideConfig: { schema: GUIDE_CONFIG_SCHEMA, messages: GUIDE_CONFIG_MESSAGES, writes: GUIDE_CONFIG_WRITES },
-  group: { schema: GROUP_SCHEMA, messages: GROUP_MESSAGES, writes: GROUP_WRITES },
-  membership: { schema: MEMBERSHIP_SCHEMA, messages: MEMBERSHIP_MESSAGES, writes: MEMBERSHIP_WRITES },
-  account: { schema: ACCOUNT_SCHEMA, messages: ACCOUNT_MESSAGES, writes: ACCOUNT_WRITES },
-  task: { schema: TASK_SCHEMA, messages: TASK_MESSAGES, writes: TASK_WRITES },
+  guide: GUIDE_KIND,
+  guideConfig: GUIDE_CONFIG_KIND,
+  group: GROUP_KIND,
+  membership: MEMBERSHIP_KIND,
+  account: ACCOUNT_KIND,
+  task: TASK_KIND,
 } as const satisfies { readonly [K in Kind]: KindModule };
 
 /**

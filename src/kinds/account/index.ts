@@ -1,0 +1,11 @@
+import type { KindModule } from '../kind-module.js';
+import { ACCOUNT_MESSAGES } from './rules.js';
+import { ACCOUNT_SCHEMA } from './schema.js';
+import { ACCOUNT_WRITES } from './writes.js';
+
+/** The account's own settings (offline reply, sensitive words, default welcome) kind, as the registry lists it. */
+export const ACCOUNT_KIND = {
+  schema: ACCOUNT_SCHEMA,
+  messages: ACCOUNT_MESSAGES,
+  writes: ACCOUNT_WRITES,
+} as const satisfies KindModule;

@@ -1,0 +1,11 @@
+import type { KindModule } from '../kind-module.js';
+import { GUIDE_CONFIG_MESSAGES } from './rules.js';
+import { GUIDE_CONFIG_SCHEMA } from './schema.js';
+import { GUIDE_CONFIG_WRITES } from './writes.js';
+
+/** The guide's quick replies and welcome messages kind, as the registry lists it. */
+export const GUIDE_CONFIG_KIND = {
+  schema: GUIDE_CONFIG_SCHEMA,
+  messages: GUIDE_CONFIG_MESSAGES,
+  writes: GUIDE_CONFIG_WRITES,
+} as const satisfies KindModule;

@@ -1,0 +1,11 @@
+import type { KindModule } from '../kind-module.js';
+import { GUIDE_MESSAGES } from './rules.js';
+import { GUIDE_SCHEMA } from './schema.js';
+import { GUIDE_WRITES } from './writes.js';
+
+/** The guide profile (nickname, head image, …) kind, as the registry lists it. */
+export const GUIDE_KIND = {
+  schema: GUIDE_SCHEMA,
+  messages: GUIDE_MESSAGES,
+  writes: GUIDE_WRITES,
+} as const satisfies KindModule;

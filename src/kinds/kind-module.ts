@@ -1,0 +1,20 @@
+import type { PlannedOperation } from '../core/plan.js';
+import type { SchemaFragment } from '../core/schema-fragment.js';
+import type { SchemaMessages } from '../core/schema-messages.js';
+import type { WriteEffect } from './kind.js';
+
+/** The kinds of resource a file manages, each one module under `src/kinds/`. */
+export type Kind = 'guide' | 'guideConfig' | 'group' | 'membership' | 'account' | 'task';
+
+/**
+ * What every kind gives the rest of guidectl, in the same shape: each kind's `index.ts` makes one,
+ * and the registry lists them all.
+ */
+export interface KindModule {
+  /** Its part of the file's JSON Schema: `$defs` entries. */
+  readonly schema: SchemaFragment;
+  /** What the schema check says when its part breaks a constraint, by `$defs` entry and keyword. */
+  readonly messages: SchemaMessages;
+  /** The effect of each of its writes on the account. */
+  readonly writes: { readonly [O in PlannedOperation]?: WriteEffect<O> };
+}
