@@ -129,6 +129,16 @@ const NOT_COPIES: Readonly<Record<string, string>> = {
 
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm;
 
+/**
+ * Files of the layers that reach the kinds only through the registry and the shared files of
+ * kinds/, never a kind's own folder: a new kind is then its module and its registry line.
+ */
+const THROUGH_THE_REGISTRY = [
+  'config/check-rules.ts',
+  'config/check-environment.ts',
+  'config/merge-files.ts',
+];
+
 describe('architecture', () => {
   const files = sourceFiles(SRC);
 
@@ -152,6 +162,21 @@ describe('architecture', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it('reaches the kinds through the registry where the layers iterate it', () => {
+    const kinds = join(SRC, 'kinds');
+    const reached: string[] = [];
+    for (const name of THROUGH_THE_REGISTRY) {
+      const file = join(SRC, name);
+      for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+        const spec = match[1] ?? '';
+        if (!spec.startsWith('.')) continue;
+        const inKinds = relative(kinds, resolve(dirname(file), spec)).split(/[\\/]/);
+        if (inKinds[0] !== '..' && inKinds.length > 1) reached.push(`${name} imports ${spec}`);
+      }
+    }
+    expect(reached).toEqual([]);
   });
 
   it('is the table the code map of docs/development.md shows', () => {

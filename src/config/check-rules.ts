@@ -1,17 +1,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { type Ref, Reporter } from '../core/reporter.js';
-import type { WrittenParts } from '../core/written.js';
-import { checkSensitiveWords } from '../kinds/account/rules.js';
-import { checkGroups } from '../kinds/group/rules.js';
-import { checkGuides } from '../kinds/guide/rules.js';
-import { checkTasks } from './check-task-rules.js';
-import type { ParsedYaml } from './parse-yaml.js';
-
-/** The parts of a file that passed the schema, with the means to point into the file. */
-export interface RuleFile {
-  readonly parsed: ParsedYaml;
-  readonly parts: WrittenParts;
-}
+import { RuleContext, type RuleFile } from '../kinds/config-port.js';
+import { KINDS, RULE_ORDER } from '../kinds/registry.js';
 
 export interface RuleOptions {
   /**
@@ -28,15 +18,17 @@ export interface RuleOptions {
  * `prune` and `safety` defined once; group members that are guides named by account; sensitive
  * words listed once; head image URLs that parse. Limits of single values are in the schema, so
  * that they are reported in the same run as unknown keys. The rules of each kind are the kind's
- * (`kinds/<kind>/rules.ts`); the sections of the file that belong to no kind are checked here.
+ * (`kinds/<kind>/rules.ts`), run in `RULE_ORDER`; the sections of the file that belong to no kind
+ * are checked here.
  */
 export function checkRules(files: readonly RuleFile[], options: RuleOptions): Diagnostic[] {
   const out = new Reporter(options.displayPath);
   checkSections(files, out);
-  const guides = checkGuides(files, out);
-  checkGroups(files, guides, options.complete, out);
-  checkTasks(files, guides, options.complete, out);
-  checkSensitiveWords(files, out);
+  const context = new RuleContext(options.complete);
+  for (const kind of RULE_ORDER) {
+    const check = KINDS[kind].check;
+    if (typeof check === 'function') check(files, context, out);
+  }
   return out.diagnostics;
 }
 

@@ -2,11 +2,7 @@ import { compareText } from '../core/compare-text.js';
 import {
   DELETE_KINDS,
   type DeleteKind,
-  type DesiredAccount,
-  type DesiredGroup,
-  type DesiredGuide,
   type DesiredState,
-  type DesiredTask,
   type GuideId,
   guideIdFrom,
   guideKey,
@@ -18,13 +14,10 @@ import {
   type SourceRef,
   taskKey,
 } from '../core/desired.js';
-import type { ValuePath } from '../core/positions.js';
 import { ifDefined } from '../core/records.js';
-import type { WrittenFile, WrittenSafety, WrittenTask } from '../core/written.js';
-import { normaliseAccount } from '../kinds/account/normalise.js';
-import { normaliseGroup } from '../kinds/group/normalise.js';
-import { normaliseGuide } from '../kinds/guide/normalise.js';
-import { TASK_KIND } from '../kinds/task/index.js';
+import type { WrittenFile, WrittenProtect, WrittenSafety } from '../core/written.js';
+import { type DesiredParts, entrySourceOf, type NormaliseFile, sourceOf } from '../kinds/config-port.js';
+import { KINDS } from '../kinds/registry.js';
 import { existsIn } from './environment-file.js';
 import type { ParsedYaml } from './parse-yaml.js';
 import { recipientsKey } from './recipients-file.js';
@@ -40,41 +33,35 @@ export interface ValidFile {
  * `prune` and `safety` taken from the one file that has them, protection merged from every
  * `protected: true` and `protect` list. With an `environment`, the guides, groups and tasks whose
  * `only_in` leaves it out are left out (the files are then those of that environment, with each
- * `${name}` replaced by its value there). Call it only when the checks found no error; it relies
- * on what they guarantee (one definition per guide and group, and so on).
+ * `${name}` replaced by its value there). Each kind normalises its own section of each file
+ * (`kinds/<kind>/normalise.ts`). Call it only when the checks found no error; it relies on what
+ * they guarantee (one definition per guide and group, and so on).
  */
 export function normalise(
   files: readonly ValidFile[],
   recipients: ReadonlyMap<string, readonly string[]> = new Map(),
   environment?: string,
 ): DesiredState {
-  let account: DesiredAccount | undefined;
   let prune: DesiredState['prune'] = { guides: false, groups: false };
-  let tasks: DesiredTask[] | undefined;
-  const protectedTasks = new Map<string, ProtectedTask>();
   let safety: SafetyPolicy | undefined;
-  const groups: DesiredGroup[] = [];
-  const guides: DesiredGuide[] = [];
-  const protectedGuides = new Map<string, ProtectedGuide>();
-  const protectedGroups = new Map<string, ProtectedGroup>();
-  // Each protection keeps the first place that states it: files in load order, then document order.
-  const earlier = (a: SourceRef, b: SourceRef | undefined): boolean =>
-    b === undefined || (a.file === b.file && (a.line < b.line || (a.line === b.line && a.column < b.column)));
-  const protectGuide = (id: GuideId, source: SourceRef): void => {
-    const key = guideKey(id);
-    if (earlier(source, protectedGuides.get(key)?.source)) protectedGuides.set(key, { id, source });
+  const protections = new Protections();
+  const parts: DesiredParts = {
+    groups: [],
+    guides: [],
+    protectGuide: (id, source) => protections.guide(id, source),
+    protectGroup: (name, source) => protections.group(name, source),
+    protectTask: (guide, name, source) => protections.task(guide, name, source),
   };
-  const protectGroup = (name: string, source: SourceRef): void => {
-    if (earlier(source, protectedGroups.get(name)?.source)) protectedGroups.set(name, { name, source });
-  };
-  const protectTask = (guide: GuideId, name: string, source: SourceRef): void => {
-    const key = taskKey(guide, name);
-    if (earlier(source, protectedTasks.get(key)?.source)) protectedTasks.set(key, { guide, name, source });
-  };
-
   for (const { parsed, written } of files) {
-    if (written.account !== undefined)
-      account = normaliseAccount(written.account, sourceOf(parsed, ['account'], 'key'));
+    const file: NormaliseFile = {
+      parsed,
+      written,
+      exists: (entry) => existsIn(entry, environment),
+      recipientsFile: (index) => recipients.get(recipientsKey(parsed.file, index)),
+    };
+    for (const kind of Object.values(KINDS)) {
+      if (typeof kind.normalise === 'function') kind.normalise(file, parts);
+    }
     if (written.prune !== undefined) {
       prune = {
         guides: written.prune.guides ?? false,
@@ -83,65 +70,77 @@ export function normalise(
       };
     }
     if (written.safety !== undefined) safety = normaliseSafety(written.safety, parsed);
-    (written.groups ?? []).forEach((group, index) => {
-      if (!existsIn(group, environment)) return;
-      groups.push(normaliseGroup(group, sourceOf(parsed, ['groups', index])));
-      if (group.protected === true)
-        protectGroup(group.name, entrySourceOf(parsed, ['groups', index, 'protected'], 'key'));
-    });
-    (written.guides ?? []).forEach((guide, index) => {
-      if (!existsIn(guide, environment)) return;
-      const desired = normaliseGuide(guide, sourceOf(parsed, ['guides', index]));
-      guides.push(desired);
-      if (guide.protected === true)
-        protectGuide(desired.id, entrySourceOf(parsed, ['guides', index, 'protected'], 'key'));
-    });
-    if (written.tasks !== undefined) {
-      tasks ??= [];
-      normaliseTasks(written.tasks, parsed, recipients, tasks, protectTask, environment);
-    }
-    const protect = written.protect;
+    protections.list(parsed, written.protect);
+  }
+  return {
+    ...ifDefined('account', parts.account),
+    groups: parts.groups,
+    guides: parts.guides,
+    ...ifDefined('tasks', parts.tasks),
+    prune,
+    ...ifDefined('protect', protections.policy()),
+    ...ifDefined('safety', safety),
+  };
+}
+
+/**
+ * What the files protect, merged from every `protected: true` and `protect` list. Each protection
+ * keeps the first place that states it: files in load order, then document order.
+ */
+class Protections {
+  private readonly guides = new Map<string, ProtectedGuide>();
+  private readonly groups = new Map<string, ProtectedGroup>();
+  private readonly tasks = new Map<string, ProtectedTask>();
+
+  guide(id: GuideId, source: SourceRef): void {
+    const key = guideKey(id);
+    if (earlier(source, this.guides.get(key)?.source)) this.guides.set(key, { id, source });
+  }
+
+  group(name: string, source: SourceRef): void {
+    if (earlier(source, this.groups.get(name)?.source)) this.groups.set(name, { name, source });
+  }
+
+  task(guide: GuideId, name: string, source: SourceRef): void {
+    const key = taskKey(guide, name);
+    if (earlier(source, this.tasks.get(key)?.source)) this.tasks.set(key, { guide, name, source });
+  }
+
+  /** A file's top-level `protect` lists. */
+  list(parsed: ParsedYaml, protect: WrittenProtect | undefined): void {
     (protect?.guides ?? []).forEach((account, index) => {
-      protectGuide({ kind: 'account', account }, entrySourceOf(parsed, ['protect', 'guides', index]));
+      this.guide({ kind: 'account', account }, entrySourceOf(parsed, ['protect', 'guides', index]));
     });
     (protect?.guide_openids ?? []).forEach((openid, index) => {
-      protectGuide({ kind: 'openid', openid }, entrySourceOf(parsed, ['protect', 'guide_openids', index]));
+      this.guide({ kind: 'openid', openid }, entrySourceOf(parsed, ['protect', 'guide_openids', index]));
     });
     (protect?.groups ?? []).forEach((name, index) => {
-      protectGroup(name, entrySourceOf(parsed, ['protect', 'groups', index]));
+      this.group(name, entrySourceOf(parsed, ['protect', 'groups', index]));
     });
     (protect?.tasks ?? []).forEach((entry, index) => {
       const guide = guideIdFrom(entry.guide, entry.guide_openid);
       if (guide !== undefined)
-        protectTask(guide, entry.name, entrySourceOf(parsed, ['protect', 'tasks', index]));
+        this.task(guide, entry.name, entrySourceOf(parsed, ['protect', 'tasks', index]));
     });
   }
 
-  const protect: ProtectPolicy | undefined =
-    protectedGuides.size === 0 && protectedGroups.size === 0 && protectedTasks.size === 0
-      ? undefined
-      : {
-          guides: [...protectedGuides.entries()]
-            .sort(([a], [b]) => compareText(a, b))
-            .map(([, guide]) => guide),
-          groups: [...protectedGroups.values()].sort((a, b) => compareText(a.name, b.name)),
-          ...(protectedTasks.size === 0
-            ? {}
-            : {
-                tasks: [...protectedTasks.entries()]
-                  .sort(([a], [b]) => compareText(a, b))
-                  .map(([, task]) => task),
-              }),
-        };
-  return {
-    ...ifDefined('account', account),
-    groups,
-    guides,
-    ...ifDefined('tasks', tasks),
-    prune,
-    ...ifDefined('protect', protect),
-    ...ifDefined('safety', safety),
-  };
+  /** Undefined when the files protect nothing. */
+  policy(): ProtectPolicy | undefined {
+    if (this.guides.size === 0 && this.groups.size === 0 && this.tasks.size === 0) return undefined;
+    return {
+      guides: [...this.guides.entries()].sort(([a], [b]) => compareText(a, b)).map(([, guide]) => guide),
+      groups: [...this.groups.values()].sort((a, b) => compareText(a.name, b.name)),
+      ...(this.tasks.size === 0
+        ? {}
+        : { tasks: [...this.tasks.entries()].sort(([a], [b]) => compareText(a, b)).map(([, task]) => task) }),
+    };
+  }
+}
+
+function earlier(a: SourceRef, b: SourceRef | undefined): boolean {
+  return (
+    b === undefined || (a.file === b.file && (a.line < b.line || (a.line === b.line && a.column < b.column)))
+  );
 }
 
 function normaliseSafety(written: WrittenSafety, parsed: ParsedYaml): SafetyPolicy {
@@ -161,43 +160,4 @@ function normaliseSafety(written: WrittenSafety, parsed: ParsedYaml): SafetyPoli
 /** `0.25`, or `25%` as the schema's pattern allows it, as a share from 0 to 1. */
 function shareOf(written: number | string): number {
   return typeof written === 'number' ? written : Number(written.slice(0, -1)) / 100;
-}
-
-function sourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value' = 'value'): SourceRef {
-  const { line, column } = parsed.locate(path, part);
-  return { file: parsed.file, line, column };
-}
-
-/** Where a one-line entry was written, with its end: a diagnostic there underlines it alone. */
-function entrySourceOf(parsed: ParsedYaml, path: ValuePath, part: 'key' | 'value' = 'value'): SourceRef {
-  const { line, column, endLine, endColumn } = parsed.locate(path, part);
-  return { file: parsed.file, line, column, endLine, endColumn };
-}
-
-/**
- * A file's tasks that exist in `environment`, onto `tasks`; each `protected: true` given to
- * `protect`. A list none of whose tasks is in the environment still manages the tasks there.
- */
-function normaliseTasks(
-  written: readonly WrittenTask[],
-  parsed: ParsedYaml,
-  recipients: ReadonlyMap<string, readonly string[]>,
-  tasks: DesiredTask[],
-  protect: (guide: GuideId, name: string, source: SourceRef) => void,
-  environment: string | undefined,
-): void {
-  written.forEach((task, index) => {
-    if (!existsIn(task, environment)) return;
-    const listed = recipients.get(recipientsKey(parsed.file, index)) ?? task.recipients ?? [];
-    const desired = {
-      ...TASK_KIND.normalise(task, listed, sourceOf(parsed, ['tasks', index])),
-      sources: {
-        pushAt: entrySourceOf(parsed, ['tasks', index, 'push_at']),
-        guide: entrySourceOf(parsed, ['tasks', index, task.guide === undefined ? 'guide_openid' : 'guide']),
-      },
-    };
-    tasks.push(desired);
-    if (task.protected !== true) return;
-    protect(desired.guide, desired.name, entrySourceOf(parsed, ['tasks', index, 'protected'], 'key'));
-  });
 }

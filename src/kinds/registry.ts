@@ -37,6 +37,13 @@ export const WRITE_EFFECTS: WriteEffects<PlannedOperation> = {
   ...KINDS.task.writes,
 };
 
+/**
+ * The order `config/` runs the kinds' rules in: the guides first, since the rules of groups and
+ * tasks read who the guides are (`RuleContext`); then in the order their diagnostics have
+ * always come, so that problems of equal place keep their order.
+ */
+export const RULE_ORDER: readonly Kind[] = ['guide', 'guideConfig', 'group', 'membership', 'task', 'account'];
+
 /** The operation that creates or deletes a kind, for messages that name it. */
 export function operationThat(does: 'creates' | 'deletes', kind: DeletedKind): PlannedOperation | undefined {
   return Object.values(WRITE_EFFECTS).find((effect) => effect[does] === kind)?.operation;

@@ -7,13 +7,9 @@ import { ifDefined } from '../core/records.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
 import { accountFingerprints, canonicalAccount } from '../kinds/account/export.js';
-import { canonicalDesiredGroups, canonicalGroups, groupFingerprints } from '../kinds/group/export.js';
-import {
-  canonicalDesiredGuides,
-  canonicalGuides,
-  guideAddress,
-  guideFingerprints,
-} from '../kinds/guide/export.js';
+import { canonicalGroups, groupFingerprints } from '../kinds/group/export.js';
+import { canonicalGuides, guideAddress, guideFingerprints } from '../kinds/guide/export.js';
+import { KINDS } from '../kinds/registry.js';
 import { TASK_KIND } from '../kinds/task/index.js';
 
 /**
@@ -295,11 +291,12 @@ export function planId(
 
 /** The SHA-256 (hex) of the meaning of the desired state; see the module comment. */
 export function desiredDigest(desired: DesiredState): string {
-  const normal = {
-    ...desired,
-    guides: canonicalDesiredGuides(desired.guides),
-    groups: canonicalDesiredGroups(desired.groups),
-  };
+  // Each kind's section in its canonical order; canonical JSON sorts the keys, so the order the
+  // sections are put together in does not count.
+  let normal = desired;
+  for (const kind of Object.values(KINDS)) {
+    if (typeof kind.desiredDigest === 'function') normal = { ...normal, ...kind.desiredDigest(desired) };
+  }
   // Without source positions: `source` properties are left out at any depth.
   return sha256OfCanonical('guidectl-desired-1\n', normal, 'source');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TASK_KIND } from '../../src/kinds/task/index.js';
+import { normaliseTask } from '../../src/kinds/task/normalise.js';
 
 // The task kind's normalising: a task as written, once checked, as the planner reads it.
 
@@ -7,7 +7,7 @@ const source = { file: 't.yaml', line: 3, column: 5 };
 
 describe('the task kind normalises', () => {
   it('a task by account: its push time with its offset, recipients as a sorted set, no remark as empty', () => {
-    const task = TASK_KIND.normalise(
+    const task = normaliseTask(
       {
         name: 'Sale',
         guide: 'alice_wx',
@@ -33,7 +33,7 @@ describe('the task kind normalises', () => {
   });
 
   it('a task by openid, with its remark and a card', () => {
-    const task = TASK_KIND.normalise(
+    const task = normaliseTask(
       {
         name: 'Card',
         guide_openid: 'oGuide',
@@ -54,7 +54,7 @@ describe('the task kind normalises', () => {
 
   it('refuses a task the checks should have stopped: that is a bug, not a user error', () => {
     expect(() =>
-      TASK_KIND.normalise({ name: 'X', guide: 'a_wx', push_at: 'soon', materials: [] }, [], source),
+      normaliseTask({ name: 'X', guide: 'a_wx', push_at: 'soon', materials: [] }, [], source),
     ).toThrow('normalise: a task without a guide or a push time passed the checks');
   });
 });

@@ -1,5 +1,7 @@
+import { AS_NORMALISED } from '../config-port.js';
 import type { KindModule } from '../kind-module.js';
-import { ACCOUNT_MESSAGES } from './rules.js';
+import { normaliseAccountSection } from './normalise.js';
+import { ACCOUNT_MESSAGES, checkAccountRules } from './rules.js';
 import { ACCOUNT_SCHEMA } from './schema.js';
 import { ACCOUNT_WRITES } from './writes.js';
 
@@ -8,4 +10,8 @@ export const ACCOUNT_KIND = {
   schema: ACCOUNT_SCHEMA,
   messages: ACCOUNT_MESSAGES,
   writes: ACCOUNT_WRITES,
+  // Config and the desired digest.
+  check: checkAccountRules,
+  normalise: normaliseAccountSection,
+  desiredDigest: AS_NORMALISED,
 } as const satisfies KindModule;

@@ -2,6 +2,7 @@ import { quote } from '../../core/diagnostics.js';
 import type { LocatedFile } from '../../core/positions.js';
 import { describeEarlier, type Reporter } from '../../core/reporter.js';
 import { countChars, emptyText, itemCount, type SchemaMessages } from '../../core/schema-messages.js';
+import type { RuleContext } from '../config-port.js';
 import { WELCOME_TOO_MANY_HINT } from '../guide-config/rules.js';
 
 /** The account's sensitive words in one file that passed the schema, with the means to point into it. */
@@ -38,6 +39,15 @@ export function checkSensitiveWords(files: readonly AccountRuleFile[], out: Repo
       );
     });
   }
+}
+
+/** The account kind's rules, as the registry runs them: they learn nothing for the other kinds. */
+export function checkAccountRules(
+  files: readonly AccountRuleFile[],
+  _context: RuleContext,
+  out: Reporter,
+): void {
+  checkSensitiveWords(files, out);
 }
 
 /** The words for the account's values that break the schema fragment (`schema.ts`), by `$defs name/keyword`. */

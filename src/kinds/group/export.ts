@@ -1,5 +1,5 @@
 import { compareText } from '../../core/compare-text.js';
-import type { DesiredGroup } from '../../core/desired.js';
+import type { DesiredGroup, DesiredState } from '../../core/desired.js';
 import type { LiveGroup } from '../../core/live.js';
 import { canonicalMembers, exportMembers } from '../membership/export.js';
 
@@ -20,6 +20,11 @@ export function canonicalDesiredGroups(groups: readonly DesiredGroup[]): Desired
   return [...groups]
     .sort((a, b) => compareText(a.name, b.name))
     .map((g) => (g.members === undefined ? g : { ...g, members: canonicalMembers(g.members) }));
+}
+
+/** The group kind's section of the desired digest (with its members): the groups in its order. */
+export function digestDesiredGroups(desired: DesiredState): Partial<DesiredState> {
+  return { groups: canonicalDesiredGroups(desired.groups) };
 }
 
 /** Each group's fingerprint (`hash` of its canonical form) with its name, by id. */

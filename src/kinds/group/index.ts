@@ -1,5 +1,7 @@
 import type { KindModule } from '../kind-module.js';
-import { GROUP_MESSAGES } from './rules.js';
+import { digestDesiredGroups } from './export.js';
+import { normaliseGroupSection } from './normalise.js';
+import { checkGroupRules, GROUP_MESSAGES } from './rules.js';
 import { GROUP_SCHEMA } from './schema.js';
 import { GROUP_WRITES } from './writes.js';
 
@@ -8,4 +10,8 @@ export const GROUP_KIND = {
   schema: GROUP_SCHEMA,
   messages: GROUP_MESSAGES,
   writes: GROUP_WRITES,
+  // Config and the desired digest.
+  check: checkGroupRules,
+  normalise: normaliseGroupSection,
+  desiredDigest: digestDesiredGroups,
 } as const satisfies KindModule;

@@ -3,6 +3,7 @@ import type { Indexed, LocatedFile } from '../../core/positions.js';
 import type { Ref, Reporter } from '../../core/reporter.js';
 import { emptyText, type SchemaMessages, textTooLong } from '../../core/schema-messages.js';
 import type { RuleGroup } from '../../core/written.js';
+import type { RuleContext } from '../config-port.js';
 import type { KnownGuides } from '../guide/rules.js';
 import { checkMembers } from '../membership/rules.js';
 
@@ -44,6 +45,11 @@ export function checkGroups(
       checkMembers(parsed, index, group, known, complete, out);
     }
   }
+}
+
+/** The group kind's rules (with its members'), as the registry runs them: after the guides. */
+export function checkGroupRules(files: readonly GroupRuleFile[], context: RuleContext, out: Reporter): void {
+  checkGroups(files, context.guides, context.complete, out);
 }
 
 /** The words for a group's values that break the schema fragment (`schema.ts`), by `$defs name/keyword`. */

@@ -8,4 +8,8 @@ export const GUIDE_CONFIG_KIND = {
   schema: GUIDE_CONFIG_SCHEMA,
   messages: GUIDE_CONFIG_MESSAGES,
   writes: GUIDE_CONFIG_WRITES,
+  // Config and the desired digest: a configuration is written inside its guide, so the guide kind's.
+  check: { partOf: 'guide' },
+  normalise: { partOf: 'guide' },
+  desiredDigest: { partOf: 'guide' },
 } as const satisfies KindModule;

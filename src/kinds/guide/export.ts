@@ -1,5 +1,5 @@
 import { compareText } from '../../core/compare-text.js';
-import { type DesiredGuide, guideKey } from '../../core/desired.js';
+import { type DesiredGuide, type DesiredState, guideKey } from '../../core/desired.js';
 import type { LiveGuide } from '../../core/live.js';
 import { type CardMediaId, exportGuideConfig } from '../guide-config/export.js';
 
@@ -27,6 +27,11 @@ export function canonicalDesiredGuides(guides: readonly DesiredGuide[]): Desired
     .map((guide) => ({ guide, key: guideKey(guide.id) }))
     .sort((a, b) => compareText(a.key, b.key))
     .map((e) => e.guide);
+}
+
+/** The guide kind's section of the desired digest: the guides in its order. */
+export function digestDesiredGuides(desired: DesiredState): Partial<DesiredState> {
+  return { guides: canonicalDesiredGuides(desired.guides) };
 }
 
 /** Each guide's fingerprint (`hash` of its canonical form), by key. */

@@ -1,5 +1,7 @@
 import type { KindModule } from '../kind-module.js';
-import { GUIDE_MESSAGES } from './rules.js';
+import { digestDesiredGuides } from './export.js';
+import { normaliseGuideSection } from './normalise.js';
+import { checkGuideRules, GUIDE_MESSAGES } from './rules.js';
 import { GUIDE_SCHEMA } from './schema.js';
 import { GUIDE_WRITES } from './writes.js';
 
@@ -8,4 +10,8 @@ export const GUIDE_KIND = {
   schema: GUIDE_SCHEMA,
   messages: GUIDE_MESSAGES,
   writes: GUIDE_WRITES,
+  // Config and the desired digest.
+  check: checkGuideRules,
+  normalise: normaliseGuideSection,
+  desiredDigest: digestDesiredGuides,
 } as const satisfies KindModule;

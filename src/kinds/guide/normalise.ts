@@ -1,6 +1,18 @@
 import { type DesiredGuide, type GuideId, guideIdFrom, type SourceRef } from '../../core/desired.js';
 import type { WrittenGuide } from '../../core/written.js';
+import { type DesiredParts, entrySourceOf, type NormaliseFile, sourceOf } from '../config-port.js';
 import { normaliseGuideConfig } from '../guide-config/normalise.js';
+
+/** The guide kind's normalising of one file: its guides in the environment, and those it protects. */
+export function normaliseGuideSection({ parsed, written, exists }: NormaliseFile, into: DesiredParts): void {
+  (written.guides ?? []).forEach((guide, index) => {
+    if (!exists(guide)) return;
+    const desired = normaliseGuide(guide, sourceOf(parsed, ['guides', index]));
+    into.guides.push(desired);
+    if (guide.protected === true)
+      into.protectGuide(desired.id, entrySourceOf(parsed, ['guides', index, 'protected'], 'key'));
+  });
+}
 
 /** A guide as written, once checked, with its configuration. */
 export function normaliseGuide(written: WrittenGuide, source: SourceRef): DesiredGuide {

@@ -11,6 +11,7 @@ import { isRecord } from '../../core/records.js';
 import type { Ref, Reporter } from '../../core/reporter.js';
 import { countChars, emptyText, type SchemaMessages, textTooLong } from '../../core/schema-messages.js';
 import type { RuleGuide } from '../../core/written.js';
+import type { RuleContext, RuleFile } from '../config-port.js';
 
 /**
  * A guide's value rules, in words: the schema's messages (`config/check-schema.ts`) and the rules
@@ -88,6 +89,11 @@ export function checkGuides(files: readonly GuideRuleFile[], out: Reporter): Kno
     }
   }
   return { byAccount, byOpenid };
+}
+
+/** The guide kind's rules, as the registry runs them: first, since the other kinds read who the guides are. */
+export function checkGuideRules(files: readonly RuleFile[], context: RuleContext, out: Reporter): void {
+  context.guides = checkGuides(files, out);
 }
 
 /** For a value that is not an identifier (an openid, a recipient). */

@@ -8,4 +8,8 @@ export const MEMBERSHIP_KIND = {
   schema: MEMBERSHIP_SCHEMA,
   messages: MEMBERSHIP_MESSAGES,
   writes: MEMBERSHIP_WRITES,
+  // Config and the desired digest: members are written inside their groups, so the group kind's.
+  check: { partOf: 'group' },
+  normalise: { partOf: 'group' },
+  desiredDigest: { partOf: 'group' },
 } as const satisfies KindModule;

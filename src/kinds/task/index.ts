@@ -1,17 +1,16 @@
+import { AS_NORMALISED } from '../config-port.js';
 import type { KindModule } from '../kind-module.js';
 import { canonicalTask, exportTasks } from './export.js';
-import { normaliseTask } from './normalise.js';
+import { normaliseTaskSection } from './normalise.js';
 import { planTasks } from './plan.js';
 import { readGuideTasks, taskReadScope } from './read.js';
-import { TASK_MESSAGES } from './rules.js';
+import { checkTaskRules, TASK_MESSAGES } from './rules.js';
 import { TASK_SCHEMA } from './schema.js';
 import { TASK_WRITES } from './writes.js';
 
 /** The task kind (mass-send tasks) as one module: each part of guidectl asks it one thing. */
 export interface TaskKind extends KindModule {
   readonly kind: 'task';
-  /** A task as written, once checked, as the planner reads it. */
-  readonly normalise: typeof normaliseTask;
   /** The guides whose tasks a plan reads. */
   readonly readScope: typeof taskReadScope;
   /** One guide's tasks, through a read port. */
@@ -30,10 +29,13 @@ export const TASK_KIND: TaskKind = {
   schema: TASK_SCHEMA,
   messages: TASK_MESSAGES,
   writes: TASK_WRITES,
-  normalise: normaliseTask,
   readScope: taskReadScope,
   read: readGuideTasks,
   plan: planTasks,
   export: exportTasks,
   fingerprint: canonicalTask,
+  // Config and the desired digest.
+  check: checkTaskRules,
+  normalise: normaliseTaskSection,
+  desiredDigest: AS_NORMALISED,
 };
