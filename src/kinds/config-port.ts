@@ -54,7 +54,7 @@ export class RuleContext {
 }
 
 /** A kind's rules across entries and files: what the schema cannot say. */
-export type KindRules = ((files: readonly RuleFile[], context: RuleContext, out: Reporter) => void) | PartOf;
+export type KindCheck = ((files: readonly RuleFile[], context: RuleContext, out: Reporter) => void) | PartOf;
 
 /** One file that passed the schema, as a kind's normalising reads it. */
 export interface NormaliseFile {

@@ -1,7 +1,7 @@
 import type { PlannedOperation } from '../core/plan.js';
 import type { SchemaFragment } from '../core/schema-fragment.js';
 import type { SchemaMessages } from '../core/schema-messages.js';
-import type { KindDesiredDigest, KindNormalise, KindRules } from './config-port.js';
+import type { KindCheck, KindDesiredDigest, KindNormalise } from './config-port.js';
 import type { WriteEffect } from './kind.js';
 
 /** The kinds of resource a file manages, each one module under `src/kinds/`. */
@@ -21,7 +21,7 @@ export interface KindModule {
 
   // Config and the desired digest: what config/ and plan/digest.ts ask of every kind.
   /** Its rules across entries and files, which `config/check-rules.ts` runs in `RULE_ORDER`. */
-  readonly check: KindRules;
+  readonly check: KindCheck;
   /** Its section of one checked file, into the desired state. */
   readonly normalise: KindNormalise;
   /** Its section of the desired state as the desired digest covers it. */
