@@ -3,6 +3,7 @@ import type { SchemaFragment } from '../core/schema-fragment.js';
 import type { SchemaMessages } from '../core/schema-messages.js';
 import type { KindCheck, KindDesiredDigest, KindNormalise } from './config-port.js';
 import type { WriteEffect } from './kind.js';
+import type { ChangeSection, KindPlan } from './plan-context.js';
 
 /** The kinds of resource a file manages, each one module under `src/kinds/`. */
 export type Kind = 'guide' | 'guideConfig' | 'group' | 'membership' | 'account' | 'task';
@@ -26,4 +27,9 @@ export interface KindModule {
   readonly normalise: KindNormalise;
   /** Its section of the desired state as the desired digest covers it. */
   readonly desiredDigest: KindDesiredDigest;
+  // Planning: plan/plan-changes.ts runs the steps, the plan's output orders changes by section.
+  /** Its steps of a plan, by phase (`PLAN_ORDER` in the registry puts the kinds of a phase in order). */
+  readonly plan: KindPlan;
+  /** Where its changes go in the plan's output. */
+  readonly changeSection: ChangeSection;
 }

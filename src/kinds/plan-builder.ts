@@ -1,5 +1,5 @@
 import { compareText } from '../core/compare-text.js';
-import type { CallBody, Change, Plan, PlannedCall, PlannedOperation } from '../core/plan.js';
+import type { CallBody, Change, Plan, PlannedCall, PlannedOperation, ResourceKind } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
 import type { SubjectNames, WriteEffect } from './kind.js';
 
@@ -13,7 +13,8 @@ export interface PlannedCallOptions {
 /**
  * Collects calls with their subjects and order. A call depends on the previous call on the
  * resource its effect touches, on the calls of this plan that create what it needs, and on those
- * its options name. `names` names the live groups and tasks a body names by id.
+ * its options name. `names` names the live groups and tasks a body names by id; `sections` puts
+ * the changes' resources in the order the output shows them (`CHANGE_ORDER` of the registry).
  */
 export class PlanBuilder {
   readonly calls: PlannedCall[] = [];
@@ -21,7 +22,10 @@ export class PlanBuilder {
   private readonly lastOn = new Map<string, number>();
   private readonly creator = new Map<string, number>();
 
-  constructor(private readonly names: SubjectNames) {}
+  constructor(
+    private readonly names: SubjectNames,
+    private readonly sections: readonly ResourceKind[],
+  ) {}
 
   call<O extends PlannedOperation>(
     effect: WriteEffect<O>,
@@ -55,11 +59,16 @@ export class PlanBuilder {
     this.changes.push(change);
   }
 
+  /** The changes by section, then address. */
   sortedChanges(): Change[] {
-    const rank = { account: 0, group: 1, guide: 2, task: 3 } as const;
-    return [...this.changes].sort(
-      (a, b) => rank[a.resource] - rank[b.resource] || compareText(a.address, b.address),
-    );
+    const rank = new Map(this.sections.map((resource, i) => [resource, i]));
+    const rankOf = (change: Change): number => {
+      const found = rank.get(change.resource);
+      // The registry gives every resource a section, so this is a bug of the caller's.
+      if (found === undefined) throw new Error(`PlanBuilder: no section for ${change.resource} changes`);
+      return found;
+    };
+    return [...this.changes].sort((a, b) => rankOf(a) - rankOf(b) || compareText(a.address, b.address));
   }
 
   summary(): Plan['summary'] {

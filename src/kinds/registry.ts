@@ -1,4 +1,4 @@
-import type { PlannedOperation } from '../core/plan.js';
+import type { PlannedOperation, ResourceKind } from '../core/plan.js';
 import { ACCOUNT_KIND } from './account/index.js';
 import { GROUP_KIND } from './group/index.js';
 import { GUIDE_KIND } from './guide/index.js';
@@ -6,6 +6,7 @@ import { GUIDE_CONFIG_KIND } from './guide-config/index.js';
 import type { DeletedKind, WriteEffects } from './kind.js';
 import type { Kind, KindModule } from './kind-module.js';
 import { MEMBERSHIP_KIND } from './membership/index.js';
+import type { PlanPhase } from './plan-context.js';
 import { TASK_KIND } from './task/index.js';
 
 export type { Kind, KindModule } from './kind-module.js';
@@ -43,6 +44,27 @@ export const WRITE_EFFECTS: WriteEffects<PlannedOperation> = {
  * always come, so that problems of equal place keep their order.
  */
 export const RULE_ORDER: readonly Kind[] = ['guide', 'guideConfig', 'group', 'membership', 'task', 'account'];
+
+/**
+ * The kinds that take part in each phase of a plan, in the order their calls go: groups before
+ * the guides are created, guides before groups are deleted. Every step of every kind is listed
+ * once (test/kinds/plan-order.test.ts).
+ */
+export const PLAN_ORDER: { readonly [P in PlanPhase]: readonly Kind[] } = {
+  check: ['group', 'membership'],
+  create: ['group', 'guide'],
+  configure: ['guideConfig', 'guide', 'account'],
+  link: ['membership'],
+  schedule: ['task'],
+  delete: ['guide', 'group', 'task'],
+  merge: ['group'],
+};
+
+/** The sections of a plan's changes in the order the output shows them: each kind's own, by rank. */
+export const CHANGE_ORDER: readonly ResourceKind[] = Object.values(KINDS)
+  .flatMap((kind) => ('resource' in kind.changeSection ? [kind.changeSection] : []))
+  .sort((a, b) => a.rank - b.rank)
+  .map((section) => section.resource);
 
 /** The operation that creates or deletes a kind, for messages that name it. */
 export function operationThat(does: 'creates' | 'deletes', kind: DeletedKind): PlannedOperation | undefined {

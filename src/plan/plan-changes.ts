@@ -1,17 +1,13 @@
 import { compareText } from '../core/compare-text.js';
-import { type DesiredState, describeGuideId, describeTask, guideKey } from '../core/desired.js';
+import { type DesiredState, describeTask, guideKey } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveGuide, LiveState } from '../core/live.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
-import { planAccount } from '../kinds/account/plan.js';
-import { deleteCopies, matchGroups, planGroupCreations, planGroupDeletions } from '../kinds/group/plan.js';
-import { planGuideDeletions, planGuides } from '../kinds/guide/plan.js';
-import { planGuideConfig } from '../kinds/guide-config/plan.js';
 import type { SubjectNames } from '../kinds/kind.js';
-import { checkMembersExist, planMemberships } from '../kinds/membership/plan.js';
 import { PlanBuilder } from '../kinds/plan-builder.js';
-import { TASK_KIND } from '../kinds/task/index.js';
+import { noFacts, PLAN_PHASES, type PlanContext } from '../kinds/plan-context.js';
+import { CHANGE_ORDER, KINDS, PLAN_ORDER } from '../kinds/registry.js';
 
 export interface PlanResult {
   /** Present exactly when there is no error. */
@@ -31,100 +27,51 @@ function namesIn(live: LiveState): SubjectNames {
  * Computes the plan that makes `live` match `desired`: the changes, and the exact ordered list of
  * calls. Pure: no I/O, no clock; the same input gives the same plan, byte for byte.
  *
- * Order of calls: groups created, guides created or updated, configuration (guides, then the
- * account), memberships (adds, then removes), tasks (adds and updates, then cancellations),
- * deletions (guides, then groups). Within each step
- * resources go by address (guides by key, groups by name), so moving a guide between files does
- * not change the plan.
+ * The kinds' steps run phase by phase (`PLAN_PHASES`), the kinds of a phase in `PLAN_ORDER`. So
+ * calls go: groups created, guides created or updated, configuration (guides, then the account),
+ * memberships (adds, then removes), tasks (adds and updates, then cancellations), deletions
+ * (guides, then groups), then the copies of declared groups. Within each step resources go by
+ * address (guides by key, groups by name), so moving a guide between files does not change the
+ * plan.
  */
 export function planChanges(desired: DesiredState, live: LiveState): PlanResult {
-  const liveGuides = new Map<string, LiveGuide>(live.guides.map((g) => [guideKey(g.id), g]));
-  const desiredGuides = [...desired.guides].sort((a, b) => compareText(guideKey(a.id), guideKey(b.id)));
-  const desiredKeys = new Set(desiredGuides.map((g) => guideKey(g.id)));
-  const desiredGroups = [...desired.groups].sort((a, b) => compareText(a.name, b.name));
-
-  const { matchedGroups, duplicates, warnings } = matchGroups(desiredGroups, live.groups);
-
-  const liveAccounts = new Set(live.guides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : [])));
-  const diagnostics = checkMembersExist(desired, desiredGuides, desiredGroups, liveAccounts);
-  if (diagnostics.length > 0) return { diagnostics };
-
-  const b = new PlanBuilder(namesIn(live));
-
-  // 1. Groups created.
-  planGroupCreations(b, desiredGroups, matchedGroups);
-
-  // 2. Guides created or updated.
-  const { guideFields, addedAt } = planGuides(b, desiredGuides, liveGuides);
-
-  // 3. Configuration: each guide's quick replies and welcome messages, then the account.
-  const tooLarge: Diagnostic[] = [];
-  for (const guide of desiredGuides) {
-    const key = guideKey(guide.id);
-    const fields = guideFields.get(key) ?? [];
-    planGuideConfig(b, guide, liveGuides.get(key), fields, tooLarge);
-    if (fields.length > 0) {
-      b.change({
-        resource: 'guide',
-        action: addedAt.has(key) ? 'create' : 'update',
-        address: describeGuideId(guide.id),
-        fields,
-      });
-    }
+  const ctx = contextOf(desired, live);
+  for (const phase of PLAN_PHASES) {
+    for (const kind of PLAN_ORDER[phase]) KINDS[kind].plan[phase]?.(ctx);
+    // What the files name must exist before anything is planned: past that, more errors are noise.
+    if (phase === 'check' && hasErrors(ctx.diagnostics)) return { diagnostics: ctx.diagnostics };
   }
-  planAccount(b, desired, live, tooLarge);
-
-  // 4. Memberships of the groups the file names.
-  const deletedAccounts = new Set(
-    desired.prune.guides
-      ? live.guides.flatMap((g) =>
-          g.id.kind === 'account' && !desiredKeys.has(guideKey(g.id)) ? [g.id.account] : [],
-        )
-      : [],
-  );
-  const moves = planMemberships(b, desiredGroups, {
-    matchedGroups,
-    duplicates,
-    liveAccounts,
-    deletedAccounts,
-  });
-
-  // 5. Tasks: added, updated, cancelled (after the guides they need are created).
-  const tasks = TASK_KIND.plan(b, desired, live, {
-    now: taskClock(desired, live),
-    guidesAfter: new Set([
-      ...desiredKeys,
-      ...(desired.prune.guides ? [] : live.guides.map((g) => guideKey(g.id))),
-    ]),
-  });
-  if (tooLarge.length > 0 || hasErrors(tasks.diagnostics))
-    return { diagnostics: [...tooLarge, ...tasks.diagnostics] };
-
-  // 6. Deletions, or mentions of what is left alone.
-  const unmanaged = [
-    ...planGuideDeletions(b, desired, live, desiredKeys),
-    ...planGroupDeletions(b, desired, live),
-    ...tasks.unmanaged,
-  ];
-  deleteCopies(b, desiredGroups, duplicates, moves);
+  if (hasErrors(ctx.diagnostics)) return { diagnostics: ctx.diagnostics };
 
   const semantics = desired.account?.sensitiveWords?.semantics;
   return {
-    diagnostics: [...warnings, ...tasks.diagnostics],
+    diagnostics: [...ctx.planNotes, ...ctx.diagnostics],
     plan: {
       formatVersion: PLAN_FORMAT_VERSION,
-      summary: b.summary(),
-      changes: b.sortedChanges(),
-      calls: b.calls,
-      unmanaged,
+      summary: ctx.builder.summary(),
+      changes: ctx.builder.sortedChanges(),
+      calls: ctx.builder.calls,
+      unmanaged: ctx.unmanaged,
       ...ifDefined('sensitiveWordSemantics', semantics),
     },
   };
 }
 
-/** The "now" of the task rules: when the live state was read. Tasks need it; a read without a clock is a bug. */
-function taskClock(desired: DesiredState, live: LiveState): number {
-  if (desired.tasks !== undefined && live.readAt === undefined)
-    throw new Error('planChanges: tasks are managed but the live state has no readAt (the time of the read)');
-  return live.readAt ?? 0;
+/** The context of one plan: the states, sorted by address, and nothing found yet. */
+function contextOf(desired: DesiredState, live: LiveState): PlanContext {
+  const desiredGuides = [...desired.guides].sort((a, b) => compareText(guideKey(a.id), guideKey(b.id)));
+  return {
+    builder: new PlanBuilder(namesIn(live), CHANGE_ORDER),
+    desired,
+    live,
+    desiredGuides,
+    desiredGroups: [...desired.groups].sort((a, b) => compareText(a.name, b.name)),
+    liveGuides: new Map<string, LiveGuide>(live.guides.map((g) => [guideKey(g.id), g])),
+    desiredKeys: new Set(desiredGuides.map((g) => guideKey(g.id))),
+    liveAccounts: new Set(live.guides.flatMap((g) => (g.id.kind === 'account' ? [g.id.account] : []))),
+    diagnostics: [],
+    planNotes: [],
+    unmanaged: [],
+    facts: noFacts(),
+  };
 }

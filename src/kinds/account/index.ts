@@ -1,6 +1,7 @@
 import { AS_NORMALISED } from '../config-port.js';
 import type { KindModule } from '../kind-module.js';
 import { normaliseAccountSection } from './normalise.js';
+import { ACCOUNT_PLAN } from './plan.js';
 import { ACCOUNT_MESSAGES, checkAccountRules } from './rules.js';
 import { ACCOUNT_SCHEMA } from './schema.js';
 import { ACCOUNT_WRITES } from './writes.js';
@@ -14,4 +15,7 @@ export const ACCOUNT_KIND = {
   check: checkAccountRules,
   normalise: normaliseAccountSection,
   desiredDigest: AS_NORMALISED,
+  // Planning: its steps of a plan, and where its changes go in the plan's output.
+  plan: ACCOUNT_PLAN,
+  changeSection: { resource: 'account', rank: 0 },
 } as const satisfies KindModule;

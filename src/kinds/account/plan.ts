@@ -8,8 +8,14 @@ import { checkBodySize, splitByBytes } from '../call-size.js';
 import { welcomeBody } from '../guide-config/plan.js';
 import { SET_GUIDE_CONFIG } from '../guide-config/writes.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import type { KindPlan } from '../plan-context.js';
 import { messageToJson, sameWelcomeList } from '../welcome.js';
 import { SET_ACCOUNT_CONFIG } from './writes.js';
+
+/** The account kind's step: its settings, after the guides' configuration. */
+export const ACCOUNT_PLAN: KindPlan = {
+  configure: (ctx) => planAccount(ctx.builder, ctx.desired, ctx.live, ctx.diagnostics),
+};
 
 /**
  * The account: offline reply and sensitive words through the account's settings call, the

@@ -1,6 +1,7 @@
 import type { KindModule } from '../kind-module.js';
 import { digestDesiredGroups } from './export.js';
 import { normaliseGroupSection } from './normalise.js';
+import { GROUP_PLAN } from './plan.js';
 import { checkGroupRules, GROUP_MESSAGES } from './rules.js';
 import { GROUP_SCHEMA } from './schema.js';
 import { GROUP_WRITES } from './writes.js';
@@ -14,4 +15,7 @@ export const GROUP_KIND = {
   check: checkGroupRules,
   normalise: normaliseGroupSection,
   desiredDigest: digestDesiredGroups,
+  // Planning: its steps of a plan, and where its changes go in the plan's output.
+  plan: GROUP_PLAN,
+  changeSection: { resource: 'group', rank: 1 },
 } as const satisfies KindModule;

@@ -4,12 +4,31 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../../core/live.js';
 import type { Unmanaged } from '../../core/plan.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import type { KindPlan } from '../plan-context.js';
 import { CREATE_GROUP, DELETE_GROUP } from './writes.js';
 
 /**
  * Guide groups: matched with live groups by name, created when missing, deleted when pruned; the
  * copies of one declared name (left by two applies at once) merged into one and deleted.
  */
+
+/**
+ * The group kind's steps: declared groups matched with live ones (a warning for each with
+ * copies, said with the plan), created, deleted; then the copies, once their members moved.
+ */
+export const GROUP_PLAN: KindPlan = {
+  check: (ctx) => {
+    const { matchedGroups, duplicates, warnings } = matchGroups(ctx.desiredGroups, ctx.live.groups);
+    ctx.facts.matchedGroups = matchedGroups;
+    ctx.facts.duplicates = duplicates;
+    for (const w of warnings) ctx.planNotes.push(w);
+  },
+  create: (ctx) => planGroupCreations(ctx.builder, ctx.desiredGroups, ctx.facts.matchedGroups),
+  delete: (ctx) => {
+    for (const u of planGroupDeletions(ctx.builder, ctx.desired, ctx.live)) ctx.unmanaged.push(u);
+  },
+  merge: (ctx) => deleteCopies(ctx.builder, ctx.desiredGroups, ctx.facts.duplicates, ctx.facts.moves),
+};
 
 export interface GroupMatch {
   /** The live group each declared name manages, if any. */

@@ -1,4 +1,5 @@
 import type { KindModule } from '../kind-module.js';
+import { GUIDE_CONFIG_PLAN } from './plan.js';
 import { GUIDE_CONFIG_MESSAGES } from './rules.js';
 import { GUIDE_CONFIG_SCHEMA } from './schema.js';
 import { GUIDE_CONFIG_WRITES } from './writes.js';
@@ -12,4 +13,7 @@ export const GUIDE_CONFIG_KIND = {
   check: { partOf: 'guide' },
   normalise: { partOf: 'guide' },
   desiredDigest: { partOf: 'guide' },
+  // Planning: its steps of a plan, and where its changes go in the plan's output.
+  plan: GUIDE_CONFIG_PLAN,
+  changeSection: { partOf: 'guide' },
 } as const satisfies KindModule;

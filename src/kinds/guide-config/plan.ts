@@ -1,4 +1,4 @@
-import { type DesiredGuide, describeGuideId, type WelcomeMessage } from '../../core/desired.js';
+import { type DesiredGuide, describeGuideId, guideKey, type WelcomeMessage } from '../../core/desired.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { LiveGuide } from '../../core/live.js';
 import type { CallBody, FieldChange, JsonValue } from '../../core/plan.js';
@@ -6,8 +6,23 @@ import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../call-size.js';
 import { sameList } from '../kind.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import type { KindPlan } from '../plan-context.js';
 import { messageToJson, sameWelcomeList, welcomeToWire } from '../welcome.js';
 import { SET_GUIDE_CONFIG } from './writes.js';
+
+/**
+ * The guide configuration kind's step: each declared guide's, by key, its fields added to the
+ * guide's change; a call too large for the service is an error of the plan.
+ */
+export const GUIDE_CONFIG_PLAN: KindPlan = {
+  configure: (ctx) => {
+    for (const guide of ctx.desiredGuides) {
+      const key = guideKey(guide.id);
+      const fields = ctx.facts.guideFields.get(key) ?? [];
+      planGuideConfig(ctx.builder, guide, ctx.liveGuides.get(key), fields, ctx.diagnostics);
+    }
+  },
+};
 
 /**
  * Quick replies and welcome messages of one guide in the fewest calls: one `is_delete: true` call

@@ -1,6 +1,7 @@
 import type { KindModule } from '../kind-module.js';
 import { digestDesiredGuides } from './export.js';
 import { normaliseGuideSection } from './normalise.js';
+import { GUIDE_PLAN } from './plan.js';
 import { checkGuideRules, GUIDE_MESSAGES } from './rules.js';
 import { GUIDE_SCHEMA } from './schema.js';
 import { GUIDE_WRITES } from './writes.js';
@@ -14,4 +15,7 @@ export const GUIDE_KIND = {
   check: checkGuideRules,
   normalise: normaliseGuideSection,
   desiredDigest: digestDesiredGuides,
+  // Planning: its steps of a plan, and where its changes go in the plan's output.
+  plan: GUIDE_PLAN,
+  changeSection: { resource: 'guide', rank: 2 },
 } as const satisfies KindModule;

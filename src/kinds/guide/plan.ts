@@ -4,6 +4,7 @@ import type { LiveGuide, LiveState } from '../../core/live.js';
 import type { FieldChange, Unmanaged } from '../../core/plan.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import type { KindPlan, PlanContext } from '../plan-context.js';
 import { ADD_GUIDE, DELETE_GUIDE, UPDATE_GUIDE } from './writes.js';
 
 /**
@@ -86,4 +87,48 @@ export function planGuideDeletions(
     });
   }
   return unmanaged;
+}
+
+/**
+ * The guide kind's steps: guides created or updated (and which guides the plan keeps), their
+ * changes once their configuration is planned, and the deletions.
+ */
+export const GUIDE_PLAN: KindPlan = {
+  create: (ctx) => {
+    const { guideFields, addedAt } = planGuides(ctx.builder, ctx.desiredGuides, ctx.liveGuides);
+    const { desired, live, desiredKeys } = ctx;
+    ctx.facts.guideFields = guideFields;
+    ctx.facts.addedAt = addedAt;
+    ctx.facts.guidesAfter = new Set([
+      ...desiredKeys,
+      ...(desired.prune.guides ? [] : live.guides.map((g) => guideKey(g.id))),
+    ]);
+    ctx.facts.deletedAccounts = new Set(
+      desired.prune.guides
+        ? live.guides.flatMap((g) =>
+            g.id.kind === 'account' && !desiredKeys.has(guideKey(g.id)) ? [g.id.account] : [],
+          )
+        : [],
+    );
+  },
+  configure: recordGuideChanges,
+  delete: (ctx) => {
+    for (const u of planGuideDeletions(ctx.builder, ctx.desired, ctx.live, ctx.desiredKeys))
+      ctx.unmanaged.push(u);
+  },
+};
+
+/** A change for each declared guide with a field that changes, its configuration's included. */
+function recordGuideChanges(ctx: PlanContext): void {
+  for (const guide of ctx.desiredGuides) {
+    const key = guideKey(guide.id);
+    const fields = ctx.facts.guideFields.get(key) ?? [];
+    if (fields.length === 0) continue;
+    ctx.builder.change({
+      resource: 'guide',
+      action: ctx.facts.addedAt.has(key) ? 'create' : 'update',
+      address: describeGuideId(guide.id),
+      fields,
+    });
+  }
 }

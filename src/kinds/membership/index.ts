@@ -1,4 +1,5 @@
 import type { KindModule } from '../kind-module.js';
+import { MEMBERSHIP_PLAN } from './plan.js';
 import { MEMBERSHIP_MESSAGES } from './rules.js';
 import { MEMBERSHIP_SCHEMA } from './schema.js';
 import { MEMBERSHIP_WRITES } from './writes.js';
@@ -12,4 +13,7 @@ export const MEMBERSHIP_KIND = {
   check: { partOf: 'group' },
   normalise: { partOf: 'group' },
   desiredDigest: { partOf: 'group' },
+  // Planning: its steps of a plan, and where its changes go in the plan's output.
+  plan: MEMBERSHIP_PLAN,
+  changeSection: { partOf: 'group' },
 } as const satisfies KindModule;

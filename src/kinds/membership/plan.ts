@@ -4,12 +4,30 @@ import type { Diagnostic, DiagnosticCode } from '../../core/diagnostics.js';
 import type { GroupRef } from '../../core/plan.js';
 import type { GroupMatch } from '../group/plan.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import type { KindPlan } from '../plan-context.js';
 import { ADD_MEMBER, REMOVE_MEMBER } from './writes.js';
 
 /**
  * Memberships of guides in groups: each member a group names must be a guide that exists after
  * the plan; added after the group and the guide are created, removed when the files drop them.
  */
+
+/** The membership kind's steps: its members checked before any call; added and removed after the guides. */
+export const MEMBERSHIP_PLAN: KindPlan = {
+  check: (ctx) => {
+    const found = checkMembersExist(ctx.desired, ctx.desiredGuides, ctx.desiredGroups, ctx.liveAccounts);
+    for (const d of found) ctx.diagnostics.push(d);
+  },
+  link: (ctx) => {
+    const { matchedGroups, duplicates, deletedAccounts } = ctx.facts;
+    ctx.facts.moves = planMemberships(ctx.builder, ctx.desiredGroups, {
+      matchedGroups,
+      duplicates,
+      liveAccounts: ctx.liveAccounts,
+      deletedAccounts,
+    });
+  },
+};
 
 /** Every member a group of the files names must be a declared guide, or a live one the plan keeps. */
 export function checkMembersExist(

@@ -2,7 +2,7 @@ import { AS_NORMALISED } from '../config-port.js';
 import type { KindModule } from '../kind-module.js';
 import { canonicalTask, exportTasks } from './export.js';
 import { normaliseTaskSection } from './normalise.js';
-import { planTasks } from './plan.js';
+import { TASK_PLAN } from './plan.js';
 import { readGuideTasks, taskReadScope } from './read.js';
 import { checkTaskRules, TASK_MESSAGES } from './rules.js';
 import { TASK_SCHEMA } from './schema.js';
@@ -15,8 +15,6 @@ export interface TaskKind extends KindModule {
   readonly readScope: typeof taskReadScope;
   /** One guide's tasks, through a read port. */
   readonly read: typeof readGuideTasks;
-  /** The desired tasks against the live ones, as calls and changes. */
-  readonly plan: typeof planTasks;
   /** The pending tasks as a file writes them. */
   readonly export: typeof exportTasks;
   /** A live task as the plan's digests cover it. */
@@ -31,11 +29,13 @@ export const TASK_KIND: TaskKind = {
   writes: TASK_WRITES,
   readScope: taskReadScope,
   read: readGuideTasks,
-  plan: planTasks,
   export: exportTasks,
   fingerprint: canonicalTask,
   // Config and the desired digest.
   check: checkTaskRules,
   normalise: normaliseTaskSection,
   desiredDigest: AS_NORMALISED,
+  // Planning: its steps of a plan, and where its changes go in the plan's output.
+  plan: TASK_PLAN,
+  changeSection: { resource: 'task', rank: 3 },
 };

@@ -17,6 +17,7 @@ import { formatWrittenTime } from '../../core/task-time.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import { checkBodySize } from '../call-size.js';
 import type { PlanBuilder } from '../plan-builder.js';
+import type { KindPlan } from '../plan-context.js';
 import { messageToJson, sameWelcome } from '../welcome.js';
 import { ADD_TASK, CANCEL_TASK, UPDATE_TASK } from './writes.js';
 
@@ -27,6 +28,29 @@ import { ADD_TASK, CANCEL_TASK, UPDATE_TASK } from './writes.js';
  * else listed as left alone. Cancelled live tasks are never read, so never matched. A task created
  * or updated must be pushed from `now` to one month ahead. Pure: `now` is passed in.
  */
+
+/**
+ * The task kind's steps: added, updated and cancelled once the guides they need are created;
+ * the live tasks it leaves alone listed after the other kinds' deletions.
+ */
+export const TASK_PLAN: KindPlan = {
+  schedule: (ctx) => {
+    const now = taskClock(ctx.desired, ctx.live);
+    const tasks = planTasks(ctx.builder, ctx.desired, ctx.live, { now, guidesAfter: ctx.facts.guidesAfter });
+    for (const d of tasks.diagnostics) ctx.diagnostics.push(d);
+    ctx.facts.tasksLeftAlone = tasks.unmanaged;
+  },
+  delete: (ctx) => {
+    for (const u of ctx.facts.tasksLeftAlone) ctx.unmanaged.push(u);
+  },
+};
+
+/** The "now" of the task rules: when the live state was read. Tasks need it; a read without a clock is a bug. */
+function taskClock(desired: DesiredState, live: LiveState): number {
+  if (desired.tasks !== undefined && live.readAt === undefined)
+    throw new Error('planChanges: tasks are managed but the live state has no readAt (the time of the read)');
+  return live.readAt ?? 0;
+}
 
 /** What the task rules need besides the states: the time, and the guides the plan creates or deletes. */
 export interface TaskContext {
