@@ -137,6 +137,8 @@ const THROUGH_THE_REGISTRY = [
   'config/check-rules.ts',
   'config/check-environment.ts',
   'config/merge-files.ts',
+  'plan/plan-changes.ts',
+  'report/markdown.ts',
 ];
 
 describe('architecture', () => {

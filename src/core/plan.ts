@@ -155,7 +155,7 @@ export interface PlanSummary {
 export interface Plan {
   readonly formatVersion: typeof PLAN_FORMAT_VERSION;
   readonly summary: PlanSummary;
-  /** Sorted by resource kind (account, group, guide), then address. */
+  /** Sorted by section (account, group, guide, task: each kind's `changeSection`), then address. */
   readonly changes: readonly Change[];
   readonly calls: readonly PlannedCall[];
   readonly unmanaged: readonly Unmanaged[];

@@ -3,7 +3,7 @@ import { type Diagnostic, sortDiagnostics } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
 import type { Change, Plan } from '../core/plan.js';
 import type { GuardResult } from '../core/safety.js';
-import { WRITE_EFFECTS } from '../kinds/registry.js';
+import { CHANGE_ORDER, WRITE_EFFECTS } from '../kinds/registry.js';
 import { escapeControls } from './escape.js';
 import {
   changeLines,
@@ -205,11 +205,9 @@ function guardText(g: GuardResult): string {
   );
 }
 
-const ROWS: readonly Change['resource'][] = ['account', 'group', 'guide', 'task'];
-
 function summaryTable(plan: Plan): string[] {
   const rows = ['| kind | add | change | delete |', '|---|---:|---:|---:|'];
-  for (const resource of ROWS) {
+  for (const resource of CHANGE_ORDER) {
     const of = plan.changes.filter((c) => c.resource === resource);
     if (of.length === 0) continue;
     const n = (action: Change['action']): number => of.filter((c) => c.action === action).length;
