@@ -66,17 +66,23 @@ export interface HttpListener {
   readonly server: Server;
   /** Requests whose body is still arriving (a client uploading slowly): a stop waits for them. */
   unreadRequests(): number;
+  /**
+   * Closes the connections read on after a refused body (see `closeLingering`): their answer is
+   * sent, and a stop does not wait for their clients.
+   */
+  endLingering(): void;
 }
 
 /** An HTTP server (keep-alive, connections held under the guard's caps) over `host.handle`. */
 export function createHttpServer(host: HttpHost): HttpListener {
   const reading = new Set<IncomingMessage>();
+  const lingering = new Set<Socket>();
   const budget = new BodyBudget(host.maxBufferedBytes);
   const server = createServer({ keepAlive: true }, (req, res) => {
     const socket = req.socket;
     host.guard.requestStarted(socket);
     res.once('close', () => host.guard.requestEnded(socket));
-    serveRequest(host, req, res, { reading, budget }).catch((error: unknown) =>
+    serveRequest(host, req, res, { reading, lingering, budget }).catch((error: unknown) =>
       write(host, res, host.internalError(error)),
     );
   });
@@ -87,6 +93,9 @@ export function createHttpServer(host: HttpHost): HttpListener {
   return {
     server,
     unreadRequests: () => reading.size,
+    endLingering() {
+      for (const socket of lingering) socket.destroy();
+    },
   };
 }
 
@@ -97,9 +106,13 @@ export async function listenHttp(server: Server, host: string, port: number): Pr
   return server.address() as AddressInfo;
 }
 
-/** What the requests of one server share: those whose body is arriving, and the bodies' budget. */
+/**
+ * What the requests of one server share: those whose body is arriving, the connections read on
+ * after a refused body, and the bodies' budget.
+ */
 interface Bodies {
   readonly reading: Set<IncomingMessage>;
+  readonly lingering: Set<Socket>;
   readonly budget: BodyBudget;
 }
 
@@ -110,7 +123,7 @@ async function serveRequest(
   bodies: Bodies,
 ): Promise<void> {
   bodies.reading.add(req);
-  const body = await readRequestBody(host, req, res, bodies.budget).finally(() => bodies.reading.delete(req));
+  const body = await readRequestBody(host, req, res, bodies).finally(() => bodies.reading.delete(req));
   if (body === undefined) return;
   // Counted until the answer is sent: the body is held while it is handled.
   if (res.closed) bodies.budget.release(body.length);
@@ -135,23 +148,58 @@ async function readRequestBody(
   host: HttpHost,
   req: IncomingMessage,
   res: ServerResponse,
-  budget: BodyBudget,
+  bodies: Bodies,
 ): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   try {
     if (declared > host.maxBodyBytes) throw new BodyRefused('too-large');
-    return await readWhole(req, host, budget);
+    return await readWhole(req, host, bodies.budget);
   } catch (error) {
     if (error instanceof BodyRefused) {
-      // The rest of the body is not read: the connection ends after the answer.
+      // The rest of the body is not kept: the connection ends after the answer.
       res.setHeader('connection', 'close');
+      closeLingering(req, bodies.lingering);
       write(host, res, host.refusedBody(error.why));
-      res.once('finish', () => req.destroy());
     } else {
       req.destroy();
     }
     return undefined;
   }
+}
+
+/** How long a connection whose request body was refused is read on after its answer, at most. */
+const LINGER_MS = 5_000;
+/** How much of such a body is read and dropped, at most. */
+const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Ends the connection of `req`, whose body is refused unread, as nginx's lingering close does.
+ * Closing a socket with unread bytes makes the kernel send a reset, and a client still sending
+ * its body then loses the answer. So once the answer is sent, the service half-closes (the
+ * client reads the answer, then the end), reads on and drops what still arrives, and closes
+ * when the client does, or after `LINGER_MS` or `LINGER_BYTES`.
+ */
+function closeLingering(req: IncomingMessage, lingering: Set<Socket>): void {
+  const socket = req.socket;
+  let dropped = 0;
+  req.on('data', (chunk: Buffer | string) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) socket.destroy();
+  });
+  req.resume();
+  // Node ends a `connection: close` answer with destroySoon, which would destroy the socket as
+  // soon as the answer is written, unread bytes or not.
+  socket.destroySoon = () => {
+    if (socket.destroyed) return;
+    socket.end();
+    lingering.add(socket);
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      lingering.delete(socket);
+    });
+  };
 }
 
 function write(host: HttpHost, res: ServerResponse, answer: ServiceAnswer): void {

@@ -326,8 +326,8 @@ export class GuideService {
    * Stops accepting calls, finishes those in flight, closes the store. Safe to call twice. A
    * listening service first closes its server: requests on connections still open are answered,
    * with `connection: close` (a request whose body is still arriving is waited for, and the log
-   * says so), and a connection still busy after 10 s is closed; from then on `handle` refuses
-   * (`ServiceClosedError`).
+   * says so), and a connection still busy after 10 s is closed; one read on after a refused body
+   * is closed at once, its answer sent. From then on `handle` refuses (`ServiceClosedError`).
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -335,6 +335,7 @@ export class GuideService {
       if (server !== undefined) {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        this.http?.endLingering();
         const force = setTimeout(() => server.closeAllConnections(), CLOSE_WAIT_MS);
         this.tellUnread(this.http?.unreadRequests() ?? 0);
         await closed;

@@ -1,5 +1,6 @@
+import { connect } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createGuideClient, TransportError } from '../../src/client/index.js';
 import { parseFaults } from '../../src/service/faults.js';
 import { GuideService, ServiceClosedError } from '../../src/service/index.js';
@@ -178,5 +179,34 @@ describe('calls waiting on an injected latency', () => {
     // Without the delay ended, the call would wait its 60 s, past the test's timeout.
     await service.abandon();
     expect(await waiting).toBeUndefined();
+  });
+});
+
+describe('a connection read on after a refused body', () => {
+  it('is closed by a stop at once, its answer sent, not after the 5 s it may be read on', async () => {
+    const running = await startTestService({ maxBodyBytes: 1000 });
+    const { hostname, port } = new URL(running.url);
+    // Half-open allowed: the client reads the answer and the service's end, and sends on.
+    const socket = connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+    socket.on('error', () => {});
+    let text = '';
+    let ended = false;
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    socket.once('end', () => {
+      ended = true;
+    });
+    socket.write(
+      `POST /cgi-bin/guide/getguideacct?access_token=${encodeURIComponent(running.token)} HTTP/1.1\r\n` +
+        'host: service\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{',
+    );
+    await vi.waitFor(() => expect(ended).toBe(true));
+    expect(text).toContain('"errcode":45002');
+    expect(running.service.openConnections).toBeGreaterThan(0);
+    const closing = running.close();
+    await vi.waitFor(() => expect(running.service.openConnections).toBe(0), { timeout: 2_000 });
+    await closing;
+    socket.destroy();
   });
 });

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guideBody, rawRequest, startTestService, type TestService } from '../helpers/service.js';
 
@@ -169,6 +170,38 @@ describe('bad input never crashes the service', () => {
     });
     expect(answer.status).toBe(200);
     expect(answer.text).toContain('45002');
+    await t.ok('getguidegrouplist', {});
+  });
+
+  it('a client still sending a refused body gets the whole answer, not a connection reset', async () => {
+    // The client sends 4 MB of a body declared 10 MB and reads only once it has sent them: the
+    // service answered 45002 at the headers, and must read on (and drop) what still arrives,
+    // since closing with unread bytes makes the kernel reset the connection and lose the answer.
+    const { hostname, port } = new URL(t.url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.pause();
+    let text = '';
+    let failure = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      failure = error.code ?? error.message;
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      `POST /cgi-bin/guide/getguideacct?access_token=${encodeURIComponent(t.token)} HTTP/1.1\r\n` +
+        'host: service\r\ncontent-type: application/json\r\ncontent-length: 10000000\r\n\r\n',
+    );
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    for (let i = 1; i < 64; i++) socket.write(chunk);
+    await new Promise<void>((resolve) => socket.write(chunk, () => resolve()));
+    socket.resume();
+    await closed;
+    expect(failure).toBe('');
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(text).toContain('connection: close\r\n');
+    expect(text).toMatch(/\r\n\r\n\{"errcode":45002,"errmsg":"content size out of limit[^"]*"\}$/);
     await t.ok('getguidegrouplist', {});
   });
 
