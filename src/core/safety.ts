@@ -111,7 +111,8 @@ export interface StaleReport {
  *   plan in `file` holds;
  * - `saved-plan-edited`: the files of a saved plan make another plan against the same account, so
  *   the saved calls were edited after the plan was made;
- * - `protection`: a saved plan, applied without its files, touches what its `protect` list keeps.
+ * - `protection`: a saved plan, applied without its files, touches what its `protect` list keeps;
+ * - `quota`, `quota-used-up`: today's quotas are short of what the plan needs.
  */
 export type Refusal =
   | { readonly kind: 'guard'; readonly guard: GuardResult }
@@ -129,6 +130,16 @@ export type Refusal =
       readonly short: readonly OperationNeed[];
       /** A saved plan that fitted in the day's quotas when it was saved. */
       readonly sinceSaved?: true;
+    }
+  /**
+   * No call of the plan can be made today, not even with `--allow-partial`: each needs an
+   * operation with no quota left today (`used`), or waits on a call that does.
+   */
+  | {
+      readonly kind: 'quota-used-up';
+      readonly used: readonly OperationNeed[];
+      /** When the quotas reset (the next midnight UTC+8), in ms since the epoch. */
+      readonly resetsAt: number;
     };
 
 /** Whether any deletion guard refuses the plan. */

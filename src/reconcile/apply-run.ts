@@ -1,6 +1,12 @@
 import type { Applied, ApplyRun, CancelReason, Drift, Reviewed } from '../core/apply-result.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import { type PlanQuota, quotaChange, quotaRemain, shortOperations } from '../core/daily-quota.js';
+import {
+  nextQuotaReset,
+  type PlanQuota,
+  quotaChange,
+  quotaRemain,
+  shortOperations,
+} from '../core/daily-quota.js';
 import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
@@ -113,7 +119,7 @@ async function applyFiles(
   const expected = pinnedPlanId(flags);
   if (expected !== undefined && expected !== id) refusals.push({ kind: 'plan-id', expected, actual: id });
   refusals.push(...guardRefusals(guards));
-  refusals.push(...quotaRefusals(run.quota, flags));
+  refusals.push(...quotaRefusals(plan, run.quota, flags, deps));
   const reviewed: Reviewed = {
     ...{ plan, id, guards, diagnostics: run.diagnostics },
     ...quotaReview(plan, run.quota, flags),
@@ -165,7 +171,7 @@ async function applySaved(
   const refusals = [
     ...checks.refusals,
     ...guardRefusals(guards),
-    ...quotaRefusals(quota, flags, change === 'now-short'),
+    ...quotaRefusals(saved.plan, quota, flags, deps, change === 'now-short'),
   ];
   const verify = flags.verify ?? 'targeted';
   const check =
@@ -240,10 +246,24 @@ function quotaReview(
   return partial ? { quota, partial: partialFit(plan, quota) } : { quota };
 }
 
-/** A plan that cannot finish within today's quotas is refused, unless `--allow-partial`. */
-function quotaRefusals(quota: PlanQuota | undefined, flags: ApplyFlags, sinceSaved = false): Refusal[] {
+/**
+ * A plan that cannot finish within today's quotas is refused, unless `--allow-partial`; one of
+ * which no call fits today is refused either way, since the run could make nothing.
+ */
+function quotaRefusals(
+  plan: Plan,
+  quota: PlanQuota | undefined,
+  flags: ApplyFlags,
+  deps: Pick<ApplyDeps, 'clock'>,
+  sinceSaved = false,
+): Refusal[] {
   const short = shortOperations(quota);
-  if (short.length === 0 || flags.allowPartial === true) return [];
+  if (short.length === 0 || quota === undefined) return [];
+  if (partialFit(plan, quota).calls.made === 0) {
+    const used = short.filter((n) => n.quota.remain === 0);
+    return [{ kind: 'quota-used-up', used, resetsAt: nextQuotaReset((deps.clock ?? systemClock).now()) }];
+  }
+  if (flags.allowPartial === true) return [];
   return [{ kind: 'quota', short, ...(sinceSaved ? { sinceSaved: true } : {}) }];
 }
 

@@ -342,7 +342,7 @@ function refusedOutput(
   o: ApplyOutputOptions,
   savedPlanId: string,
 ): OutputChunk[] {
-  const refusals = run.refusals.map((r) => refusalMessage(r, o.format));
+  const refusals = run.refusals.map((r) => refusalMessage(r, o.format, o.timeZone));
   const id = run.reviewed?.id ?? savedPlanId;
   const calls = run.reviewed?.plan.calls.length ?? 0;
   const json = {

@@ -8,6 +8,7 @@ import type { TargetNow } from '../core/target-identity.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 import { convergedToJson } from './apply-stream.js';
 import { escapeControls } from './escape.js';
+import { shortLocalTime } from './local-time.js';
 import { paint } from './paint.js';
 import {
   changeLines,
@@ -111,9 +112,13 @@ const PLAN_SHOWN: Readonly<Record<'human' | 'json' | 'json-stream', string>> = {
 
 /**
  * Why apply will not make a plan's calls, in one line that says what to do; `format` is where the
- * plan made now was shown (human text above it, or the JSON).
+ * plan made now was shown (human text above it, or the JSON), `timeZone` the user's for times.
  */
-export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN = 'human'): string {
+export function refusalMessage(
+  refusal: Refusal,
+  format: keyof typeof PLAN_SHOWN = 'human',
+  timeZone?: string,
+): string {
   switch (refusal.kind) {
     case 'guard':
       return guardMessage(refusal.guard);
@@ -127,6 +132,8 @@ export function refusalMessage(refusal: Refusal, format: keyof typeof PLAN_SHOWN
       return `refused: ${refusal.message}`;
     case 'quota':
       return `refused: ${refusal.sinceSaved === true ? "since it was saved, today's quotas changed: " : ''}${quotaRefusalText(refusal.short)}`;
+    case 'quota-used-up':
+      return `refused: ${quotaUsedUpText(refusal.used, refusal.resetsAt, timeZone)}`;
     default: {
       const unreachable: never = refusal;
       return unreachable;
@@ -140,6 +147,22 @@ function quotaRefusalText(short: readonly OperationNeed[]): string {
     .map((n) => `${n.operation} needs ${countOf(n.calls, 'call')} and ${formatCount(n.quota.remain)} remain`)
     .join('; ');
   return `this plan cannot finish today (${what}); the quotas reset at ${QUOTA_RESET}. Apply then, or pass --allow-partial to make now what fits (whole guides, with their configuration and memberships) and apply again after the reset to finish; the account's quotas may also be reset with clear_quota (ten times a month).`;
+}
+
+/**
+ * Why a plan of which no call fits today is not started, with or without `--allow-partial`, in
+ * the words of the report of an apply that met a used-up quota: starting it would only say that.
+ */
+function quotaUsedUpText(
+  used: readonly OperationNeed[],
+  resetsAt: number,
+  timeZone: string | undefined,
+): string {
+  const what = used
+    .map((n) => `${n.operation} needs ${countOf(n.calls, 'call')} and 0 remain today`)
+    .join('; ');
+  const at = shortLocalTime(Math.floor(resetsAt / 1000), timeZone);
+  return `daily quota used up: ${what}, so no call of this plan can be made now, even with --allow-partial. The quotas reset at ${at}, ${QUOTA_RESET}. Run guidectl apply again after then. To finish sooner, reset the account's quotas with POST /cgi-bin/clear_quota (ten times a month), then apply again.`;
 }
 
 /** What the `--json` outputs of apply say of where the plan was made: its environment (`--env`) and target. */

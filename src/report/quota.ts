@@ -93,6 +93,8 @@ export function cannotFinishLine(short: readonly OperationNeed[], partial?: Part
   if (partial === undefined)
     return `Warning: this plan cannot finish today (${what}); apply refuses to start it unless --allow-partial, which makes what fits, whole; ${then}`;
   const { guides, calls } = partial;
+  if (calls.made === 0)
+    return `Warning: this plan cannot finish today (${what}). --allow-partial: no call of it fits today, so apply refuses to start it; ${then}`;
   const made =
     guides.total > 0
       ? `${formatCount(guides.made)} of ${countOf(guides.total, 'guide')}, each whole (${formatCount(calls.made)} of ${countOf(calls.total, 'call')})`

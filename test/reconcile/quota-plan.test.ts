@@ -275,6 +275,43 @@ describe('apply within the daily quotas', () => {
     expect(calls.filter((c) => c.operation === 'addguideacct')).toHaveLength(5);
   });
 
+  it('refuses at once, without asking, a plan of which no call fits today, with --allow-partial or not', async () => {
+    // Guides alone: every call is an addguideacct, and none of the day's 15 is left.
+    const file = await ws.write('guides.yaml', storeOf(3).replace(/^groups:\n.*\n.*\n/m, ''));
+    await useQuota(15);
+    await simCall(service.service.url, 'calls', { reset: true });
+    const words =
+      "refused: daily quota used up: addguideacct needs 3 calls and 0 remain today, so no call of this plan can be made now, even with --allow-partial. The quotas reset at 2026-11-20 17:00 +01:00, midnight UTC+8 (00:00 Beijing time). Run guidectl apply again after then. To finish sooner, reset the account's quotas with POST /cgi-bin/clear_quota (ten times a month), then apply again.";
+    for (const flags of [['--allow-partial'], []]) {
+      let asked = false;
+      const io = captureIo({ TZ: 'Europe/Paris', ...env }, ws.dir, {
+        now: frozenClock().now,
+        tty: true,
+        ask: async () => {
+          asked = true;
+          return 'yes';
+        },
+      });
+      const status = await runProgram(['apply', ...flags, file], io);
+      expect(status, flags.join(' ')).toBe(1);
+      expect(asked, flags.join(' ')).toBe(false);
+      expect(io.err(), flags.join(' ')).toContain(`guidectl: ${words}\n`);
+      expect(io.err()).toContain('guidectl: apply refused; nothing was changed');
+    }
+    // The warning of the plan shown says the same before the refusal; no guide call was made.
+    const partial = await cli(['apply', '--auto-approve', '--allow-partial', file]);
+    expect(partial.out).toContain(
+      'Warning: this plan cannot finish today (addguideacct needs 3 and 0 remain). --allow-partial: no call of it fits today, so apply refuses to start it; apply again after midnight UTC+8 (00:00 Beijing time) to finish.',
+    );
+    const json = await cli(['apply', '--json', '--auto-approve', '--allow-partial', file]);
+    expect(json.status).toBe(1);
+    expect(parseJson(json.out)).toMatchObject({ refused: [words], outcomes: [], converged: false });
+    const calls = (await simCall(service.service.url, 'calls'))['calls'] as { writes: boolean }[];
+    expect(calls.filter((c) => c.writes)).toEqual([]);
+    expect(calls.length).toBeGreaterThan(0);
+    expect((await account()).guides).toEqual([]);
+  });
+
   it('reports a quota used up by another between plan and calls, without --allow-partial', async () => {
     const file = await ws.write('store.yaml', storeOf(10));
     // The question is the moment between the plan (which fits: 10 of 15) and the calls.
