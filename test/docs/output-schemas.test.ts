@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, type Workspace, workspace } from '../helpers/cli.js';
+import { frozenClock, guideBody, startTestService } from '../helpers/service.js';
 import { ROOT } from './pages.js';
 import { ajv, expectValid, undeclaredKeys } from './schemas.js';
 
@@ -163,6 +164,59 @@ describe('plan, show and apply match their schemas', () => {
     expectValid('quota.schema.json', json(failed), 'quota --json without credentials');
   });
 
+  it('tasks --json and qrcode --json, of a guide named by account and by openid, and their failures', async () => {
+    const t = await startTestService();
+    try {
+      const { appid, secret } = t.service.credentials;
+      const env = { WECHAT_APPID: appid, WECHAT_SECRET: secret };
+      const at = ['--base-url', t.url];
+      await t.ok('addguideacct', guideBody('alice_wx'));
+      await t.ok('addguideacct', {
+        ...guideBody('x'),
+        guide_account: undefined,
+        guide_openid: 'oGuideCarol',
+      });
+      await t.sim('customers', { guide_account: 'alice_wx', openids: ['oAnn'] });
+      await t.sim('customers', { guide_openid: 'oGuideCarol', openids: ['oCat'] });
+      const pushTime = frozenClock().now() / 1000 + 3600;
+      for (const [guide, openid] of [
+        [{ guide_account: 'alice_wx' }, 'oAnn'],
+        [{ guide_openid: 'oGuideCarol' }, 'oCat'],
+      ] as const)
+        await t.ok('addguidemassendjob', {
+          ...guide,
+          task_name: 'Spring sale',
+          push_time: pushTime,
+          openid: [openid],
+          material: [{ type: 1, word: 'Hello' }],
+        });
+      const tasks = await cli(['tasks', '--json', ...at], env);
+      expect(tasks.code, tasks.stderr).toBe(0);
+      expect(json(tasks)).toMatchObject({
+        tasks: [{ guide_account: 'alice_wx' }, { guide_openid: 'oGuideCarol' }],
+      });
+      expectValid('tasks.schema.json', json(tasks), 'tasks --json');
+      const extra = json(tasks) as { tasks: object[] };
+      expect(
+        undeclaredKeys('tasks.schema.json', { ...extra, tasks: [{ ...extra.tasks[0], extra: 1 }] }),
+      ).toEqual(['tasks.extra']);
+      const failedTasks = await cli(['tasks', '--json', '--guide', 'nobody_wx', ...at], env);
+      expect(failedTasks.code).toBe(1);
+      expectValid('tasks.schema.json', json(failedTasks), 'tasks --json of an unknown guide');
+
+      for (const guide of ['alice_wx', 'openid:oGuideCarol']) {
+        const made = await cli(['qrcode', guide, '--json', ...at], env);
+        expect(made.code, made.stderr).toBe(0);
+        expectValid('qrcode.schema.json', json(made), `qrcode ${guide} --json`);
+      }
+      const failedQrcode = await cli(['qrcode', 'nobody_wx', '--json', ...at], env);
+      expect(failedQrcode.code).toBe(1);
+      expectValid('qrcode.schema.json', json(failedQrcode), 'qrcode --json of an unknown guide');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('the schemas refuse what the commands do not print', () => {
     expect(ajv.getSchema('plan.schema.json')?.({ format_version: 1, summary: {} })).toBe(false);
     expect(ajv.getSchema('apply-stream.schema.json')?.({ format_version: 1, type: 'call_done' })).toBe(false);
@@ -172,5 +226,24 @@ describe('plan, show and apply match their schemas', () => {
     expect(ajv.getSchema('validate.schema.json')?.([{ severity: 'fatal', code: 'x', message: 'm' }])).toBe(
       false,
     );
+    const task = {
+      task_id: 1,
+      guide_account: 'alice_wx',
+      name: 'n',
+      remark: '',
+      push_time: 1,
+      push_at: '1970-01-01T00:00:01Z',
+      status: 'pending',
+      recipients: 1,
+      materials: 1,
+    };
+    expect(ajv.getSchema('tasks.schema.json')?.({ format_version: 1, tasks: [task] })).toBe(true);
+    expect(
+      ajv.getSchema('tasks.schema.json')?.({ format_version: 1, tasks: [{ ...task, status: 'sent' }] }),
+    ).toBe(false);
+    expect(
+      ajv.getSchema('tasks.schema.json')?.({ format_version: 1, tasks: [{ ...task, guide_openid: 'o' }] }),
+    ).toBe(false);
+    expect(ajv.getSchema('qrcode.schema.json')?.({ format_version: 1, qrcode_url: 'https://x' })).toBe(false);
   });
 });

@@ -41,6 +41,8 @@ function resolve(ref: string, base: string): { id: string; node: Record<string, 
  */
 export function undeclaredKeys(ref: string, value: unknown, base = ref.split('#')[0] ?? ref): string[] {
   const { id, node } = resolve(ref, base);
+  // A schema that is another's (`tasks`, an array of `task`): that one, whatever the value.
+  if (typeof node['$ref'] === 'string') return undeclaredKeys(node['$ref'], value, id);
   if (Array.isArray(value)) {
     const items = node['items'] as Record<string, unknown> | undefined;
     if (items === undefined) return [];
@@ -48,7 +50,6 @@ export function undeclaredKeys(ref: string, value: unknown, base = ref.split('#'
     return [...new Set(value.flatMap((v) => undeclaredKeys(itemRef, v, id)))];
   }
   if (typeof value !== 'object' || value === null) return [];
-  if (typeof node['$ref'] === 'string') return undeclaredKeys(node['$ref'], value, id);
   const branches = node['anyOf'] ?? node['oneOf'];
   if (Array.isArray(branches)) {
     const missing = branches
