@@ -5,6 +5,7 @@
  */
 export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-result.js';
 export type { EnvironmentApply } from '../core/environment-plan.js';
+export { shellWord } from '../core/shell-word.js';
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';
 export {
   type AllEnvsPlan,
@@ -27,7 +28,6 @@ export {
   readAllEnvironments,
   readAndReport,
 } from './files.js';
-export { shellWord } from './made-elsewhere.js';
 export {
   type CheckedPlan,
   evaluateGuards,

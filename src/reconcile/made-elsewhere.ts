@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { shellWord } from '../core/shell-word.js';
 import { desiredDigest } from '../plan/digest.js';
 import type { SavedPlan } from '../plan/saved-plan.js';
 import type { FilesLoad, LoadResult } from './files.js';
@@ -79,9 +80,4 @@ export async function allPathsExist(paths: readonly string[]): Promise<boolean> 
     }
   }
   return true;
-}
-
-/** A word as a shell reads it: as is when plain, else in single quotes. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

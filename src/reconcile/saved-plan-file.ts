@@ -5,6 +5,7 @@ import { errorCode, errorMessage, UsageError } from '../core/errors.js';
 import { pathInside } from '../core/paths.js';
 import { realPathOf } from '../core/real-path.js';
 import { ifDefined } from '../core/records.js';
+import { shellWord } from '../core/shell-word.js';
 import { compareTargets, type TargetNow } from '../core/target-identity.js';
 import { checkOutputPath, writeWholeFile } from '../core/whole-file.js';
 import { liveFingerprints } from '../plan/digest.js';
@@ -14,7 +15,7 @@ import type { ApplySource } from './apply-run.js';
 // Types only: `show` reads saved plans too, and has no YAML to parse (so `readAndReport` of
 // files.ts, which loads the parser, is written out here as `load.report(await load.read(…))`).
 import type { FilesLoad, LoadedFiles } from './files.js';
-import { allPathsExist, readPlanFiles, refuseMadeElsewhere, shellWord } from './made-elsewhere.js';
+import { allPathsExist, readPlanFiles, refuseMadeElsewhere } from './made-elsewhere.js';
 import { inputAt } from './output-input.js';
 import type { PlanRun } from './plan-run.js';
 
@@ -135,7 +136,7 @@ export async function refuseSavedPlans(cwd: string, args: readonly string[]): Pr
   if (first === undefined) return;
   const shown = JSON.stringify(first);
   throw new UsageError(
-    `${shown} is a saved plan, not a desired-state file: print it with guidectl show ${first}, or apply it with guidectl apply ${first}`,
+    `${shown} is a saved plan, not a desired-state file: print it with guidectl show ${shellWord(first)}, or apply it with guidectl apply ${shellWord(first)}`,
   );
 }
 
@@ -148,7 +149,7 @@ export async function readSavedPlan(file: string, shown: string): Promise<SavedP
     const code = errorCode(error) ?? '';
     throw new UsageError(
       code === 'ENOENT'
-        ? `${shown}: no such file (make one with: guidectl plan PATH… --out ${shown})`
+        ? `${shown}: no such file (make one with: guidectl plan PATH… --out ${shellWord(shown)})`
         : `${shown}: cannot read it: ${errorMessage(error)}`,
     );
   }
@@ -176,7 +177,7 @@ export async function readSavedPlanToShow(
   const absolute = nodePath.resolve(cwd, file);
   if (!(await isSavedPlanFile(absolute))) {
     throw new UsageError(
-      `${JSON.stringify(file)} is not a saved plan (a desired-state file? see its plan with guidectl plan ${file}); make a saved plan with guidectl plan PATH… --out FILE.json`,
+      `${JSON.stringify(file)} is not a saved plan (a desired-state file? see its plan with guidectl plan ${shellWord(file)}); make a saved plan with guidectl plan PATH… --out FILE.json`,
     );
   }
   const saved = await readSavedPlan(absolute, file);

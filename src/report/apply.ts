@@ -4,6 +4,7 @@ import { type OperationNeed, QUOTA_RESET } from '../core/daily-quota.js';
 import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
 import type { Refusal } from '../core/safety.js';
+import { shellWord } from '../core/shell-word.js';
 import type { TargetNow } from '../core/target-identity.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 import { convergedToJson } from './apply-stream.js';
@@ -283,7 +284,7 @@ export function renderInvited(plan: Plan, result: ApplyResult, targetFlags = '')
     ? { guide_openid: first.slice('openid '.length) }
     : { guide_account: first };
   const each = guides.length === 1 ? 'it' : 'each';
-  return `Invited ${countOf(guides.length, 'guide')}${named}; ${each} serves customers once it accepts in WeChat. Status: guidectl api getguideacct '${escapeControls(JSON.stringify(key))}'${escapeControls(targetFlags)}\n`;
+  return `Invited ${countOf(guides.length, 'guide')}${named}; ${each} serves customers once it accepts in WeChat. Status: guidectl api getguideacct ${escapeControls(shellWord(JSON.stringify(key)))}${escapeControls(targetFlags)}\n`;
 }
 
 function convergenceText(run: Applied, options: { readonly color?: boolean }): string {

@@ -2,6 +2,7 @@ import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Plan } from '../core/plan.js';
 import { type GuardResult, isRefused } from '../core/safety.js';
+import { shellWord } from '../core/shell-word.js';
 import { namesNoAccount, type TargetIdentity, type TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import type { OutputChunk } from './apply-output.js';
@@ -102,7 +103,7 @@ export function savedPlanNotice(
     .filter((g) => g.status === 'refused')
     .map((g) => ` ${allowDeleteFlag(g)}`)
     .join('');
-  const saved = `Saved the plan to ${out}; apply exactly these calls with: guidectl apply ${out}${planIdFlag(made)}${allow}\n`;
+  const saved = `Saved the plan to ${escapeControls(out)}; apply exactly these calls with: guidectl apply ${escapeControls(shellWord(out))}${planIdFlag(made)}${allow}\n`;
   return format === 'human'
     ? { to: 'stdout', text: `\n${saved}` }
     : { to: 'stderr', text: `guidectl: ${saved}` };
@@ -132,7 +133,7 @@ export function formatSavedPlan(
   const heading = made === undefined ? '' : environmentHeading(made.name, made.target);
   const from = escapeControls(saved.paths.join(', ') || '(no paths)');
   const pin = planIdFlag({ planId: saved.planId, target: target.identity });
-  return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(file)}${pin}\n`;
+  return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(shellWord(file))}${pin}\n`;
 }
 
 /** ` --plan-id ID` for a plan made with an access token (see {@link savedPlanNotice}), else nothing. */

@@ -4,6 +4,7 @@ import { credentialsSource, credentialVariables } from '../core/credential-varia
 import type { DeclaredEnvironment } from '../core/environments.js';
 import { UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
+import { shellWord } from '../core/shell-word.js';
 import { describeEnvironmentTargets } from './describe-targets.js';
 import { checkBaseUrl, inCi, type Target, type TargetFlags } from './resolve.js';
 
@@ -51,7 +52,7 @@ export function resolveEnvironmentTarget(
         `environment ${name} has neither credentials nor base_url, so it is the embedded local service over ` +
           `${target.dbFile}, and CI is set: an account no one else sees, so a green job would not mean a real one. ` +
           'Give it "credentials: PREFIX" (and set PREFIX_APPID and PREFIX_SECRET, or PREFIX_ACCESS_TOKEN) or a base_url; ' +
-          `or, for the local service on purpose, name its database: --env ${name} --local-db ${target.dbFile}`,
+          `or, for the local service on purpose, name its database: --env ${name} --local-db ${shellWord(target.dbFile)}`,
       );
     // Not "defaulted": the files chose it (no "no target given" notice), in the default folder.
     return {

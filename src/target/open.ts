@@ -3,6 +3,7 @@ import type { GuideClient, GuideClientOptions } from '../client/index.js';
 import { errorMessage, UsageError } from '../core/errors.js';
 import { displayPath } from '../core/paths.js';
 import { ifDefined } from '../core/records.js';
+import { shellWord } from '../core/shell-word.js';
 import { DEFAULT_LOCAL_DB_PATH, dbFileExists, prepareDbFolder } from '../service/db-folder.js';
 import {
   acquireDbLock,
@@ -54,7 +55,7 @@ export interface TargetLock {
 function writerFix(holder: LockHolder): string {
   if (!isServeHolder(holder)) return 'Wait for it to finish, or pass --lock-timeout SECONDS to wait for it.';
   const url = holder.url ?? 'URL';
-  return `A guidectl serve holds it until it is stopped: send the calls to that serve instead (--base-url ${url}, with WECHAT_APPID and WECHAT_SECRET set to its credentials), or stop it first.`;
+  return `A guidectl serve holds it until it is stopped: send the calls to that serve instead (--base-url ${shellWord(url)}, with WECHAT_APPID and WECHAT_SECRET set to its credentials), or stop it first.`;
 }
 
 /** What named an embedded target's database, for messages. */

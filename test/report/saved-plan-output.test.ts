@@ -32,7 +32,7 @@ describe('formatSavedPlan', () => {
   it('escapes what the file names, and says when the plan recorded no paths', () => {
     const text = formatSavedPlan('human', { ...saved, paths: [] }, 'p\u001b[31m.json', false);
     expect(text).toContain(
-      'made from (no paths); apply exactly these calls with: guidectl apply p\\u001b[31m.json',
+      "made from (no paths); apply exactly these calls with: guidectl apply 'p\\u001b[31m.json'",
     );
     expect(text).not.toContain('Environment');
   });
