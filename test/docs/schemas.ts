@@ -46,7 +46,7 @@ export function undeclaredKeys(ref: string, value: unknown, base = ref.split('#'
   if (Array.isArray(value)) {
     const items = node['items'] as Record<string, unknown> | undefined;
     if (items === undefined) return [];
-    const itemRef = typeof items['$ref'] === 'string' ? items['$ref'] : `${ref.split('#')[0]}#/items`;
+    const itemRef = typeof items['$ref'] === 'string' ? items['$ref'] : `${id}#${pointerOf(ref)}/items`;
     return [...new Set(value.flatMap((v) => undeclaredKeys(itemRef, v, id)))];
   }
   if (typeof value !== 'object' || value === null) return [];
@@ -67,11 +67,19 @@ export function undeclaredKeys(ref: string, value: unknown, base = ref.split('#'
       return undeclaredKeys(`${here}/additionalProperties`, v, id).map((k) => `${key}.${k}`);
     const property = properties[key];
     if (property === undefined) return [key];
-    // A key whose schema is another object's (`plan`, `environments`): its keys too.
-    if (typeof property['$ref'] === 'string' || typeof property['additionalProperties'] === 'object')
+    // A key whose value has keys of its own (`plan`, `environments`, a list of objects): those too.
+    if (hasKeysBelow(property))
       return undeclaredKeys(`${here}/properties/${key}`, v, id).map((k) => `${key}.${k}`);
     return [];
   });
+}
+
+/** Whether a property's schema says what keys its value (or its value's items) may hold. */
+function hasKeysBelow(property: Record<string, unknown>): boolean {
+  return (
+    ['$ref', 'properties', 'items', 'anyOf', 'oneOf'].some((key) => property[key] !== undefined) ||
+    typeof property['additionalProperties'] === 'object'
+  );
 }
 
 function pointerOf(ref: string): string {
