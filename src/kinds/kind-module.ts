@@ -1,8 +1,12 @@
+import type { DesiredState } from '../core/desired.js';
+import type { LiveReadScope } from '../core/live.js';
 import type { PlannedOperation } from '../core/plan.js';
 import type { SchemaFragment } from '../core/schema-fragment.js';
 import type { SchemaMessages } from '../core/schema-messages.js';
 import type { KindCheck, KindDesiredDigest, KindNormalise } from './config-port.js';
 import type { WriteEffect } from './kind.js';
+import type { KindDigest, KindExport } from './live-part.js';
+import type { KindRead } from './live-read.js';
 import type { ChangeSection, KindPlan } from './plan-context.js';
 
 /** The kinds of resource a file manages, each one module under `src/kinds/`. */
@@ -32,4 +36,13 @@ export interface KindModule {
   readonly plan: KindPlan;
   /** Where its changes go in the plan's output. */
   readonly changeSection: ChangeSection;
+  // Its part of the live state: what is read for it and how, the live digest, and export.
+  /** Its part of what a plan of `desired` reads (`readWhole` when its list is always read whole). */
+  readonly readScope: (desired: DesiredState) => Partial<LiveReadScope>;
+  /** How it is read: once for the account, for each guide, or inside another kind's read. */
+  readonly read: KindRead;
+  /** Its part of the live digest and the fingerprints, or the kind whose part holds it. */
+  readonly digest: KindDigest;
+  /** Its section of an exported file, or the kind whose section holds it. */
+  readonly export: KindExport;
 }

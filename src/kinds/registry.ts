@@ -70,3 +70,10 @@ export const CHANGE_ORDER: readonly ResourceKind[] = Object.values(KINDS)
 export function operationThat(does: 'creates' | 'deletes', kind: DeletedKind): PlannedOperation | undefined {
   return Object.values(WRITE_EFFECTS).find((effect) => effect[does] === kind)?.operation;
 }
+
+/**
+ * Every kind once, in the order of the live state's parts as guidectl shows them: export writes
+ * its sections so, and a stale plan lists what changed so. A kind whose part is inside another's
+ * (a `partOf` digest and export) comes right after that kind.
+ */
+export const LIVE_ORDER: readonly Kind[] = ['account', 'group', 'membership', 'guide', 'guideConfig', 'task'];

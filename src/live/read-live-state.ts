@@ -1,15 +1,9 @@
 import type { GuideClient } from '../client/index.js';
-import { type Clock, systemClock, unixSeconds } from '../core/clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { type DesiredState, guideKey } from '../core/desired.js';
-import type { LiveGuide, LiveGuideConfig, LiveReadScope, LiveState, LiveTask } from '../core/live.js';
-import { ifDefined } from '../core/records.js';
-import { accountSettingsToRead, readAccount } from '../kinds/account/read.js';
-import { readGroups } from '../kinds/group/read.js';
-import { readGuides } from '../kinds/guide/read.js';
-import { guideConfigsToRead, readGuideConfig } from '../kinds/guide-config/read.js';
-import { groupMembersToRead } from '../kinds/membership/read.js';
-import type { ReadPort } from '../kinds/read-port.js';
-import { TASK_KIND } from '../kinds/task/index.js';
+import type { LiveGuide, LiveReadScope, LiveState } from '../core/live.js';
+import type { GuideReads, LiveDraft, LiveReadPort, ReadContext } from '../kinds/live-read.js';
+import { KINDS, type KindModule } from '../kinds/registry.js';
 import type { AnswerOf, RequestOf } from '../wire/messages.js';
 import type { QuotaReader } from './read-quotas.js';
 
@@ -52,19 +46,27 @@ export const READ_EVERYTHING: LiveReadScope = {
   defaultWelcome: true,
 };
 
+/** The scope that reads the guide and group lists and nothing else: each kind adds its part to it. */
+const READ_NOTHING: LiveReadScope = {
+  guideConfigs: new Set(),
+  groupMembers: new Set(),
+  offlineAutoReply: false,
+  sensitiveWords: false,
+  defaultWelcome: false,
+};
+
 /**
- * The least that planning `desired` needs to read. Tasks, when managed: those of every guide the
- * files declare or a task names (prune.tasks cancels only among those).
+ * The least that planning `desired` needs to read: each kind's part. Tasks, when managed: those of
+ * every guide the files declare or a task names (prune.tasks cancels only among those).
  */
 export function readScopeFor(desired: DesiredState): LiveReadScope {
-  const tasks = TASK_KIND.readScope(desired);
-  return {
-    ...ifDefined('tasks', tasks),
-    guideConfigs: guideConfigsToRead(desired),
-    groupMembers: groupMembersToRead(desired),
-    ...accountSettingsToRead(desired),
-  };
+  let scope = READ_NOTHING;
+  for (const kind of EVERY_KIND) scope = { ...scope, ...kind.readScope(desired) };
+  return scope;
 }
+
+/** Every kind's module, in the registry's order: the order their reads start in. */
+const EVERY_KIND: readonly KindModule[] = Object.values(KINDS);
 
 export interface ReadProgress {
   /** Read calls answered so far. */
@@ -97,14 +99,38 @@ export const LIVE_READ_WINDOW = 256;
  * Reads the live state with the fewest calls: every page of the guide list (after the first page,
  * the rest at once), the group list, the members of the groups in scope, the configuration of
  * the guides in scope that exist, and the account settings in scope. Calls run concurrently;
- * the client bounds how many are in flight.
+ * the client bounds how many are in flight. Each kind reads its part: the account-wide reads
+ * start at once, and the per-guide reads of each guide as the page listing it comes in.
  */
 export async function readLiveState(
   reader: LiveReader,
   scope: LiveReadScope,
   options: ReadLiveOptions = {},
 ): Promise<LiveState> {
-  const pageSize = options.pageSize ?? 100;
+  const context = readContext(reader, scope, options);
+  const perGuide: GuideReads[] = [];
+  for (const { read } of EVERY_KIND) if (read.form === 'guide') perGuide.push(read.start(context));
+  const onGuides = (items: readonly LiveGuide[]): void => {
+    for (const guide of items) {
+      const key = guideKey(guide.id);
+      for (const reads of perGuide) reads.add(guide.id, key);
+    }
+  };
+  const draft: LiveDraft = { guides: [], groups: [], account: {} };
+  const accountWide: Promise<void>[] = [];
+  for (const { read } of EVERY_KIND)
+    if (read.form === 'account') accountWide.push(read.read({ ...context, onGuides }, draft));
+  // All at once; Promise.all also observes the failure of each, so none goes unhandled.
+  await Promise.all(accountWide);
+  for (const reads of perGuide) await reads.finish(draft);
+  return draft;
+}
+
+/**
+ * What every kind's read is handed: `reader`'s calls, each counted for `onProgress`, and the read
+ * window of the configuration reads.
+ */
+function readContext(reader: LiveReader, scope: LiveReadScope, options: ReadLiveOptions): ReadContext {
   let done = 0;
   let known = 0;
   const track = <T>(promise: Promise<T>): Promise<T> => {
@@ -117,54 +143,29 @@ export async function readLiveState(
     });
   };
 
-  const readAt = scope.tasks === undefined ? undefined : unixSeconds(options.clock ?? systemClock);
-  const configs = new Map<string, Promise<LiveGuideConfig>>();
-  const tasks: Promise<LiveTask[]>[] = [];
-  const wantsConfig = (key: string): boolean => scope.guideConfigs === 'all' || scope.guideConfigs.has(key);
   const inWindow = windowed(options.window ?? LIVE_READ_WINDOW);
   const port = readPortOf(reader, track);
-  // Configuration reads are counted when asked for, not when the window lets them start.
+  // Windowed reads are counted when asked for, not when the window lets them start.
   const untracked = readPortOf(reader);
-  const onGuides = (items: readonly LiveGuide[]): void => {
-    for (const guide of items) {
-      const key = guideKey(guide.id);
-      if (scope.tasks === 'all' || scope.tasks?.has(key) === true) {
-        const read = TASK_KIND.read(port, guide.id, pageSize);
-        read.catch(() => {});
-        tasks.push(read);
-      }
-      if (wantsConfig(key) && !configs.has(key)) {
-        const config = track(inWindow(() => readGuideConfig(untracked, guide.id)));
-        // Awaited below; until then a failure must not count as unhandled (another read may fail first).
-        config.catch(() => {});
-        configs.set(key, config);
-      }
-    }
+  // Each read is awaited when its kind finishes; until then a failure must not count as
+  // unhandled (another read may fail first).
+  const observed = <T>(read: Promise<T>): Promise<T> => {
+    read.catch(() => {});
+    return read;
   };
-
-  // All three at once; Promise.all also observes the failure of each, so none goes unhandled.
-  const [guides, groups, account] = await Promise.all([
-    readGuides(port, pageSize, scope.expectedGuides ?? 0, onGuides),
-    readGroups(port, scope.groupMembers, pageSize),
-    readAccount(port, scope),
-  ]);
-  const withConfig = await Promise.all(
-    guides.map(async (guide) => {
-      const config = configs.get(guideKey(guide.id));
-      return config === undefined ? guide : { ...guide, config: await config };
-    }),
-  );
-  if (readAt === undefined) return { guides: withConfig, groups, account };
-  return { guides: withConfig, groups, account, tasks: (await Promise.all(tasks)).flat(), readAt };
+  return {
+    scope,
+    pageSize: options.pageSize ?? 100,
+    clock: options.clock ?? systemClock,
+    start: (read) => observed(read(port)),
+    startWindowed: (read) => observed(track(inWindow(() => read(untracked)))),
+  };
 }
 
 export type Track = <T>(promise: Promise<T>) => Promise<T>;
 
 /** The read port the kinds read through: `reader`'s calls, each counted by `track` when given. */
-export function readPortOf(
-  reader: LiveReader,
-  track: Track = (promise) => promise,
-): ReadPort<keyof LiveReader> {
+export function readPortOf(reader: LiveReader, track: Track = (promise) => promise): LiveReadPort {
   const calls: { readonly [O in keyof LiveReader]: (request: RequestOf<O>) => Promise<AnswerOf<O>> } = {
     getguideacctlist: (request) => reader.getguideacctlist(request),
     getguidegrouplist: () => reader.getguidegrouplist(),

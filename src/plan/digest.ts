@@ -1,16 +1,15 @@
 import { createHash, type Hash } from 'node:crypto';
 import { compareText } from '../core/compare-text.js';
-import { DELETE_KINDS, type DeleteKind, type DesiredState, describeTask, taskKey } from '../core/desired.js';
+import { DELETE_KINDS, type DeleteKind, type DesiredState, taskKey } from '../core/desired.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
 import type { Plan, PlannedCall } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
-import { accountFingerprints, canonicalAccount } from '../kinds/account/export.js';
-import { canonicalGroups, groupFingerprints } from '../kinds/group/export.js';
-import { canonicalGuides, guideAddress, guideFingerprints } from '../kinds/guide/export.js';
-import { KINDS } from '../kinds/registry.js';
-import { TASK_KIND } from '../kinds/task/index.js';
+import type { KindDigest, LiveFingerprints } from '../kinds/live-part.js';
+import { KINDS, LIVE_ORDER } from '../kinds/registry.js';
+
+export type { LiveFingerprints } from '../kinds/live-part.js';
 
 /**
  * Digests that tie a saved plan to what it was computed from, and the plan id. Pure: the same
@@ -301,17 +300,17 @@ export function desiredDigest(desired: DesiredState): string {
   return sha256OfCanonical('guidectl-desired-1\n', normal, 'source');
 }
 
+/** The digest parts of the kinds that have one of their own, in {@link LIVE_ORDER}. */
+const OWN_PARTS: readonly Extract<KindDigest, { form: 'own' }>[] = LIVE_ORDER.flatMap((kind) => {
+  const digest: KindDigest = KINDS[kind].digest;
+  return digest.form === 'own' ? [digest] : [];
+});
+
 /** The live state in a canonical order: each kind's part as the kind canonicalises it. */
 function canonicalLive(live: LiveState): unknown {
-  return {
-    guides: canonicalGuides(live.guides),
-    groups: canonicalGroups(live.groups),
-    account: canonicalAccount(live.account),
-    // Only when read: the digests of reads without tasks stay as they were.
-    ...(live.tasks === undefined
-      ? {}
-      : { tasks: [...live.tasks].sort((a, b) => compareText(a.id, b.id)).map(TASK_KIND.fingerprint) }),
-  };
+  let canonical: Readonly<Record<string, unknown>> = {};
+  for (const part of OWN_PARTS) canonical = { ...canonical, ...part.canonical(live) };
+  return canonical;
 }
 
 /** The SHA-256 (hex) of the live state as read (parts not read are absent, and so not covered). */
@@ -322,76 +321,36 @@ export function liveDigest(live: LiveState): string {
 /** Hex digits of a fingerprint of one live resource. */
 const FINGERPRINT_LENGTH = 12;
 
-/**
- * Short hashes of each live resource as read, saved with a plan so that a stale plan can say
- * *what* changed without the plan file holding the live state itself. Guides by key
- * (`account:x`), groups by id with their name, account settings by field (only those read).
- */
-export interface LiveFingerprints {
-  readonly guides: Readonly<Record<string, string>>;
-  readonly groups: Readonly<Record<string, { readonly name: string; readonly hash: string }>>;
-  readonly account: Readonly<Record<string, string>>;
-  /** Tasks by id, with their address (`"Spring sale" of alice_wx`); absent when no task was read. */
-  readonly tasks?: Readonly<Record<string, { readonly name: string; readonly hash: string }>>;
-}
-
 const fingerprint = (value: unknown): string => sha256Hex(canonicalJson(value)).slice(0, FINGERPRINT_LENGTH);
 
+/** The fingerprints of a read of nothing: each kind's part replaces its own, in this key order. */
+const NO_FINGERPRINTS: LiveFingerprints = { guides: {}, groups: {}, account: {} };
+
 export function liveFingerprints(live: LiveState): LiveFingerprints {
-  const guides = guideFingerprints(live.guides, fingerprint);
-  const groups = groupFingerprints(live.groups, fingerprint);
-  const account = accountFingerprints(live.account, fingerprint);
-  if (live.tasks === undefined) return { guides, groups, account };
-  const tasks: Record<string, { name: string; hash: string }> = {};
-  for (const task of [...live.tasks].sort((a, b) => compareText(a.id, b.id))) {
-    tasks[task.id] = {
-      name: describeTask(task.guide, task.name),
-      hash: fingerprint(TASK_KIND.fingerprint(task)),
-    };
-  }
-  return { guides, groups, account, tasks };
+  let fingerprints = NO_FINGERPRINTS;
+  for (const part of OWN_PARTS) fingerprints = { ...fingerprints, ...part.fingerprints(live, fingerprint) };
+  return fingerprints;
 }
 
 /**
- * What differs between the fingerprints saved with a plan and those of a new read: account
- * settings, then groups, then guides, each by address.
+ * What differs between the fingerprints saved with a plan and those of a new read: each kind's
+ * resources in {@link LIVE_ORDER} (account settings, groups, guides, tasks), each by address.
  */
 export function diffLiveFingerprints(before: LiveFingerprints, after: LiveFingerprints): LiveDifference[] {
-  const out: LiveDifference[] = [];
-  const compareMaps = (
-    resource: LiveDifference['resource'],
-    a: Readonly<Record<string, string>>,
-    b: Readonly<Record<string, string>>,
-    address: (key: string) => string,
-  ): void => {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort(compareText);
-    for (const key of keys) {
-      const x = a[key];
-      const y = b[key];
-      if (x === y) continue;
+  return OWN_PARTS.flatMap((part) => {
+    const a = part.compared(before);
+    const b = part.compared(after);
+    const out: LiveDifference[] = [];
+    for (const key of [...new Set([...a.keys(), ...b.keys()])].sort(compareText)) {
+      const x = a.get(key);
+      const y = b.get(key);
+      const either = x ?? y;
+      if (either === undefined || x?.hash === y?.hash) continue;
       const change = x === undefined ? 'added' : y === undefined ? 'removed' : 'changed';
-      out.push({ resource, address: address(key), change });
+      out.push({ resource: part.resource, address: either.address, change });
     }
-  };
-  compareMaps('account', before.account, after.account, (key) => key);
-  const names = new Map<string, string>();
-  const hashes = (groups: LiveFingerprints['groups']): Record<string, string> => {
-    const map: Record<string, string> = {};
-    for (const [id, { name, hash }] of Object.entries(groups)) {
-      map[id] = `${name}\u0000${hash}`;
-      if (!names.has(id)) names.set(id, name);
-    }
-    return map;
-  };
-  const groupsBefore = hashes(before.groups);
-  const groupsAfter = hashes(after.groups);
-  compareMaps('group', groupsBefore, groupsAfter, (id) => `${names.get(id) ?? ''} (id ${id})`);
-  compareMaps('guide', before.guides, after.guides, guideAddress);
-  const tasksBefore = hashes(before.tasks ?? {});
-  const tasksAfter = hashes(after.tasks ?? {});
-  compareMaps('task', tasksBefore, tasksAfter, (id) => `${names.get(id) ?? ''} (id ${id})`);
-  const rank = { account: 0, group: 1, guide: 2, task: 3 } as const;
-  return out.sort((x, y) => rank[x.resource] - rank[y.resource] || compareText(x.address, y.address));
+    return out.sort((p, q) => compareText(p.address, q.address));
+  });
 }
 
 /**

@@ -2,11 +2,8 @@ import { Document, visit } from 'yaml';
 import { countOf } from '../core/count.js';
 import type { LiveState } from '../core/live.js';
 import { ifDefined } from '../core/records.js';
-import { exportAccount } from '../kinds/account/export.js';
-import { exportGroups } from '../kinds/group/export.js';
-import { exportGuides } from '../kinds/guide/export.js';
-import type { CardMediaId } from '../kinds/guide-config/export.js';
-import { TASK_KIND } from '../kinds/task/index.js';
+import type { CardMediaId, ExportedSections, KindExport } from '../kinds/live-part.js';
+import { KINDS, LIVE_ORDER } from '../kinds/registry.js';
 import { escapeControlsKeepingLines, hasControlsBesidesLines } from './escape.js';
 import { cardKey, type ExportEnvironment, referenceAll } from './export-references.js';
 
@@ -53,27 +50,27 @@ export function renderExport(
   const warnings: string[] = [];
   const { environment } = options;
   const cardMediaId: CardMediaId = (card) => environment?.cardMediaIds.get(cardKey(card));
-  // Guides, groups and tasks by their keys, not in the order the API lists them: the same account
-  // always exports the same bytes, so a re-export diffs only by what changed.
-  const account = exportAccount(live.account, warnings, cardMediaId);
-  const groups = exportGroups(live.groups, warnings);
-  const guides = exportGuides(live.guides, warnings, cardMediaId);
-
-  const managed: Record<string, unknown> = {
-    ...ifDefined('account', account),
-    groups,
-    guides,
-  };
-  const tasks = live.tasks === undefined ? undefined : TASK_KIND.export(live.tasks, warnings);
+  // Each kind writes its section, in LIVE_ORDER (account, groups, guides, tasks), its resources
+  // by their keys, not in the order the API lists them: the same account always exports the
+  // same bytes, so a re-export diffs only by what changed.
+  let sections: ExportedSections = {};
+  for (const kind of LIVE_ORDER) {
+    const part: KindExport = KINDS[kind].export;
+    if (part.form === 'own') sections = { ...sections, ...part.write(live, { warnings, cardMediaId }) };
+  }
   // Every string is read with ${…} substituted and $${ as a literal ${, in a file with environments
   // or without: each ${ of a live text is written $${ (a plain export has no values to reference).
   const body = safeYaml({
     version: 1,
     ...(environment === undefined ? {} : { environments: environmentSection(environment) }),
-    ...referenceEach({ ...managed, ...ifDefined('tasks', tasks) }, environment?.values ?? new Map()),
+    ...referenceEach(sections, environment?.values ?? new Map()),
   });
   const header = exportHeader(options.schemaPath, live.tasks !== undefined, environment);
-  const counts = { guides: guides.length, groups: groups.length, tasks: tasks?.length ?? 0 };
+  const counts = {
+    guides: sections.guides?.length ?? 0,
+    groups: sections.groups?.length ?? 0,
+    tasks: sections.tasks?.length ?? 0,
+  };
   return { text: `${header.join('\n')}\n${body}`, warnings, counts };
 }
 
@@ -108,7 +105,7 @@ function environmentSection(environment: ExportEnvironment): object {
 }
 
 function referenceEach(
-  sections: Record<string, unknown>,
+  sections: ExportedSections,
   values: ReadonlyMap<string, string>,
 ): Record<string, unknown> {
   return Object.fromEntries(Object.entries(sections).map(([key, v]) => [key, referenceAll(v, values)]));

@@ -3,7 +3,8 @@ import { UNKNOWN_MEDIA_ID } from '../../src/core/guide-rules.js';
 import { exportAccount } from '../../src/kinds/account/export.js';
 import { exportGroups } from '../../src/kinds/group/export.js';
 import { exportGuides } from '../../src/kinds/guide/export.js';
-import { type CardMediaId, exportGuideConfig, exportWelcome } from '../../src/kinds/guide-config/export.js';
+import { exportGuideConfig, exportWelcome } from '../../src/kinds/guide-config/export.js';
+import type { CardMediaId } from '../../src/kinds/live-part.js';
 import { exportMembers } from '../../src/kinds/membership/export.js';
 import { liveGroup, liveGuide } from '../helpers/plan-builder.js';
 

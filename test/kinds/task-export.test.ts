@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UNKNOWN_MEDIA_ID } from '../../src/core/guide-rules.js';
 import type { LiveTask } from '../../src/core/live.js';
-import { TASK_KIND } from '../../src/kinds/task/index.js';
+import { canonicalTask, exportTasks } from '../../src/kinds/task/export.js';
 
 // The task kind's outputs: the pending tasks as a file writes them, and a task as the plan's
 // digests cover it.
@@ -25,7 +25,7 @@ const task = (id: string, name: string, over: Partial<LiveTask> = {}): LiveTask 
 describe('the task kind exports', () => {
   it('the pending tasks by guide and name, the oldest of a name, times in UTC', () => {
     const warnings: string[] = [];
-    const written = TASK_KIND.export(
+    const written = exportTasks(
       [
         task('9007199254740995', 'Sale', { remark: 'later copy' }),
         task('12', 'Done', { status: 'executed', pushAt: NOW - 60 }),
@@ -58,7 +58,7 @@ describe('the task kind exports', () => {
 
   it('an image or a card with the placeholder for the media id that cannot be read back, and says so', () => {
     const warnings: string[] = [];
-    const written = TASK_KIND.export(
+    const written = exportTasks(
       [
         task('1', 'Pic', {
           materials: [
@@ -93,6 +93,6 @@ describe('the task kind exports', () => {
 describe('the task kind fingerprints', () => {
   it('a task with its guide as a key, every other field as read', () => {
     const live = task('7', 'Sale', { guide: bob, status: 'completed' });
-    expect(TASK_KIND.fingerprint(live)).toEqual({ ...live, guide: 'openid:oBob' });
+    expect(canonicalTask(live)).toEqual({ ...live, guide: 'openid:oBob' });
   });
 });

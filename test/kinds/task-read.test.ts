@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuideClient, type GuideClient } from '../../src/client/index.js';
 import type { DesiredState } from '../../src/core/desired.js';
-import { TASK_KIND } from '../../src/kinds/task/index.js';
-import type { TaskRead } from '../../src/kinds/task/read.js';
+import { readGuideTasks, type TaskRead, taskReadScope } from '../../src/kinds/task/read.js';
 import { FAST_RETRY } from '../client/helpers.js';
 import { guideBody, startTestService, type TestService } from '../helpers/service.js';
 
@@ -66,7 +65,7 @@ afterAll(async () => {
 describe('the task kind reads', () => {
   it('every task of a guide but the cancelled ones, a page at a time, through its port', async () => {
     const { read, calls } = countingPort();
-    const tasks = await TASK_KIND.read(read, alice, 2);
+    const tasks = await readGuideTasks(read, alice, 2);
     expect(tasks.map((task) => task.name).sort()).toEqual(['Card', 'Fourth', 'Image', 'Text']);
     // Four tasks in pages of two: the first page tells the total, the second is asked for then.
     expect(calls).toEqual(['getguidemassendjoblist', 'getguidemassendjoblist']);
@@ -77,7 +76,7 @@ describe('the task kind reads', () => {
   });
 
   it('each material as the live model holds it: an image by its picture URL, a card without its cover', async () => {
-    const tasks = await TASK_KIND.read(countingPort().read, alice, 100);
+    const tasks = await readGuideTasks(countingPort().read, alice, 100);
     const materials = Object.fromEntries(tasks.map((task) => [task.name, task.materials]));
     expect(materials['Text']).toEqual([{ type: 'text', text: 'Hello' }]);
     expect(materials['Image']).toEqual([{ type: 'image', picUrl: expect.stringMatching(/^https?:\/\//) }]);
@@ -103,8 +102,8 @@ describe('the task kind reads for a plan', () => {
   });
 
   it('no tasks without a tasks list, and with one those of the guides declared and named', () => {
-    expect(TASK_KIND.readScope(state(undefined))).toBeUndefined();
-    expect(TASK_KIND.readScope(state([]))).toEqual(new Set(['account:alice_wx']));
+    expect(taskReadScope(state(undefined))).toBeUndefined();
+    expect(taskReadScope(state([]))).toEqual(new Set(['account:alice_wx']));
     const bob = { kind: 'openid', openid: 'oBob' } as const;
     const task = {
       name: 'Sale',
@@ -116,6 +115,6 @@ describe('the task kind reads for a plan', () => {
       materials: [],
       source: { file: 't.yaml', line: 9, column: 1 },
     };
-    expect(TASK_KIND.readScope(state([task]))).toEqual(new Set(['account:alice_wx', 'openid:oBob']));
+    expect(taskReadScope(state([task]))).toEqual(new Set(['account:alice_wx', 'openid:oBob']));
   });
 });

@@ -1,6 +1,8 @@
 import { compareText } from '../../core/compare-text.js';
 import type { LiveAccount } from '../../core/live.js';
-import { type CardMediaId, exportWelcome } from '../guide-config/export.js';
+import { ifDefined } from '../../core/records.js';
+import { exportWelcome } from '../guide-config/export.js';
+import type { CardMediaId, KindDigest, KindExport } from '../live-part.js';
 
 /** The account settings as the plan's live digest covers them: the sensitive words sorted. */
 export function canonicalAccount(account: LiveAccount): LiveAccount {
@@ -46,3 +48,20 @@ export function exportAccount(
   }
   return Object.keys(out).length === 0 ? undefined : out;
 }
+
+/** The account settings' part of the live digest and fingerprints: each setting read, by its name in the files. */
+export const ACCOUNT_DIGEST: KindDigest = {
+  form: 'own',
+  resource: 'account',
+  canonical: (live) => ({ account: canonicalAccount(live.account) }),
+  fingerprints: (live, hash) => ({ account: accountFingerprints(live.account, hash) }),
+  compared: (fingerprints) =>
+    new Map(Object.entries(fingerprints.account).map(([key, hash]) => [key, { hash, address: key }])),
+};
+
+/** The file's `account` section, when a setting was read. */
+export const ACCOUNT_EXPORT: KindExport = {
+  form: 'own',
+  write: (live, { warnings, cardMediaId }) =>
+    ifDefined('account', exportAccount(live.account, warnings, cardMediaId)),
+};

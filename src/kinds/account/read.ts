@@ -1,6 +1,7 @@
 import type { DesiredState } from '../../core/desired.js';
 import type { LiveAccount, LiveReadScope } from '../../core/live.js';
 import { welcomeOf } from '../guide-config/read.js';
+import type { KindRead } from '../live-read.js';
 import type { ReadPort } from '../read-port.js';
 
 /** The account settings the files manage: the ones read. */
@@ -38,3 +39,11 @@ export async function readAccount(
     ...(defaults === undefined ? {} : { defaultWelcome: welcomeOf(defaults) }),
   };
 }
+
+/** The account settings in scope, read once for the account. */
+export const ACCOUNT_READ: KindRead = {
+  form: 'account',
+  read: async (context, draft) => {
+    draft.account = await context.start((port) => readAccount(port, context.scope));
+  },
+};

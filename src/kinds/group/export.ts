@@ -1,6 +1,7 @@
 import { compareText } from '../../core/compare-text.js';
 import type { DesiredGroup, DesiredState } from '../../core/desired.js';
 import type { LiveGroup } from '../../core/live.js';
+import { comparedByName, type KindDigest, type KindExport } from '../live-part.js';
 import { canonicalMembers, exportMembers } from '../membership/export.js';
 
 /** A group as the plan's live digest and fingerprints cover it: its members (when read) sorted. */
@@ -68,3 +69,18 @@ function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]
   for (const [name, copies] of byName) if (copies.length < 2) byName.delete(name);
   return byName;
 }
+
+/** The groups' part of the live digest and fingerprints: by id, each with its members when read. */
+export const GROUP_DIGEST: KindDigest = {
+  form: 'own',
+  resource: 'group',
+  canonical: (live) => ({ groups: canonicalGroups(live.groups) }),
+  fingerprints: (live, hash) => ({ groups: groupFingerprints(live.groups, hash) }),
+  compared: (fingerprints) => comparedByName(fingerprints.groups),
+};
+
+/** The file's `groups` section. */
+export const GROUP_EXPORT: KindExport = {
+  form: 'own',
+  write: (live, { warnings }) => ({ groups: exportGroups(live.groups, warnings) }),
+};

@@ -1,4 +1,5 @@
 import type { LiveGroup } from '../../core/live.js';
+import type { KindRead } from '../live-read.js';
 import { readMembers } from '../membership/read.js';
 import type { ReadPort } from '../read-port.js';
 
@@ -22,3 +23,13 @@ export async function readGroups(
     }),
   );
 }
+
+/** The group list, read whole for the account, with the members in scope. */
+export const GROUP_READ: KindRead = {
+  form: 'account',
+  read: async (context, draft) => {
+    draft.groups = await context.start((port) =>
+      readGroups(port, context.scope.groupMembers, context.pageSize),
+    );
+  },
+};

@@ -1,8 +1,6 @@
 import { UNKNOWN_MEDIA_ID } from '../../core/guide-rules.js';
 import type { LiveGuideConfig, LiveWelcome } from '../../core/live.js';
-
-/** The media id the files give a mini-program card (the API does not give it back), if they do. */
-export type CardMediaId = (card: { appid: string; title: string; path: string }) => string | undefined;
+import type { CardMediaId } from '../live-part.js';
 
 /**
  * Welcome messages as the files write them (`where` names them in warnings). A card the files do

@@ -1,5 +1,6 @@
 import type { KindModule } from '../kind-module.js';
 import { GUIDE_CONFIG_PLAN } from './plan.js';
+import { GUIDE_CONFIG_READ, guideConfigsToRead } from './read.js';
 import { GUIDE_CONFIG_MESSAGES } from './rules.js';
 import { GUIDE_CONFIG_SCHEMA } from './schema.js';
 import { GUIDE_CONFIG_WRITES } from './writes.js';
@@ -16,4 +17,9 @@ export const GUIDE_CONFIG_KIND = {
   // Planning: its steps of a plan, and where its changes go in the plan's output.
   plan: GUIDE_CONFIG_PLAN,
   changeSection: { partOf: 'guide' },
+  // Its part of the live state: read, digest, export (live/, plan/digest.ts, report/export.ts).
+  readScope: (desired) => ({ guideConfigs: guideConfigsToRead(desired) }),
+  read: GUIDE_CONFIG_READ,
+  digest: { form: 'partOf', kind: 'guide' },
+  export: { form: 'partOf', kind: 'guide' },
 } as const satisfies KindModule;

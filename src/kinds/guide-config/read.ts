@@ -3,6 +3,7 @@ import type { LiveGuideConfig, LiveWelcome } from '../../core/live.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import type { GetGuideConfigAnswer } from '../../wire/messages.js';
 import { toWelcome } from '../kind.js';
+import type { GuideReads, KindRead, ReadContext } from '../live-read.js';
 import type { ReadPort } from '../read-port.js';
 
 /** The keys of the guides whose quick replies or welcome messages the files manage: the configurations read. */
@@ -30,4 +31,29 @@ function toGuideConfig(answer: GetGuideConfigAnswer): LiveGuideConfig {
 export function welcomeOf(answer: GetGuideConfigAnswer): LiveWelcome[] {
   const replies = [answer.guide_auto_reply, answer.guide_auto_reply_plus].filter((r) => r !== undefined);
   return replies.map(toWelcome);
+}
+
+/** Each guide's configuration in scope, through the read window; put in the guide once all are read. */
+export const GUIDE_CONFIG_READ: KindRead = { form: 'guide', start: startGuideConfigReads };
+
+function startGuideConfigReads(context: ReadContext): GuideReads {
+  const wanted = context.scope.guideConfigs;
+  const configs = new Map<string, Promise<LiveGuideConfig>>();
+  return {
+    add: (guide, key) => {
+      if ((wanted !== 'all' && !wanted.has(key)) || configs.has(key)) return;
+      configs.set(
+        key,
+        context.startWindowed((port) => readGuideConfig(port, guide)),
+      );
+    },
+    finish: async (draft) => {
+      draft.guides = await Promise.all(
+        draft.guides.map(async (guide) => {
+          const config = configs.get(guideKey(guide.id));
+          return config === undefined ? guide : { ...guide, config: await config };
+        }),
+      );
+    },
+  };
 }

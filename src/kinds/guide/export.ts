@@ -1,7 +1,8 @@
 import { compareText } from '../../core/compare-text.js';
 import { type DesiredGuide, type DesiredState, guideKey } from '../../core/desired.js';
 import type { LiveGuide } from '../../core/live.js';
-import { type CardMediaId, exportGuideConfig } from '../guide-config/export.js';
+import { exportGuideConfig } from '../guide-config/export.js';
+import type { CardMediaId, KindDigest, KindExport } from '../live-part.js';
 
 /**
  * A guide as the plan's live digest and fingerprints cover it: its id as a key (`account:x`), its
@@ -74,3 +75,21 @@ function compareGuides(a: LiveGuide, b: LiveGuide): number {
   if (a.id.kind === 'account') return b.id.kind === 'account' ? compareText(a.id.account, b.id.account) : -1;
   return b.id.kind === 'account' ? 1 : compareText(a.id.openid, b.id.openid);
 }
+
+/** The guides' part of the live digest and fingerprints: by key, each with its configuration when read. */
+export const GUIDE_DIGEST: KindDigest = {
+  form: 'own',
+  resource: 'guide',
+  canonical: (live) => ({ guides: canonicalGuides(live.guides) }),
+  fingerprints: (live, hash) => ({ guides: guideFingerprints(live.guides, hash) }),
+  compared: (fingerprints) =>
+    new Map(
+      Object.entries(fingerprints.guides).map(([key, hash]) => [key, { hash, address: guideAddress(key) }]),
+    ),
+};
+
+/** The file's `guides` section. */
+export const GUIDE_EXPORT: KindExport = {
+  form: 'own',
+  write: (live, { warnings, cardMediaId }) => ({ guides: exportGuides(live.guides, warnings, cardMediaId) }),
+};

@@ -1,7 +1,9 @@
 import type { KindModule } from '../kind-module.js';
-import { digestDesiredGuides } from './export.js';
+import { readWhole } from '../live-read.js';
+import { digestDesiredGuides, GUIDE_DIGEST, GUIDE_EXPORT } from './export.js';
 import { normaliseGuideSection } from './normalise.js';
 import { GUIDE_PLAN } from './plan.js';
+import { GUIDE_READ } from './read.js';
 import { checkGuideRules, GUIDE_MESSAGES } from './rules.js';
 import { GUIDE_SCHEMA } from './schema.js';
 import { GUIDE_WRITES } from './writes.js';
@@ -18,4 +20,9 @@ export const GUIDE_KIND = {
   // Planning: its steps of a plan, and where its changes go in the plan's output.
   plan: GUIDE_PLAN,
   changeSection: { resource: 'guide', rank: 2 },
+  // Its part of the live state: read, digest, export (live/, plan/digest.ts, report/export.ts).
+  readScope: readWhole,
+  read: GUIDE_READ,
+  digest: GUIDE_DIGEST,
+  export: GUIDE_EXPORT,
 } as const satisfies KindModule;

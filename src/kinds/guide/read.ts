@@ -2,6 +2,7 @@ import { guideKey } from '../../core/desired.js';
 import type { LiveGuide } from '../../core/live.js';
 import { guideIdOf } from '../../wire/guide-identity.js';
 import type { GetGuideAcctListAnswer, GuideAcctListItem } from '../../wire/messages.js';
+import type { KindRead } from '../live-read.js';
 import type { ReadPort } from '../read-port.js';
 
 /**
@@ -59,3 +60,14 @@ function toLiveGuide(item: GuideAcctListItem): LiveGuide | undefined {
   if (id === undefined) return undefined;
   return { id, nickname: item.guide_nickname, headImageUrl: item.guide_headimgurl };
 }
+
+/** The guide list, read whole for the account; each page's new guides are told as it comes in. */
+export const GUIDE_READ: KindRead = {
+  form: 'account',
+  read: async (context, draft) => {
+    const { pageSize, scope, onGuides } = context;
+    draft.guides = await context.start((port) =>
+      readGuides(port, pageSize, scope.expectedGuides ?? 0, onGuides),
+    );
+  },
+};

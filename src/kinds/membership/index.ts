@@ -1,5 +1,6 @@
 import type { KindModule } from '../kind-module.js';
 import { MEMBERSHIP_PLAN } from './plan.js';
+import { groupMembersToRead } from './read.js';
 import { MEMBERSHIP_MESSAGES } from './rules.js';
 import { MEMBERSHIP_SCHEMA } from './schema.js';
 import { MEMBERSHIP_WRITES } from './writes.js';
@@ -16,4 +17,9 @@ export const MEMBERSHIP_KIND = {
   // Planning: its steps of a plan, and where its changes go in the plan's output.
   plan: MEMBERSHIP_PLAN,
   changeSection: { partOf: 'group' },
+  // Its part of the live state: read, digest, export (live/, plan/digest.ts, report/export.ts).
+  readScope: (desired) => ({ groupMembers: groupMembersToRead(desired) }),
+  read: { form: 'partOf', kind: 'group' },
+  digest: { form: 'partOf', kind: 'group' },
+  export: { form: 'partOf', kind: 'group' },
 } as const satisfies KindModule;

@@ -1,8 +1,9 @@
 import { compareText } from '../../core/compare-text.js';
-import { guideKey } from '../../core/desired.js';
+import { describeTask, guideKey } from '../../core/desired.js';
 import { UNKNOWN_MEDIA_ID } from '../../core/guide-rules.js';
 import type { LiveMaterial, LiveTask } from '../../core/live.js';
 import { formatWrittenTime } from '../../core/task-time.js';
+import { comparedByName, type KindDigest, type KindExport } from '../live-part.js';
 
 /**
  * The pending tasks as the files write them, by guide and name (then id): each plans to no change.
@@ -93,3 +94,37 @@ function exportMaterial(m: LiveMaterial, where: string, warnings: string[]): obj
 export function canonicalTask(task: LiveTask): unknown {
   return { ...task, guide: guideKey(task.guide) };
 }
+
+/** The live tasks by id: how the live digest orders them, not as the guides' lists gave them. */
+function tasksById(tasks: readonly LiveTask[]): LiveTask[] {
+  return [...tasks].sort((a, b) => compareText(a.id, b.id));
+}
+
+/** Each task's fingerprint (`hash` of its canonical form) with its address, by id. */
+export function taskFingerprints(
+  tasks: readonly LiveTask[],
+  hash: (value: unknown) => string,
+): Record<string, { name: string; hash: string }> {
+  const out: Record<string, { name: string; hash: string }> = {};
+  for (const task of tasksById(tasks)) {
+    out[task.id] = { name: describeTask(task.guide, task.name), hash: hash(canonicalTask(task)) };
+  }
+  return out;
+}
+
+/** The tasks' part of the live digest and fingerprints: only when read, so that the digests of reads without tasks stay as they were. */
+export const TASK_DIGEST: KindDigest = {
+  form: 'own',
+  resource: 'task',
+  canonical: (live) => (live.tasks === undefined ? {} : { tasks: tasksById(live.tasks).map(canonicalTask) }),
+  fingerprints: (live, hash) =>
+    live.tasks === undefined ? {} : { tasks: taskFingerprints(live.tasks, hash) },
+  compared: (fingerprints) => comparedByName(fingerprints.tasks ?? {}),
+};
+
+/** The file's `tasks` section (the pending tasks), when tasks were read. */
+export const TASK_EXPORT: KindExport = {
+  form: 'own',
+  write: (live, { warnings }) =>
+    live.tasks === undefined ? {} : { tasks: exportTasks(live.tasks, warnings) },
+};

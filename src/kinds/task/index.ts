@@ -1,9 +1,10 @@
+import { ifDefined } from '../../core/records.js';
 import { AS_NORMALISED } from '../config-port.js';
 import type { KindModule } from '../kind-module.js';
-import { canonicalTask, exportTasks } from './export.js';
+import { TASK_DIGEST, TASK_EXPORT } from './export.js';
 import { normaliseTaskSection } from './normalise.js';
 import { TASK_PLAN } from './plan.js';
-import { readGuideTasks, taskReadScope } from './read.js';
+import { TASK_READ, taskReadScope } from './read.js';
 import { checkTaskRules, TASK_MESSAGES } from './rules.js';
 import { TASK_SCHEMA } from './schema.js';
 import { TASK_WRITES } from './writes.js';
@@ -11,14 +12,6 @@ import { TASK_WRITES } from './writes.js';
 /** The task kind (mass-send tasks) as one module: each part of guidectl asks it one thing. */
 export interface TaskKind extends KindModule {
   readonly kind: 'task';
-  /** The guides whose tasks a plan reads. */
-  readonly readScope: typeof taskReadScope;
-  /** One guide's tasks, through a read port. */
-  readonly read: typeof readGuideTasks;
-  /** The pending tasks as a file writes them. */
-  readonly export: typeof exportTasks;
-  /** A live task as the plan's digests cover it. */
-  readonly fingerprint: typeof canonicalTask;
   readonly writes: typeof TASK_WRITES;
 }
 
@@ -27,10 +20,6 @@ export const TASK_KIND: TaskKind = {
   schema: TASK_SCHEMA,
   messages: TASK_MESSAGES,
   writes: TASK_WRITES,
-  readScope: taskReadScope,
-  read: readGuideTasks,
-  export: exportTasks,
-  fingerprint: canonicalTask,
   // Config and the desired digest.
   check: checkTaskRules,
   normalise: normaliseTaskSection,
@@ -38,4 +27,9 @@ export const TASK_KIND: TaskKind = {
   // Planning: its steps of a plan, and where its changes go in the plan's output.
   plan: TASK_PLAN,
   changeSection: { resource: 'task', rank: 3 },
+  // Its part of the live state: read, digest, export (live/, plan/digest.ts, report/export.ts).
+  readScope: (desired) => ifDefined('tasks', taskReadScope(desired)),
+  read: TASK_READ,
+  digest: TASK_DIGEST,
+  export: TASK_EXPORT,
 };

@@ -1,8 +1,10 @@
+import { unixSeconds } from '../../core/clock.js';
 import { compareText } from '../../core/compare-text.js';
 import { type DesiredState, type GuideId, guideKey } from '../../core/desired.js';
 import type { LiveMaterial, LiveTask, LiveTaskStatus } from '../../core/live.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import type { MassendTask, MaterialRead, TaskStatus } from '../../wire/messages.js';
+import type { GuideReads, KindRead, ReadContext } from '../live-read.js';
 import type { ReadPort } from '../read-port.js';
 
 /** What the task kind reads: each guide's task list. */
@@ -17,6 +19,31 @@ export function taskReadScope(desired: DesiredState): ReadonlySet<string> | unde
   const tasks = desired.tasks;
   if (tasks === undefined) return undefined;
   return new Set([...desired.guides.map((g) => guideKey(g.id)), ...tasks.map((t) => guideKey(t.guide))]);
+}
+
+/**
+ * The tasks of each guide in scope, with the time the read began (the "now" of the task rules);
+ * neither when no task is read.
+ */
+export const TASK_READ: KindRead = { form: 'guide', start: startTaskReads };
+
+const NO_TASK_READS: GuideReads = { add: () => {}, finish: async () => {} };
+
+function startTaskReads(context: ReadContext): GuideReads {
+  const wanted = context.scope.tasks;
+  if (wanted === undefined) return NO_TASK_READS;
+  const readAt = unixSeconds(context.clock);
+  const reads: Promise<LiveTask[]>[] = [];
+  return {
+    add: (guide, key) => {
+      if (wanted !== 'all' && !wanted.has(key)) return;
+      reads.push(context.start((port) => readGuideTasks(port, guide, context.pageSize)));
+    },
+    finish: async (draft) => {
+      draft.tasks = (await Promise.all(reads)).flat();
+      draft.readAt = readAt;
+    },
+  };
 }
 
 /** The statuses read: not yet executed, executed, completed. Cancelled tasks are never matched. */
