@@ -139,6 +139,9 @@ const THROUGH_THE_REGISTRY = [
   'config/merge-files.ts',
   'plan/plan-changes.ts',
   'report/markdown.ts',
+  'live/read-live-state.ts',
+  'plan/digest.ts',
+  'report/export.ts',
 ];
 
 describe('architecture', () => {
