@@ -29,22 +29,22 @@ export interface PartOf {
 }
 
 /**
- * A kind's part of the live state as the plan's live digest and fingerprints cover it. Each
+ * A kind's own part of the live state as the plan's live digest and fingerprints cover it. Each
  * function gives `{}` when its part was not read.
  */
-export type KindDigest =
-  | {
-      readonly form: 'own';
-      /** What a stale plan calls one of its resources. */
-      readonly resource: LiveDifference['resource'];
-      /** Its part of the live digest, by its key in `LiveState`, in an order the API does not set. */
-      readonly canonical: (live: LiveState) => Readonly<Record<string, unknown>>;
-      /** Its part of the fingerprints, each resource's made by `hash`. */
-      readonly fingerprints: (live: LiveState, hash: (value: unknown) => string) => Partial<LiveFingerprints>;
-      /** Its fingerprints among `fingerprints`, by key, as a stale plan compares them. */
-      readonly compared: (fingerprints: LiveFingerprints) => ReadonlyMap<string, ComparedFingerprint>;
-    }
-  | PartOf;
+export interface OwnDigest {
+  readonly form: 'own';
+  /** What a stale plan calls one of its resources. */
+  readonly resource: LiveDifference['resource'];
+  /** Its part of the live digest, by its key in `LiveState`, in an order the API does not set. */
+  readonly canonical: (live: LiveState) => Readonly<Record<string, unknown>>;
+  /** Its part of the fingerprints, each resource's made by `hash`. */
+  readonly fingerprints: (live: LiveState, hash: (value: unknown) => string) => Partial<LiveFingerprints>;
+  /** Its fingerprints among `fingerprints`, by key, as a stale plan compares them. */
+  readonly compared: (fingerprints: LiveFingerprints) => ReadonlyMap<string, ComparedFingerprint>;
+}
+
+export type KindDigest = OwnDigest | PartOf;
 
 /** The media id the files give a mini-program card (the API does not give it back), if they do. */
 export type CardMediaId = (card: { appid: string; title: string; path: string }) => string | undefined;

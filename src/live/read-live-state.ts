@@ -46,6 +46,9 @@ export const READ_EVERYTHING: LiveReadScope = {
   defaultWelcome: true,
 };
 
+/** Every kind's module, in the registry's order: the order their reads start in. */
+const EVERY_KIND: readonly KindModule[] = Object.values(KINDS);
+
 /** The scope that reads the guide and group lists and nothing else: each kind adds its part to it. */
 const READ_NOTHING: LiveReadScope = {
   guideConfigs: new Set(),
@@ -64,9 +67,6 @@ export function readScopeFor(desired: DesiredState): LiveReadScope {
   for (const kind of EVERY_KIND) scope = { ...scope, ...kind.readScope(desired) };
   return scope;
 }
-
-/** Every kind's module, in the registry's order: the order their reads start in. */
-const EVERY_KIND: readonly KindModule[] = Object.values(KINDS);
 
 export interface ReadProgress {
   /** Read calls answered so far. */

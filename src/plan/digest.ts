@@ -6,7 +6,7 @@ import type { Plan, PlannedCall } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
-import type { KindDigest, LiveFingerprints } from '../kinds/live-part.js';
+import type { KindDigest, LiveFingerprints, OwnDigest } from '../kinds/live-part.js';
 import { KINDS, LIVE_ORDER } from '../kinds/registry.js';
 
 export type { LiveFingerprints } from '../kinds/live-part.js';
@@ -301,7 +301,7 @@ export function desiredDigest(desired: DesiredState): string {
 }
 
 /** The digest parts of the kinds that have one of their own, in {@link LIVE_ORDER}. */
-const OWN_PARTS: readonly Extract<KindDigest, { form: 'own' }>[] = LIVE_ORDER.flatMap((kind) => {
+const OWN_PARTS: readonly OwnDigest[] = LIVE_ORDER.flatMap((kind) => {
   const digest: KindDigest = KINDS[kind].digest;
   return digest.form === 'own' ? [digest] : [];
 });
