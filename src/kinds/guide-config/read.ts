@@ -42,10 +42,8 @@ function startGuideConfigReads(context: ReadContext): GuideReads {
   return {
     add: (guide, key) => {
       if ((wanted !== 'all' && !wanted.has(key)) || configs.has(key)) return;
-      configs.set(
-        key,
-        context.startWindowed((port) => readGuideConfig(port, guide)),
-      );
+      const config = context.startWindowed((port) => readGuideConfig(port, guide));
+      configs.set(key, config);
     },
     finish: async (draft) => {
       draft.guides = await Promise.all(
