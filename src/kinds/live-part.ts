@@ -1,6 +1,6 @@
 import type { LiveState } from '../core/live.js';
 import type { LiveDifference } from '../core/safety.js';
-import type { Kind } from './kind-module.js';
+import type { PartOf } from './config-port.js';
 
 /**
  * Short hashes of each live resource as read, saved with a plan so that a stale plan can say
@@ -22,18 +22,11 @@ export interface ComparedFingerprint {
   readonly address: string;
 }
 
-/** A part of the live state that belongs to another kind's part (a guide's configuration, in the guide). */
-export interface PartOf {
-  readonly form: 'partOf';
-  readonly kind: Kind;
-}
-
 /**
  * A kind's own part of the live state as the plan's live digest and fingerprints cover it. Each
  * function gives `{}` when its part was not read.
  */
 export interface OwnDigest {
-  readonly form: 'own';
   /** What a stale plan calls one of its resources. */
   readonly resource: LiveDifference['resource'];
   /** Its part of the live digest, by its key in `LiveState`, in an order the API does not set. */
@@ -44,6 +37,7 @@ export interface OwnDigest {
   readonly compared: (fingerprints: LiveFingerprints) => ReadonlyMap<string, ComparedFingerprint>;
 }
 
+/** A kind's own part, or the kind whose part holds it (a guide's configuration, in the guide). */
 export type KindDigest = OwnDigest | PartOf;
 
 /** The media id the files give a mini-program card (the API does not give it back), if they do. */
@@ -66,7 +60,7 @@ export interface ExportedSections {
 
 /** A kind's section of the file `guidectl export` writes: `{}` when its part was not read. */
 export type KindExport =
-  | { readonly form: 'own'; readonly write: (live: LiveState, context: ExportContext) => ExportedSections }
+  | { readonly write: (live: LiveState, context: ExportContext) => ExportedSections }
   | PartOf;
 
 /**

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { GuideId } from '../core/desired.js';
 import type { LiveGuide, LiveReadScope, LiveState } from '../core/live.js';
-import type { PartOf } from './live-part.js';
+import type { PartOf } from './config-port.js';
 import type { ReadPort } from './read-port.js';
 
 /** The operations the live state is read with. */
@@ -52,16 +52,13 @@ export interface GuideReads {
 }
 
 /**
- * How a kind is read. `account`: once for the whole account, every such read at once.
- * `guide`: for each listed guide the scope names, as the page listing it comes in.
- * `partOf`: inside the read of another kind (a group's members, with the group).
+ * How a kind is read: `once` for the whole account (every such read at once); `perGuide` for
+ * each listed guide the scope names, as the page listing it comes in; or inside the read of
+ * another kind (a group's members, with the group).
  */
 export type KindRead =
-  | {
-      readonly form: 'account';
-      readonly read: (context: AccountReadContext, draft: LiveDraft) => Promise<void>;
-    }
-  | { readonly form: 'guide'; readonly start: (context: ReadContext) => GuideReads }
+  | { readonly once: (context: AccountReadContext, draft: LiveDraft) => Promise<void> }
+  | { readonly perGuide: (context: ReadContext) => GuideReads }
   | PartOf;
 
 /** The read scope of a kind whose list is always read whole: it adds nothing to the scope. */

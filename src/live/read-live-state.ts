@@ -109,7 +109,7 @@ export async function readLiveState(
 ): Promise<LiveState> {
   const context = readContext(reader, scope, options);
   const perGuide: GuideReads[] = [];
-  for (const { read } of EVERY_KIND) if (read.form === 'guide') perGuide.push(read.start(context));
+  for (const { read } of EVERY_KIND) if ('perGuide' in read) perGuide.push(read.perGuide(context));
   const onGuides = (items: readonly LiveGuide[]): void => {
     for (const guide of items) {
       const key = guideKey(guide.id);
@@ -119,7 +119,7 @@ export async function readLiveState(
   const draft: LiveDraft = { guides: [], groups: [], account: {} };
   const accountWide: Promise<void>[] = [];
   for (const { read } of EVERY_KIND)
-    if (read.form === 'account') accountWide.push(read.read({ ...context, onGuides }, draft));
+    if ('once' in read) accountWide.push(read.once({ ...context, onGuides }, draft));
   // All at once; Promise.all also observes the failure of each, so none goes unhandled.
   await Promise.all(accountWide);
   for (const reads of perGuide) await reads.finish(draft);

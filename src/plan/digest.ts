@@ -303,7 +303,7 @@ export function desiredDigest(desired: DesiredState): string {
 /** The digest parts of the kinds that have one of their own, in {@link LIVE_ORDER}. */
 const OWN_PARTS: readonly OwnDigest[] = LIVE_ORDER.flatMap((kind) => {
   const digest: KindDigest = KINDS[kind].digest;
-  return digest.form === 'own' ? [digest] : [];
+  return 'partOf' in digest ? [] : [digest];
 });
 
 /** The live state in a canonical order: each kind's part as the kind canonicalises it. */

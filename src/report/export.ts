@@ -56,7 +56,7 @@ export function renderExport(
   let sections: ExportedSections = {};
   for (const kind of LIVE_ORDER) {
     const part: KindExport = KINDS[kind].export;
-    if (part.form === 'own') sections = { ...sections, ...part.write(live, { warnings, cardMediaId }) };
+    if (!('partOf' in part)) sections = { ...sections, ...part.write(live, { warnings, cardMediaId }) };
   }
   // Every string is read with ${…} substituted and $${ as a literal ${, in a file with environments
   // or without: each ${ of a live text is written $${ (a plain export has no values to reference).

@@ -6,7 +6,7 @@ const EVERY_KIND = Object.keys(KINDS) as Kind[];
 /** The kind whose part of the live state holds `kind`'s, for digest and export: itself when its own. */
 function ownerOf(kind: Kind, member: 'digest' | 'export'): Kind {
   const part = KINDS[kind][member];
-  return part.form === 'partOf' ? part.kind : kind;
+  return 'partOf' in part ? part.partOf : kind;
 }
 
 describe('the registry of live parts', () => {
@@ -29,14 +29,14 @@ describe('the registry of live parts', () => {
       expect(ownerOf(kind, 'export'), kind).toBe(ownerOf(kind, 'digest'));
       expect(ownerOf(ownerOf(kind, 'digest'), 'digest'), kind).toBe(ownerOf(kind, 'digest'));
       const read = KINDS[kind].read;
-      if (read.form === 'partOf') expect(KINDS[read.kind].read.form, kind).not.toBe('partOf');
+      if ('partOf' in read) expect('partOf' in KINDS[read.partOf].read, kind).toBe(false);
     }
   });
 
   it('names a different resource for each kind with a digest part of its own', () => {
     const resources = EVERY_KIND.flatMap((kind) => {
       const digest = KINDS[kind].digest;
-      return digest.form === 'own' ? [digest.resource] : [];
+      return 'partOf' in digest ? [] : [digest.resource];
     });
     expect(resources.sort()).toEqual(['account', 'group', 'guide', 'task']);
   });

@@ -51,7 +51,6 @@ export function exportAccount(
 
 /** The account settings' part of the live digest and fingerprints: each setting read, by its name in the files. */
 export const ACCOUNT_DIGEST: KindDigest = {
-  form: 'own',
   resource: 'account',
   canonical: (live) => ({ account: canonicalAccount(live.account) }),
   fingerprints: (live, hash) => ({ account: accountFingerprints(live.account, hash) }),
@@ -61,7 +60,6 @@ export const ACCOUNT_DIGEST: KindDigest = {
 
 /** The file's `account` section, when a setting was read. */
 export const ACCOUNT_EXPORT: KindExport = {
-  form: 'own',
   write: (live, { warnings, cardMediaId }) =>
     ifDefined('account', exportAccount(live.account, warnings, cardMediaId)),
 };

@@ -42,8 +42,7 @@ export async function readAccount(
 
 /** The account settings in scope, read once for the account. */
 export const ACCOUNT_READ: KindRead = {
-  form: 'account',
-  read: async (context, draft) => {
+  once: async (context, draft) => {
     draft.account = await context.start((port) => readAccount(port, context.scope));
   },
 };

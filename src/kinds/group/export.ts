@@ -72,7 +72,6 @@ function sharedGroupNames(groups: readonly LiveGroup[]): Map<string, LiveGroup[]
 
 /** The groups' part of the live digest and fingerprints: by id, each with its members when read. */
 export const GROUP_DIGEST: KindDigest = {
-  form: 'own',
   resource: 'group',
   canonical: (live) => ({ groups: canonicalGroups(live.groups) }),
   fingerprints: (live, hash) => ({ groups: groupFingerprints(live.groups, hash) }),
@@ -81,6 +80,5 @@ export const GROUP_DIGEST: KindDigest = {
 
 /** The file's `groups` section. */
 export const GROUP_EXPORT: KindExport = {
-  form: 'own',
   write: (live, { warnings }) => ({ groups: exportGroups(live.groups, warnings) }),
 };

@@ -26,8 +26,7 @@ export async function readGroups(
 
 /** The group list, read whole for the account, with the members in scope. */
 export const GROUP_READ: KindRead = {
-  form: 'account',
-  read: async (context, draft) => {
+  once: async (context, draft) => {
     draft.groups = await context.start((port) =>
       readGroups(port, context.scope.groupMembers, context.pageSize),
     );

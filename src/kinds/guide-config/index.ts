@@ -20,6 +20,6 @@ export const GUIDE_CONFIG_KIND = {
   // Its part of the live state: read, digest, export (live/, plan/digest.ts, report/export.ts).
   readScope: (desired) => ({ guideConfigs: guideConfigsToRead(desired) }),
   read: GUIDE_CONFIG_READ,
-  digest: { form: 'partOf', kind: 'guide' },
-  export: { form: 'partOf', kind: 'guide' },
+  digest: { partOf: 'guide' },
+  export: { partOf: 'guide' },
 } as const satisfies KindModule;

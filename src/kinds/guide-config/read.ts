@@ -34,7 +34,7 @@ export function welcomeOf(answer: GetGuideConfigAnswer): LiveWelcome[] {
 }
 
 /** Each guide's configuration in scope, through the read window; put in the guide once all are read. */
-export const GUIDE_CONFIG_READ: KindRead = { form: 'guide', start: startGuideConfigReads };
+export const GUIDE_CONFIG_READ: KindRead = { perGuide: startGuideConfigReads };
 
 function startGuideConfigReads(context: ReadContext): GuideReads {
   const wanted = context.scope.guideConfigs;

@@ -78,7 +78,6 @@ function compareGuides(a: LiveGuide, b: LiveGuide): number {
 
 /** The guides' part of the live digest and fingerprints: by key, each with its configuration when read. */
 export const GUIDE_DIGEST: KindDigest = {
-  form: 'own',
   resource: 'guide',
   canonical: (live) => ({ guides: canonicalGuides(live.guides) }),
   fingerprints: (live, hash) => ({ guides: guideFingerprints(live.guides, hash) }),
@@ -90,6 +89,5 @@ export const GUIDE_DIGEST: KindDigest = {
 
 /** The file's `guides` section. */
 export const GUIDE_EXPORT: KindExport = {
-  form: 'own',
   write: (live, { warnings, cardMediaId }) => ({ guides: exportGuides(live.guides, warnings, cardMediaId) }),
 };

@@ -63,8 +63,7 @@ function toLiveGuide(item: GuideAcctListItem): LiveGuide | undefined {
 
 /** The guide list, read whole for the account; each page's new guides are told as it comes in. */
 export const GUIDE_READ: KindRead = {
-  form: 'account',
-  read: async (context, draft) => {
+  once: async (context, draft) => {
     const { pageSize, scope, onGuides } = context;
     draft.guides = await context.start((port) =>
       readGuides(port, pageSize, scope.expectedGuides ?? 0, onGuides),

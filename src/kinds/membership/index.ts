@@ -19,7 +19,7 @@ export const MEMBERSHIP_KIND = {
   changeSection: { partOf: 'group' },
   // Its part of the live state: read, digest, export (live/, plan/digest.ts, report/export.ts).
   readScope: (desired) => ({ groupMembers: groupMembersToRead(desired) }),
-  read: { form: 'partOf', kind: 'group' },
-  digest: { form: 'partOf', kind: 'group' },
-  export: { form: 'partOf', kind: 'group' },
+  read: { partOf: 'group' },
+  digest: { partOf: 'group' },
+  export: { partOf: 'group' },
 } as const satisfies KindModule;

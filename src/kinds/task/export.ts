@@ -114,7 +114,6 @@ export function taskFingerprints(
 
 /** The tasks' part of the live digest and fingerprints: only when read, so that the digests of reads without tasks stay as they were. */
 export const TASK_DIGEST: KindDigest = {
-  form: 'own',
   resource: 'task',
   canonical: (live) => (live.tasks === undefined ? {} : { tasks: tasksById(live.tasks).map(canonicalTask) }),
   fingerprints: (live, hash) =>
@@ -124,7 +123,6 @@ export const TASK_DIGEST: KindDigest = {
 
 /** The file's `tasks` section (the pending tasks), when tasks were read. */
 export const TASK_EXPORT: KindExport = {
-  form: 'own',
   write: (live, { warnings }) =>
     live.tasks === undefined ? {} : { tasks: exportTasks(live.tasks, warnings) },
 };

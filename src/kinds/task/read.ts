@@ -25,7 +25,7 @@ export function taskReadScope(desired: DesiredState): ReadonlySet<string> | unde
  * The tasks of each guide in scope, with the time the read began (the "now" of the task rules);
  * neither when no task is read.
  */
-export const TASK_READ: KindRead = { form: 'guide', start: startTaskReads };
+export const TASK_READ: KindRead = { perGuide: startTaskReads };
 
 const NO_TASK_READS: GuideReads = { add: () => {}, finish: async () => {} };
 
