@@ -142,6 +142,10 @@ const THROUGH_THE_REGISTRY = [
   'live/read-live-state.ts',
   'plan/digest.ts',
   'report/export.ts',
+  'plan/saved-plan.ts',
+  'reconcile/verify.ts',
+  'plan/guards.ts',
+  'plan/list-removals.ts',
 ];
 
 describe('architecture', () => {

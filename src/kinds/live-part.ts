@@ -35,6 +35,22 @@ export interface OwnDigest {
   readonly fingerprints: (live: LiveState, hash: (value: unknown) => string) => Partial<LiveFingerprints>;
   /** Its fingerprints among `fingerprints`, by key, as a stale plan compares them. */
   readonly compared: (fingerprints: LiveFingerprints) => ReadonlyMap<string, ComparedFingerprint>;
+  /** Its part of the fingerprints a saved plan holds (`saved`), read back checked by `read`. */
+  readonly decode: (
+    saved: Readonly<Record<string, unknown>>,
+    read: FingerprintReader,
+  ) => Partial<LiveFingerprints>;
+}
+
+/**
+ * How a saved plan's fingerprints are read back: each value checked, a bad one refused with the
+ * place it is at (`live_fingerprints.groups.123.name`).
+ */
+export interface FingerprintReader {
+  /** Hashes by key. */
+  strings(value: unknown, where: string): Record<string, string>;
+  /** Hashes by id, each with its resource's name. */
+  named(value: unknown, where: string): Record<string, { name: string; hash: string }>;
 }
 
 /** A kind's own part, or the kind whose part holds it (a guide's configuration, in the guide). */

@@ -6,7 +6,7 @@ import type { Plan, PlannedCall } from '../core/plan.js';
 import { ifDefined } from '../core/records.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';
-import type { KindDigest, LiveFingerprints, OwnDigest } from '../kinds/live-part.js';
+import type { FingerprintReader, KindDigest, LiveFingerprints, OwnDigest } from '../kinds/live-part.js';
 import { KINDS, LIVE_ORDER } from '../kinds/registry.js';
 
 export type { LiveFingerprints } from '../kinds/live-part.js';
@@ -325,6 +325,16 @@ const fingerprint = (value: unknown): string => sha256Hex(canonicalJson(value)).
 
 /** The fingerprints of a read of nothing: each kind's part replaces its own, in this key order. */
 const NO_FINGERPRINTS: LiveFingerprints = { guides: {}, groups: {}, account: {} };
+
+/** The fingerprints a saved plan holds (`saved`), each kind's part read back by `read`. */
+export function decodeLiveFingerprints(
+  saved: Readonly<Record<string, unknown>>,
+  read: FingerprintReader,
+): LiveFingerprints {
+  let fingerprints = NO_FINGERPRINTS;
+  for (const part of OWN_PARTS) fingerprints = { ...fingerprints, ...part.decode(saved, read) };
+  return fingerprints;
+}
 
 export function liveFingerprints(live: LiveState): LiveFingerprints {
   let fingerprints = NO_FINGERPRINTS;

@@ -21,6 +21,7 @@ import { operationThat, WRITE_EFFECTS } from '../kinds/registry.js';
 import { stringifyJsonPretty } from '../wire/json.js';
 import { callSubject } from './call-subject.js';
 import {
+  decodeLiveFingerprints,
   type GuardSettings,
   guardSettingsToJson,
   type LiveFingerprints,
@@ -488,27 +489,22 @@ function decodeProtect(value: unknown): ProtectedNames {
 }
 
 function decodeFingerprints(value: unknown): LiveFingerprints {
-  const f = record(value, 'live_fingerprints');
-  const strings = (v: unknown, where: string): Record<string, string> => {
-    const out: Record<string, string> = {};
-    for (const [k, x] of Object.entries(record(v, where))) out[k] = text(x, `${where}.${k}`);
-    return out;
-  };
-  const named = (v: unknown, where: string): Record<string, { name: string; hash: string }> => {
-    const out: Record<string, { name: string; hash: string }> = {};
-    for (const [id, g] of Object.entries(record(v, where))) {
-      const entry = record(g, `${where}.${id}`);
-      out[id] = {
-        name: text(entry['name'], `${where}.${id}.name`),
-        hash: text(entry['hash'], `${where}.${id}.hash`),
-      };
-    }
-    return out;
-  };
-  return {
-    guides: strings(f['guides'], 'live_fingerprints.guides'),
-    groups: named(f['groups'], 'live_fingerprints.groups'),
-    account: strings(f['account'], 'live_fingerprints.account'),
-    ...(f['tasks'] === undefined ? {} : { tasks: named(f['tasks'], 'live_fingerprints.tasks') }),
-  };
+  return decodeLiveFingerprints(record(value, 'live_fingerprints'), {
+    strings(v, where) {
+      const out: Record<string, string> = {};
+      for (const [k, x] of Object.entries(record(v, where))) out[k] = text(x, `${where}.${k}`);
+      return out;
+    },
+    named(v, where) {
+      const out: Record<string, { name: string; hash: string }> = {};
+      for (const [id, g] of Object.entries(record(v, where))) {
+        const entry = record(g, `${where}.${id}`);
+        out[id] = {
+          name: text(entry['name'], `${where}.${id}.name`),
+          hash: text(entry['hash'], `${where}.${id}.hash`),
+        };
+      }
+      return out;
+    },
+  });
 }

@@ -56,6 +56,7 @@ export const ACCOUNT_DIGEST: KindDigest = {
   fingerprints: (live, hash) => ({ account: accountFingerprints(live.account, hash) }),
   compared: (fingerprints) =>
     new Map(Object.entries(fingerprints.account).map(([key, hash]) => [key, { hash, address: key }])),
+  decode: (saved, read) => ({ account: read.strings(saved['account'], 'live_fingerprints.account') }),
 };
 
 /** The file's `account` section, when a setting was read. */

@@ -76,6 +76,7 @@ export const GROUP_DIGEST: KindDigest = {
   canonical: (live) => ({ groups: canonicalGroups(live.groups) }),
   fingerprints: (live, hash) => ({ groups: groupFingerprints(live.groups, hash) }),
   compared: (fingerprints) => comparedByName(fingerprints.groups),
+  decode: (saved, read) => ({ groups: read.named(saved['groups'], 'live_fingerprints.groups') }),
 };
 
 /** The file's `groups` section. */

@@ -85,6 +85,7 @@ export const GUIDE_DIGEST: KindDigest = {
     new Map(
       Object.entries(fingerprints.guides).map(([key, hash]) => [key, { hash, address: guideAddress(key) }]),
     ),
+  decode: (saved, read) => ({ guides: read.strings(saved['guides'], 'live_fingerprints.guides') }),
 };
 
 /** The file's `guides` section. */

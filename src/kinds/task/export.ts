@@ -119,6 +119,9 @@ export const TASK_DIGEST: KindDigest = {
   fingerprints: (live, hash) =>
     live.tasks === undefined ? {} : { tasks: taskFingerprints(live.tasks, hash) },
   compared: (fingerprints) => comparedByName(fingerprints.tasks ?? {}),
+  // Absent from a plan that read no task.
+  decode: (saved, read) =>
+    saved['tasks'] === undefined ? {} : { tasks: read.named(saved['tasks'], 'live_fingerprints.tasks') },
 };
 
 /** The file's `tasks` section (the pending tasks), when tasks were read. */
