@@ -3,7 +3,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startLocalRegistry } from '../helpers/local-registry.js';
 
 // The package as users install it: `npm pack`, then in an empty folder `npm install ./guidectl-X.tgz`
@@ -45,6 +45,11 @@ describe('the packed tarball', () => {
   it('installs in an empty folder and runs: --version, validate, plan on the embedded target, the library', async () => {
     await mkdir(join(work, 'home'));
     await writeFile(join(work, 'npmrc'), '');
+    // The dependencies are packed for the registry while the package itself is: two npm at once.
+    const registryStarted = startLocalRegistry(ROOT, await mkdtemp(join(work, 'registry-')));
+    onTestFinished(async () => {
+      await (await registryStarted.catch(() => undefined))?.close();
+    });
     const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
       cwd: ROOT,
       env: npmEnv('http://127.0.0.1:9/'),
@@ -69,54 +74,53 @@ describe('the packed tarball', () => {
       ),
     ).toEqual([]);
 
-    const registry = await startLocalRegistry(ROOT, await mkdtemp(join(work, 'registry-')));
-    try {
-      const env = npmEnv(registry.url);
-      const app = join(work, 'app');
-      await mkdir(app);
-      await copyFile(join(work, info.filename), join(app, info.filename));
-      const installed = await run('npm', ['install', `./${info.filename}`, '--ignore-scripts'], {
-        cwd: app,
-        env,
-      });
-      expect(`${installed.stdout}${installed.stderr}`).not.toMatch(/prepare/);
-      const manifest = JSON.parse(
-        await readFile(join(app, 'node_modules/guidectl/package.json'), 'utf8'),
-      ) as {
-        version: string;
-        scripts?: Record<string, string>;
-      };
-      const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'];
-      expect(Object.keys(manifest.scripts ?? {}).filter((s) => installScripts.includes(s))).toEqual([]);
-      // better-sqlite3's addon, as its install script would have built it.
-      const release = 'node_modules/better-sqlite3/build/Release';
-      await mkdir(join(app, release), { recursive: true });
-      await copyFile(join(ROOT, release, 'better_sqlite3.node'), join(app, release, 'better_sqlite3.node'));
+    const env = npmEnv((await registryStarted).url);
+    const app = join(work, 'app');
+    await mkdir(app);
+    await copyFile(join(work, info.filename), join(app, info.filename));
+    const installed = await run('npm', ['install', `./${info.filename}`, '--ignore-scripts'], {
+      cwd: app,
+      env,
+    });
+    expect(`${installed.stdout}${installed.stderr}`).not.toMatch(/prepare/);
+    const manifest = JSON.parse(await readFile(join(app, 'node_modules/guidectl/package.json'), 'utf8')) as {
+      version: string;
+      scripts?: Record<string, string>;
+    };
+    const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'];
+    expect(Object.keys(manifest.scripts ?? {}).filter((s) => installScripts.includes(s))).toEqual([]);
+    // better-sqlite3's addon, as its install script would have built it.
+    const release = 'node_modules/better-sqlite3/build/Release';
+    await mkdir(join(app, release), { recursive: true });
+    await copyFile(join(ROOT, release, 'better_sqlite3.node'), join(app, release, 'better_sqlite3.node'));
 
-      const npx = (args: string[]) => run('npx', ['guidectl', ...args], { cwd: app, env });
-      expect((await npx(['--version'])).stdout.trim()).toBe(manifest.version);
-      await copyFile(join(ROOT, 'examples/small-store.yaml'), join(app, 'store.yaml'));
-      const validated = await npx(['validate', 'store.yaml']);
-      expect(validated.stdout).toBe('valid: 1 file, 3 guides, 1 group\n');
-      // The embedded target: better-sqlite3 loaded from the folder's node_modules.
-      const planned = await npx(['plan', 'store.yaml', '--local-db', 'local.db']);
-      expect(planned.stdout).toMatch(/^Plan: 4 to add, 1 to change, 0 to delete \(10 API calls\)\.$/m);
-      const applied = await npx(['apply', 'store.yaml', '--local-db', 'local.db', '--auto-approve']);
-      expect(applied.stdout).toContain('Converged: the account matches the files.');
-      expect((await npx(['plan', 'store.yaml', '--local-db', 'local.db'])).stdout).toContain('No changes.');
-      // The library, as `import … from 'guidectl'` finds it.
-      const library = await run(
-        process.execPath,
-        [
-          '--input-type=module',
-          '-e',
-          "const g = await import('guidectl'); console.log(typeof g.createGuideClient, typeof g.GuideService);",
-        ],
-        { cwd: app, env },
-      );
-      expect(library.stdout.trim()).toBe('function function');
-    } finally {
-      await registry.close();
-    }
+    const npx = await run('npx', ['guidectl', '--version'], { cwd: app, env });
+    expect(npx.stdout.trim()).toBe(manifest.version);
+    // What npx ran: the package's bin link. The commands below run it directly, as a script's
+    // `guidectl` does, without npm's second of start-up each.
+    const guidectl = (args: string[]) =>
+      run(join(app, 'node_modules/.bin/guidectl'), args, { cwd: app, env });
+    await copyFile(join(ROOT, 'examples/small-store.yaml'), join(app, 'store.yaml'));
+    const validated = await guidectl(['validate', 'store.yaml']);
+    expect(validated.stdout).toBe('valid: 1 file, 3 guides, 1 group\n');
+    // The embedded target: better-sqlite3 loaded from the folder's node_modules.
+    const planned = await guidectl(['plan', 'store.yaml', '--local-db', 'local.db']);
+    expect(planned.stdout).toMatch(/^Plan: 4 to add, 1 to change, 0 to delete \(10 API calls\)\.$/m);
+    const applied = await guidectl(['apply', 'store.yaml', '--local-db', 'local.db', '--auto-approve']);
+    expect(applied.stdout).toContain('Converged: the account matches the files.');
+    expect((await guidectl(['plan', 'store.yaml', '--local-db', 'local.db'])).stdout).toContain(
+      'No changes.',
+    );
+    // The library, as `import … from 'guidectl'` finds it.
+    const library = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const g = await import('guidectl'); console.log(typeof g.createGuideClient, typeof g.GuideService);",
+      ],
+      { cwd: app, env },
+    );
+    expect(library.stdout.trim()).toBe('function function');
   }, 180_000);
 });
