@@ -15,6 +15,7 @@ const sections: Record<string, () => Promise<void>> = {
   tasks: async () => (await import('./tasks.js')).benchTasks(),
   envs: async () => (await import('./envs.js')).benchEnvs(),
   quota: async () => (await import('./quota.js')).benchQuota(),
+  guards: async () => (await import('./guards.js')).benchGuards(),
 };
 const OPT_IN = new Set(['scale', 'tasks', 'envs', 'quota']);
 
