@@ -63,16 +63,109 @@ export interface ModelOptions {
   readonly sensitiveWordSemantics?: 'append' | 'replace' | undefined;
 }
 
-/** The key ({@link guideKey}) of the guide a body names, without making its id: calls are many. */
-function bodyGuideKey(body: CallBody): string | undefined {
-  const account = body['guide_account'];
-  if (typeof account === 'string' && account !== '') return `account:${account}`;
-  const openid = body['guide_openid'];
-  return typeof openid === 'string' && openid !== '' ? `openid:${openid}` : undefined;
+/** A guide with its place in the order the guides were added. */
+interface PlacedGuide extends ModelGuide {
+  readonly place: number;
 }
 
+/**
+ * The guides of a model, by account and by openid, keyed by the name itself: a large plan looks a
+ * guide up once a call, and a key made for each lookup ({@link guideKey}) cost most of the walk.
+ * Read like a map by guide key, in the order the guides were added.
+ */
+export class ModelGuides {
+  private readonly byAccount = new Map<string, PlacedGuide>();
+  private readonly byOpenid = new Map<string, PlacedGuide>();
+  private places = 0;
+
+  get size(): number {
+    return this.byAccount.size + this.byOpenid.size;
+  }
+
+  /** The guide of an id. */
+  of(id: GuideId): ModelGuide | undefined {
+    return id.kind === 'account' ? this.byAccount.get(id.account) : this.byOpenid.get(id.openid);
+  }
+
+  ofAccount(account: string): ModelGuide | undefined {
+    return this.byAccount.get(account);
+  }
+
+  ofOpenid(openid: string): ModelGuide | undefined {
+    return this.byOpenid.get(openid);
+  }
+
+  /** The guide of a key ({@link guideKey}). */
+  get(key: string): ModelGuide | undefined {
+    if (key.startsWith(ACCOUNT_PREFIX)) return this.byAccount.get(key.slice(ACCOUNT_PREFIX.length));
+    return key.startsWith(OPENID_PREFIX) ? this.byOpenid.get(key.slice(OPENID_PREFIX.length)) : undefined;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** Adds a guide whose id has none yet, after the others. */
+  add(id: GuideId, nickname: string, headImageUrl: string, config: ModelConfig | undefined): void {
+    const guide: PlacedGuide = { id, nickname, headImageUrl, config, place: this.places++ };
+    if (id.kind === 'account') this.byAccount.set(id.account, guide);
+    else this.byOpenid.set(id.openid, guide);
+  }
+
+  delete(id: GuideId): void {
+    if (id.kind === 'account') this.byAccount.delete(id.account);
+    else this.byOpenid.delete(id.openid);
+  }
+
+  /** The guides in the order added: each map keeps its own, and the places merge the two. */
+  values(): ModelGuide[] {
+    const accounts = [...this.byAccount.values()];
+    if (this.byOpenid.size === 0) return accounts;
+    const openids = [...this.byOpenid.values()];
+    const merged: ModelGuide[] = [];
+    let a = 0;
+    let o = 0;
+    while (a < accounts.length || o < openids.length) {
+      const account = accounts[a];
+      const openid = openids[o];
+      if (openid === undefined || (account !== undefined && account.place < openid.place)) {
+        if (account !== undefined) merged.push(account);
+        a++;
+      } else {
+        merged.push(openid);
+        o++;
+      }
+    }
+    return merged;
+  }
+
+  keys(): string[] {
+    return this.values().map((g) => guideKey(g.id));
+  }
+
+  /** The guides with their keys, as a map's entries. */
+  [Symbol.iterator](): IterableIterator<[string, ModelGuide]> {
+    return this.values()
+      .map((g): [string, ModelGuide] => [guideKey(g.id), g])
+      .values();
+  }
+}
+
+const ACCOUNT_PREFIX = 'account:';
+const OPENID_PREFIX = 'openid:';
+
+/**
+ * The configuration of a guide this model adds. Shared by every such guide: a config is replaced
+ * whole, never changed in place, and a large plan adds thousands of guides.
+ */
+const NEW_CONFIG: ModelConfig = Object.freeze({
+  quickReplies: Object.freeze([]),
+  welcome: Object.freeze([]),
+  appendable: true,
+});
+
 export class AccountModel {
-  readonly guides = new Map<string, ModelGuide>();
+  readonly guides = new ModelGuides();
   groups: ModelGroup[];
   offlineAutoReply: string | null | undefined;
   sensitiveWords: string[] | undefined;
@@ -82,6 +175,8 @@ export class AccountModel {
   readonly sensitiveWordSemantics: 'append' | 'replace';
   /** Ids of the groups made here, by the name their placeholders use. */
   private readonly created = new Map<string, string>();
+  /** The groups by id (the first of an id), so that a call finds its group without a scan. */
+  private readonly groupsById = new Map<string, ModelGroup>();
   private nextId = 9_000_000_000_000_000_000n;
   private forgetting = false;
 
@@ -95,18 +190,17 @@ export class AccountModel {
         g.config === undefined
           ? undefined
           : { quickReplies: g.config.quickReplies, welcome: g.config.welcome, appendable };
-      this.guides.set(guideKey(g.id), {
-        id: g.id,
-        nickname: g.nickname,
-        headImageUrl: g.headImageUrl,
-        config,
-      });
+      const known = this.guides.of(g.id);
+      // A guide read twice: the last read, in the place of the first.
+      if (known === undefined) this.guides.add(g.id, g.nickname, g.headImageUrl, config);
+      else Object.assign(known, { nickname: g.nickname, headImageUrl: g.headImageUrl, config });
     }
     this.groups = live.groups.map((g) => ({
       id: g.id,
       name: g.name,
       members: g.members === undefined ? undefined : [...g.members],
     }));
+    for (const g of this.groups) if (!this.groupsById.has(g.id)) this.groupsById.set(g.id, g);
     this.offlineAutoReply = live.account.offlineAutoReply;
     this.sensitiveWords =
       live.account.sensitiveWords === undefined ? undefined : [...live.account.sensitiveWords];
@@ -135,26 +229,31 @@ export class AccountModel {
 
   /** The guide a body names; refused when it names one the account lacks; undefined when none. */
   guideNamed(body: CallBody): ModelGuide | undefined {
-    const key = bodyGuideKey(body);
-    if (key === undefined) return undefined;
-    const guide = this.guides.get(key);
-    if (guide === undefined) this.refuse(`no such guide: ${key}`);
+    // By its account when it has one, else its openid (as `guideIdFrom`), without making its id.
+    const account = body['guide_account'];
+    if (typeof account === 'string' && account !== '') {
+      const guide = this.guides.ofAccount(account);
+      if (guide === undefined) this.refuse(`no such guide: ${guideKey({ kind: 'account', account })}`);
+      return guide;
+    }
+    const openid = body['guide_openid'];
+    if (typeof openid !== 'string' || openid === '') return undefined;
+    const guide = this.guides.ofOpenid(openid);
+    if (guide === undefined) this.refuse(`no such guide: ${guideKey({ kind: 'openid', openid })}`);
     return guide;
   }
 
   addGuide(id: GuideId, nickname: string, headImageUrl: string): void {
-    const key = guideKey(id);
-    const known = this.guides.get(key);
+    const known = this.guides.of(id);
     if (this.forgetting) {
       if (known !== undefined) known.config = undefined;
       return;
     }
     if (known !== undefined) {
-      this.refuse(`guide added twice: ${key}`);
+      this.refuse(`guide added twice: ${guideKey(id)}`);
       return;
     }
-    const config = { quickReplies: [], welcome: [], appendable: true };
-    this.guides.set(key, { id, nickname, headImageUrl, config });
+    this.guides.add(id, nickname, headImageUrl, NEW_CONFIG);
   }
 
   /** Sets a guide's profile fields that are given. */
@@ -170,7 +269,7 @@ export class AccountModel {
       guide.config = undefined;
       return;
     }
-    this.guides.delete(guideKey(guide.id));
+    this.guides.delete(guide.id);
     if (guide.id.kind !== 'account') return;
     const account = guide.id.account;
     for (const g of this.groups)
@@ -204,7 +303,7 @@ export class AccountModel {
       : typeof value === 'string'
         ? value
         : undefined;
-    const group = this.groups.find((g) => g.id === id);
+    const group = id === undefined ? undefined : this.groupsById.get(id);
     if (group === undefined) this.refuse(`no such group: ${JSON.stringify(value)}`);
     return group;
   }
@@ -213,13 +312,20 @@ export class AccountModel {
   addGroup(name: string, ref: string | undefined): void {
     if (this.forgetting) return;
     const id = String(this.nextId++);
-    this.groups.push({ id, name, members: [] });
+    const group = { id, name, members: [] };
+    this.groups.push(group);
+    if (!this.groupsById.has(id)) this.groupsById.set(id, group);
     if (ref !== undefined) this.created.set(ref, id);
   }
 
   deleteGroup(group: ModelGroup): void {
     if (this.forgetting) return;
     this.groups = this.groups.filter((g) => g !== group);
+    if (this.groupsById.get(group.id) !== group) return;
+    // Another group of the same id, if any, is the one its id names now.
+    this.groupsById.delete(group.id);
+    const next = this.groups.find((g) => g.id === group.id);
+    if (next !== undefined) this.groupsById.set(next.id, next);
   }
 
   /** Changes a group's members, when they are known; `edit` may change the list in place. */
@@ -266,19 +372,12 @@ export class AccountModel {
   /** What the model holds, as text: equal before and after exactly when a call changed nothing. */
   snapshot(): string {
     const { guides, groups, offlineAutoReply, sensitiveWords, defaultWelcome, tasks } = this;
-    return JSON.stringify([
-      [...guides.entries()],
-      groups,
-      offlineAutoReply,
-      sensitiveWords,
-      defaultWelcome,
-      tasks,
-    ]);
+    return JSON.stringify([[...guides], groups, offlineAutoReply, sensitiveWords, defaultWelcome, tasks]);
   }
 
   /** The account as a live state: what is known of it. */
   toLive(): LiveState {
-    const guides = [...this.guides.values()].map(
+    const guides = this.guides.values().map(
       (g): LiveGuide => ({
         id: g.id,
         nickname: g.nickname,

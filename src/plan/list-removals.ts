@@ -1,4 +1,3 @@
-import { guideKey } from '../core/desired.js';
 import type { LiveState } from '../core/live.js';
 import type { Plan } from '../core/plan.js';
 import { AccountModel } from '../kinds/account-model.js';
@@ -50,7 +49,7 @@ export function countListRemovals(
   let welcome = Math.max(0, (account.defaultWelcome?.length ?? 0) - defaultAfter);
   for (const guide of live.guides) {
     // A guide the plan deletes takes its lists with it: the guide guard counts that.
-    const after = model.guides.get(guideKey(guide.id))?.config;
+    const after = model.guides.of(guide.id)?.config;
     if (guide.config === undefined || after === undefined) continue;
     quickReplies += Math.max(0, guide.config.quickReplies.length - after.quickReplies.length);
     welcome += Math.max(0, guide.config.welcome.length - after.welcome.length);

@@ -1,4 +1,4 @@
-import { guideIdFrom, guideKey } from '../../core/desired.js';
+import { guideIdFrom } from '../../core/desired.js';
 import type { LiveWelcome } from '../../core/live.js';
 import type { CallBody } from '../../core/plan.js';
 import { isRecord } from '../../core/records.js';
@@ -79,9 +79,14 @@ function welcomeAfter(model: AccountModel, body: CallBody): readonly LiveWelcome
   if (first === undefined || first === null) return undefined;
   if (body['is_delete'] === true) return [];
   const second = body['guide_auto_reply_plus'];
+  const welcome = welcomeOf(first);
+  if (second === undefined || second === null) {
+    if (welcome !== undefined) return [welcome];
+  } else {
+    const plus = welcomeOf(second);
+    if (welcome !== undefined && plus !== undefined) return [welcome, plus];
+  }
   const sent = second === undefined || second === null ? [first] : [first, second];
-  const welcome = sent.map(welcomeOf);
-  if (welcome.every((w) => w !== undefined)) return welcome;
   model.refuse(`a welcome message the account cannot take: ${JSON.stringify(sent)}`);
   return 'unknown';
 }
@@ -93,21 +98,30 @@ function configAfter(
   body: CallBody,
   welcome: readonly LiveWelcome[] | 'unknown' | undefined,
 ): ModelConfig | undefined {
-  let next = config;
+  let { quickReplies, appendable } = config;
   const replies = body['guide_fast_reply_list'];
   if (Array.isArray(replies)) {
-    if (body['is_delete'] === true) next = { ...next, quickReplies: [], appendable: true };
-    else {
+    if (body['is_delete'] === true) {
+      quickReplies = [];
+      appendable = true;
+    } else {
       if (replies.length === 0) model.refuse('an empty quick-reply append');
       const added = contentsOf(replies);
       if (added === undefined) model.refuse('a quick reply without content');
       // Onto a list others may have changed since it was read, an append gives an unknown list.
-      if (added === undefined || !next.appendable) return undefined;
-      next = { ...next, quickReplies: [...next.quickReplies, ...added] };
+      if (added === undefined || !appendable) return undefined;
+      quickReplies = quickReplies.length === 0 ? added : [...quickReplies, ...added];
     }
   }
   if (welcome === 'unknown') return undefined;
-  return welcome === undefined ? next : { ...next, welcome };
+  if (quickReplies === config.quickReplies && welcome === undefined) return config;
+  // One object for the result: calls are many in a large plan.
+  return { quickReplies, welcome: welcome ?? config.welcome, appendable };
+}
+
+/** Whether a body names a guide at all (rather than the account), as its subject says. */
+function namesGuide(body: CallBody): boolean {
+  return typeof body['guide_account'] === 'string' || typeof body['guide_openid'] === 'string';
 }
 
 export const GUIDE_CONFIG_WRITES: WriteEffects<'setguideconfig'> = {
@@ -119,7 +133,7 @@ export const GUIDE_CONFIG_WRITES: WriteEffects<'setguideconfig'> = {
     touches: guideResource,
     apply(model, { body }) {
       const welcome = welcomeAfter(model, body);
-      if (guideSubject(body) === undefined) {
+      if (!namesGuide(body)) {
         if (Array.isArray(body['guide_fast_reply_list'])) model.refuse('quick replies without a guide');
         else if (welcome !== undefined) setDefaultWelcome(model, welcome);
         return;
@@ -131,7 +145,7 @@ export const GUIDE_CONFIG_WRITES: WriteEffects<'setguideconfig'> = {
     knownBefore(model, { body }) {
       const id = guideIdFrom(body['guide_account'], body['guide_openid']);
       if (appendedReplies(body) === undefined || id === undefined) return undefined;
-      const config = model.guides.get(guideKey(id))?.config;
+      const config = model.guides.of(id)?.config;
       return config?.appendable === true ? [...config.quickReplies] : undefined;
     },
   },

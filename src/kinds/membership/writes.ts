@@ -1,4 +1,3 @@
-import { guideKey } from '../../core/desired.js';
 import type { CallBody, CallSubject } from '../../core/plan.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { decodeAnswer } from '../../wire/messages.js';
@@ -40,12 +39,11 @@ async function memberOf(read: ConfirmRead, body: WireBody): Promise<boolean | un
   return groups.group_id_list.includes(group);
 }
 
-/** The group and the guide account a body names; refused when the account has either not. */
-function membership(model: AccountModel, body: CallBody): { group: ModelGroup; account: string } | undefined {
+/** The group a body names, and whether its guide account is a guide; refused when either is not. */
+function memberGroup(model: AccountModel, body: CallBody, account: string): ModelGroup | undefined {
   const group = model.groupNamed(body);
-  const account = stringAt(body, 'guide_account') ?? '';
-  if (!model.guides.has(guideKey({ kind: 'account', account }))) model.refuse(`no such guide: ${account}`);
-  return group === undefined ? undefined : { group, account };
+  if (model.guides.ofAccount(account) === undefined) model.refuse(`no such guide: ${account}`);
+  return group;
 }
 
 export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2guidegroup'> = {
@@ -60,9 +58,9 @@ export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2g
     ],
     creates: 'memberships',
     apply(model, { body }) {
-      const found = membership(model, body);
-      if (found === undefined) return;
-      const { group, account } = found;
+      const account = stringAt(body, 'guide_account') ?? '';
+      const group = memberGroup(model, body, account);
+      if (group === undefined) return;
       model.editMembers(group, (members) => {
         if (!members.includes(account)) {
           members.push(account);
@@ -87,9 +85,9 @@ export const MEMBERSHIP_WRITES: WriteEffects<'addguide2guidegroup' | 'delguide2g
     touches: membershipResource,
     deletes: 'memberships',
     apply(model, { body }) {
-      const found = membership(model, body);
-      if (found === undefined) return;
-      const { group, account } = found;
+      const account = stringAt(body, 'guide_account') ?? '';
+      const group = memberGroup(model, body, account);
+      if (group === undefined) return;
       model.editMembers(group, (members) => {
         if (members.includes(account)) return members.filter((m) => m !== account);
         model.refuse(`${account} is not a member of ${group.name}`);
