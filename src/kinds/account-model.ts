@@ -61,6 +61,12 @@ export interface ModelOptions {
   readonly appendsOntoRead?: boolean;
   /** How the account treats a set of sensitive words (the file says; default `append`). */
   readonly sensitiveWordSemantics?: 'append' | 'replace' | undefined;
+  /**
+   * Whether the guides the calls add are kept (default true). The deletion guards count what the
+   * calls leave of the guides read, and a large plan adds thousands: they keep none. Not with
+   * `strict`, which would refuse every later call on such a guide.
+   */
+  readonly keepsAddedGuides?: boolean;
 }
 
 /** A guide with its place in the order the guides were added. */
@@ -173,6 +179,7 @@ export class AccountModel {
   tasks: ModelTask[] | undefined;
   readonly strict: boolean;
   readonly sensitiveWordSemantics: 'append' | 'replace';
+  private readonly keepsAddedGuides: boolean;
   /** Ids of the groups made here, by the name their placeholders use. */
   private readonly created = new Map<string, string>();
   /** The groups by id (the first of an id), so that a call finds its group without a scan. */
@@ -183,6 +190,8 @@ export class AccountModel {
   constructor(live: LiveState, options: ModelOptions = {}) {
     this.strict = options.strict === true;
     this.sensitiveWordSemantics = options.sensitiveWordSemantics ?? 'append';
+    this.keepsAddedGuides = options.keepsAddedGuides !== false;
+    if (this.strict && !this.keepsAddedGuides) throw new Error('a strict model keeps the guides added');
     const appendable = options.appendsOntoRead !== false;
     for (const g of live.guides) {
       // The lists are shared, not copied: a config is replaced whole, never changed in place.
@@ -253,7 +262,7 @@ export class AccountModel {
       this.refuse(`guide added twice: ${guideKey(id)}`);
       return;
     }
-    this.guides.add(id, nickname, headImageUrl, NEW_CONFIG);
+    if (this.keepsAddedGuides) this.guides.add(id, nickname, headImageUrl, NEW_CONFIG);
   }
 
   /** Sets a guide's profile fields that are given. */

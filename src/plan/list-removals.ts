@@ -40,7 +40,11 @@ export function countListRemovals(
 ): ListCounts {
   // No call removes nothing: skip copying the whole live state into a model (every no-change plan).
   if (plan.calls.length === 0) return { words: 0, quick_replies: 0, welcome_messages: 0, offline_replies: 0 };
-  const model = new AccountModel(live, { sensitiveWordSemantics: plan.sensitiveWordSemantics });
+  // Only the guides read have lists to lose: the guides the calls add are not followed.
+  const model = new AccountModel(live, {
+    sensitiveWordSemantics: plan.sensitiveWordSemantics,
+    keepsAddedGuides: false,
+  });
   for (const call of plan.calls) WRITE_EFFECTS[call.operation].apply(model, call);
   const { account } = live;
   const wordsAfter = new Set(model.sensitiveWords ?? account.sensitiveWords ?? []);

@@ -90,4 +90,25 @@ describe('the account model', () => {
     expect(knownBefore(model)).toEqual(['11', '12']);
     expect(knownBefore(new AccountModel(NO_TASKS))).toBeUndefined();
   });
+
+  it('lists the guides in the order added, accounts and openids mixed, a guide added again last', () => {
+    const model = new AccountModel(LIVE);
+    run(model, 'addguideacct', { guide_openid: 'oBob1', guide_nickname: 'Bob' });
+    run(model, 'addguideacct', { guide_account: 'cat_wx', guide_nickname: 'Cat' });
+    run(model, 'delguideacct', { guide_account: 'alice_wx' });
+    run(model, 'addguideacct', { guide_account: 'alice_wx', guide_nickname: 'Alice' });
+    expect(model.guides.keys()).toEqual(['openid:oBob1', 'account:cat_wx', 'account:alice_wx']);
+    expect(model.toLive().guides.map((g) => g.nickname)).toEqual(['Bob', 'Cat', 'Alice']);
+    expect(model.guides.get('openid:oBob1')?.config?.quickReplies).toEqual([]);
+  });
+
+  it('keeps only the guides read when told not to keep those the calls add', () => {
+    const model = new AccountModel(LIVE, { keepsAddedGuides: false });
+    run(model, 'addguideacct', { guide_account: 'bob_wx', guide_nickname: 'Bob' });
+    run(model, 'setguideconfig', { ...append, guide_account: 'bob_wx' });
+    run(model, 'setguideconfig', append);
+    expect(model.guides.keys()).toEqual(['account:alice_wx']);
+    expect(model.guides.get('account:alice_wx')?.config?.quickReplies).toEqual(['a', 'b']);
+    expect(() => new AccountModel(LIVE, { strict: true, keepsAddedGuides: false })).toThrow();
+  });
 });
