@@ -9,7 +9,8 @@ import { desiredState } from './reconcile.js';
  * The list guards' count of what a large plan removes (`countListRemovals`, which runs every
  * call's write effect on an account model), beside the hand-written walk kept as its test oracle
  * (test/kinds/reference/). Both run in this process, taking turns, so that both meet the same load.
- * Aim: the model at most 125 ms on a 60,200-call plan, the old walk's figure on this machine.
+ * Aim: the model at most 125 ms on the 60,200-call plan of 20,000 guides onto an empty account,
+ * the old walk's figure on this machine. The other plan, over 20,000 guides read, has its ratio only.
  */
 const GUIDES = 20_000;
 const GROUPS = 200;
@@ -42,6 +43,7 @@ interface Case {
   readonly name: string;
   readonly plan: Plan;
   readonly live: LiveState;
+  readonly aimMs?: number;
 }
 
 function planOf(live: LiveState): Plan {
@@ -60,7 +62,7 @@ function timeOnce(run: () => unknown): number {
   return performance.now() - started;
 }
 
-function benchCase({ name, plan, live }: Case): void {
+function benchCase({ name, plan, live, aimMs }: Case): void {
   const model: number[] = [];
   const walk: number[] = [];
   for (let run = 0; run < RUNS; run++) {
@@ -69,9 +71,12 @@ function benchCase({ name, plan, live }: Case): void {
   }
   const ms = median(model);
   const old = median(walk);
+  const aim =
+    aimMs === undefined
+      ? ''
+      : `; aim model <= ${aimMs} ms${ms <= aimMs ? '' : ` — ABOVE AIM by ${(ms - aimMs).toFixed(0)} ms`}`;
   console.log(
-    `  ${name}, ${plan.calls.length.toLocaleString('en')} calls: model ${ms.toFixed(0)} ms, old walk ${old.toFixed(0)} ms (medians of ${RUNS}); ratio ${(ms / old).toFixed(2)}; aim model <= ${AIM_MS} ms` +
-      (ms <= AIM_MS ? '' : ` — ABOVE AIM by ${(ms - AIM_MS).toFixed(0)} ms`),
+    `  ${name}, ${plan.calls.length.toLocaleString('en')} calls: model ${ms.toFixed(0)} ms, old walk ${old.toFixed(0)} ms (medians of ${RUNS}); ratio ${(ms / old).toFixed(2)}${aim}`,
   );
 }
 
@@ -82,7 +87,7 @@ export function benchGuards(): void {
   const empty: LiveState = { guides: [], groups: [], account: {} };
   const read = readState();
   const cases: Case[] = [
-    { name: 'onto an empty account', plan: planOf(empty), live: empty },
+    { name: 'onto an empty account', plan: planOf(empty), live: empty, aimMs: AIM_MS },
     { name: 'every guide read and its lists rewritten', plan: planOf(read), live: read },
   ];
   for (const c of cases) benchCase(c);
