@@ -27,7 +27,7 @@ export type { DesiredState } from './core/desired.js';
 export type { Diagnostic } from './core/diagnostics.js';
 export { GuidectlError, UsageError } from './core/errors.js';
 export type { LiveState } from './core/live.js';
-export type { ApplyResult, Plan, PlannedCall } from './core/plan.js';
+export type { ApplyResult, Plan, PlannedCall } from './core/plan-data.js';
 export { READ_EVERYTHING, readLiveState, readOnlyClient, readScopeFor } from './live/index.js';
 export {
   checkDeleteGuards,

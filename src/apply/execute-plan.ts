@@ -14,7 +14,7 @@ import {
   type Plan,
   type PlannedOperation,
   wireBody,
-} from '../core/plan.js';
+} from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import { AccountModel } from '../kinds/account-model.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';

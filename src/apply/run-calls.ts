@@ -1,7 +1,7 @@
 import { CallOutcomeUnknownError, type GuideClient } from '../client/index.js';
 import type { CallsEvent } from '../core/apply-result.js';
 import type { LiveState } from '../core/live.js';
-import type { ApplyResult, Plan } from '../core/plan.js';
+import type { ApplyResult, Plan } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import { executePlan, type PlanWriter } from './execute-plan.js';
 

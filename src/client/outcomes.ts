@@ -1,4 +1,4 @@
-import { isPlannedOperation } from '../core/plan.js';
+import { isPlannedOperation } from '../core/plan-data.js';
 import { type LostAnswerPolicy, type LostAnswerRule, RESEND, type WireBody } from '../kinds/kind.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 import { OPERATIONS, type OperationName } from '../wire/operations.js';

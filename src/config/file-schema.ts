@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: descriptions show the ${name} syntax
 import { ENVIRONMENT_NAME, ENVIRONMENT_NAME_MAX_CHARS } from '../core/environments.js';
-import { DELETING_OPERATIONS, type JsonValue } from '../core/plan.js';
+import { DELETING_OPERATIONS, type JsonValue } from '../core/plan-data.js';
 import { DEFAULT_MAX_DELETE_SHARE, DEFAULT_MAX_DELETES } from '../core/safety.js';
 import type { SchemaFragment } from '../core/schema-fragment.js';
 import { KINDS } from '../kinds/registry.js';

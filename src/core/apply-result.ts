@@ -1,6 +1,6 @@
 import type { PartialFit, PlanQuota, QuotaChange, QuotaShortfall } from './daily-quota.js';
 import type { Diagnostic } from './diagnostics.js';
-import type { ApplyResult, Plan, PlannedOperation } from './plan.js';
+import type { ApplyResult, Plan, PlannedOperation } from './plan-data.js';
 import type { GuardResult, Refusal, StaleReport } from './safety.js';
 
 /**

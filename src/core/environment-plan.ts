@@ -1,6 +1,6 @@
 import type { PlanQuota } from './daily-quota.js';
 import type { Diagnostic } from './diagnostics.js';
-import type { Plan } from './plan.js';
+import type { Plan } from './plan-data.js';
 import type { GuardResult } from './safety.js';
 
 /**

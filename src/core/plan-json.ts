@@ -1,4 +1,4 @@
-import { type Plan, type PlannedCall, wireBody } from './plan.js';
+import { type Plan, type PlannedCall, wireBody } from './plan-data.js';
 import { ifDefined } from './records.js';
 
 /**

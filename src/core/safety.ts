@@ -7,7 +7,7 @@
 
 import type { OperationNeed } from './daily-quota.js';
 import type { DeleteKind } from './desired.js';
-import type { PlannedCall } from './plan.js';
+import type { PlannedCall } from './plan-data.js';
 
 /** The most deletions of each kind a plan may make when nothing else is said. */
 export const DEFAULT_MAX_DELETES = 10;

@@ -1,4 +1,4 @@
-import type { JsonValue } from './plan.js';
+import type { JsonValue } from './plan-data.js';
 
 /**
  * Part of `schema/guidectl.schema.json`: `$defs` entries by name, in the order the file lists them.

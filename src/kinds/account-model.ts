@@ -1,6 +1,6 @@
 import { type GuideId, guideKey } from '../core/desired.js';
 import type { LiveGroup, LiveGuide, LiveState, LiveTask, LiveWelcome } from '../core/live.js';
-import { type CallBody, isGroupRef } from '../core/plan.js';
+import { type CallBody, isGroupRef } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 
 /**

@@ -2,7 +2,7 @@ import { formatCount } from '../core/count.js';
 import type { SourceRef } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { MAX_REQUEST_BODY_BYTES } from '../core/guide-rules.js';
-import type { CallBody, JsonValue } from '../core/plan.js';
+import type { CallBody, JsonValue } from '../core/plan-data.js';
 
 /**
  * How much of a list the planner puts in one call that appends (quick replies, sensitive words

@@ -1,6 +1,6 @@
 import type { DesiredState } from '../core/desired.js';
 import type { LiveReadScope } from '../core/live.js';
-import type { PlannedOperation } from '../core/plan.js';
+import type { PlannedOperation } from '../core/plan-data.js';
 import type { SchemaFragment } from '../core/schema-fragment.js';
 import type { SchemaMessages } from '../core/schema-messages.js';
 import type { KindCheck, KindDesiredDigest, KindNormalise } from './config-port.js';

@@ -6,7 +6,7 @@ import {
   isGroupRef,
   type PlannedCall,
   type PlannedOperation,
-} from '../core/plan.js';
+} from '../core/plan-data.js';
 import { type Id64, toId64 } from '../wire/ids.js';
 import type { AutoReplyRead } from '../wire/messages.js';
 import type { OperationName } from '../wire/operations.js';

@@ -1,5 +1,12 @@
 import { compareText } from '../core/compare-text.js';
-import type { CallBody, Change, Plan, PlannedCall, PlannedOperation, ResourceKind } from '../core/plan.js';
+import type {
+  CallBody,
+  Change,
+  Plan,
+  PlannedCall,
+  PlannedOperation,
+  ResourceKind,
+} from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import type { SubjectNames, WriteEffect } from './kind.js';
 

@@ -1,7 +1,7 @@
 import type { DesiredGroup, DesiredGuide, DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveGroup, LiveGuide, LiveState } from '../core/live.js';
-import type { FieldChange, ResourceKind, Unmanaged } from '../core/plan.js';
+import type { FieldChange, ResourceKind, Unmanaged } from '../core/plan-data.js';
 import type { Kind } from './kind-module.js';
 import type { PlanBuilder } from './plan-builder.js';
 

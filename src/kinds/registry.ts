@@ -1,4 +1,4 @@
-import type { PlannedOperation, ResourceKind } from '../core/plan.js';
+import type { PlannedOperation, ResourceKind } from '../core/plan-data.js';
 import { ACCOUNT_KIND } from './account/index.js';
 import { GROUP_KIND } from './group/index.js';
 import { GUIDE_KIND } from './guide/index.js';

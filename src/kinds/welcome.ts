@@ -1,6 +1,6 @@
 import type { WelcomeMessage } from '../core/desired.js';
 import type { LiveMaterial, LiveWelcome } from '../core/live.js';
-import type { JsonValue } from '../core/plan.js';
+import type { JsonValue } from '../core/plan-data.js';
 import type { WrittenWelcome } from '../core/written.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CallBody, CallSubject, PlannedOperation } from '../core/plan.js';
+import type { CallBody, CallSubject, PlannedOperation } from '../core/plan-data.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 
 /**

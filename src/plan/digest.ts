@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { compareText } from '../core/compare-text.js';
 import { DELETE_KINDS, type DeleteKind, type DesiredState, taskKey } from '../core/desired.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
-import type { Plan, PlannedCall } from '../core/plan.js';
+import type { Plan, PlannedCall } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import type { CallDifference, LiveDifference } from '../core/safety.js';
 import { type PlannedTarget, type TargetIdentity, targetIdentityToJson } from '../core/target-identity.js';

@@ -14,7 +14,7 @@ import {
 } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../core/live.js';
-import type { Plan, PlannedCall } from '../core/plan.js';
+import type { Plan, PlannedCall } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,

@@ -1,5 +1,5 @@
 import type { LiveState } from '../core/live.js';
-import type { Plan } from '../core/plan.js';
+import type { Plan } from '../core/plan-data.js';
 import { AccountModel } from '../kinds/account-model.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 

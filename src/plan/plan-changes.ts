@@ -2,7 +2,7 @@ import { compareText } from '../core/compare-text.js';
 import { type DesiredState, describeTask, guideKey } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveGuide, LiveState } from '../core/live.js';
-import { PLAN_FORMAT_VERSION, type Plan } from '../core/plan.js';
+import { PLAN_FORMAT_VERSION, type Plan } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import type { SubjectNames } from '../kinds/kind.js';
 import { PlanBuilder } from '../kinds/plan-builder.js';

@@ -9,7 +9,7 @@ import {
   type QuotaShortfall,
   quotaRemain,
 } from '../core/daily-quota.js';
-import type { ApplyResult, Plan, PlannedOperation } from '../core/plan.js';
+import type { ApplyResult, Plan, PlannedOperation } from '../core/plan-data.js';
 
 /** The operations `plan`'s calls use, in the order of their first call. */
 export function plannedOperations(plan: Plan): PlannedOperation[] {

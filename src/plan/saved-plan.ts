@@ -13,7 +13,7 @@ import {
   type Plan,
   type PlannedCall,
   type Unmanaged,
-} from '../core/plan.js';
+} from '../core/plan-data.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { ifDefined, isRecord } from '../core/records.js';
 import { type TargetIdentity, type TargetNow, targetIdentityToJson } from '../core/target-identity.js';

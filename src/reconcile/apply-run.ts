@@ -10,7 +10,7 @@ import {
 import type { DesiredState } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { LiveState } from '../core/live.js';
-import type { ApplyResult, Plan } from '../core/plan.js';
+import type { ApplyResult, Plan } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import type { GuardResult, Refusal } from '../core/safety.js';
 import {

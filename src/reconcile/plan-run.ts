@@ -2,7 +2,7 @@ import type { PlanQuota, QuotaRead } from '../core/daily-quota.js';
 import type { DesiredState, SafetyPolicy } from '../core/desired.js';
 import { type Diagnostic, hasErrors } from '../core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../core/live.js';
-import type { Plan, PlannedOperation } from '../core/plan.js';
+import type { Plan, PlannedOperation } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import type { GuardResult } from '../core/safety.js';
 import type { PlannedTarget, TargetIdentity } from '../core/target-identity.js';

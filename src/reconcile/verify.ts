@@ -1,6 +1,6 @@
 import { guideKey } from '../core/desired.js';
 import type { LiveGuideConfig, LiveReadScope, LiveState } from '../core/live.js';
-import type { ApplyResult, Plan } from '../core/plan.js';
+import type { ApplyResult, Plan } from '../core/plan-data.js';
 import { AccountModel } from '../kinds/account-model.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 

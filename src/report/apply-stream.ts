@@ -1,6 +1,6 @@
 import type { Applied, CallsEvent } from '../core/apply-result.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { PlannedOperation, PlanSummary } from '../core/plan.js';
+import type { PlannedOperation, PlanSummary } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import { diagnosticsToJson } from './diagnostic-text.js';
 import type { EnvironmentSoFar } from './plan.js';

@@ -1,7 +1,7 @@
 import type { Applied, CallsEvent, Reviewed } from '../core/apply-result.js';
 import { countOf, formatCount } from '../core/count.js';
 import { type OperationNeed, QUOTA_RESET } from '../core/daily-quota.js';
-import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan.js';
+import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import type { Refusal } from '../core/safety.js';
 import { shellWord } from '../core/shell-word.js';

@@ -1,7 +1,7 @@
 import { countOf, formatCount } from '../core/count.js';
 import { type Diagnostic, sortDiagnostics } from '../core/diagnostics.js';
 import { displayPath } from '../core/paths.js';
-import type { Change, Plan } from '../core/plan.js';
+import type { Change, Plan } from '../core/plan-data.js';
 import type { GuardResult } from '../core/safety.js';
 import { CHANGE_ORDER, WRITE_EFFECTS } from '../kinds/registry.js';
 import { escapeControls } from './escape.js';

@@ -1,6 +1,6 @@
 import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { Plan } from '../core/plan.js';
+import type { Plan } from '../core/plan-data.js';
 import { type GuardResult, isRefused } from '../core/safety.js';
 import { shellWord } from '../core/shell-word.js';
 import { namesNoAccount, type TargetIdentity, type TargetNow } from '../core/target-identity.js';

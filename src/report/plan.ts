@@ -3,7 +3,7 @@ import { countOf, formatCount } from '../core/count.js';
 import { type PartialFit, type PlanQuota, planQuotaToJson } from '../core/daily-quota.js';
 import type { DeleteKind } from '../core/desired.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { CallSubject, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan.js';
+import type { CallSubject, Change, ChangeAction, FieldChange, JsonValue, Plan } from '../core/plan-data.js';
 import { planContentToJson } from '../core/plan-json.js';
 import { ifDefined } from '../core/records.js';
 import { type GuardResult, type GuardStatus, MIN_DELETE_LIMIT, type Setting } from '../core/safety.js';

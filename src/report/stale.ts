@@ -1,5 +1,5 @@
 import { countOf, formatCount } from '../core/count.js';
-import type { PlannedCall } from '../core/plan.js';
+import type { PlannedCall } from '../core/plan-data.js';
 import type { StaleReport } from '../core/safety.js';
 import { escapeControls } from './escape.js';
 import { paint } from './paint.js';

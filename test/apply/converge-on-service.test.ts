@@ -4,7 +4,7 @@ import { createGuideClient, type GuideClient } from '../../src/client/index.js';
 import type { DesiredState } from '../../src/core/desired.js';
 import { guideKey } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING, readLiveState, readOnlyClient } from '../../src/live/index.js';
 import { planChanges } from '../../src/plan/index.js';
 import { FAST_RETRY } from '../client/helpers.js';

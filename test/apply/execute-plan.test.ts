@@ -9,7 +9,7 @@ import {
 import { createGuideClient, type GuideClient } from '../../src/client/index.js';
 import type { CallsEvent } from '../../src/core/apply-result.js';
 import type { DesiredState } from '../../src/core/desired.js';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING, readLiveState, readOnlyClient } from '../../src/live/index.js';
 import { planChanges } from '../../src/plan/index.js';
 import { FAST_RETRY } from '../client/helpers.js';

@@ -1,5 +1,5 @@
 import type { LiveGuide, LiveState, LiveWelcome } from '../../src/core/live.js';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import { planChanges } from '../../src/plan/index.js';
 import { countListRemovals } from '../../src/plan/list-removals.js';
 import { countListRemovals as referenceListRemovals } from '../kinds/reference/list-removals.js';

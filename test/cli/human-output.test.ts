@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallOutcome, Plan, PlannedCall } from '../../src/core/plan.js';
+import type { CallOutcome, Plan, PlannedCall } from '../../src/core/plan-data.js';
 import { renderApplyResult, renderInterrupted } from '../../src/report/apply.js';
 import { renderPlan, renderUnmanaged } from '../../src/report/plan.js';
 import { ONE_GUIDE, runCli, useServiceTarget } from '../helpers/cli.js';

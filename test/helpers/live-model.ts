@@ -1,5 +1,5 @@
 import type { LiveState } from '../../src/core/live.js';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import { AccountModel } from '../../src/kinds/account-model.js';
 import { WRITE_EFFECTS } from '../../src/kinds/registry.js';
 

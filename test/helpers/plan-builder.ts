@@ -8,7 +8,7 @@ import {
 } from '../../src/core/desired.js';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import type { LiveGroup, LiveGuide, LiveState } from '../../src/core/live.js';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import type { DeleteCounts } from '../../src/core/safety.js';
 import { planChanges } from '../../src/plan/index.js';
 

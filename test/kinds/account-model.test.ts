@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveState, LiveTask } from '../../src/core/live.js';
-import type { CallBody, PlannedOperation } from '../../src/core/plan.js';
+import type { CallBody, PlannedOperation } from '../../src/core/plan-data.js';
 import { AccountModel } from '../../src/kinds/account-model.js';
 import { WRITE_EFFECTS } from '../../src/kinds/registry.js';
 

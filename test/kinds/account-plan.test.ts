@@ -3,7 +3,7 @@ import type { DesiredAccount } from '../../src/core/desired.js';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import { MAX_REQUEST_BODY_BYTES, MAX_SENSITIVE_WORDS } from '../../src/core/guide-rules.js';
 import type { LiveAccount } from '../../src/core/live.js';
-import type { Change, PlannedCall } from '../../src/core/plan.js';
+import type { Change, PlannedCall } from '../../src/core/plan-data.js';
 import { planAccount } from '../../src/kinds/account/plan.js';
 import { builderFor } from '../helpers/kind-plan.js';
 import { desiredState, liveState, SOURCE } from '../helpers/plan-builder.js';

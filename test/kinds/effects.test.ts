@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { appendsKnownBefore } from '../../src/apply/execute-plan.js';
 import { guideKey } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import type { ApplyResult, CallOutcome, Plan, PlannedCall } from '../../src/core/plan.js';
+import type { ApplyResult, CallOutcome, Plan, PlannedCall } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING } from '../../src/live/index.js';
 import { planChanges } from '../../src/plan/index.js';
 import { countListRemovals } from '../../src/plan/list-removals.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import { MAX_REQUEST_BODY_BYTES } from '../../src/core/guide-rules.js';
-import type { FieldChange } from '../../src/core/plan.js';
+import type { FieldChange } from '../../src/core/plan-data.js';
 import { APPEND_BUDGET_BYTES } from '../../src/kinds/call-size.js';
 import { planGuideConfig, welcomeBody } from '../../src/kinds/guide-config/plan.js';
 import { builderFor } from '../helpers/kind-plan.js';

@@ -7,7 +7,7 @@ import {
   taskKey,
 } from '../../src/core/desired.js';
 import type { LiveState, LiveTask } from '../../src/core/live.js';
-import type { PlannedCall } from '../../src/core/plan.js';
+import type { PlannedCall } from '../../src/core/plan-data.js';
 import { planChanges } from '../../src/plan/index.js';
 import { type Case, Random, randomCase } from '../helpers/random-states.js';
 

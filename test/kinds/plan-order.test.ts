@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, ResourceKind } from '../../src/core/plan.js';
+import type { Change, ResourceKind } from '../../src/core/plan-data.js';
 import { PlanBuilder } from '../../src/kinds/plan-builder.js';
 import { PLAN_PHASES } from '../../src/kinds/plan-context.js';
 import { CHANGE_ORDER, KINDS, type Kind, PLAN_ORDER } from '../../src/kinds/registry.js';

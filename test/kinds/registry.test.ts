@@ -6,7 +6,7 @@ import {
   type PlannedOperation,
   SUBJECT_KINDS,
   type SubjectKind,
-} from '../../src/core/plan.js';
+} from '../../src/core/plan-data.js';
 import { WRITE_EFFECTS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/index.js';
 import { OPERATIONS, type OperationName } from '../../src/wire/operations.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredGuide, DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import { type Plan, type PlannedCall, SUBJECT_KINDS } from '../../src/core/plan.js';
+import { type Plan, type PlannedCall, SUBJECT_KINDS } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING } from '../../src/live/read-live-state.js';
 import {
   decodeSavedPlan,

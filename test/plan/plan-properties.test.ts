@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type DesiredState, describeGuideId, guideKey } from '../../src/core/desired.js';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import type { LiveReadScope, LiveState } from '../../src/core/live.js';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING, readScopeFor } from '../../src/live/index.js';
 import {
   canonicalJson,

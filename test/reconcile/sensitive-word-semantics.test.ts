@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import { detectReplacedWords } from '../../src/plan/index.js';
 import { parseJson } from '../../src/wire/json.js';
 import { type CliRun, runCli, useWorkspace } from '../helpers/cli.js';

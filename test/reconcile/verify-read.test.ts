@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApplyResult } from '../../src/core/plan.js';
+import type { ApplyResult } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING } from '../../src/live/index.js';
 import { verifyRead } from '../../src/reconcile/index.js';
 import { desiredGuide, desiredState, liveGuide, liveState, planOf } from '../helpers/plan-builder.js';

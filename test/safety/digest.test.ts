@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/index.js';
 import type { DesiredState } from '../../src/core/desired.js';
 import type { LiveState } from '../../src/core/live.js';
-import type { Change, Plan, PlannedCall, PlannedOperation } from '../../src/core/plan.js';
+import type { Change, Plan, PlannedCall, PlannedOperation } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING } from '../../src/live/read-live-state.js';
 import {
   canonicalJson,

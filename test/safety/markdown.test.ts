@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, Plan, PlannedCall } from '../../src/core/plan.js';
+import type { Change, Plan, PlannedCall } from '../../src/core/plan-data.js';
 import { checkDeleteGuards, resolveGuardPolicy } from '../../src/plan/index.js';
 import {
   GITHUB_COMMENT_LIMIT,

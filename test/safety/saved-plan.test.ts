@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/core/plan.js';
+import type { Plan } from '../../src/core/plan-data.js';
 import {
   decodeSavedPlan,
   encodeSavedPlan,

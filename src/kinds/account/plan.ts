@@ -3,7 +3,7 @@ import type { DesiredAccount, DesiredState } from '../../core/desired.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { MAX_SENSITIVE_WORDS } from '../../core/guide-rules.js';
 import type { LiveState } from '../../core/live.js';
-import type { CallBody, FieldChange, JsonValue } from '../../core/plan.js';
+import type { CallBody, FieldChange, JsonValue } from '../../core/plan-data.js';
 import { checkBodySize, splitByBytes } from '../call-size.js';
 import { welcomeBody } from '../guide-config/plan.js';
 import { SET_GUIDE_CONFIG } from '../guide-config/writes.js';

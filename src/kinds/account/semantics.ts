@@ -1,7 +1,7 @@
 import type { WordsReplaced } from '../../core/apply-result.js';
 import { compareText } from '../../core/compare-text.js';
 import type { LiveAccount } from '../../core/live.js';
-import type { Plan } from '../../core/plan.js';
+import type { Plan } from '../../core/plan-data.js';
 
 /**
  * Whether a target that was told `semantics: append` in fact replaces the sensitive-word list. Under

@@ -1,5 +1,5 @@
 import type { LiveWelcome } from '../../core/live.js';
-import type { CallSubject } from '../../core/plan.js';
+import type { CallSubject } from '../../core/plan-data.js';
 import { isRecord } from '../../core/records.js';
 import type { AccountModel } from '../account-model.js';
 import { ACCOUNT_RESOURCE, RESEND, stringsOf, type WriteEffects } from '../kind.js';

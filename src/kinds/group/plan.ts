@@ -2,7 +2,7 @@ import { compareText, sortedText } from '../../core/compare-text.js';
 import type { DesiredGroup, DesiredState } from '../../core/desired.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { LiveGroup, LiveState } from '../../core/live.js';
-import type { Unmanaged } from '../../core/plan.js';
+import type { Unmanaged } from '../../core/plan-data.js';
 import type { PlanBuilder } from '../plan-builder.js';
 import type { KindPlan } from '../plan-context.js';
 import { CREATE_GROUP, DELETE_GROUP } from './writes.js';

@@ -1,7 +1,7 @@
 import { type DesiredGuide, describeGuideId, guideKey, type WelcomeMessage } from '../../core/desired.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { LiveGuide } from '../../core/live.js';
-import type { CallBody, FieldChange, JsonValue } from '../../core/plan.js';
+import type { CallBody, FieldChange, JsonValue } from '../../core/plan-data.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import { APPEND_BUDGET_BYTES, checkBodySize, jsonBytes, splitByBytes } from '../call-size.js';
 import { sameList } from '../kind.js';

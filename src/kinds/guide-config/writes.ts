@@ -1,6 +1,6 @@
 import { guideIdFrom } from '../../core/desired.js';
 import type { LiveWelcome } from '../../core/live.js';
-import type { CallBody } from '../../core/plan.js';
+import type { CallBody } from '../../core/plan-data.js';
 import { isRecord } from '../../core/records.js';
 import { decodeAnswer } from '../../wire/messages.js';
 import { ACCOUNT_SUBJECT, setDefaultWelcome } from '../account/writes.js';

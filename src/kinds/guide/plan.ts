@@ -1,7 +1,7 @@
 import { compareText } from '../../core/compare-text.js';
 import { type DesiredGuide, type DesiredState, describeGuideId, guideKey } from '../../core/desired.js';
 import type { LiveGuide, LiveState } from '../../core/live.js';
-import type { FieldChange, Unmanaged } from '../../core/plan.js';
+import type { FieldChange, Unmanaged } from '../../core/plan-data.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import type { PlanBuilder } from '../plan-builder.js';
 import type { KindPlan, PlanContext } from '../plan-context.js';

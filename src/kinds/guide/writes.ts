@@ -1,5 +1,5 @@
 import { describeGuideId, guideIdFrom } from '../../core/desired.js';
-import type { CallBody, CallSubject } from '../../core/plan.js';
+import type { CallBody, CallSubject } from '../../core/plan-data.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { decodeAnswer } from '../../wire/messages.js';
 import {

@@ -1,7 +1,7 @@
 import { sortedText } from '../../core/compare-text.js';
 import type { DesiredGroup, DesiredGuide, DesiredState, SourceRef } from '../../core/desired.js';
 import type { Diagnostic, DiagnosticCode } from '../../core/diagnostics.js';
-import type { GroupRef } from '../../core/plan.js';
+import type { GroupRef } from '../../core/plan-data.js';
 import type { GroupMatch } from '../group/plan.js';
 import type { PlanBuilder } from '../plan-builder.js';
 import type { KindPlan } from '../plan-context.js';

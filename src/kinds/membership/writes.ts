@@ -1,4 +1,4 @@
-import type { CallBody, CallSubject } from '../../core/plan.js';
+import type { CallBody, CallSubject } from '../../core/plan-data.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { decodeAnswer } from '../../wire/messages.js';
 import type { AccountModel, ModelGroup } from '../account-model.js';

@@ -12,7 +12,7 @@ import {
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { PUSH_WINDOW_SECONDS } from '../../core/guide-rules.js';
 import type { LiveMaterial, LiveState, LiveTask } from '../../core/live.js';
-import type { CallBody, FieldChange, JsonValue, Unmanaged } from '../../core/plan.js';
+import type { CallBody, FieldChange, JsonValue, Unmanaged } from '../../core/plan-data.js';
 import { formatWrittenTime } from '../../core/task-time.js';
 import { wireGuideIdentity } from '../../wire/guide-identity.js';
 import { checkBodySize } from '../call-size.js';

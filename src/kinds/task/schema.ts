@@ -7,7 +7,7 @@ import {
   TASK_NAME_MAX_CHARS,
   TASK_REMARK_MAX_CHARS,
 } from '../../core/guide-rules.js';
-import type { JsonValue } from '../../core/plan.js';
+import type { JsonValue } from '../../core/plan-data.js';
 import type { SchemaFragment } from '../../core/schema-fragment.js';
 
 /** A task, or a `protect.tasks` entry, names its guide by exactly one of two keys. */

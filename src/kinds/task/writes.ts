@@ -1,5 +1,5 @@
 import { describeTask, guideIdFrom, guideKey } from '../../core/desired.js';
-import type { CallBody, CallSubject } from '../../core/plan.js';
+import type { CallBody, CallSubject } from '../../core/plan-data.js';
 import { ERRCODE } from '../../wire/errcodes.js';
 import { type Id64, id64ToJson } from '../../wire/ids.js';
 import { decodeAnswer } from '../../wire/messages.js';

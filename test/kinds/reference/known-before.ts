@@ -4,7 +4,7 @@
 
 import { guideKey } from '../../../src/core/desired.js';
 import type { LiveState } from '../../../src/core/live.js';
-import type { Plan, PlannedCall } from '../../../src/core/plan.js';
+import type { Plan, PlannedCall } from '../../../src/core/plan-data.js';
 import { appendedReplies } from '../../../src/kinds/guide-config/writes.js';
 
 /**

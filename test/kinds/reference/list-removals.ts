@@ -3,7 +3,7 @@
 // every plan of the property generator. Not used by anything else.
 import { guideKey } from '../../../src/core/desired.js';
 import type { LiveState } from '../../../src/core/live.js';
-import type { Plan, PlannedCall } from '../../../src/core/plan.js';
+import type { Plan, PlannedCall } from '../../../src/core/plan-data.js';
 import { isRecord } from '../../../src/core/records.js';
 import { guideIdOf } from '../../../src/wire/guide-identity.js';
 

@@ -9,7 +9,7 @@ import {
   isGroupRef,
   type JsonValue,
   type Plan,
-} from '../../../src/core/plan.js';
+} from '../../../src/core/plan-data.js';
 import { toWelcome } from '../../../src/kinds/kind.js';
 
 /**

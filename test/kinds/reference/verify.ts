@@ -3,7 +3,7 @@
 // every plan of the property generator. Not used by anything else.
 import { type GuideId, guideKey } from '../../../src/core/desired.js';
 import type { LiveGuideConfig, LiveReadScope, LiveState, LiveWelcome } from '../../../src/core/live.js';
-import type { ApplyResult, CallBody, JsonValue, Plan } from '../../../src/core/plan.js';
+import type { ApplyResult, CallBody, JsonValue, Plan } from '../../../src/core/plan-data.js';
 import { isRecord } from '../../../src/core/records.js';
 import { toWelcome } from '../../../src/kinds/kind.js';
 
