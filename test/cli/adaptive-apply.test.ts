@@ -14,8 +14,11 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
 
-async function gated(capacity?: number): Promise<{ gate: CapacityGate; env: Record<string, string> }> {
-  const checked = await startCheckedService({ faults: 'latency=20ms' });
+async function gated(
+  capacity?: number,
+  latency = '20ms',
+): Promise<{ gate: CapacityGate; env: Record<string, string> }> {
+  const checked = await startCheckedService({ faults: `latency=${latency}` });
   closing.push(checked.close);
   const gate = await startCapacityGate(checked.service.url, capacity === undefined ? {} : { capacity });
   closing.push(gate.close);
@@ -30,7 +33,9 @@ async function apply(gate: CapacityGate, env: Record<string, string>, flags: rea
 
 describe('apply adapts its concurrency to the service', () => {
   it('by default it goes above --parallelism against a service that takes more, never above --max-parallelism', async () => {
-    const { gate, env } = await gated();
+    // A latency well above what a loaded machine adds, so that only the service's own answers can
+    // look like a rising latency to the client, and it keeps growing.
+    const { gate, env } = await gated(undefined, '100ms');
     const run = await apply(gate, env, ['--max-parallelism', '20']);
     expect(run.code, run.stderr).toBe(0);
     expect(gate.peak).toBeGreaterThan(8);
