@@ -40,7 +40,13 @@ export interface OperationNeed {
  * Absent when the plan makes no call (nothing is read then).
  */
 export type PlanQuota =
-  | { readonly status: 'read'; readonly needs: readonly OperationNeed[]; readonly fitsToday: boolean }
+  | {
+      readonly status: 'read';
+      readonly needs: readonly OperationNeed[];
+      readonly fitsToday: boolean;
+      /** Set when not one call of the plan fits today: apply refuses it, even with `--allow-partial`. */
+      readonly fitsNone?: true;
+    }
   | { readonly status: 'unreadable'; readonly reason: string };
 
 /** The operations whose calls do not fit in what remains of their quota today. */

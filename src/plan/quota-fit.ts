@@ -26,7 +26,14 @@ export function planQuota(plan: Plan, read: QuotaRead<PlannedOperation>): PlanQu
     const quota = read.quotas[operation];
     if (quota !== undefined) needs.push({ operation, calls, quota });
   }
-  return { status: 'read', needs, fitsToday: needs.every((n) => n.calls <= n.quota.remain) };
+  const quota: PlanQuota = {
+    status: 'read',
+    needs,
+    fitsToday: needs.every((n) => n.calls <= n.quota.remain),
+  };
+  // What --allow-partial would make, so that plan and apply say alike when it would make nothing.
+  if (quota.fitsToday || partialFit(plan, quota).calls.made > 0) return quota;
+  return { ...quota, fitsNone: true };
 }
 
 /**

@@ -77,7 +77,7 @@ export function planQuotaLines(quota: PlanQuota | undefined, partial?: PartialFi
   for (const n of notable)
     lines.push(`  ${n.operation}: ${countOf(n.calls, 'call')}; ${formatCount(n.quota.remain)} remain today`);
   const short = shortOperations(quota);
-  if (short.length > 0) lines.push(cannotFinishLine(short, partial));
+  if (short.length > 0) lines.push(cannotFinishLine(short, partial, quota.fitsNone === true));
   return lines;
 }
 
@@ -85,11 +85,17 @@ export function planQuotaLines(quota: PlanQuota | undefined, partial?: PartialFi
  * The warning of a plan that needs more calls of some operation than remain today: what apply
  * does of it, or, during an apply with `--allow-partial` (`partial`), what this one makes.
  */
-export function cannotFinishLine(short: readonly OperationNeed[], partial?: PartialFit): string {
+export function cannotFinishLine(
+  short: readonly OperationNeed[],
+  partial?: PartialFit,
+  fitsNone = false,
+): string {
   const what = short
     .map((n) => `${n.operation} needs ${formatCount(n.calls)} and ${formatCount(n.quota.remain)} remain`)
     .join('; ');
   const then = `apply again after ${QUOTA_RESET} to finish.`;
+  if (partial === undefined && fitsNone)
+    return `Warning: this plan cannot finish today (${what}); no call of it fits today, so apply refuses to start it, even with --allow-partial; ${then}`;
   if (partial === undefined)
     return `Warning: this plan cannot finish today (${what}); apply refuses to start it unless --allow-partial, which makes what fits, whole; ${then}`;
   const { guides, calls } = partial;

@@ -303,6 +303,11 @@ describe('apply within the daily quotas', () => {
     expect(partial.out).toContain(
       'Warning: this plan cannot finish today (addguideacct needs 3 and 0 remain). --allow-partial: no call of it fits today, so apply refuses to start it; apply again after midnight UTC+8 (00:00 Beijing time) to finish.',
     );
+    // plan, and apply without the flag, say before the refusal that the flag would not help.
+    const fitsNone =
+      'Warning: this plan cannot finish today (addguideacct needs 3 and 0 remain); no call of it fits today, so apply refuses to start it, even with --allow-partial; apply again after midnight UTC+8 (00:00 Beijing time) to finish.';
+    expect((await cli(['plan', file])).out).toContain(fitsNone);
+    expect((await cli(['apply', '--auto-approve', file])).out).toContain(fitsNone);
     const json = await cli(['apply', '--json', '--auto-approve', '--allow-partial', file]);
     expect(json.status).toBe(1);
     expect(parseJson(json.out)).toMatchObject({ refused: [words], outcomes: [], converged: false });
