@@ -101,7 +101,7 @@ function tasksById(tasks: readonly LiveTask[]): LiveTask[] {
 }
 
 /** Each task's fingerprint (`hash` of its canonical form) with its address, by id. */
-export function taskFingerprints(
+function taskFingerprints(
   tasks: readonly LiveTask[],
   hash: (value: unknown) => string,
 ): Record<string, { name: string; hash: string }> {

@@ -9,14 +9,8 @@ import { checkTaskRules, TASK_MESSAGES } from './rules.js';
 import { TASK_SCHEMA } from './schema.js';
 import { TASK_WRITES } from './writes.js';
 
-/** The task kind (mass-send tasks) as one module: each part of guidectl asks it one thing. */
-export interface TaskKind extends KindModule {
-  readonly kind: 'task';
-  readonly writes: typeof TASK_WRITES;
-}
-
-export const TASK_KIND: TaskKind = {
-  kind: 'task',
+/** The mass-send task kind, as the registry lists it. */
+export const TASK_KIND = {
   schema: TASK_SCHEMA,
   messages: TASK_MESSAGES,
   writes: TASK_WRITES,
@@ -32,4 +26,4 @@ export const TASK_KIND: TaskKind = {
   read: TASK_READ,
   digest: TASK_DIGEST,
   export: TASK_EXPORT,
-};
+} as const satisfies KindModule;

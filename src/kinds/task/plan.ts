@@ -66,12 +66,7 @@ export interface TaskPlan {
 }
 
 /** Plans the desired tasks (by guide and name) and the cancellations; calls go to `b`. */
-export function planTasks(
-  b: PlanBuilder,
-  desired: DesiredState,
-  live: LiveState,
-  ctx: TaskContext,
-): TaskPlan {
+function planTasks(b: PlanBuilder, desired: DesiredState, live: LiveState, ctx: TaskContext): TaskPlan {
   const out: TaskPlan = { diagnostics: [], unmanaged: [] };
   const tasks = desired.tasks;
   if (tasks === undefined) return out;

@@ -135,7 +135,7 @@ export function checkTaskRules(files: readonly TaskRuleFile[], context: RuleCont
  * once (a warning: recipients are a set). A task without its name and guide (they broke the
  * schema, which says so) has the checks of its own values only.
  */
-export function checkTasks(
+function checkTasks(
   files: readonly TaskRuleFile[],
   known: KnownGuides,
   complete: boolean,
