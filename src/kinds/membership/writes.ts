@@ -39,7 +39,7 @@ async function memberOf(read: ConfirmRead, body: WireBody): Promise<boolean | un
   return groups.group_id_list.includes(group);
 }
 
-/** The group a body names, and whether its guide account is a guide; refused when either is not. */
+/** The group a body names; refused when the account has no such group, or no guide `account`. */
 function memberGroup(model: AccountModel, body: CallBody, account: string): ModelGroup | undefined {
   const group = model.groupNamed(body);
   if (model.guides.ofAccount(account) === undefined) model.refuse(`no such guide: ${account}`);
