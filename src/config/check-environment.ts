@@ -8,7 +8,7 @@ import type { RuleFile } from '../kinds/config-port.js';
 import { checkRules } from './check-rules.js';
 import { type CompiledSchema, checkSchema } from './check-schema.js';
 import { type Environment, type EnvironmentFile, existsIn, missingValues } from './environment-file.js';
-import { normalise, type ValidFile } from './merge-files.js';
+import { mergeFiles, type ValidFile } from './merge-files.js';
 import type { ParsedYaml } from './parse-yaml.js';
 import {
   type RecipientsFileRead,
@@ -113,7 +113,7 @@ export function checkEnvironment(input: CheckInput, environment: Environment | u
     }
   }
   const failed = hasErrors(input.common) || found.some((f) => f.diagnostic.severity === 'error');
-  return failed ? { diagnostics: found } : { state: normalise(valid, recipients, name), diagnostics: found };
+  return failed ? { diagnostics: found } : { state: mergeFiles(valid, recipients, name), diagnostics: found };
 }
 
 /**

@@ -37,7 +37,7 @@ export interface ValidFile {
  * (`kinds/<kind>/normalise.ts`). Call it only when the checks found no error; it relies on what
  * they guarantee (one definition per guide and group, and so on).
  */
-export function normalise(
+export function mergeFiles(
   files: readonly ValidFile[],
   recipients: ReadonlyMap<string, readonly string[]> = new Map(),
   environment?: string,
