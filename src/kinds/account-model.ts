@@ -107,10 +107,6 @@ export class ModelGuides {
     return key.startsWith(OPENID_PREFIX) ? this.byOpenid.get(key.slice(OPENID_PREFIX.length)) : undefined;
   }
 
-  has(key: string): boolean {
-    return this.get(key) !== undefined;
-  }
-
   /** Adds a guide whose id has none yet, after the others. */
   add(id: GuideId, nickname: string, headImageUrl: string, config: ModelConfig | undefined): void {
     const guide: PlacedGuide = { id, nickname, headImageUrl, config, place: this.places++ };
