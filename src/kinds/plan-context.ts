@@ -53,36 +53,44 @@ export interface PlanContext {
   readonly facts: PlanFacts;
 }
 
-/** What a kind's step finds for later steps: each set once by the step named, then read. */
-export interface PlanFacts {
+/** What a kind's step finds for later steps, by name: each set once by the step named, then read. */
+export interface PlanFactValues {
   /** Group (check): the live group each declared name manages, if any. */
-  matchedGroups: ReadonlyMap<string, LiveGroup | undefined>;
+  readonly matchedGroups: ReadonlyMap<string, LiveGroup | undefined>;
   /** Group (check): the other live groups of a declared name, to merge into it and delete. */
-  duplicates: ReadonlyMap<string, readonly LiveGroup[]>;
+  readonly duplicates: ReadonlyMap<string, readonly LiveGroup[]>;
   /** Guide (create): the field changes of each declared guide, by key; its configuration adds to them. */
-  guideFields: ReadonlyMap<string, FieldChange[]>;
+  readonly guideFields: ReadonlyMap<string, FieldChange[]>;
   /** Guide (create): the index of the call that creates each guide this plan creates, by key. */
-  addedAt: ReadonlyMap<string, number>;
+  readonly addedAt: ReadonlyMap<string, number>;
   /** Guide (create): keys of the guides that exist after the plan. */
-  guidesAfter: ReadonlySet<string>;
+  readonly guidesAfter: ReadonlySet<string>;
   /** Guide (create): accounts of the live guides the plan deletes. */
-  deletedAccounts: ReadonlySet<string>;
+  readonly deletedAccounts: ReadonlySet<string>;
   /** Membership (link): per declared group name, the calls that add members to the kept group. */
-  moves: ReadonlyMap<string, readonly number[]>;
+  readonly moves: ReadonlyMap<string, readonly number[]>;
   /** Task (schedule): the live tasks left alone, listed after the other kinds' (delete). */
-  tasksLeftAlone: readonly Unmanaged[];
+  readonly tasksLeftAlone: readonly Unmanaged[];
 }
 
-/** The facts before any step has run: nothing found. */
-export function noFacts(): PlanFacts {
-  return {
-    matchedGroups: new Map(),
-    duplicates: new Map(),
-    guideFields: new Map(),
-    addedAt: new Map(),
-    guidesAfter: new Set(),
-    deletedAccounts: new Set(),
-    moves: new Map(),
-    tasksLeftAlone: [],
-  };
+/**
+ * The facts of one plan. A fact read before its step set it, or set twice, is a bug of
+ * `PLAN_ORDER` and throws, rather than planning with an empty value.
+ */
+export class PlanFacts {
+  readonly #values: Partial<PlanFactValues> = {};
+
+  set<K extends keyof PlanFactValues>(name: K, value: PlanFactValues[K]): void {
+    if (this.#values[name] !== undefined) throw new Error(`planChanges: the plan fact ${name} is set twice`);
+    this.#values[name] = value;
+  }
+
+  get<K extends keyof PlanFactValues>(name: K): PlanFactValues[K] {
+    const value = this.#values[name];
+    if (value === undefined)
+      throw new Error(
+        `planChanges: the plan fact ${name} is read before the step that finds it (see PLAN_ORDER)`,
+      );
+    return value;
+  }
 }

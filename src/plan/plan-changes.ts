@@ -6,7 +6,7 @@ import { PLAN_FORMAT_VERSION, type Plan } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import type { SubjectNames } from '../kinds/kind.js';
 import { PlanBuilder } from '../kinds/plan-builder.js';
-import { noFacts, PLAN_PHASES, type PlanContext } from '../kinds/plan-context.js';
+import { PLAN_PHASES, type PlanContext, PlanFacts } from '../kinds/plan-context.js';
 import { CHANGE_ORDER, KINDS, PLAN_ORDER } from '../kinds/registry.js';
 
 export interface PlanResult {
@@ -72,6 +72,6 @@ function contextOf(desired: DesiredState, live: LiveState): PlanContext {
     diagnostics: [],
     planNotes: [],
     unmanaged: [],
-    facts: noFacts(),
+    facts: new PlanFacts(),
   };
 }

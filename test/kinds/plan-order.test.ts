@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Change, ResourceKind } from '../../src/core/plan-data.js';
 import { PlanBuilder } from '../../src/kinds/plan-builder.js';
-import { PLAN_PHASES } from '../../src/kinds/plan-context.js';
+import { PLAN_PHASES, PlanFacts } from '../../src/kinds/plan-context.js';
 import { CHANGE_ORDER, KINDS, type Kind, PLAN_ORDER } from '../../src/kinds/registry.js';
 import {
   desiredGroup,
@@ -87,5 +87,20 @@ describe('what the phases say', () => {
     const tooLong = desiredGuide('alice_wx', { quickReplies: ['x'.repeat(2_000_000)] });
     const desired = desiredState({ guides: [tooLong], groups: [desiredGroup('VIP', ['nobody_wx'])] });
     expect(planDiagnostics(desired, live).map((d) => d.code)).toEqual(['member-not-found']);
+  });
+});
+
+describe('the facts kinds hand on in a plan', () => {
+  it('throws on a fact read before its step set it, or set twice, rather than planning with nothing', () => {
+    const facts = new PlanFacts();
+    expect(() => facts.get('guideFields')).toThrow(
+      'planChanges: the plan fact guideFields is read before the step that finds it (see PLAN_ORDER)',
+    );
+    const fields = new Map([['account:alice', []]]);
+    facts.set('guideFields', fields);
+    expect(facts.get('guideFields')).toBe(fields);
+    expect(() => facts.set('guideFields', new Map())).toThrow(
+      'planChanges: the plan fact guideFields is set twice',
+    );
   });
 });

@@ -19,15 +19,16 @@ import { CREATE_GROUP, DELETE_GROUP } from './writes.js';
 export const GROUP_PLAN: KindPlan = {
   check: (ctx) => {
     const { matchedGroups, duplicates, warnings } = matchGroups(ctx.desiredGroups, ctx.live.groups);
-    ctx.facts.matchedGroups = matchedGroups;
-    ctx.facts.duplicates = duplicates;
+    ctx.facts.set('matchedGroups', matchedGroups);
+    ctx.facts.set('duplicates', duplicates);
     for (const w of warnings) ctx.planNotes.push(w);
   },
-  create: (ctx) => planGroupCreations(ctx.builder, ctx.desiredGroups, ctx.facts.matchedGroups),
+  create: (ctx) => planGroupCreations(ctx.builder, ctx.desiredGroups, ctx.facts.get('matchedGroups')),
   delete: (ctx) => {
     for (const u of planGroupDeletions(ctx.builder, ctx.desired, ctx.live)) ctx.unmanaged.push(u);
   },
-  merge: (ctx) => deleteCopies(ctx.builder, ctx.desiredGroups, ctx.facts.duplicates, ctx.facts.moves),
+  merge: (ctx) =>
+    deleteCopies(ctx.builder, ctx.desiredGroups, ctx.facts.get('duplicates'), ctx.facts.get('moves')),
 };
 
 export interface GroupMatch {

@@ -18,7 +18,7 @@ export const GUIDE_CONFIG_PLAN: KindPlan = {
   configure: (ctx) => {
     for (const guide of ctx.desiredGuides) {
       const key = guideKey(guide.id);
-      const fields = ctx.facts.guideFields.get(key) ?? [];
+      const fields = ctx.facts.get('guideFields').get(key) ?? [];
       planGuideConfig(ctx.builder, guide, ctx.liveGuides.get(key), fields, ctx.diagnostics);
     }
   },

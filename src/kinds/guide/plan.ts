@@ -97,18 +97,21 @@ export const GUIDE_PLAN: KindPlan = {
   create: (ctx) => {
     const { guideFields, addedAt } = planGuides(ctx.builder, ctx.desiredGuides, ctx.liveGuides);
     const { desired, live, desiredKeys } = ctx;
-    ctx.facts.guideFields = guideFields;
-    ctx.facts.addedAt = addedAt;
-    ctx.facts.guidesAfter = new Set([
-      ...desiredKeys,
-      ...(desired.prune.guides ? [] : live.guides.map((g) => guideKey(g.id))),
-    ]);
-    ctx.facts.deletedAccounts = new Set(
-      desired.prune.guides
-        ? live.guides.flatMap((g) =>
-            g.id.kind === 'account' && !desiredKeys.has(guideKey(g.id)) ? [g.id.account] : [],
-          )
-        : [],
+    ctx.facts.set('guideFields', guideFields);
+    ctx.facts.set('addedAt', addedAt);
+    ctx.facts.set(
+      'guidesAfter',
+      new Set([...desiredKeys, ...(desired.prune.guides ? [] : live.guides.map((g) => guideKey(g.id)))]),
+    );
+    ctx.facts.set(
+      'deletedAccounts',
+      new Set(
+        desired.prune.guides
+          ? live.guides.flatMap((g) =>
+              g.id.kind === 'account' && !desiredKeys.has(guideKey(g.id)) ? [g.id.account] : [],
+            )
+          : [],
+      ),
     );
   },
   configure: recordGuideChanges,
@@ -122,11 +125,11 @@ export const GUIDE_PLAN: KindPlan = {
 function recordGuideChanges(ctx: PlanContext): void {
   for (const guide of ctx.desiredGuides) {
     const key = guideKey(guide.id);
-    const fields = ctx.facts.guideFields.get(key) ?? [];
+    const fields = ctx.facts.get('guideFields').get(key) ?? [];
     if (fields.length === 0) continue;
     ctx.builder.change({
       resource: 'guide',
-      action: ctx.facts.addedAt.has(key) ? 'create' : 'update',
+      action: ctx.facts.get('addedAt').has(key) ? 'create' : 'update',
       address: describeGuideId(guide.id),
       fields,
     });

@@ -19,13 +19,18 @@ export const MEMBERSHIP_PLAN: KindPlan = {
     for (const d of found) ctx.diagnostics.push(d);
   },
   link: (ctx) => {
-    const { matchedGroups, duplicates, deletedAccounts } = ctx.facts;
-    ctx.facts.moves = planMemberships(ctx.builder, ctx.desiredGroups, {
-      matchedGroups,
-      duplicates,
-      liveAccounts: ctx.liveAccounts,
-      deletedAccounts,
-    });
+    const matchedGroups = ctx.facts.get('matchedGroups');
+    const duplicates = ctx.facts.get('duplicates');
+    const deletedAccounts = ctx.facts.get('deletedAccounts');
+    ctx.facts.set(
+      'moves',
+      planMemberships(ctx.builder, ctx.desiredGroups, {
+        matchedGroups,
+        duplicates,
+        liveAccounts: ctx.liveAccounts,
+        deletedAccounts,
+      }),
+    );
   },
 };
 

@@ -36,12 +36,15 @@ import { ADD_TASK, CANCEL_TASK, UPDATE_TASK } from './writes.js';
 export const TASK_PLAN: KindPlan = {
   schedule: (ctx) => {
     const now = taskClock(ctx.desired, ctx.live);
-    const tasks = planTasks(ctx.builder, ctx.desired, ctx.live, { now, guidesAfter: ctx.facts.guidesAfter });
+    const tasks = planTasks(ctx.builder, ctx.desired, ctx.live, {
+      now,
+      guidesAfter: ctx.facts.get('guidesAfter'),
+    });
     for (const d of tasks.diagnostics) ctx.diagnostics.push(d);
-    ctx.facts.tasksLeftAlone = tasks.unmanaged;
+    ctx.facts.set('tasksLeftAlone', tasks.unmanaged);
   },
   delete: (ctx) => {
-    for (const u of ctx.facts.tasksLeftAlone) ctx.unmanaged.push(u);
+    for (const u of ctx.facts.get('tasksLeftAlone')) ctx.unmanaged.push(u);
   },
 };
 
