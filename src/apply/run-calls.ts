@@ -1,5 +1,5 @@
 import { CallOutcomeUnknownError, type GuideClient } from '../client/index.js';
-import type { CallsEvent } from '../core/apply-result.js';
+import type { CallsEvent } from '../core/apply-run-data.js';
 import type { LiveState } from '../core/live.js';
 import type { ApplyResult, Plan } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';

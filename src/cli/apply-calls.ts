@@ -1,6 +1,6 @@
 import { type ApplyResult, type RunCallsOptions, runCalls, type Stopper } from '../apply/index.js';
 import type { GuideClient } from '../client/index.js';
-import type { CallsEvent } from '../core/apply-result.js';
+import type { CallsEvent } from '../core/apply-run-data.js';
 import type { Plan } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';
 import { callNote } from '../report/apply.js';

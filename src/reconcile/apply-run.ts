@@ -1,4 +1,4 @@
-import type { Applied, ApplyRun, CancelReason, Drift, Reviewed } from '../core/apply-result.js';
+import type { Applied, ApplyRun, CancelReason, Drift, Reviewed } from '../core/apply-run-data.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import {
   nextQuotaReset,

@@ -3,7 +3,7 @@
  * apply, of files or of a saved plan). The CLI parses flags, wires real dependencies (a client,
  * progress lines, a prompt) and renders what they return; a library user can run them the same way.
  */
-export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-result.js';
+export type { Applied, ApplyRun, Drift, Reviewed } from '../core/apply-run-data.js';
 export type { EnvironmentApply } from '../core/environment-plan.js';
 export { shellWord } from '../core/shell-word.js';
 export { type ApplyDeps, type ApplyFlags, type ApplySource, applyRun } from './apply-run.js';

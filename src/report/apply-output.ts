@@ -1,4 +1,4 @@
-import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../core/apply-result.js';
+import type { Applied, ApplyRun, CallsEvent, CancelReason, Reviewed } from '../core/apply-run-data.js';
 import { countOf } from '../core/count.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorMessage, GuidectlError, InterruptedError } from '../core/errors.js';

@@ -1,4 +1,4 @@
-import type { Applied, CallsEvent } from '../core/apply-result.js';
+import type { Applied, CallsEvent } from '../core/apply-run-data.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { PlannedOperation, PlanSummary } from '../core/plan-data.js';
 import { ifDefined } from '../core/records.js';

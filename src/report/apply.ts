@@ -1,4 +1,4 @@
-import type { Applied, CallsEvent, Reviewed } from '../core/apply-result.js';
+import type { Applied, CallsEvent, Reviewed } from '../core/apply-run-data.js';
 import { countOf, formatCount } from '../core/count.js';
 import { type OperationNeed, QUOTA_RESET } from '../core/daily-quota.js';
 import type { ApplyResult, CallOutcome, Change, ChangeAction, Plan } from '../core/plan-data.js';

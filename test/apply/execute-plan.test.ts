@@ -7,7 +7,7 @@ import {
   writeAwareStopper,
 } from '../../src/apply/index.js';
 import { createGuideClient, type GuideClient } from '../../src/client/index.js';
-import type { CallsEvent } from '../../src/core/apply-result.js';
+import type { CallsEvent } from '../../src/core/apply-run-data.js';
 import type { DesiredState } from '../../src/core/desired.js';
 import type { Plan } from '../../src/core/plan-data.js';
 import { READ_EVERYTHING, readLiveState, readOnlyClient } from '../../src/live/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Reviewed } from '../../src/core/apply-result.js';
+import type { Reviewed } from '../../src/core/apply-run-data.js';
 import { allEnvsApplyOutput } from '../../src/report/all-envs-apply.js';
 import {
   type ApplyFormat,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Applied, Reviewed } from '../../src/core/apply-result.js';
+import type { Applied, Reviewed } from '../../src/core/apply-run-data.js';
 import { InterruptedError, UsageError } from '../../src/core/errors.js';
 import {
   type ApplyOutputOptions,

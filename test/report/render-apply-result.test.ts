@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Applied } from '../../src/core/apply-result.js';
+import type { Applied } from '../../src/core/apply-run-data.js';
 import type { ApplyResult, CallOutcome, CallStatus, Plan } from '../../src/core/plan-data.js';
 import { callNote, renderApplyReport, renderApplyResult, renderInvited } from '../../src/report/apply.js';
 import { desiredGroup, desiredGuide, desiredState, planOf } from '../helpers/plan-builder.js';

@@ -1,4 +1,4 @@
-import type { WordsReplaced } from '../../core/apply-result.js';
+import type { WordsReplaced } from '../../core/apply-run-data.js';
 import { compareText } from '../../core/compare-text.js';
 import type { LiveAccount } from '../../core/live.js';
 import type { Plan } from '../../core/plan-data.js';
