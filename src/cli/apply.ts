@@ -44,7 +44,13 @@ import {
   type TargetOptions,
   withClient,
 } from './session.js';
-import { allEnvsChosen, envOption, lockTimeoutFlag, targetOptions } from './target-flags.js';
+import {
+  allEnvsChosen,
+  envOption,
+  givenTargetWords,
+  lockTimeoutFlag,
+  targetOptions,
+} from './target-flags.js';
 
 interface ApplyOptions extends TargetOptions, ApplyFlags {
   lockTimeout: number;
@@ -181,8 +187,7 @@ function targetFlagsOf(
     ...(environment === undefined
       ? []
       : ['--env', shellWord(environment), '--files', ...paths.map(shellWord)]),
-    ...(options.localDb === undefined ? [] : ['--local-db', shellWord(options.localDb)]),
-    ...(options.baseUrl === undefined ? [] : ['--base-url', shellWord(options.baseUrl)]),
+    ...givenTargetWords(options),
   ];
   return words.length === 0 ? undefined : ` ${words.join(' ')}`;
 }

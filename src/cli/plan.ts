@@ -29,7 +29,7 @@ import type { CommandContext } from './io.js';
 import { type FailureSink, printDiagnostics, useColor, writeChunks } from './output.js';
 import { planAllEnvs } from './plan-all-envs.js';
 import { planFilesLoad, readLive, reportInvalidPlan, type TargetOptions, withClient } from './session.js';
-import { allEnvsChosen, envOption, targetOptions, wholeNumber } from './target-flags.js';
+import { allEnvsChosen, envOption, givenTargetWords, targetOptions, wholeNumber } from './target-flags.js';
 
 interface PlanOptions extends TargetOptions, GuardFlags, FormatFlags {
   detailedExitcode: boolean;
@@ -124,7 +124,8 @@ export function registerPlanCommand(program: Command, ctx: CommandContext): void
             printed = true;
             if (out !== undefined) {
               await savePlanRun(ctx.io.cwd, out, run, paths, where);
-              writeChunks(ctx, [savedPlanNotice(format, out, guards, { planId, target: identity })]);
+              const flags = environment === undefined ? givenTargetWords(options) : [];
+              writeChunks(ctx, [savedPlanNotice(format, out, guards, { planId, target: identity, flags })]);
             }
             const verdict = planVerdict(format, plan, guards, options);
             ctx.io.stderr.write(stderrLines(verdict.messages));

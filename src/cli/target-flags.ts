@@ -1,5 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { shellWord } from '../core/shell-word.js';
+import type { TargetFlagValues } from '../target/request.js';
 
 /**
  * The parser of every whole-number flag: `flag` takes a whole number from `min` to `max` (no
@@ -109,4 +111,16 @@ export function seconds(flag: string): (value: string) => number {
     }
     return n;
   };
+}
+
+/**
+ * The target flags as given (`--local-db`, `--base-url`), shell-quoted, for the commands a report
+ * suggests to reach the same target. What came from the process environment stays there (it is
+ * still set where the command is pasted), and credentials are never flags.
+ */
+export function givenTargetWords(options: Pick<TargetFlagValues, 'localDb' | 'baseUrl'>): string[] {
+  return [
+    ...(options.localDb === undefined ? [] : ['--local-db', shellWord(options.localDb)]),
+    ...(options.baseUrl === undefined ? [] : ['--base-url', shellWord(options.baseUrl)]),
+  ];
 }

@@ -90,20 +90,23 @@ export function planErrorOutput(format: PlanFormat, message: string, environment
 /**
  * Where `plan --out` saved the plan and how to apply it: on stdout after human text, else on
  * stderr. `made` is the plan's id and target: made with an access token, which names no account,
- * the plan is applied only with its id (`--plan-id`), so the command carries it.
+ * the plan is applied only with its id (`--plan-id`), so the command carries it. `made.flags` are
+ * the target flags given to plan, as shell words: a saved plan is refused on another target. A
+ * saved plan of an environment goes to that environment's target, so it needs none.
  */
 export function savedPlanNotice(
   format: PlanFormat,
   out: string,
   guards: readonly GuardResult[] = [],
-  made?: { readonly planId: string; readonly target: TargetIdentity },
+  made?: { readonly planId: string; readonly target: TargetIdentity; readonly flags?: readonly string[] },
 ): OutputChunk {
   // A plan a guard refuses is saved too (for review); its command carries the allowance it needs.
   const allow = guards
     .filter((g) => g.status === 'refused')
     .map((g) => ` ${allowDeleteFlag(g)}`)
     .join('');
-  const saved = `Saved the plan to ${escapeControls(out)}; apply exactly these calls with: guidectl apply ${escapeControls(shellWord(out))}${planIdFlag(made)}${allow}\n`;
+  const target = (made?.flags ?? []).map((word) => ` ${escapeControls(word)}`).join('');
+  const saved = `Saved the plan to ${escapeControls(out)}; apply exactly these calls with: guidectl apply ${escapeControls(shellWord(out))}${target}${planIdFlag(made)}${allow}\n`;
   return format === 'human'
     ? { to: 'stdout', text: `\n${saved}` }
     : { to: 'stderr', text: `guidectl: ${saved}` };

@@ -72,7 +72,7 @@ describe('a plan a deletion guard refuses, saved with --out', () => {
     const plan = await target.cli(['plan', 'b.yaml', '--out', 'g.json']);
     expect(plan.code).toBe(1);
     const told = /apply exactly these calls with: (guidectl apply .*)\n/.exec(plan.stdout)?.[1];
-    expect(told).toBe('guidectl apply g.json --allow-delete guides=11');
+    expect(told).toBe(`guidectl apply g.json --base-url ${target.service.url} --allow-delete guides=11`);
     const apply = await target.cli((told ?? '').split(' ').slice(1));
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain('Converged');

@@ -102,8 +102,8 @@ describe('plan --out with a file name a shell must quote', () => {
     const planned = await runCli(['plan', 'store.yaml', '--out', name, ...db], { cwd: ws.dir });
     expect(planned.code, planned.stderr).toBe(0);
     const words = wordsOf(commandIn(planned.stdout.slice(planned.stdout.indexOf('Saved the plan'))));
-    expect(words).toEqual(['apply', name]);
-    const applied = await runCli([...words, ...db], { cwd: ws.dir });
+    expect(words).toEqual(['apply', name, ...db]);
+    const applied = await runCli(words, { cwd: ws.dir });
     expect(applied.code, applied.stderr).toBe(0);
 
     const refused = await runCli(['plan', name, ...db], { cwd: ws.dir });

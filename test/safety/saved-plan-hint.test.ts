@@ -1,6 +1,12 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ONE_GUIDE, runCli, useServiceTarget } from '../helpers/cli.js';
+import { ONE_GUIDE, runCli, useServiceTarget, useWorkspace } from '../helpers/cli.js';
 import { fetchToken } from '../helpers/service.js';
+import { CLI } from '../helpers/spawn.js';
 
 // `plan --out` ends with the command that applies the saved plan. Made with an access token, which
 // names no account, the plan is applied only with its id: the command carries `--plan-id ID`, and
@@ -27,11 +33,13 @@ describe('the command plan --out prints to apply its saved plan', () => {
     expect(plan.code, plan.stderr).toBe(0);
     const id = /^Plan id: ([0-9a-f]{12})$/m.exec(plan.stdout)?.[1] ?? '';
     expect(id).toMatch(/^[0-9a-f]{12}$/);
-    expect(told(plan.stdout)).toBe(`apply p.json --plan-id ${id}`);
+    const url = target.service.url;
+    expect(told(plan.stdout)).toBe(`apply p.json --base-url ${url} --plan-id ${id}`);
     const shown = await runCli(['show', 'p.json'], { cwd: target.ws.dir });
     expect(told(shown.stdout)).toBe(`apply p.json --plan-id ${id}`);
 
-    const apply = await withToken([...(told(plan.stdout) ?? '').split(' '), '--auto-approve'], accessToken);
+    const printed = [...(told(plan.stdout) ?? '').split(' '), '--auto-approve'];
+    const apply = await runCli(printed, { cwd: target.ws.dir, env: { WECHAT_ACCESS_TOKEN: accessToken } });
     expect(apply.code, apply.stderr).toBe(0);
   });
 
@@ -39,6 +47,39 @@ describe('the command plan --out prints to apply its saved plan', () => {
     await target.ws.write('a.yaml', ONE_GUIDE);
     const plan = await target.cli(['plan', 'a.yaml', '--out', 'p.json']);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(told(plan.stdout)).toBe('apply p.json');
+    expect(told(plan.stdout)).toBe(`apply p.json --base-url ${target.service.url}`);
+  });
+});
+
+/** Runs a line a user would paste into sh, with `guidectl` the built CLI. */
+async function pasted(line: string, cwd: string) {
+  const script = `guidectl() { "${process.execPath}" "${CLI}" "$@"; }\n${line}`;
+  try {
+    const { stdout, stderr } = await promisify(execFile)('sh', ['-c', script], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('the command plan --out prints, made with --local-db', () => {
+  const ws = useWorkspace();
+
+  it('names the database, shell-quoted, and applies to it as printed', async () => {
+    await ws().write('a.yaml', ONE_GUIDE);
+    await mkdir(join(ws().dir, 'my plans'), { recursive: true });
+    const args = ['plan', 'a.yaml', '--local-db', "it's here.db", '--out', "my plans/bob's plan.json"];
+    const plan = await runCli(args, { cwd: ws().dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    const line = /apply exactly these calls with: (guidectl apply .*)\n/.exec(plan.stdout)?.[1] ?? '';
+    expect(line).toBe(`guidectl apply 'my plans/bob'\\''s plan.json' --local-db 'it'\\''s here.db'`);
+    const apply = await pasted(line, ws().dir);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('Converged: the account matches the files.');
+    expect(existsSync(join(ws().dir, '.guidectl', 'local.db'))).toBe(false);
   });
 });
