@@ -137,7 +137,12 @@ async function applyWith(
     color,
     cwd: ctx.io.cwd,
     sources: source.files?.sources ?? new Map(),
-    targetFlags: targetFlagsOf(options, environment?.name, split.paths),
+    // A saved plan of an environment is applied with its files: the ones given, or its own.
+    targetFlags: targetFlagsOf(
+      options,
+      environment?.name,
+      source.kind === 'saved' ? source.paths : split.paths,
+    ),
     timeZone: ctx.io.env['TZ'],
   };
   // The local database's lock is held from the read of the live state to the convergence check.
@@ -175,7 +180,7 @@ async function applyWith(
  * The flags that reach this apply's target again, for the commands its report suggests: ` --env
  * NAME --files PATH…` for an environment, and `--local-db`/`--base-url` as given. What came from
  * the process environment stays there (it is still set where the hint is pasted), and credentials
- * are never flags. Undefined when another command cannot name the environment's files (a saved plan).
+ * are never flags. Undefined when none is needed, or the environment's files are unknown.
  */
 function targetFlagsOf(
   options: TargetOptions,

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -68,5 +69,25 @@ describe('the Invited hint after apply with --base-url', () => {
     const status = await pasted(hint, target.ws.dir, target.env());
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({ errcode: 0, guide_account: 'alice_wx' });
+  });
+});
+
+describe('the Invited hint after apply of a saved plan of an environment', () => {
+  const ws = useWorkspace();
+
+  it("names the environment and the plan's files, and answers for the applied guide as printed", async () => {
+    await mkdir(join(ws().dir, 'envs'));
+    await ws().write('envs/accounts.yaml', 'version: 1\nenvironments:\n  staging: {}\n');
+    await ws().write('envs/guides.yaml', ALICE_ALONE);
+    const plan = await runCli(['plan', 'envs/', '--env', 'staging', '--out', 'p.json'], { cwd: ws().dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    const apply = await runCli(['apply', 'p.json'], { cwd: ws().dir });
+    expect(apply.code, apply.stderr).toBe(0);
+    const hint = hintOf(apply.stdout);
+    expect(hint).toBe(`guidectl api getguideacct '{"guide_account":"alice_wx"}' --env staging --files envs`);
+    const status = await pasted(hint, ws().dir, {});
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ errcode: 0, guide_account: 'alice_wx' });
+    expect(existsSync(join(ws().dir, '.guidectl', 'local.db'))).toBe(false);
   });
 });
