@@ -5,6 +5,7 @@ import { type GuardResult, isRefused } from '../core/safety.js';
 import { shellWord } from '../core/shell-word.js';
 import { namesNoAccount, type TargetIdentity, type TargetNow } from '../core/target-identity.js';
 import { stringifyJsonPretty } from '../wire/json.js';
+import { DEFAULT_BASE_URL } from '../wire/operations.js';
 import type { OutputChunk } from './apply-output.js';
 import { renderDiagnostics } from './diagnostic-text.js';
 import { environmentHeading } from './envs.js';
@@ -136,7 +137,21 @@ export function formatSavedPlan(
   const heading = made === undefined ? '' : environmentHeading(made.name, made.target);
   const from = escapeControls(saved.paths.join(', ') || '(no paths)');
   const pin = planIdFlag({ planId: saved.planId, target: target.identity });
-  return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(shellWord(file))}${pin}\n`;
+  const flags = made === undefined ? escapeControls(targetFlagsOf(target.identity)) : '';
+  return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(shellWord(file))}${flags}${pin}\n`;
+}
+
+/**
+ * The flags that reach the target a saved plan of no environment was made against, since it is
+ * refused on any other: its database in full, or a base URL other than WeChat's.
+ */
+function targetFlagsOf(target: TargetIdentity): string {
+  switch (target.kind) {
+    case 'embedded':
+      return ` --local-db ${shellWord(target.database)}`;
+    case 'remote':
+      return target.baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${shellWord(target.baseUrl)}`;
+  }
 }
 
 /** ` --plan-id ID` for a plan made with an access token (see {@link savedPlanNotice}), else nothing. */

@@ -54,6 +54,8 @@ describe('hints that print a command', () => {
       expect(wordsOf(commandIn(shown.slice(shown.lastIndexOf('Saved plan')))), shown).toEqual([
         'apply',
         name,
+        '--local-db',
+        '/w/t.db',
       ]);
     }
   });

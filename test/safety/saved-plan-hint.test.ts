@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { shellWord } from '../../src/core/shell-word.js';
 import { ONE_GUIDE, runCli, useServiceTarget, useWorkspace } from '../helpers/cli.js';
 import { fetchToken } from '../helpers/service.js';
 import { CLI } from '../helpers/spawn.js';
@@ -36,7 +37,7 @@ describe('the command plan --out prints to apply its saved plan', () => {
     const url = target.service.url;
     expect(told(plan.stdout)).toBe(`apply p.json --base-url ${url} --plan-id ${id}`);
     const shown = await runCli(['show', 'p.json'], { cwd: target.ws.dir });
-    expect(told(shown.stdout)).toBe(`apply p.json --plan-id ${id}`);
+    expect(told(shown.stdout)).toBe(`apply p.json --base-url ${url} --plan-id ${id}`);
 
     const printed = [...(told(plan.stdout) ?? '').split(' '), '--auto-approve'];
     const apply = await runCli(printed, { cwd: target.ws.dir, env: { WECHAT_ACCESS_TOKEN: accessToken } });
@@ -77,7 +78,11 @@ describe('the command plan --out prints, made with --local-db', () => {
     expect(plan.code, plan.stderr).toBe(0);
     const line = /apply exactly these calls with: (guidectl apply .*)\n/.exec(plan.stdout)?.[1] ?? '';
     expect(line).toBe(`guidectl apply 'my plans/bob'\\''s plan.json' --local-db 'it'\\''s here.db'`);
-    const apply = await pasted(line, ws().dir);
+    const shown = await runCli(['show', "my plans/bob's plan.json"], { cwd: ws().dir });
+    const again = /apply exactly these calls with: (guidectl apply .*)\n/.exec(shown.stdout)?.[1] ?? '';
+    const database = shellWord(join(realpathSync(ws().dir), "it's here.db"));
+    expect(again).toBe(`guidectl apply 'my plans/bob'\\''s plan.json' --local-db ${database}`);
+    const apply = await pasted(again, ws().dir);
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toContain('Converged: the account matches the files.');
     expect(existsSync(join(ws().dir, '.guidectl', 'local.db'))).toBe(false);
