@@ -1,30 +1,13 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ALICE_ALONE, runCli, useServiceTarget, useWorkspace } from '../helpers/cli.js';
-import { CLI } from '../helpers/spawn.js';
+import { pasted } from '../helpers/spawn.js';
 
 // The "Invited …; Status: guidectl api getguideacct '{…}' …" hint after an apply reaches the
 // account that apply changed, pasted into a shell as printed: the target flags that were given
 // (--local-db, --base-url) are in it; the credentials stay in the environment.
-
-/** Runs a line a user would paste into sh, with `guidectl` the built CLI. */
-async function pasted(line: string, cwd: string, env: Record<string, string>) {
-  const script = `guidectl() { "${process.execPath}" "${CLI}" "$@"; }\n${line}`;
-  try {
-    const { stdout, stderr } = await promisify(execFile)('sh', ['-c', script], {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 function hintOf(stdout: string): string {
   const line = /Status: (guidectl api getguideacct .*)$/m.exec(stdout)?.[1];

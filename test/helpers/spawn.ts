@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 /**
  * The built CLI (tests that spawn it need `npx tsc -p tsconfig.json` first; `npm test` builds),
@@ -76,4 +77,26 @@ export function untilOutput(stream: NodeJS.ReadableStream | null, pattern: RegEx
     stream.on('data', onData);
     stream.once('end', () => reject(new Error(`no output matching ${pattern} in: ${text}`)));
   });
+}
+
+/**
+ * Runs a line a user would paste into sh, with `guidectl` the built CLI: what a printed hint
+ * does when copied. Only PATH of the environment is kept, with `env` added.
+ */
+export async function pasted(
+  line: string,
+  cwd: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const script = `guidectl() { "${process.execPath}" "${CLI}" "$@"; }\n${line}`;
+  try {
+    const { stdout, stderr } = await promisify(execFile)('sh', ['-c', script], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }

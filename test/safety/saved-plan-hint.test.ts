@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { shellWord } from '../../src/core/shell-word.js';
 import { ONE_GUIDE, runCli, useServiceTarget, useWorkspace } from '../helpers/cli.js';
 import { fetchToken } from '../helpers/service.js';
-import { CLI } from '../helpers/spawn.js';
+import { pasted } from '../helpers/spawn.js';
 
 // `plan --out` ends with the command that applies the saved plan. Made with an access token, which
 // names no account, the plan is applied only with its id: the command carries `--plan-id ID`, and
@@ -51,21 +49,6 @@ describe('the command plan --out prints to apply its saved plan', () => {
     expect(told(plan.stdout)).toBe(`apply p.json --base-url ${target.service.url}`);
   });
 });
-
-/** Runs a line a user would paste into sh, with `guidectl` the built CLI. */
-async function pasted(line: string, cwd: string) {
-  const script = `guidectl() { "${process.execPath}" "${CLI}" "$@"; }\n${line}`;
-  try {
-    const { stdout, stderr } = await promisify(execFile)('sh', ['-c', script], {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('the command plan --out prints, made with --local-db', () => {
   const ws = useWorkspace();
