@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { shortLocalTime } from '../core/wall-time.js';
 import {
   type ChatSink,
   exportChats,
@@ -10,7 +11,6 @@ import {
   streamOutput,
 } from '../inspect/index.js';
 import { type ChatFormat, chatExportOutcome, chatPageRenderer } from '../report/chats.js';
-import { shortLocalTime } from '../report/local-time.js';
 import type { CommandContext } from './io.js';
 import { createProgress } from './progress.js';
 import { environmentSettings, type TargetOptions, withClient } from './session.js';

@@ -160,6 +160,7 @@ async function runServe(options: ServeFlags, ctx: CommandContext): Promise<void>
     settings: { tokenTtl, sensitiveWords, invites, maxGuides },
     cwd: io.cwd,
     self: thisProcess(),
+    ...ifDefined('timeZone', io.env['TZ']),
     log: (line) => io.stderr.write(`guidectl serve: ${line}\n`),
   });
   const { service } = serve;

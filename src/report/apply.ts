@@ -6,10 +6,10 @@ import { ifDefined } from '../core/records.js';
 import type { Refusal } from '../core/safety.js';
 import { shellWord } from '../core/shell-word.js';
 import type { TargetNow } from '../core/target-identity.js';
+import { shortLocalTime } from '../core/wall-time.js';
 import { WRITE_EFFECTS } from '../kinds/registry.js';
 import { convergedToJson } from './apply-stream.js';
 import { escapeControls } from './escape.js';
-import { shortLocalTime } from './local-time.js';
 import { paint } from './paint.js';
 import {
   changeLines,

@@ -1,7 +1,7 @@
 import type { ChatRecord } from '../core/account-records.js';
 import { countOf } from '../core/count.js';
+import { isoLocalTime } from '../core/wall-time.js';
 import { escapeControlsKeepingLines, showJson } from './escape.js';
-import { isoLocalTime } from './local-time.js';
 
 /** How `guidectl chats` writes records: one JSON object a line, or CSV with a header line. */
 export type ChatFormat = 'jsonl' | 'csv';

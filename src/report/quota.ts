@@ -10,9 +10,9 @@ import {
   quotaUnreadableLine,
   shortOperations,
 } from '../core/daily-quota.js';
+import { isoLocalTime, shortLocalTime } from '../core/wall-time.js';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../wire/operations.js';
 import { escapeControls } from './escape.js';
-import { isoLocalTime, shortLocalTime } from './local-time.js';
 import { alignColumns } from './table.js';
 
 /** `guidectl quota`: one row per operation, writes first; or the one line that they could not be read. */

@@ -2,8 +2,8 @@ import type { TaskSummary } from '../core/account-records.js';
 import { compareText } from '../core/compare-text.js';
 import { countOf, formatCount } from '../core/count.js';
 import { describeGuideId } from '../core/desired.js';
+import { isoLocalTime, shortLocalTime } from '../core/wall-time.js';
 import { escapeControls } from './escape.js';
-import { isoLocalTime, shortLocalTime } from './local-time.js';
 import { alignColumns } from './table.js';
 
 /** The version of `guidectl tasks --json`; raised only when a key is renamed or removed. */

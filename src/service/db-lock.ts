@@ -3,6 +3,7 @@ import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { errorCode, errorMessage, InterruptedError, UsageError } from '../core/errors.js';
 import { realPathOf } from '../core/real-path.js';
+import { shortLocalTime } from '../core/wall-time.js';
 import { diskFull } from '../core/whole-file.js';
 
 /**
@@ -60,6 +61,8 @@ export interface LockOptions {
   readonly fix: (holder: LockHolder) => string;
   /** The database's real path (`realPathOf`) when the caller has it already; else found here. */
   readonly realPath?: string;
+  /** The user's time zone (`TZ`), for when the holder took the lock; the system's when undefined. */
+  readonly timeZone?: string;
 }
 
 export interface HeldLock {
@@ -251,10 +254,13 @@ function heldLock(file: string, mine: LockHolder): HeldLock {
   };
 }
 
-/** `pid 4242 on build-7 (guidectl apply guides/), since 2026-…Z` */
-export function describeHolder(holder: LockHolder): string {
+/** `pid 4242 on build-7 (guidectl apply guides/), since 2026-12-01 10:00:05 +08:00`, in `timeZone`. */
+export function describeHolder(holder: LockHolder, timeZone: string | undefined): string {
   const serving = holder.url === undefined ? '' : `, serving ${holder.url}`;
-  return `pid ${holder.pid} on ${holder.host} (${holder.command}${serving}), since ${holder.since}`;
+  const ms = Date.parse(holder.since);
+  // A lock file written by hand or by another version may hold any text: it is shown as it is.
+  const since = Number.isNaN(ms) ? holder.since : shortLocalTime(Math.floor(ms / 1000), timeZone);
+  return `pid ${holder.pid} on ${holder.host} (${holder.command}${serving}), since ${since}`;
 }
 
 /** True when the holder is a `guidectl serve`, which holds the lock until it is stopped. */
@@ -268,5 +274,5 @@ function refusal(holder: LockHolder, host: string, options: LockOptions, shownLo
       ? 'The lock is taken over by itself once that process is gone.'
       : `That process runs on another host and cannot be checked from here: if it is gone, delete ${shownLock}.`;
   const waited = options.timeoutMs > 0 ? ` (waited ${Math.round(options.timeoutMs / 1000)} s)` : '';
-  return `the local database ${options.shownPath} is in use by another guidectl${waited}: ${describeHolder(holder)}. ${options.fix(holder)} ${other}`;
+  return `the local database ${options.shownPath} is in use by another guidectl${waited}: ${describeHolder(holder, options.timeZone)}. ${options.fix(holder)} ${other}`;
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { ifDefined } from '../core/records.js';
 import { type ConnectionLimits, connectionLimitsFor } from './connections.js';
 import { DEFAULT_LOCAL_DB_PATH, prepareDbFolder } from './db-folder.js';
 import { acquireDbLock, type HeldLock, isServeHolder, type LockProcess } from './db-lock.js';
@@ -20,6 +21,8 @@ export interface ServeOptions extends Omit<GuideServiceOptions, 'db' | 'connecti
   readonly maxConnectionsPerAddress?: number;
   /** This process, as the database's lock records it. */
   readonly self: LockProcess;
+  /** The user's time zone (`TZ`), for the lock's messages; the system's when undefined. */
+  readonly timeZone?: string;
   /** What the service reports that it does not answer to a caller. */
   readonly log: (line: string) => void;
 }
@@ -56,7 +59,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   const db = options.db === ':memory:' ? options.db : resolve(cwd, options.db);
   if (db !== ':memory:')
     await prepareDbFolder(db, { isDefault: db === resolve(cwd, DEFAULT_LOCAL_DB_PATH), source: '--db' });
-  const held = db === ':memory:' ? undefined : await lockForServe(db, options.db, self);
+  const held = db === ':memory:' ? undefined : await lockForServe(db, options.db, self, options.timeZone);
   try {
     const openFileLimit = givenLimit ?? processOpenFileLimit();
     const total = maxConnections ?? connectionLimitsFor(openFileLimit).total;
@@ -89,9 +92,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServe> {
   }
 }
 
-function lockForServe(db: string, shown: string, self: LockProcess): Promise<HeldLock> {
+function lockForServe(db: string, shown: string, self: LockProcess, timeZone?: string): Promise<HeldLock> {
   return acquireDbLock(db, {
     self,
+    ...ifDefined('timeZone', timeZone),
     command: `guidectl serve --db ${shown}`,
     timeoutMs: 0,
     shownPath: shown,

@@ -131,9 +131,10 @@ export async function openTarget(
       shownPath: shown,
       signal: host.stopSignal,
       ...ifDefined('realPath', lock.realPath),
+      ...ifDefined('timeZone', host.env['TZ']),
       onWait: (holder) =>
         host.notice(
-          `waiting up to ${lock.timeoutSeconds} s for the local database ${shown}, in use by another guidectl: ${describeHolder(holder)}`,
+          `waiting up to ${lock.timeoutSeconds} s for the local database ${shown}, in use by another guidectl: ${describeHolder(holder, host.env['TZ'])}`,
         ),
     });
   }

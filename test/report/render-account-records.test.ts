@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRecord, TaskSummary } from '../../src/core/account-records.js';
-import { parseDateText } from '../../src/core/wall-time.js';
+import { isoLocalTime, parseDateText, shortLocalTime } from '../../src/core/wall-time.js';
 import { resolveChatWindow } from '../../src/inspect/chat-window.js';
 import { type ChatReader, exportChats } from '../../src/inspect/export-chats.js';
 import { chatExportOutcome, chatHeader, csvField, renderChatRecords } from '../../src/report/chats.js';
-import { isoLocalTime, shortLocalTime } from '../../src/report/local-time.js';
 import { renderTaskTable, tasksToJson } from '../../src/report/tasks.js';
 import { stringifyJson } from '../../src/wire/json.js';
 

@@ -110,10 +110,14 @@ describe('the lock of the embedded local database', () => {
   it('refuses while another live guidectl holds it, naming pid, host, command and since when', async () => {
     await ws.write('g.yaml', SMALL);
     const lock = await holdLock(process.pid);
-    const run = await cli(['apply', 'g.yaml', '--auto-approve']);
+    // When it was taken is said in the user's time zone, as every time guidectl prints.
+    const run = await runCli(['apply', 'g.yaml', '--auto-approve', '--local-db', 'd.db'], {
+      cwd: ws.dir,
+      env: { TZ: 'Asia/Shanghai' },
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      `guidectl: the local database d.db is in use by another guidectl: pid ${process.pid} on ${hostname()} (guidectl apply other.yaml), since 2026-11-23T12:00:00.000Z. Wait for it to finish, or pass --lock-timeout SECONDS to wait for it.`,
+      `guidectl: the local database d.db is in use by another guidectl: pid ${process.pid} on ${hostname()} (guidectl apply other.yaml), since 2026-11-23 20:00 +08:00. Wait for it to finish, or pass --lock-timeout SECONDS to wait for it.`,
     );
     expect(run.stderr).not.toMatch(/\n\s+at /);
     // Its lock is left as it was; plan reads without the lock, and finds nothing was applied.
