@@ -61,6 +61,8 @@ export async function buildProgram(
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
+      // commander's own usage errors read as guidectl's others do: `guidectl: <what>`.
+      outputError: (s, write) => write(`guidectl: ${s.replace(/^error: /, '')}`),
     })
     .exitOverride();
   const registers = await Promise.all(commands.map((name) => COMMANDS[name]?.()));
