@@ -119,7 +119,7 @@ async function applyFiles(
   const expected = pinnedPlanId(flags);
   if (expected !== undefined && expected !== id) refusals.push({ kind: 'plan-id', expected, actual: id });
   refusals.push(...guardRefusals(guards));
-  refusals.push(...quotaRefusals(plan, run.quota, flags, deps));
+  refusals.push(...quotaRefusals(run.quota, flags, deps));
   const reviewed: Reviewed = {
     ...{ plan, id, guards, diagnostics: run.diagnostics },
     ...quotaReview(plan, run.quota, flags),
@@ -171,7 +171,7 @@ async function applySaved(
   const refusals = [
     ...checks.refusals,
     ...guardRefusals(guards),
-    ...quotaRefusals(saved.plan, quota, flags, deps, change === 'now-short'),
+    ...quotaRefusals(quota, flags, deps, change === 'now-short'),
   ];
   const verify = flags.verify ?? 'targeted';
   const check =
@@ -251,15 +251,14 @@ function quotaReview(
  * which no call fits today is refused either way, since the run could make nothing.
  */
 function quotaRefusals(
-  plan: Plan,
   quota: PlanQuota | undefined,
   flags: ApplyFlags,
   deps: Pick<ApplyDeps, 'clock'>,
   sinceSaved = false,
 ): Refusal[] {
   const short = shortOperations(quota);
-  if (short.length === 0 || quota === undefined) return [];
-  if (partialFit(plan, quota).calls.made === 0) {
+  if (short.length === 0 || quota?.status !== 'read') return [];
+  if (quota.fitsNone === true) {
     const used = short.filter((n) => n.quota.remain === 0);
     return [{ kind: 'quota-used-up', used, resetsAt: nextQuotaReset((deps.clock ?? systemClock).now()) }];
   }

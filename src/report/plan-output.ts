@@ -137,7 +137,7 @@ export function formatSavedPlan(
   const heading = made === undefined ? '' : environmentHeading(made.name, made.target);
   const from = escapeControls(saved.paths.join(', ') || '(no paths)');
   const pin = planIdFlag({ planId: saved.planId, target: target.identity });
-  const flags = made === undefined ? escapeControls(targetFlagsOf(target.identity)) : '';
+  const flags = made === undefined ? escapeControls(flagsReaching(target.identity)) : '';
   return `${heading}${text}\nSaved plan ${saved.planId}, made from ${from}; apply exactly these calls with: guidectl apply ${escapeControls(shellWord(file))}${flags}${pin}\n`;
 }
 
@@ -145,7 +145,7 @@ export function formatSavedPlan(
  * The flags that reach the target a saved plan of no environment was made against, since it is
  * refused on any other: its database in full, or a base URL other than WeChat's.
  */
-function targetFlagsOf(target: TargetIdentity): string {
+function flagsReaching(target: TargetIdentity): string {
   switch (target.kind) {
     case 'embedded':
       return ` --local-db ${shellWord(target.database)}`;
